@@ -4,7 +4,11 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[Any]
 
 from controller import __version__
 
@@ -14,8 +18,19 @@ def build_parser() -> argparse.ArgumentParser:
         prog="croupier", description="Dealer-side table controller for Blackjack and Pontoon."
     )
     parser.add_argument("--version", action="version", version=f"croupier {__version__}")
-    parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for register in _command_modules():
+        register(commands)
     return parser
+
+
+def _command_modules() -> list[Callable[[Subparsers], None]]:
+    """Each command lives in its own module with ``register(subparsers)``.
+
+    A registered sub-parser sets ``handler`` (a function of the parsed args returning the exit
+    status) with ``set_defaults``.
+    """
+    return []
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -24,7 +39,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help()
         return 2
-    return 0
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    return handler(args)
 
 
 if __name__ == "__main__":
