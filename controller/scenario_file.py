@@ -283,13 +283,18 @@ def parse_scenario(text: str, source_name: str, *, base_dir: str | Path | None =
     ``source_name``). Raises :class:`ScenarioError` with every problem found.
     """
     base = Path(base_dir) if base_dir is not None else Path(source_name).parent
-    loader = yaml.SafeLoader(text)
+    try:
+        loader = yaml.SafeLoader(text)
+    except yaml.reader.ReaderError as exc:
+        raise ScenarioError([_reader_problem(source_name, text, exc)]) from exc
     try:
         try:
             root = loader.get_single_node()
+        except yaml.reader.ReaderError as exc:
+            raise ScenarioError([_reader_problem(source_name, text, exc)]) from exc
         except yaml.MarkedYAMLError as exc:
             raise ScenarioError([_yaml_problem(source_name, exc)]) from exc
-        except yaml.YAMLError as exc:
+        except yaml.YAMLError as exc:  # pragma: no cover - every PyYAML parse error is marked
             raise ScenarioError([Problem(source_name, None, "", f"not valid YAML: {exc}")]) from exc
         reader = _Reader(source_name, loader, base)
         scenario = reader.scenario(root)
@@ -299,6 +304,22 @@ def parse_scenario(text: str, source_name: str, *, base_dir: str | Path | None =
         problems = reader.problems or [Problem(source_name, 1, "", "not a scenario")]
         raise ScenarioError(sorted(problems, key=lambda p: (p.line or 0, p.column or 0)))
     return scenario
+
+
+def _reader_problem(source: str, text: str, exc: yaml.reader.ReaderError) -> Problem:
+    """A character YAML does not allow (a control character, say), located by its offset."""
+    before = text[: exc.position]
+    line = before.count("\n") + 1
+    column = exc.position - (before.rfind("\n") + 1) + 1
+    char: int | str = exc.character
+    code = char if isinstance(char, int) else ord(char[:1] or "\0")
+    return Problem(
+        source,
+        line,
+        "",
+        f"not valid YAML: character U+{code:04X} is not allowed in a YAML file",
+        column=column,
+    )
 
 
 def _yaml_problem(source: str, exc: yaml.MarkedYAMLError) -> Problem:
