@@ -35,6 +35,7 @@ from controller.errors import CardNotationError, CroupierError
 
 SUPPORTED_SPECS: tuple[int, ...] = (1,)
 VARIANT_IDS: tuple[str, ...] = ("nz-pontoon", "uk-pontoon", "pa-blackjack", "pontoon-blackjack")
+VARIANTS_DIR = Path(__file__).resolve().parent.parent / "config" / "variants"
 BOXES = range(1, 8)
 
 _TAG = "tag:yaml.org,2002:"
@@ -227,7 +228,8 @@ class SeededShoe:
 
 
 ShoeSpec: TypeAlias = ScriptedShoe | SeededShoe
-RuleValue: TypeAlias = int | Decimal | bool | str
+RuleScalar: TypeAlias = int | Decimal | bool | str
+RuleValue: TypeAlias = RuleScalar | tuple[RuleScalar, ...]
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,8 +248,13 @@ class Scenario:
 
     ``variant`` is the text of the ``variant`` key: a variant id, or the path as written.
     ``variant_path`` is the resolved variant file when the key named a file, else ``None``.
-    ``rules`` holds the overrides unvalidated (the rules loader checks the keys); numbers with a
-    fraction are kept as ``Decimal`` from their text, never as float.
+    ``rules`` holds the overrides unvalidated (the rules loader checks the keys), flattened to
+    dotted keys: ``rules: {dealer: {hits_soft_17: false}}`` and
+    ``rules: {dealer.hits_soft_17: false}`` both give ``{"dealer.hits_soft_17": False}``. Values
+    are scalars or tuples of scalars; numbers with a fraction are ``Decimal`` from their text,
+    never float.
+    ``lines`` maps each key path of the file (``rules.dealer.hits_soft_17``,
+    ``rounds[0].bets[1]``) to its line, so later stages can point at the file too.
     """
 
     spec: int
@@ -257,13 +264,23 @@ class Scenario:
     shoe: ShoeSpec
     rounds: tuple[RoundScript, ...]
     source: str
+    lines: Mapping[str, int] = field(default_factory=lambda: MappingProxyType({}), compare=False)
+
+    def line_of(self, path: str) -> int | None:
+        """The line of a key path, or ``None`` if the file has no such key."""
+        return self.lines.get(path)
+
+    def where(self, path: str) -> str:
+        """``FILE:LINE: path`` (``FILE: path`` for an unknown path), to start a message."""
+        line = self.line_of(path)
+        return f"{self.source}:{line}: {path}" if line is not None else f"{self.source}: {path}"
 
 
 # --------------------------------------------------------------------------------------------
 # Loading
 
 
-def load_scenario(path: str | Path) -> Scenario:
+def load_scenario(path: str | Path, *, variants_dir: Path = VARIANTS_DIR) -> Scenario:
     """Read and validate a scenario file. Raises :class:`ScenarioError`."""
     path = Path(path)
     try:
@@ -273,14 +290,21 @@ def load_scenario(path: str | Path) -> Scenario:
         raise ScenarioError(
             [Problem(str(path), None, "", f"cannot read the file: {reason}")]
         ) from exc
-    return parse_scenario(text, str(path), base_dir=path.parent)
+    return parse_scenario(text, str(path), base_dir=path.parent, variants_dir=variants_dir)
 
 
-def parse_scenario(text: str, source_name: str, *, base_dir: str | Path | None = None) -> Scenario:
+def parse_scenario(
+    text: str,
+    source_name: str,
+    *,
+    base_dir: str | Path | None = None,
+    variants_dir: Path = VARIANTS_DIR,
+) -> Scenario:
     """Validate scenario YAML ``text``; ``source_name`` names it in messages.
 
     A variant given as a path is resolved against ``base_dir`` (default: the directory of
-    ``source_name``). Raises :class:`ScenarioError` with every problem found.
+    ``source_name``); a variant id is one of :func:`known_variant_ids` of ``variants_dir``.
+    Raises :class:`ScenarioError` with every problem found.
     """
     base = Path(base_dir) if base_dir is not None else Path(source_name).parent
     try:
@@ -296,7 +320,7 @@ def parse_scenario(text: str, source_name: str, *, base_dir: str | Path | None =
             raise ScenarioError([_yaml_problem(source_name, exc)]) from exc
         except yaml.YAMLError as exc:  # pragma: no cover - every PyYAML parse error is marked
             raise ScenarioError([Problem(source_name, None, "", f"not valid YAML: {exc}")]) from exc
-        reader = _Reader(source_name, loader, base)
+        reader = _Reader(source_name, loader, base, variants_dir)
         scenario = reader.scenario(root)
     finally:
         loader.dispose()
@@ -358,6 +382,12 @@ def _shown(node: Node) -> str:
     return str(node.value)
 
 
+def known_variant_ids(variants_dir: Path = VARIANTS_DIR) -> tuple[str, ...]:
+    """The four built-in ids, then any other ``<id>.toml`` an operator put in ``variants_dir``."""
+    extra = sorted(p.stem for p in variants_dir.glob("*.toml") if p.stem not in VARIANT_IDS)
+    return (*VARIANT_IDS, *extra)
+
+
 def _did_you_mean(word: str, choices: Sequence[str]) -> str:
     close = difflib.get_close_matches(word, choices, n=1, cutoff=0.6)
     return f" (did you mean {close[0]!r}?)" if close else ""
@@ -366,13 +396,20 @@ def _did_you_mean(word: str, choices: Sequence[str]) -> str:
 class _Reader:
     """Walks the composed YAML nodes, collecting problems and building the typed scenario."""
 
-    def __init__(self, source: str, loader: yaml.SafeLoader, base_dir: Path) -> None:
+    def __init__(
+        self, source: str, loader: yaml.SafeLoader, base_dir: Path, variants_dir: Path
+    ) -> None:
         self.source = source
         self.loader = loader
         self.base_dir = base_dir
+        self.variants_dir = variants_dir
         self.problems: list[Problem] = []
+        self.lines: dict[str, int] = {}
 
     # -- plumbing ---------------------------------------------------------------------------
+
+    def mark(self, node: Node, path: str) -> None:
+        self.lines[path] = node.start_mark.line + 1
 
     def fail(self, node: Node, path: str, message: str, allowed: Sequence[str] = ()) -> None:
         mark = node.start_mark
@@ -407,6 +444,7 @@ class _Reader:
             key = key_node.value
             if key in allowed:
                 found[key] = value_node
+                self.mark(key_node, _key(path, key))
             else:
                 close = difflib.get_close_matches(key, allowed, n=1, cutoff=0.6)
                 suggested.update(close)
@@ -451,6 +489,8 @@ class _Reader:
         if not isinstance(node, SequenceNode):
             self.fail(node, path, f"must be a list of {what}, got {_shown(node)}")
             return None
+        for i, item in enumerate(node.value):
+            self.mark(item, _index(path, i))
         return list(node.value)
 
     def scalar(self, node: ScalarNode) -> object:
@@ -531,6 +571,7 @@ class _Reader:
             shoe=shoe,
             rounds=rounds,
             source=self.source,
+            lines=MappingProxyType(self.lines),
         )
 
     def spec(self, node: Node) -> int | None:
@@ -545,25 +586,26 @@ class _Reader:
         return None
 
     def variant(self, node: Node) -> tuple[str, Path | None] | None:
+        ids = known_variant_ids(self.variants_dir)
         if not (isinstance(node, ScalarNode) and node.tag == _STR and node.value):
             self.fail(
                 node,
                 "variant",
                 f"must be a variant id or a path to a variant file, got {_shown(node)}",
-                VARIANT_IDS,
+                ids,
             )
             return None
         text: str = node.value
-        if text in VARIANT_IDS:
+        if text in ids:
             return text, None
         looks_like_path = "/" in text or "\\" in text or text.endswith(_VARIANT_FILE_SUFFIXES)
         if not looks_like_path:
             self.fail(
                 node,
                 "variant",
-                f"unknown variant {text!r}{_did_you_mean(text, VARIANT_IDS)}; "
+                f"unknown variant {text!r}{_did_you_mean(text, ids)}; "
                 "give a variant id or a path to a variant file",
-                VARIANT_IDS,
+                ids,
             )
             return None
         resolved = (self.base_dir / text).resolve()
@@ -582,24 +624,57 @@ class _Reader:
                 f"must be a mapping of rule overrides (name: value), got {_shown(node)}",
             )
             return None
-        pairs = self.pairs(node, "rules")
-        if pairs is None:
-            return None
         rules: dict[str, RuleValue] = {}
+        ok = self.rule_entries(node, "", rules, (id(node),))
+        return rules if ok else None
+
+    def rule_entries(
+        self, node: MappingNode, prefix: str, rules: dict[str, RuleValue], seen: tuple[int, ...]
+    ) -> bool:
+        """Collect ``node``'s overrides into ``rules`` under dotted keys; False on a problem."""
+        pairs = self.pairs(node, _key("rules", prefix))
+        if pairs is None:
+            return False
         ok = True
         for key_node, value_node in pairs:
-            if not (isinstance(key_node, ScalarNode) and key_node.tag == _STR):
-                self.fail(key_node, "rules", f"rule names must be text, got {_shown(key_node)}")
+            if not (isinstance(key_node, ScalarNode) and key_node.tag == _STR and key_node.value):
+                self.fail(
+                    key_node,
+                    _key("rules", prefix),
+                    f"rule names must be text, got {_shown(key_node)}",
+                )
                 ok = False
                 continue
-            value = self.rule_value(value_node, _key("rules", key_node.value))
+            name = _key(prefix, key_node.value)
+            path = _key("rules", name)
+            self.mark(key_node, path)
+            if isinstance(value_node, MappingNode):
+                if id(value_node) in seen:
+                    self.fail(value_node, path, "a rule section cannot contain itself")
+                    ok = False
+                elif not self.rule_entries(value_node, name, rules, (*seen, id(value_node))):
+                    ok = False
+                continue
+            if name in rules:
+                self.fail(key_node, path, f"rule {name!r} is given twice")
+                ok = False
+                continue
+            value = self.rule_value(value_node, path)
             if value is None:
                 ok = False
             else:
-                rules[key_node.value] = value
-        return rules if ok else None
+                rules[name] = value
+        return ok
 
     def rule_value(self, node: Node, path: str) -> RuleValue | None:
+        if isinstance(node, SequenceNode):
+            items = [self.rule_scalar(item, _index(path, i)) for i, item in enumerate(node.value)]
+            if any(item is None for item in items):
+                return None
+            return tuple(item for item in items if item is not None)
+        return self.rule_scalar(node, path)
+
+    def rule_scalar(self, node: Node, path: str) -> RuleScalar | None:
         if isinstance(node, ScalarNode):
             if node.tag in (_INT, _BOOL):
                 value = self.scalar(node)
@@ -610,7 +685,9 @@ class _Reader:
             elif node.tag == _STR:
                 return str(node.value)
         self.fail(
-            node, path, f"must be a single value (a number, true/false or text), got {_shown(node)}"
+            node,
+            path,
+            f"must be a number, true/false, text or a list of those, got {_shown(node)}",
         )
         return None
 
@@ -621,6 +698,7 @@ class _Reader:
                 return None
             cards: list[Card] = []
             for i, card_node in enumerate(node.value):
+                self.mark(card_node, _index("shoe", i))
                 card = self.card(card_node, _index("shoe", i))
                 if card is not None:
                     cards.append(card)

@@ -12,9 +12,13 @@ HEAD = "spec: 1\nvariant: nz-pontoon\nshoe: [2C, AS, KH]\n"
 ONE_ROUND = "rounds:\n  - bets: [{box: 1, player: ann, amount: 10}]\n"
 
 
+# Only the built-in variant ids, whatever operators have added to config/variants/.
+BUILT_IN_ONLY = Path(__file__).parent / "no-variants-here"
+
+
 def problems_of(text: str, source: str = "game.yaml") -> list[Problem]:
     with pytest.raises(ScenarioError) as caught:
-        parse_scenario(text, source)
+        parse_scenario(text, source, variants_dir=BUILT_IN_ONLY)
     return list(caught.value.problems)
 
 
@@ -147,10 +151,28 @@ def test_misspelled_top_level_key_is_suggested_instead_of_reported_missing() -> 
             id="shoe as text",
         ),
         pytest.param(
-            HEAD + "rules: {decks: [8]}\n" + ONE_ROUND,
-            "game.yaml:4: rules.decks: must be a single value (a number, true/false or text), "
+            HEAD + "rules: {decks: [[8]]}\n" + ONE_ROUND,
+            "game.yaml:4: rules.decks[0]: must be a number, true/false, text or a list of those, "
             "got a list",
-            id="rule not scalar",
+            id="rule list of lists",
+        ),
+        pytest.param(
+            HEAD + "rules:\n  decks:\n" + ONE_ROUND,
+            "game.yaml:5: rules.decks: must be a number, true/false, text or a list of those, "
+            "got nothing",
+            id="rule without value",
+        ),
+        pytest.param(
+            HEAD + "rules: &r {decks: 8, again: *r}\n" + ONE_ROUND,
+            "game.yaml:4: rules.again: a rule section cannot contain itself",
+            id="rule section containing itself",
+        ),
+        pytest.param(
+            HEAD
+            + "rules:\n  dealer: {hits_soft_17: true}\n  dealer.hits_soft_17: false\n"
+            + ONE_ROUND,
+            "game.yaml:6: rules.dealer.hits_soft_17: rule 'dealer.hits_soft_17' is given twice",
+            id="rule twice via section and dotted key",
         ),
         pytest.param(
             HEAD + "rules: 8\n" + ONE_ROUND,
@@ -355,3 +377,15 @@ def test_variant_file_that_does_not_exist_is_refused(tmp_path: Path) -> None:
     assert (problem.line, problem.path) == (2, "variant")
     assert problem.message.startswith("variant file 'variants/house.toml' not found")
     assert str(tmp_path / "variants" / "house.toml") in problem.message
+
+
+def test_unknown_variant_lists_the_ids_found_in_the_variants_folder(tmp_path: Path) -> None:
+    (tmp_path / "house-pontoon.toml").write_text("id = 'house-pontoon'\n", encoding="utf-8")
+    text = "spec: 1\nvariant: house-pontoom\nshoe: [2C]\n" + ONE_ROUND
+
+    with pytest.raises(ScenarioError) as caught:
+        parse_scenario(text, "game.yaml", variants_dir=tmp_path)
+
+    (problem,) = caught.value.problems
+    assert "(did you mean 'house-pontoon'?)" in problem.message
+    assert problem.allowed[-1] == "house-pontoon"

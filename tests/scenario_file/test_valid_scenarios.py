@@ -20,6 +20,7 @@ from controller.scenario_file import (
     Split,
     Stand,
     Surrender,
+    known_variant_ids,
     load_scenario,
     parse_scenario,
 )
@@ -221,3 +222,49 @@ def test_players_on_lists_the_box_controller_first() -> None:
 
     assert scenario.rounds[0].players_on(1) == ("ann", "bob")
     assert scenario.rounds[0].players_on(2) == ()
+
+
+def test_rule_sections_flatten_to_dotted_keys_and_lists_become_tuples() -> None:
+    scenario = parse(
+        """\
+        spec: 1
+        variant: pa-blackjack
+        rules:
+          dealer:
+            hits_soft_17: true
+            peek_up_cards: [A, K]
+          shoe.decks: 2
+        shoe: {seed: 1}
+        rounds: [{bets: [{box: 1, player: ann, amount: 10}]}]
+        """
+    )
+
+    assert dict(scenario.rules) == {
+        "dealer.hits_soft_17": True,
+        "dealer.peek_up_cards": ("A", "K"),
+        "shoe.decks": 2,
+    }
+
+
+def test_scenario_knows_the_line_of_every_key_for_later_messages() -> None:
+    scenario = parse_scenario(CONTRACT_EXAMPLE, "game.yaml")
+
+    assert scenario.line_of("rules.decks") == 4
+    assert scenario.line_of("shoe[3]") == 5
+    assert scenario.line_of("rounds[0].bets[2]") == 10
+    assert scenario.line_of("rounds[0].actions[3].double.players") == 15
+    assert scenario.line_of("rounds[1]") == 19
+    assert scenario.line_of("rounds[9]") is None
+    assert scenario.where("rules.decks") == "game.yaml:4: rules.decks"
+    assert scenario.where("nope") == "game.yaml: nope"
+
+
+def test_operator_variant_dropped_into_the_variants_folder_is_a_known_id(tmp_path: Path) -> None:
+    (tmp_path / "house-pontoon.toml").write_text("id = 'house-pontoon'\n", encoding="utf-8")
+    text = "spec: 1\nvariant: house-pontoon\nshoe: {seed: 1}\n"
+    text += "rounds: [{bets: [{box: 1, player: ann, amount: 10}]}]\n"
+
+    scenario = parse_scenario(text, "game.yaml", variants_dir=tmp_path)
+
+    assert (scenario.variant, scenario.variant_path) == ("house-pontoon", None)
+    assert known_variant_ids(tmp_path)[-1] == "house-pontoon"
