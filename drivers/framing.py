@@ -198,7 +198,9 @@ def decode(buffer: bytes | bytearray) -> DecodeResult:
 class FrameDecoder:
     """A stream decoder: feed bytes, get frames. Applies the 50 ms stale-partial rule.
 
-    ``clock`` returns seconds (monotonic); tests pass a fake one.
+    A partial frame is stale when no byte of it has arrived for ``stale_after`` seconds (timed
+    from its last byte, not its first: at 9600 baud a frame of more than 48 bytes takes longer
+    than 50 ms to arrive). ``clock`` returns seconds (monotonic); tests pass a fake one.
     """
 
     def __init__(
@@ -239,7 +241,9 @@ class FrameDecoder:
         del self._buffer[: res.consumed]
         if not self._buffer:
             self._partial_since = None
-        elif self._partial_since is None or res.consumed:
-            # A new partial frame starts here (after a stale drop it is timed from now).
+        elif data or self._partial_since is None:
+            # The partial frame's newest byte arrived now: it is timed from its last byte, so a
+            # long frame still arriving at 9600 baud (about 1 ms per byte, an ``i`` reply takes
+            # ~60 ms) is not cut off, while a sender that stops mid-frame is dropped 50 ms later.
             self._partial_since = now
         return DecodeResult(res.consumed, frames + res.frames, errors + res.errors)
