@@ -47,7 +47,14 @@ _STR, _INT, _FLOAT, _BOOL, _NULL = (
     f"{_TAG}null",
 )
 _AMOUNT_RULE = "a positive amount in currency units with at most 2 decimals"
-_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d[\d_]*(?:\.[\d_]*)?|\.\d[\d_]*)")
+# Numbers are read from the text as written, in plain decimal notation only (no hex, octal,
+# exponents or sexagesimal), and at most _MAX_DIGITS long: a box, a seed or an amount needs no
+# more, and Python refuses to convert longer digit strings.
+_DIGITS = r"\d+(?:_\d+)*"
+_PLAIN_INT = re.compile(rf"[-+]?{_DIGITS}")
+_PLAIN_NUMBER = re.compile(rf"[-+]?(?:{_DIGITS}(?:\.(?:{_DIGITS})?)?|\.{_DIGITS})")
+_MAX_DIGITS = 60
+_BOOLS = {"yes": True, "true": True, "on": True, "no": False, "false": False, "off": False}
 _VARIANT_FILE_SUFFIXES = (".toml", ".yaml", ".yml")
 
 
@@ -375,11 +382,12 @@ def _shown(node: Node) -> str:
     assert isinstance(node, ScalarNode)
     if node.tag == _NULL:
         return "nothing" if node.value in ("", "~") else f"{node.value} (read as nothing/null)"
+    text = node.value if len(node.value) <= 40 else node.value[:37] + "..."
     if node.tag == _STR:
-        return repr(node.value)
+        return repr(text)
     if node.tag == _BOOL:
-        return f"{node.value} (read as true/false)"
-    return str(node.value)
+        return f"{text} (read as true/false)"
+    return str(text)
 
 
 def known_variant_ids(variants_dir: Path = VARIANTS_DIR) -> tuple[str, ...]:
@@ -493,17 +501,12 @@ class _Reader:
             self.mark(item, _index(path, i))
         return list(node.value)
 
-    def scalar(self, node: ScalarNode) -> object:
-        value: object = self.loader.construct_object(node, deep=True)
-        return value
-
     # -- values -----------------------------------------------------------------------------
 
     def integer(self, node: Node, path: str, rule: str, ok: Callable[[int], bool]) -> int | None:
-        if isinstance(node, ScalarNode) and node.tag == _INT:
-            value = self.scalar(node)
-            if isinstance(value, int) and ok(value):
-                return value
+        value = _int_of(node)
+        if value is not None and ok(value):
+            return value
         self.fail(node, path, f"must be {rule}, got {_shown(node)}")
         return None
 
@@ -527,12 +530,9 @@ class _Reader:
 
     def amount(self, node: Node, path: str) -> int | None:
         """Currency units as written -> integer cents, exactly (Decimal on the YAML text)."""
-        if (
-            isinstance(node, ScalarNode)
-            and node.tag in (_INT, _FLOAT)
-            and _PLAIN_NUMBER.fullmatch(node.value)
-        ):
-            cents = _exact_cents(Decimal(node.value.replace("_", "")))
+        units = _decimal_of(node)
+        if units is not None:
+            cents = _exact_cents(units)
             if cents is not None and cents > 0:
                 return cents
         self.fail(node, path, f"must be {_AMOUNT_RULE}, got {_shown(node)}")
@@ -575,11 +575,11 @@ class _Reader:
         )
 
     def spec(self, node: Node) -> int | None:
+        value = _int_of(node)
+        if value in SUPPORTED_SPECS:
+            return value
         if isinstance(node, ScalarNode) and node.tag == _INT:
-            value = self.scalar(node)
-            if value in SUPPORTED_SPECS:
-                return int(value)
-            message = f"unsupported spec version {node.value}"
+            message = f"unsupported spec version {_shown(node)}"
         else:
             message = f"must be the spec version number, got {_shown(node)}"
         self.fail(node, "spec", message, [str(s) for s in SUPPORTED_SPECS])
@@ -676,14 +676,17 @@ class _Reader:
 
     def rule_scalar(self, node: Node, path: str) -> RuleScalar | None:
         if isinstance(node, ScalarNode):
-            if node.tag in (_INT, _BOOL):
-                value = self.scalar(node)
-                if isinstance(value, int):  # bool is an int too
-                    return value
-            elif node.tag == _FLOAT and _PLAIN_NUMBER.fullmatch(node.value):
-                return Decimal(node.value.replace("_", ""))
+            value: RuleScalar | None = None
+            if node.tag == _INT:
+                value = _int_of(node)
+            elif node.tag == _FLOAT:
+                value = _decimal_of(node)
+            elif node.tag == _BOOL:
+                value = _BOOLS.get(node.value.lower())
             elif node.tag == _STR:
-                return str(node.value)
+                value = str(node.value)
+            if value is not None:
+                return value
         self.fail(
             node,
             path,
@@ -917,6 +920,30 @@ class _Reader:
             assert isinstance(players_node, SequenceNode)
             for i, name in enumerate(players):
                 yield f"players[{i}]", players_node.value[i], name
+
+
+def _int_of(node: Node) -> int | None:
+    """A YAML integer written in plain decimal digits, else None."""
+    if (
+        isinstance(node, ScalarNode)
+        and node.tag == _INT
+        and len(node.value) <= _MAX_DIGITS
+        and _PLAIN_INT.fullmatch(node.value)
+    ):
+        return int(node.value)
+    return None
+
+
+def _decimal_of(node: Node) -> Decimal | None:
+    """A YAML number written in plain decimal notation, exactly, else None."""
+    if (
+        isinstance(node, ScalarNode)
+        and node.tag in (_INT, _FLOAT)
+        and len(node.value) <= _MAX_DIGITS
+        and _PLAIN_NUMBER.fullmatch(node.value)
+    ):
+        return Decimal(node.value.replace("_", ""))
+    return None
 
 
 def _exact_cents(units: Decimal) -> int | None:

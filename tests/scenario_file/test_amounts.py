@@ -68,6 +68,9 @@ def test_point_one_plus_point_two_is_exactly_thirty_cents() -> None:
         ("true", "true (read as true/false)"),
         ("null", "null (read as nothing/null)"),
         ("[10]", "a list"),
+        ("1__0", "1__0"),
+        ("!!float ten", "ten"),
+        ("1:30", "1:30"),
     ],
 )
 def test_amount_that_is_not_positive_with_two_decimals_is_refused(written: str, shown: str) -> None:

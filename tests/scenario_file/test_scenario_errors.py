@@ -211,6 +211,27 @@ def test_misspelled_top_level_key_is_suggested_instead_of_reported_missing() -> 
             id="player read as boolean",
         ),
         pytest.param(
+            HEAD + "rounds:\n  - bets: [{box: !!int one, player: ann, amount: 10}]\n",
+            "game.yaml:5: rounds[0].bets[0].box: must be a box number from 1 to 7, got one",
+            id="explicit int tag on text",
+        ),
+        pytest.param(
+            HEAD + "rounds:\n  - bets: [{box: 0x1, player: ann, amount: 10}]\n",
+            "game.yaml:5: rounds[0].bets[0].box: must be a box number from 1 to 7, got 0x1",
+            id="box in hex",
+        ),
+        pytest.param(
+            HEAD + "rules: {hits_soft_17: !!bool maybe}\n" + ONE_ROUND,
+            "game.yaml:4: rules.hits_soft_17: must be a number, true/false, text or a list of "
+            "those, got maybe (read as true/false)",
+            id="explicit bool tag on text",
+        ),
+        pytest.param(
+            "spec: 1\nvariant: nz-pontoon\nshoe: {seed: " + "9" * 100 + "}\n" + ONE_ROUND,
+            "game.yaml:3: shoe.seed: must be a whole number, got " + "9" * 37 + "...",
+            id="seed too long to be a seed",
+        ),
+        pytest.param(
             HEAD + "rounds:\n  - bets: [{box: 1, player: '', amount: 10}]\n",
             "game.yaml:5: rounds[0].bets[0].player: must be a player name (text), got ''",
             id="empty player",
