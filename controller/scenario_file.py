@@ -32,10 +32,9 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from controller.cards import Card
 from controller.errors import CardNotationError, CroupierError
+from controller.rules import VARIANT_IDS, VARIANTS_DIR
 
 SUPPORTED_SPECS: tuple[int, ...] = (1,)
-VARIANT_IDS: tuple[str, ...] = ("nz-pontoon", "uk-pontoon", "pa-blackjack", "pontoon-blackjack")
-VARIANTS_DIR = Path(__file__).resolve().parent.parent / "config" / "variants"
 BOXES = range(1, 8)
 
 _TAG = "tag:yaml.org,2002:"
