@@ -1,0 +1,88 @@
+"""The pty runner: the device on the master side, pyserial on the slave, real bytes between."""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+
+import pytest
+import serial
+
+from drivers.framing import Frame, FrameDecoder, encode
+from sim_hardware import EmulatedPanel, EmulatedShoe, PtyRunner, live_devices
+
+
+def read_until(
+    port: serial.SerialBase, wanted: Callable[[Frame], bool], limit_s: float = 5.0
+) -> list[Frame]:
+    """Read frames until one is ``wanted`` (or ``limit_s`` passes); return all read."""
+    decoder = FrameDecoder()
+    frames: list[Frame] = []
+    deadline = time.monotonic() + limit_s
+    while not any(wanted(f) for f in frames) and time.monotonic() < deadline:
+        frames += decoder.feed(port.read(256)).frames
+    return frames
+
+
+def talk_until_it_fails(port: serial.SerialBase, limit_s: float = 5.0) -> None:
+    deadline = time.monotonic() + limit_s
+    while time.monotonic() < deadline:
+        port.read(1)
+        port.write(encode(Frame("H", 1, "Q")))
+
+
+def test_a_pyserial_client_on_the_slave_exchanges_frames_with_the_device() -> None:
+    shoe = EmulatedShoe(cards="AS KH 7C", decks=1)
+    with PtyRunner(shoe, name="shoe") as runner:
+        assert runner.slave_path.startswith("/dev/pts/")
+        with serial.serial_for_url(runner.port, exclusive=True, timeout=0.05) as port:
+            port.write(encode(Frame("H", 0, "A")))  # the power-up, if it came already
+            port.write(encode(Frame("H", 0x2A, "Q")))
+            frames = read_until(port, lambda f: f.kind == "s")
+            assert [f.seq for f in frames if f.kind == "s"] == [0x2A]
+            shoe.draw()
+            frames = read_until(port, lambda f: f.kind == "c")
+            cards = [f.payload[:12] for f in frames if f.kind == "c"]
+            assert cards[:1] == ["AS;0001;0002"]
+
+
+def test_the_slave_path_itself_can_be_opened_too() -> None:
+    with (
+        PtyRunner(EmulatedPanel(), name="panel") as runner,
+        serial.Serial(runner.slave_path, 115200, timeout=0.05) as port,
+    ):
+        port.write(encode(Frame("H", 3, "I")))
+        frames = read_until(port, lambda f: f.kind == "i")
+    assert [f.fields[0] for f in frames if f.kind == "i"] == ["SIM-PANEL"]
+
+
+def test_unplug_breaks_the_hosts_port_and_replug_moves_the_link_to_a_new_pty() -> None:
+    shoe = EmulatedShoe()
+    with PtyRunner(shoe, name="shoe") as runner:
+        port = serial.serial_for_url(runner.port, timeout=0.05)
+        try:
+            shoe.unplug()
+            with pytest.raises(serial.SerialException):
+                talk_until_it_fails(port)
+        finally:
+            port.close()
+        shoe.replug()
+        deadline = time.monotonic() + 5
+        while runner.slave_path == "" and time.monotonic() < deadline:
+            time.sleep(0.01)
+        with serial.serial_for_url(runner.port, timeout=0.05) as again:
+            again.write(encode(Frame("H", 2, "Q")))
+            frames = read_until(again, lambda f: f.kind == "s")
+            assert [f.seq for f in frames if f.kind == "s"] == [2]
+
+
+def test_close_stops_the_thread_removes_the_link_and_leaves_no_live_device() -> None:
+    runner = PtyRunner(EmulatedShoe(), name="shoe")
+    link = runner.link_path
+    assert runner in live_devices()
+    assert os.path.islink(link)
+    runner.close()
+    assert not runner.alive
+    assert not os.path.lexists(link)
+    assert runner not in live_devices()
