@@ -85,6 +85,20 @@ REPLY_KINDS = frozenset("sin")
 LINK_KINDS = frozenset("AN")  # sent by the link itself, never by a caller
 
 
+def validate_command(kind: str, payload: str, device: DeviceRef) -> None:
+    """Raise :class:`CommandError` unless ``kind``/``payload`` make a command a caller may send."""
+    if len(kind) != 1 or not ("A" <= kind <= "Z") or kind in LINK_KINDS:
+        raise CommandError(
+            f"{device}: command TYPE must be one upper-case letter other than A and N "
+            f"(those are sent by the link itself), got {kind!r}",
+            url=device.port,
+        )
+    try:
+        Frame("H", 0, kind, payload)
+    except ValueError as exc:
+        raise CommandError(f"{device}: command {kind}: {exc}", url=device.port) from exc
+
+
 @dataclass(frozen=True, slots=True)
 class LinkConfig:
     """Timing of a link (protocol defaults). Seconds."""
@@ -291,18 +305,7 @@ class Link:
         device refused, it fails at once with :class:`LinkDownError`.
         """
         self._now = now
-        if len(kind) != 1 or not ("A" <= kind <= "Z") or kind in LINK_KINDS:
-            raise CommandError(
-                f"{self.device}: command TYPE must be one upper-case letter other than A and N "
-                f"(those are sent by the link itself), got {kind!r}",
-                url=self.device.port,
-            )
-        try:
-            Frame("H", 0, kind, payload)
-        except ValueError as exc:
-            raise CommandError(
-                f"{self.device}: command {kind}: {exc}", url=self.device.port
-            ) from exc
+        validate_command(kind, payload, self.device)
         pending = PendingCommand(kind, payload, on_done)
         if self.state in (LinkState.UP, LinkState.CONNECTING):
             self._queue.append(pending)

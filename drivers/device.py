@@ -1,0 +1,344 @@
+"""The threaded driver of one device: a transport and a link core on one thread.
+
+::
+
+    events: queue.Queue[DeviceEvent] = queue.Queue()
+    shoe = ShoeDriver("/dev/serial/by-id/usb-...", events)
+    shoe.start()                       # opens the port (PortOpenError if it cannot)
+    shoe.wait_identified(timeout=2.0)  # optional: block until the device answered I
+    shoe.lock_gate().result(1.0)       # commands return concurrent.futures.Future
+    event = events.get()               # CardDrawn, LinkLost, ... from every device, in order
+    shoe.close()                       # joins the thread and closes the port
+
+One thread per device reads the port (waking every ``read_timeout`` at most), feeds the link
+core, writes what it asks for and puts its events on the ONE queue shared by every device.
+Commands may be submitted from any thread; they are handed to the device's thread, which is
+the only one touching the port and the link. Drivers never call game code. The port is reopened
+with capped exponential back-off when it fails; the link core reports the outage.
+"""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from collections.abc import Callable
+from concurrent.futures import Future
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import ClassVar, Self
+
+import structlog
+
+from drivers.errors import (
+    CommandError,
+    DeviceTimeoutError,
+    DriverConfigError,
+    LinkDownError,
+    PortIOError,
+    WrongDeviceError,
+)
+from drivers.events import (
+    DeviceEvent,
+    DeviceIdentified,
+    DeviceIdentity,
+    DeviceRef,
+    DeviceRefused,
+    DeviceStatusReport,
+    DeviceType,
+    LinkLost,
+    Reply,
+)
+from drivers.link import Link, LinkConfig, LinkState, LinkStats, Output, PendingCommand
+from drivers.link import validate_command as _validate
+from drivers.transport import (
+    DEFAULT_BAUD,
+    DEFAULT_READ_TIMEOUT,
+    Backoff,
+    Opener,
+    SerialTransport,
+    _serial_for_url,
+)
+
+log = structlog.get_logger("croupier.drivers")
+
+EventSink = queue.Queue[DeviceEvent]
+_SERVE_SLICE_S = 0.05
+
+
+def format_utc(when: datetime) -> str:
+    """``YYYYMMDDThhmmssZ`` for the ``T`` command; ``when`` must be timezone-aware."""
+    if when.tzinfo is None or when.utcoffset() is None:
+        raise CommandError(f"time sync needs a timezone-aware datetime, got naive {when!r}")
+    return when.astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+class DeviceDriver:
+    """Base of :class:`~drivers.shoe.ShoeDriver`, :class:`~drivers.peek.PeekDriver` and
+    :class:`~drivers.panel.PanelDriver`; subclasses set ``device_type`` and add commands."""
+
+    device_type: ClassVar[DeviceType]
+
+    def __init__(
+        self,
+        url: str,
+        events: EventSink,
+        *,
+        baudrate: int = DEFAULT_BAUD,
+        link_config: LinkConfig | None = None,
+        backoff: Backoff | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        utc_now: Callable[[], datetime] | None = _utc_now,
+        read_timeout: float = DEFAULT_READ_TIMEOUT,
+        opener: Opener = _serial_for_url,
+    ) -> None:
+        """``utc_now``: after each identification the driver sends ``T`` with this time (pass
+        None to leave time sync to the caller)."""
+        if not isinstance(events, queue.Queue):
+            raise DriverConfigError(f"events must be a queue.Queue, got {type(events).__name__}")
+        self.ref = DeviceRef(self.device_type, url)
+        self.events = events
+        self._transport = SerialTransport(
+            url, baudrate=baudrate, read_timeout=read_timeout, opener=opener
+        )
+        self._link = Link(self.ref, link_config)
+        self._backoff = backoff or Backoff()
+        self._clock = clock
+        self._utc_now = utc_now
+        self._inbox: queue.SimpleQueue[tuple[str, str, Future[Reply] | None]] = queue.SimpleQueue()
+        self._stop = threading.Event()
+        self._identified = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._closed = False
+        self._log = log.bind(device=str(self.ref))
+
+    # --- life cycle -----------------------------------------------------------------------------
+
+    def start(self) -> Self:
+        """Open the port (raises :class:`~drivers.errors.PortOpenError`) and start the thread."""
+        if self._closed:
+            raise DriverConfigError(f"{self.ref}: a closed driver cannot be started again")
+        if self._thread is not None:
+            return self
+        self._transport.open()
+        self._thread = threading.Thread(
+            target=self._run, name=f"croupier-{self.ref.type.label}-{self.ref.port}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def close(self, timeout: float = 5.0) -> None:
+        """Stop the thread, fail pending commands, close the port. Safe to call twice."""
+        self._closed = True
+        self._stop.set()
+        thread = self._thread
+        if thread is not None and thread is not threading.current_thread():
+            thread.join(timeout)
+            if thread.is_alive():
+                self._log.error("driver thread did not stop", timeout=timeout)
+        self._transport.close()
+        self._fail_inbox()
+
+    def __enter__(self) -> Self:
+        return self.start()
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- state (read from any thread) -----------------------------------------------------------
+
+    @property
+    def state(self) -> LinkState:
+        return self._link.state
+
+    @property
+    def identity(self) -> DeviceIdentity | None:
+        return self._link.identity
+
+    @property
+    def status(self) -> DeviceStatusReport | None:
+        return self._link.status
+
+    @property
+    def stats(self) -> LinkStats:
+        return self._link.stats
+
+    @property
+    def running(self) -> bool:
+        return self._thread is not None and self._thread.is_alive()
+
+    def wait_identified(self, timeout: float) -> DeviceIdentity:
+        """Block until the device has answered ``I``.
+
+        Raises :class:`WrongDeviceError` if it was refused, :class:`DeviceTimeoutError` if it
+        did not answer within ``timeout`` seconds.
+        """
+        self._identified.wait(timeout)
+        if self._link.state is LinkState.REFUSED:
+            raise WrongDeviceError(
+                f"{self.ref}: the device on the port is not a {self.ref.type.label}",
+                url=self.ref.port,
+            )
+        identity = self._link.identity
+        if identity is None:
+            raise DeviceTimeoutError(
+                f"{self.ref}: no identification within {timeout} s; check that the device is "
+                "powered, connected to this port and set to the right baud rate",
+                url=self.ref.port,
+            )
+        return identity
+
+    # --- commands (any thread) ------------------------------------------------------------------
+
+    def send(self, kind: str, payload: str = "") -> Future[Reply]:
+        """Send a raw command. Raises :class:`CommandError` at once for a malformed one."""
+        _validate(kind, payload, self.ref)
+        future: Future[Reply] = Future()
+        if self._closed:
+            future.set_exception(
+                LinkDownError(f"{self.ref}: the driver is closed", url=self.ref.port)
+            )
+            return future
+        self._inbox.put((kind, payload, future))
+        return future
+
+    def poll(self) -> Future[Reply]:
+        return self.send("Q")
+
+    def identify(self) -> Future[Reply]:
+        return self.send("I")
+
+    def enable(self) -> Future[Reply]:
+        return self.send("E")
+
+    def disable(self) -> Future[Reply]:
+        return self.send("D")
+
+    def sync_time(self, when: datetime | None = None) -> Future[Reply]:
+        """``T`` with ``when`` (timezone-aware; default now) in UTC."""
+        return self.send("T", format_utc(when or datetime.now(UTC)))
+
+    # --- the device's thread --------------------------------------------------------------------
+
+    def _run(self) -> None:
+        link, transport = self._link, self._transport
+        try:
+            self._deliver(link.connection_made(self._clock()))
+            while not self._stop.is_set():
+                if link.state is LinkState.REFUSED:
+                    transport.close()
+                    break
+                if not transport.is_open:
+                    if not transport.reconnect(
+                        self._backoff,
+                        sleep=self._serve_while_waiting,
+                        should_stop=self._stop.is_set,
+                    ):
+                        break
+                    self._deliver(link.connection_made(self._clock()))
+                    continue
+                self._take_commands()
+                try:
+                    data = transport.read()
+                except PortIOError as exc:
+                    self._deliver(link.connection_lost(self._clock(), str(exc)))
+                    continue
+                self._deliver(link.receive(data, self._clock()))
+        except Exception as exc:
+            self._log.exception("driver thread failed")
+            if link.state is LinkState.UP:
+                self.events.put(
+                    LinkLost(
+                        device=self.ref,
+                        at=self._clock(),
+                        reason=f"driver failed: {exc!r}",
+                        last_reply_at=link.last_reply_at,
+                    )
+                )
+        finally:
+            link.close(self._clock())
+            transport.close()
+            self._fail_inbox()
+            self._identified.set()
+
+    def _deliver(self, out: Output) -> None:
+        if out.to_send:
+            try:
+                self._transport.write(out.to_send)
+            except PortIOError as exc:
+                lost = self._link.connection_lost(self._clock(), str(exc))
+                out = Output(b"", out.events + lost.events)
+        for event in out.events:
+            self.events.put(event)
+            if isinstance(event, DeviceIdentified | DeviceRefused):
+                self._identified.set()
+                if isinstance(event, DeviceIdentified) and self._utc_now is not None:
+                    self._queue_time_sync()
+
+    def _queue_time_sync(self) -> None:
+        assert self._utc_now is not None
+        try:
+            payload = format_utc(self._utc_now())
+        except CommandError as exc:
+            self._log.error("time sync skipped", error=str(exc))
+            return
+        _, out = self._link.command("T", payload, self._clock())
+        self._deliver(out)
+
+    def _take_commands(self) -> None:
+        while True:
+            try:
+                kind, payload, future = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if future is not None and not future.set_running_or_notify_cancel():
+                continue
+            _, out = self._link.command(kind, payload, self._clock(), _resolver(future))
+            self._deliver(out)
+
+    def _serve_while_waiting(self, delay: float) -> None:
+        """Back-off sleep that still answers submitted commands (they fail: link down)."""
+        end = time.monotonic() + delay
+        while not self._stop.is_set():
+            self._take_commands()
+            left = end - time.monotonic()
+            if left <= 0:
+                return
+            self._stop.wait(min(left, _SERVE_SLICE_S))
+
+    def _fail_inbox(self) -> None:
+        while True:
+            try:
+                _, _, future = self._inbox.get_nowait()
+            except queue.Empty:
+                return
+            if future is not None and future.set_running_or_notify_cancel():
+                future.set_exception(
+                    LinkDownError(f"{self.ref}: the driver is closed", url=self.ref.port)
+                )
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.ref} {self.state}>"
+
+
+def _resolver(future: Future[Reply] | None) -> Callable[[PendingCommand], None] | None:
+    if future is None:
+        return None
+
+    def resolve(pending: PendingCommand) -> None:
+        if pending.error is not None:
+            future.set_exception(pending.error)
+        else:
+            assert pending.result is not None
+            future.set_result(pending.result)
+
+    return resolve

@@ -1,0 +1,72 @@
+"""The three devices of one table, opened together onto one event queue."""
+
+from __future__ import annotations
+
+import queue
+from dataclasses import dataclass, field
+from types import TracebackType
+from typing import Self
+
+from drivers.device import DeviceDriver, EventSink
+from drivers.errors import DeviceError
+from drivers.events import DeviceEvent
+from drivers.panel import PanelDriver
+from drivers.peek import PeekDriver
+from drivers.shoe import ShoeDriver
+from drivers.transport import DEFAULT_BAUD
+
+
+@dataclass
+class TableDevices:
+    """The shoe, the hole-card reader and the panel, sharing ``events``. Close when done."""
+
+    shoe: ShoeDriver
+    peek: PeekDriver
+    panel: PanelDriver
+    events: EventSink = field(default_factory=queue.Queue)
+
+    @property
+    def drivers(self) -> tuple[DeviceDriver, ...]:
+        return (self.shoe, self.peek, self.panel)
+
+    def close(self) -> None:
+        for driver in self.drivers:
+            driver.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def open_table(
+    shoe_url: str,
+    peek_url: str,
+    panel_url: str,
+    *,
+    events: EventSink | None = None,
+    baudrate: int = DEFAULT_BAUD,
+) -> TableDevices:
+    """Open and start the three drivers. If one port cannot be opened, the others are closed
+    again and the :class:`~drivers.errors.PortOpenError` is raised."""
+    sink: queue.Queue[DeviceEvent] = events if events is not None else queue.Queue()
+    started: list[DeviceDriver] = []
+    try:
+        shoe = ShoeDriver(shoe_url, sink, baudrate=baudrate)
+        peek = PeekDriver(peek_url, sink, baudrate=baudrate)
+        panel = PanelDriver(panel_url, sink, baudrate=baudrate)
+        drivers: tuple[DeviceDriver, ...] = (shoe, peek, panel)
+        for driver in drivers:
+            driver.start()
+            started.append(driver)
+    except DeviceError:
+        for opened in started:
+            opened.close()
+        raise
+    return TableDevices(shoe, peek, panel, sink)
