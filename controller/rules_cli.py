@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.cards import Rank
 from controller.errors import ConfigError
+from controller.prompts import money
 from controller.rules import (
     BONUS_DESCRIPTIONS,
     VARIANT_IDS,
@@ -52,10 +53,6 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _money(cents: int) -> str:
-    return f"${cents // 100:,}" + (f".{cents % 100:02d}" if cents % 100 else "")
-
-
 def _ranks(ranks: tuple[Rank, ...]) -> str:
     if set(ranks) == set(Rank):
         return "any card"
@@ -74,7 +71,7 @@ def summary(v: Variant) -> str:
         f"Shoe:        {v.shoe.decks} x {deck} decks; burn {v.shoe.burn_cards}; "
         f"cut card {v.shoe.cut_card_reserve} cards from the end",
         f"Table:       {v.table.boxes} boxes, up to {v.table.wagers_per_box} wager(s) per box; "
-        f"increment {_money(v.table.min_increment_cents)}",
+        f"increment {money(v.table.min_increment_cents)}",
         "Dealer:      "
         + (
             "second card after every box has played (no hole card)"
@@ -104,13 +101,13 @@ def summary(v: Variant) -> str:
             lines.append(f"             {BONUS_DESCRIPTIONS[row.hand]:<30} {format_odds(row.odds)}")
     if v.super_bonus.enabled:
         bands = "; ".join(
-            f"{_money(b.amount_cents)} for a wager of {_money(b.min_cents)}"
-            + (f"-{_money(b.max_cents)}" if b.max_cents is not None else " or more")
+            f"{money(b.amount_cents)} for a wager of {money(b.min_cents)}"
+            + (f"-{money(b.max_cents)}" if b.max_cents is not None else " or more")
             for b in v.super_bonus.bands
         )
         lines.append(
             f"Super Bonus: suited 7-7-7 against a dealer {v.super_bonus.dealer_first_rank.value}:"
-            f" {bands}; every other wager {_money(v.super_bonus.other_wagers_cents)}"
+            f" {bands}; every other wager {money(v.super_bonus.other_wagers_cents)}"
         )
     if dbl.allowed:
         cards = f"{dbl.min_cards}" + (f"-{dbl.max_cards}" if dbl.max_cards != dbl.min_cards else "")

@@ -1,0 +1,215 @@
+"""The dealer's hands for scripted play: scenario files, tests, training and the simulator.
+
+:func:`play_rounds` drives a :class:`RoundController` through scripted rounds the way
+``scenarios.md`` describes: it places the bets, pulls a card from the shoe whenever the
+controller asks for one, puts the hole card in the reader when asked, turns the hole card over,
+enters the players' scripted decisions in order, closes an offer window when the next decision
+does not belong to it, and acknowledges the settlement.
+
+How a card reaches the controller, how the reader answers and how a decision is entered is the
+job of a :class:`Hands` object: :class:`DirectHands` calls the controller itself (no devices);
+the scenario runner's hands go through the emulated devices and the production drivers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from controller.cards import Card
+from controller.errors import CroupierError
+from controller.hands import is_natural
+from controller.prompts import Prompt
+from controller.round import Action, ActionRefused, RoundController, State
+from controller.settlement import LedgerEntry
+
+
+class PlayError(CroupierError):
+    """A scripted session could not go on (script ended mid-decision, shoe ran out...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Decision:
+    """One scripted player decision: an action and its data (box, player, amount_cents...)."""
+
+    action: Action
+    data: dict[str, Any]
+    source: object = None  # what the script wrote, for the report
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedBet:
+    box: int
+    player: str
+    amount_cents: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScriptedRound:
+    bets: Sequence[ScriptedBet]
+    decisions: Sequence[Decision]
+
+
+@dataclass
+class Rejection:
+    round: int
+    decision: Decision
+    reason: str
+
+
+@dataclass
+class RoundRecord:
+    number: int
+    prompts: list[Prompt] = field(default_factory=list)
+    ledger: list[LedgerEntry] = field(default_factory=list)
+    dealer_cards: list[Card] = field(default_factory=list)
+    controller_round: Any = None  # the RoundState at the end of the round
+
+
+class Hands(Protocol):
+    """What the dealer physically does; each call ends with the controller having seen it."""
+
+    def draw(self) -> None:
+        """Pull the next card out of the shoe."""
+
+    def peek(self) -> None:
+        """Put the hole card in the reader and let it answer."""
+
+    def enter(self, action: Action, data: dict[str, Any]) -> None:
+        """Enter a decision, an OK or a bet; raises ActionRefused when the controller refuses."""
+
+
+class DirectHands:
+    """Hands that talk to the controller directly: a card list for the shoe, a perfect reader."""
+
+    def __init__(self, controller: RoundController, cards: Iterator[Card]) -> None:
+        self.controller = controller
+        self.cards = cards
+
+    def draw(self) -> None:
+        try:
+            card = next(self.cards)
+        except StopIteration:
+            raise PlayError("the shoe ran out of cards") from None
+        self.controller.perform(Action.CARD, card=card)
+
+    def peek(self) -> None:
+        dealer = self.controller.round.dealer.cards
+        natural = is_natural(self.controller.rules, dealer[:2], False)
+        self.controller.perform(Action.PEEK, outcome="Y" if natural else "N")
+
+    def enter(self, action: Action, data: dict[str, Any]) -> None:
+        self.controller.perform(action, **data)
+
+
+WINDOW_ACTIONS = {
+    State.OFFERS: {Action.INSURANCE, Action.SURRENDER},
+    State.INSURANCE: {Action.INSURANCE},
+    State.SURRENDER: {Action.SURRENDER},
+    State.RESCUE: {Action.RESCUE},
+}
+CARD_STATES = {State.BURN, State.DEALING, State.CARD_DUE, State.DEALER}
+
+
+def play_rounds(
+    controller: RoundController,
+    hands: Hands,
+    rounds: Sequence[ScriptedRound],
+    *,
+    on_output: Callable[[list[Any]], None] | None = None,
+    max_steps: int = 10_000,
+) -> tuple[list[RoundRecord], list[Rejection]]:
+    """Play scripted rounds to their end. Returns a record per round and the refused decisions."""
+    records: list[RoundRecord] = []
+    rejected: list[Rejection] = []
+
+    def collect(record: RoundRecord) -> None:
+        out = controller.drain()
+        if on_output is not None:
+            on_output(out)
+        for item in out:
+            if isinstance(item, Prompt):
+                record.prompts.append(item)
+            elif isinstance(item, LedgerEntry):
+                record.ledger.append(item)
+
+    for script in rounds:
+        number = controller.round.number
+        record = RoundRecord(number)
+        _prepare_table(controller, hands, record, collect, max_steps)
+        for bet in script.bets:
+            hands.enter(
+                Action.BET, {"box": bet.box, "player": bet.player, "amount_cents": bet.amount_cents}
+            )
+        hands.enter(Action.DEAL, {})
+        collect(record)
+        pending = list(script.decisions)
+        steps = 0
+        while controller.state is not State.SETTLING:
+            steps += 1
+            if steps > max_steps:
+                raise PlayError(f"round {number} did not finish in {max_steps} steps")
+            state = controller.state
+            if state in CARD_STATES:
+                hands.draw()
+            elif state is State.PEEK:
+                hands.peek()
+            elif state is State.REVEAL:
+                hands.enter(Action.OK, {})
+            elif state in WINDOW_ACTIONS:
+                if pending and pending[0].action in WINDOW_ACTIONS[state]:
+                    _try(hands, pending.pop(0), number, rejected)
+                else:
+                    hands.enter(Action.OK, {})
+            elif state is State.PLAYING:
+                if not pending:
+                    box, index = controller.round.turn or (0, 0)
+                    raise PlayError(
+                        f"round {number}: the script ended while box {box} hand {index + 1} "
+                        "waits for a decision"
+                    )
+                _try(hands, pending.pop(0), number, rejected)
+            elif state is State.HOLD:
+                reasons = "; ".join(h.detail for h in controller.hold_reasons)
+                raise PlayError(f"round {number}: the table is on hold ({reasons})")
+            else:
+                raise PlayError(f"round {number}: unexpected state {state.value}")
+            collect(record)
+        for decision in pending:
+            rejected.append(Rejection(number, decision, "the round ended before this decision"))
+        record.dealer_cards = list(controller.round.dealer.cards)
+        record.controller_round = controller.round
+        hands.enter(Action.OK, {})
+        collect(record)
+        records.append(record)
+    return records, rejected
+
+
+def _prepare_table(
+    controller: RoundController,
+    hands: Hands,
+    record: RoundRecord,
+    collect: Callable[[RoundRecord], None],
+    max_steps: int,
+) -> None:
+    """Shuffle and burn until bets are open."""
+    for _ in range(max_steps):
+        state = controller.state
+        if state is State.BETTING:
+            return
+        if state is State.SHUFFLE:
+            hands.enter(Action.SHUFFLE, {})
+        elif state is State.BURN:
+            hands.draw()
+        else:
+            raise PlayError(f"cannot open bets from state {state.value}")
+        collect(record)
+    raise PlayError("the table did not open for bets")
+
+
+def _try(hands: Hands, decision: Decision, number: int, rejected: list[Rejection]) -> None:
+    try:
+        hands.enter(decision.action, decision.data)
+    except ActionRefused as refused:
+        rejected.append(Rejection(number, decision, refused.reason))

@@ -1,0 +1,166 @@
+"""PA Blackjack, UK Pontoon and Pontoon Blackjack rounds through the round controller."""
+
+import pytest
+
+from controller.cards import Card
+from controller.round import Action, ActionRefused, RoundController, State
+from controller.rules import load_variant
+
+from .driver import bet, codes, decide, net, play
+
+BURN = "2C "
+
+
+def test_pa_surrender_is_offered_before_the_peek_and_settled_right_after_it() -> None:
+    # box 1: T 6; dealer up A, hole 9 (no blackjack) -> insurance window, surrender, peek N
+    _, [rec], rejected = play(
+        "pa-blackjack",
+        BURN + "TH AC 6D 9S",
+        ([bet(1, "ann", 10)], [decide("surrender", box=1)]),
+    )
+    assert rejected == []
+    sequence = codes(rec)
+    assert sequence.index("OFFER_INSURANCE") < sequence.index("OFFER_SURRENDER")
+    assert sequence.index("OFFER_SURRENDER") < sequence.index("PEEK")
+    assert sequence.index("PEEK") < sequence.index("COLLECT")
+    assert net(rec) == {"ann": -500}
+
+
+def test_pa_dealer_blackjack_ends_the_round_after_the_peek() -> None:
+    _, [rec], rejected = play(
+        "pa-blackjack",
+        BURN + "TH 9C AC 6D 8S KS",
+        ([bet(1, "ann", 10), bet(2, "bob", 10)], [decide("hit", box=1)]),
+    )
+    assert "PEEK" in codes(rec)
+    assert "PLAYER_TURN" not in codes(rec)
+    assert net(rec) == {"ann": -1000, "bob": -1000}
+    assert [r.reason for r in rejected] == ["the round ended before this decision"]
+
+
+def test_pa_dealer_blackjack_with_surrender_takes_the_whole_wager() -> None:
+    _, [rec], rejected = play(
+        "pa-blackjack",
+        BURN + "TH AC 6D KS",
+        ([bet(1, "ann", 10)], [decide("surrender", box=1)]),
+    )
+    assert rejected == []
+    assert "PLAYER_TURN" not in codes(rec)
+    assert net(rec) == {"ann": -1000}
+
+
+def test_pa_surrender_against_a_six_is_collected_at_once() -> None:
+    _, [rec], rejected = play(
+        "pa-blackjack",
+        BURN + "TH 6C 6D 9S",
+        ([bet(1, "ann", 10)], [decide("surrender", box=1)]),
+    )
+    assert rejected == []
+    assert "PEEK" not in codes(rec)
+    assert net(rec) == {"ann": -500}
+
+
+def test_pa_blackjack_pays_three_to_two_when_the_dealer_has_none() -> None:
+    _, [rec], _ = play("pa-blackjack", BURN + "AH 9C KD 8S", ([bet(1, "ann", 10)], []))
+    assert net(rec) == {"ann": 1500}
+
+
+def test_uk_stand_on_14_is_refused() -> None:
+    _, [rec], rejected = play(
+        "uk-pontoon",
+        BURN + "9H 8C 5D 9S 6C",
+        (
+            [bet(1, "ann", 10)],
+            [decide("stand", box=1), decide("hit", box=1), decide("stand", box=1)],
+        ),
+    )
+    assert [r.reason for r in rejected] == ["stand needs 15 or five cards"]
+    assert net(rec) == {"ann": 1000}  # 20 against 17
+
+
+def test_pontoon_blackjack_stand_on_14_is_refused() -> None:
+    _, _, rejected = play(
+        "pontoon-blackjack",
+        BURN + "9H 8C 5D 9S 6C",
+        (
+            [bet(1, "ann", 10)],
+            [decide("stand", box=1), decide("hit", box=1), decide("stand", box=1)],
+        ),
+    )
+    assert [r.reason for r in rejected] == ["stand needs 15 or five cards"]
+
+
+def test_uk_doubled_hand_may_keep_drawing() -> None:
+    # 5 4 double -> +2 = 11, hit -> +9 = 20, stand; dealer 9 8 = 17
+    _, [rec], rejected = play(
+        "uk-pontoon",
+        BURN + "5H 9C 4D 8S 2C 9D",
+        (
+            [bet(1, "ann", 10)],
+            [decide("double", box=1), decide("hit", box=1), decide("stand", box=1)],
+        ),
+    )
+    assert rejected == []
+    assert net(rec) == {"ann": 2000}
+
+
+def test_uk_dealer_pontoon_wins_every_box_at_once() -> None:
+    _, [rec], _ = play(
+        "uk-pontoon",
+        BURN + "AH KC KD AS",
+        ([bet(1, "ann", 10)], [decide("stand", box=1)]),
+    )
+    assert net(rec) == {"ann": -1000}
+    assert "PLAYER_TURN" not in codes(rec)
+
+
+def test_second_double_on_a_hand_is_refused() -> None:
+    _, _, rejected = play(
+        "uk-pontoon",
+        BURN + "5H 9C 4D 8S 2C 9D",
+        (
+            [bet(1, "ann", 10)],
+            [
+                decide("double", box=1),
+                decide("double", box=1),
+                decide("hit", box=1),
+                decide("stand", box=1),
+            ],
+        ),
+    )
+    assert [r.reason for r in rejected] == ["a hand may be doubled 1 time(s) only"]
+
+
+def test_split_limit_is_three_hands_in_nz() -> None:
+    # 8 8 split, hand 1 gets 8 -> split again, hand 1 gets 8 -> third split refused
+    _, [rec], rejected = play(
+        "nz-pontoon",
+        BURN + "8S 9C 8D 8H 8C 2D 2S 2H KS",
+        (
+            [bet(1, "ann", 10)],
+            [
+                decide("split", box=1),
+                decide("split", box=1),
+                decide("split", box=1),
+                decide("stand", box=1),
+                decide("stand", box=1),
+                decide("stand", box=1),
+            ],
+        ),
+    )
+    assert [r.reason for r in rejected] == ["at most 3 hands per box"]
+    assert len(rec.controller_round.boxes[1].hands) == 3
+
+
+def test_a_refused_decision_changes_nothing() -> None:
+    c = RoundController(load_variant("uk-pontoon"))
+    c.perform(Action.CARD, card=Card.parse("2C"))
+    c.perform(Action.BET, box=1, player="ann", amount_cents=1000)
+    c.perform(Action.DEAL)
+    for text in ("9H", "5C", "4D", "9S"):  # dealer cards 5 and 9: no peek
+        c.perform(Action.CARD, card=Card.parse(text))
+    assert c.state is State.PLAYING
+    before = (repr(c.round), c.state, len(c.outbox))
+    with pytest.raises(ActionRefused, match="stand needs 15 or five cards"):
+        c.perform(Action.STAND, box=1)
+    assert (repr(c.round), c.state, len(c.outbox)) == before
