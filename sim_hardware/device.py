@@ -413,8 +413,8 @@ class DeviceCore:
                 self._stall_then_reboot = False
                 self._reboot("WDT", cut_after_bytes=0)
         while self._timers and self._timers[0][0] <= now:
-            _, _, action = heapq.heappop(self._timers)
-            action(now)
+            at, _, action = heapq.heappop(self._timers)
+            action(at)  # at the time it was due: a 1.0 s hold reports 1000 ms
             if self.stalled:
                 return
         for spec in list(self._injections):

@@ -230,7 +230,7 @@ class EmulatedPanel(DeviceCore):
         held = now - press.since
         if not press.held_sent and held >= HOLD_S:
             press.held_sent = True
-            self._emit("b", f"{button};H;{min(9999, int(held * 1000)):04d}")
+            self._emit("b", f"{button};H;{int(HOLD_S * 1000):04d}")  # the firmware's 2 s timer
         if not press.stuck_sent and held >= press.stuck_after_s:
             press.stuck_sent = True
             self._raise(BUTTON_STUCK, text=f"BUTTON_STUCK {button}", repeat=True)

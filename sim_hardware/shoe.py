@@ -188,6 +188,7 @@ class EmulatedShoe(DeviceCore):
         if isinstance(spec, Pushback):
             self._raise(CARD_PUSHBACK)
             self._cards.appendleft(physical)
+            self._seen[physical] -= 1  # back in the shoe: it will be read again
         self._last_card = physical
         if self._cut_at is not None and not self._cut_sent and draw_no >= self._cut_at:
             self._cut_sent = True
