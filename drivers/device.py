@@ -110,6 +110,8 @@ class DeviceDriver:
         self._clock = clock
         self._utc_now = utc_now
         self._inbox: queue.SimpleQueue[tuple[str, str, Future[Reply] | None]] = queue.SimpleQueue()
+        self._inbox_lock = threading.Lock()
+        self._accepting = False  # True while the thread runs and takes commands
         self._stop = threading.Event()
         self._identified = threading.Event()
         self._thread: threading.Thread | None = None
@@ -125,6 +127,7 @@ class DeviceDriver:
         if self._thread is not None:
             return self
         self._transport.open()
+        self._accepting = True
         self._thread = threading.Thread(
             target=self._run, name=f"croupier-{self.ref.type.label}-{self.ref.port}", daemon=True
         )
@@ -134,6 +137,8 @@ class DeviceDriver:
     def close(self, timeout: float = 5.0) -> None:
         """Stop the thread, fail pending commands, close the port. Safe to call twice."""
         self._closed = True
+        with self._inbox_lock:
+            self._accepting = False
         self._stop.set()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
@@ -203,12 +208,17 @@ class DeviceDriver:
         """Send a raw command. Raises :class:`CommandError` at once for a malformed one."""
         _validate(kind, payload, self.ref)
         future: Future[Reply] = Future()
-        if self._closed:
-            future.set_exception(
-                LinkDownError(f"{self.ref}: the driver is closed", url=self.ref.port)
-            )
-            return future
-        self._inbox.put((kind, payload, future))
+        with self._inbox_lock:
+            if self._accepting:
+                self._inbox.put((kind, payload, future))
+                return future
+        if self._link.state is LinkState.REFUSED:
+            message = f"{self.ref}: the device was refused (wrong type); nothing is sent to it"
+        elif self._thread is None and not self._closed:
+            message = f"{self.ref}: the driver is not started; call start() first"
+        else:
+            message = f"{self.ref}: the driver is closed"
+        future.set_exception(LinkDownError(message, url=self.ref.port))
         return future
 
     def poll(self) -> Future[Reply]:
@@ -265,6 +275,8 @@ class DeviceDriver:
                     )
                 )
         finally:
+            with self._inbox_lock:
+                self._accepting = False
             link.close(self._clock())
             transport.close()
             self._fail_inbox()

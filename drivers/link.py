@@ -317,7 +317,8 @@ class Link:
     def close(self, now: float) -> Output:
         """Stop: every pending command fails with :class:`LinkDownError`."""
         self._now = now
-        self.state = LinkState.CLOSED
+        if self.state is not LinkState.REFUSED:  # a refusal stays visible after closing
+            self.state = LinkState.CLOSED
         self.connected = False
         self._fail_all(f"{self.device}: the driver was closed", emit=False)
         self._probe = None
