@@ -7,7 +7,8 @@ with a fake clock.
 
 What it does (protocol.md, "Sequencing..." and "Link supervision"):
 
-- identifies the device on connect (``I``) and refuses a device of another type;
+- identifies the device on connect (``I``), and again after it reports a reboot (``p`` with a
+  boot_count other than the identified one); refuses a device of another type;
 - acknowledges every device event with ``A`` and the event's SEQ, and applies it once: it keeps
   the last applied (boot_count, SEQ); a duplicate is acknowledged again but not passed on; a
   ``p`` event with a new boot_count starts a new epoch;
@@ -494,6 +495,10 @@ class Link:
                     self.stats.events_applied += 1
                     self._log.info("device powered up", boot_count=event.boot_count)
                     self._emit(event)
+                    if self.identity is not None and self.identity.boot_count != event.boot_count:
+                        # Rebooted since we identified it: identify again (recovery step 2),
+                        # which also brings the time sync the driver sends after each ``i``.
+                        self._queue.append(PendingCommand("I", ""))
                     return
         verdict = self._classify(frame.seq)
         if verdict is _SeqVerdict.DUPLICATE:

@@ -194,6 +194,15 @@ def test_a_new_boot_count_starts_a_new_epoch_for_duplicate_suppression(h: Harnes
     assert h.link.epoch == (8, 1)
 
 
+def test_a_power_up_with_a_new_boot_count_makes_the_host_identify_again(h: Harness) -> None:
+    h.feed(encode(Frame("S", 3, "p", "7;PON")))  # the boot it was identified in: nothing to do
+    assert [f.kind for _, f in h.sent[-1:]] == ["A"]
+    frames = h.feed(encode(Frame("S", 4, "p", "8;WDT")))
+    assert [f.kind for f in frames] == ["A", "I"]
+    h.feed(encode(Frame("S", frames[1].seq, "i", IDENT.replace(";7", ";8"))))
+    assert [e.boot_count for e in h.events_of(DeviceIdentified)] == [7, 8]
+
+
 def test_an_event_that_skips_a_seq_is_not_acked_and_the_missing_one_is_asked_for(
     h: Harness,
 ) -> None:
