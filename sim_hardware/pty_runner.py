@@ -70,6 +70,7 @@ class PtyRunner:
         os.set_blocking(self._wake_w, False)
         self._closed = False
         self._unplugs_seen = device.unplug_count
+        self._plugs = 0
         self._plug_in()
         device.add_listener(self._poke)
         self._thread = threading.Thread(target=self._run, name=f"sim-pty-{self.name}", daemon=True)
@@ -87,6 +88,20 @@ class PtyRunner:
     def port(self) -> str:
         """The stable path to open (a symlink to the current slave)."""
         return str(self.link_path)
+
+    @property
+    def plug_count(self) -> int:
+        """How many ptys this runner has made (1 + the replugs it has carried out)."""
+        return self._plugs
+
+    def wait_plugged(self, count: int, timeout: float = 5.0) -> bool:
+        """Wait until the runner has made its ``count``-th pty (after a replug)."""
+        deadline = time.monotonic() + timeout
+        while self._plugs < count:
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.005)
+        return True
 
     @property
     def alive(self) -> bool:
@@ -143,21 +158,23 @@ class PtyRunner:
         master, slave = os.openpty()
         tty.setraw(slave)  # no echo, no line editing: before anyone can write to it
         os.set_blocking(master, False)
-        self._master, self._slave = master, slave
-        self._slave_path = os.ttyname(slave)
+        path = os.ttyname(slave)
         tmp = self._dir / f".{self.name}.new"
         with contextlib.suppress(FileNotFoundError):
             tmp.unlink()
-        os.symlink(self._slave_path, tmp)
+        os.symlink(path, tmp)
         os.replace(tmp, self.link_path)
+        self._master, self._slave = master, slave
+        self._slave_path = path  # published last: the link is in place by then
+        self._plugs += 1
 
     def _unplug(self) -> None:
+        self._slave_path = ""
         for fd in (self._master, self._slave):
             if fd is not None:
                 with contextlib.suppress(OSError):
                     os.close(fd)
         self._master = self._slave = None
-        self._slave_path = ""
         self._pending.clear()
 
     def _run(self) -> None:
