@@ -72,6 +72,7 @@ class PtyRunner:
         self._unplugs_seen = device.unplug_count
         self._plugs = 0
         self._plug_in()
+        self._pending += device.tick(clock())  # booted before anyone can look at it
         device.add_listener(self._poke)
         self._thread = threading.Thread(target=self._run, name=f"sim-pty-{self.name}", daemon=True)
         track(self)

@@ -1,0 +1,131 @@
+"""``croupier emulate``: three devices on ptys, a dealer on stdin, a clean stop on SIGTERM."""
+
+from __future__ import annotations
+
+import argparse
+import io
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import serial
+
+from drivers.framing import Frame, FrameDecoder, encode
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
+from sim_hardware.emulate_cli import Console, register, run
+
+START = "import sys; from sim_hardware.emulate_cli import main; sys.exit(main(sys.argv[1:]))"
+
+
+@pytest.fixture
+def emulator() -> Iterator[subprocess.Popen[str]]:
+    proc = subprocess.Popen(
+        [sys.executable, "-c", START, "--decks", "1", "--seed", "3", "--cut", "2"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        yield proc
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.communicate(timeout=10)
+
+
+def test_emulate_prints_three_device_paths_serves_them_and_stops_on_sigterm(
+    emulator: subprocess.Popen[str],
+) -> None:
+    assert emulator.stdout is not None
+    assert emulator.stdin is not None
+    lines = [emulator.stdout.readline().split() for _ in range(3)]
+    assert [name for name, _ in lines] == ["shoe", "peek", "panel"]
+    paths = dict(lines)
+    assert all(path.startswith("/dev/pts/") for path in paths.values())
+
+    with serial.serial_for_url(paths["shoe"], exclusive=True, timeout=0.1) as port:
+        emulator.stdin.write("d\n")
+        emulator.stdin.flush()
+        assert emulator.stdout.readline().startswith("draw 1: ")
+        decoder = FrameDecoder()
+        frames: list[Frame] = []
+        deadline = time.monotonic() + 10
+        port.write(encode(Frame("H", 1, "Q")))
+        while not any(f.kind == "c" for f in frames) and time.monotonic() < deadline:
+            arrived = decoder.feed(port.read(256)).frames
+            for event in (f for f in arrived if f.is_event):
+                port.write(encode(Frame("H", event.seq, "A")))  # the power-up is ahead of it
+            frames += arrived
+        assert [f.payload[:7] for f in frames if f.kind == "c"][:1] == [
+            f"{EmulatedShoe(decks=1, seed=3).cards_left[0]};0001"
+        ]
+
+    emulator.send_signal(signal.SIGTERM)
+    assert emulator.wait(timeout=10) == 0
+    assert not any(os.path.exists(p) for p in paths.values())
+
+
+def test_a_bad_card_file_stops_emulate_with_the_card_and_its_position(tmp_path: Path) -> None:
+    cards = tmp_path / "cards.txt"
+    cards.write_text("AS KH\nQQ\n")
+    done = subprocess.run(
+        [sys.executable, "-c", START, "--cards", str(cards)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+        check=False,
+    )
+    assert done.returncode == 2
+    assert "cards.txt: card 3 'QQ'" in done.stderr
+    assert done.stdout == ""
+
+
+def test_emulate_registers_as_a_croupier_command() -> None:
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["emulate", "--variant-deck", "48", "--decks", "2", "--cut", "9"])
+    assert (args.variant_deck, args.decks, args.cut, args.handler) == ("48", 2, 9, run)
+
+
+def test_seed_and_cards_cannot_both_be_given() -> None:
+    parser = argparse.ArgumentParser()
+    register(parser.add_subparsers(dest="command"))
+    with pytest.raises(SystemExit):
+        parser.parse_args(["emulate", "--seed", "1", "--cards", "x.txt"])
+
+
+def console() -> tuple[Console, io.StringIO]:
+    out = io.StringIO()
+    shoe = EmulatedShoe(cards="AS KH 7C", decks=1)
+    return Console(shoe, EmulatedPeekReader(), EmulatedPanel(), out=out), out
+
+
+def test_the_dealer_console_draws_inserts_presses_and_turns_the_key() -> None:
+    con, out = console()
+    for line in ["d 2", "i kh", "p HIT", "k SUP", "s"]:
+        assert con.handle(line)
+    text = out.getvalue()
+    assert "draw 1: AS, 2 left" in text
+    assert "draw 2: KH, 1 left" in text
+    assert con.peek.hole_card is not None
+    assert str(con.peek.hole_card) == "KH"
+    assert con.panel.key == "SUP"
+    assert [f.kind for f in con.panel.queued_events] == ["p", "b", "b", "y"]
+
+
+def test_the_dealer_console_explains_a_bad_command_and_quits_on_q() -> None:
+    con, out = console()
+    assert con.handle("p NOPE")
+    assert con.handle("d x")
+    assert con.handle("unplug table")
+    assert not con.handle("q")
+    said = out.getvalue()
+    assert "! unknown button 'NOPE'" in said
+    assert "! usage: d [N]" in said
+    assert "! no device 'table'" in said
