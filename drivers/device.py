@@ -95,9 +95,12 @@ class DeviceDriver:
         utc_now: Callable[[], datetime] | None = _utc_now,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         opener: Opener = _serial_for_url,
+        resume: tuple[int, int] | None = None,
     ) -> None:
         """``utc_now``: after each identification the driver sends ``T`` with this time (pass
-        None to leave time sync to the caller)."""
+        None to leave time sync to the caller). ``resume``: the ``(boot, seq)`` of the last
+        event of this device the controller applied before it restarted (see
+        :class:`~drivers.events.FrameEvent`)."""
         if not isinstance(events, queue.Queue):
             raise DriverConfigError(f"events must be a queue.Queue, got {type(events).__name__}")
         self.ref = DeviceRef(self.device_type, url)
@@ -105,7 +108,7 @@ class DeviceDriver:
         self._transport = SerialTransport(
             url, baudrate=baudrate, read_timeout=read_timeout, opener=opener
         )
-        self._link = Link(self.ref, link_config)
+        self._link = Link(self.ref, link_config, resume=resume)
         self._backoff = backoff or Backoff()
         self._clock = clock
         self._utc_now = utc_now

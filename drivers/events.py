@@ -217,9 +217,15 @@ class DeviceEvent:
 
 @dataclass(frozen=True, slots=True, kw_only=True)
 class FrameEvent(DeviceEvent):
-    """An event the device sent in a frame; the driver has acknowledged it."""
+    """An event the device sent in a frame; the driver has acknowledged it.
+
+    ``(boot, seq)`` identifies it for duplicate suppression: ``boot`` is the device's
+    boot_count the event belongs to (None if not known yet). A controller that journals it can
+    hand the last one back to a new driver (``resume=``) after a restart.
+    """
 
     seq: int
+    boot: int | None = None
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -39,7 +39,7 @@ from __future__ import annotations
 
 from collections import deque
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import NamedTuple
 
@@ -220,7 +220,10 @@ class Link:
         device: DeviceRef,
         config: LinkConfig | None = None,
         parsers: Mapping[str, EventParser] | None = None,
+        resume: tuple[int, int] | None = None,
     ) -> None:
+        """``resume``: the (boot, seq) of the last event applied before a restart (from the
+        controller's journal), so that a resend of it is recognised as a duplicate."""
         self.device = device
         self.config = config or LinkConfig()
         self._parsers = parsers if parsers is not None else EVENT_PARSERS[device.type]
@@ -237,7 +240,7 @@ class Link:
         self.last_reply_at: float | None = None
         self.down_since: float | None = None
         self._host_seq = 0
-        self._epoch = _Epoch()
+        self._epoch = _Epoch() if resume is None else _Epoch(*resume)
         self._held: list[int] = []  # SEQs of events seen while not up, in arrival order
         self._probe: PendingCommand | None = None
         self._last_probe_at: float | None = None
@@ -435,6 +438,11 @@ class Link:
         previous = self.identity
         changed = previous is not None and not previous.same_unit_and_firmware(identity)
         self.identity = identity
+        if self._epoch.boot_count is None:
+            # Events before the first ``p`` belong to the boot the device reports now. (A later
+            # ``i`` never changes the epoch: kept events of the old boot still come before
+            # the ``p`` of the new one.)
+            self._epoch.boot_count = identity.boot_count
         self._emit(DeviceIdentified(device=self.device, at=now, identity=identity, changed=changed))
         self._log.info(
             "device identified",
@@ -494,7 +502,7 @@ class Link:
                     self._ack(frame.seq)
                     self.stats.events_applied += 1
                     self._log.info("device powered up", boot_count=event.boot_count)
-                    self._emit(event)
+                    self._emit(replace(event, boot=event.boot_count))
                     if self.identity is not None and self.identity.boot_count != event.boot_count:
                         # Rebooted since we identified it: identify again (recovery step 2),
                         # which also brings the time sync the driver sends after each ``i``.
@@ -534,7 +542,7 @@ class Link:
             self._violation(ViolationKind.MALFORMED_PAYLOAD, str(exc), frame, now)
             return
         self.stats.events_applied += 1
-        self._emit(event)
+        self._emit(replace(event, boot=self._epoch.boot_count))
 
     def _classify(self, seq: int) -> _SeqVerdict:
         last = self._epoch.last_seq

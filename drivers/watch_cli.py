@@ -159,7 +159,7 @@ def describe(event: DeviceEvent) -> str:
             f"boot {event.boot_count}{' CHANGED' if event.changed else ''}"
         )
     else:
-        skip = {"device", "at", "seq"}
+        skip = {"device", "at", "seq", "boot"}
         fields = [
             f"{f.name}={_short(getattr(event, f.name))}"
             for f in dataclasses.fields(event)

@@ -25,6 +25,7 @@ from drivers.events import (
     DeviceStatus,
     DeviceStatusReport,
     DeviceType,
+    FrameEvent,
     LinkLost,
     LinkRestored,
     PowerUp,
@@ -55,8 +56,8 @@ def card(seq: int, draw_no: int, rank_suit: str = "AS") -> bytes:
 class Harness:
     """A link plus a fake clock; ``sent`` keeps every host frame with the time it was sent."""
 
-    def __init__(self, device: DeviceRef = SHOE) -> None:
-        self.link = Link(device)
+    def __init__(self, device: DeviceRef = SHOE, resume: tuple[int, int] | None = None) -> None:
+        self.link = Link(device, resume=resume)
         self.now = 0.0
         self.sent: list[tuple[float, Frame]] = []
         self.events: list[DeviceEvent] = []
@@ -201,6 +202,26 @@ def test_a_power_up_with_a_new_boot_count_makes_the_host_identify_again(h: Harne
     assert [f.kind for f in frames] == ["A", "I"]
     h.feed(encode(Frame("S", frames[1].seq, "i", IDENT.replace(";7", ";8"))))
     assert [e.boot_count for e in h.events_of(DeviceIdentified)] == [7, 8]
+
+
+def test_events_carry_the_boot_they_belong_to(h: Harness) -> None:
+    h.feed(card(1, 1))  # before any p: the boot the device identified with
+    h.feed(encode(Frame("S", 2, "p", "8;SW")))
+    h.feed(card(3, 2))
+    assert [(type(e).__name__, e.boot) for e in h.events_of(FrameEvent)] == [
+        ("CardDrawn", 7),
+        ("PowerUp", 8),
+        ("CardDrawn", 8),
+    ]
+
+
+def test_a_driver_resumed_from_the_journal_applies_nothing_twice() -> None:
+    h = Harness(resume=(7, 41))
+    h.up()
+    acks = [f for f in h.feed(card(41, 90)) if f.kind == "A"]  # applied before the restart
+    assert [a.seq for a in acks] == [41]
+    h.feed(card(42, 91))
+    assert [c.draw_no for c in h.events_of(CardDrawn)] == [91]
 
 
 def test_an_event_that_skips_a_seq_is_not_acked_and_the_missing_one_is_asked_for(

@@ -27,6 +27,7 @@ from drivers.events import (
 from drivers.shoe import ShoeDriver
 from sim_hardware import Draw, EmulatedShoe
 from sim_hardware.faults import (
+    CorruptByte,
     DelayAck,
     DropAck,
     DuplicateAck,
@@ -112,7 +113,8 @@ def events() -> queue.Queue[DeviceEvent]:
 def test_500_cards_arrive_once_each_in_draw_order_over_a_noisy_line(
     backend: Backend, events: queue.Queue[DeviceEvent]
 ) -> None:
-    """Writes split at random, ACKs dropped, duplicated and delayed, frames sent twice."""
+    """Writes split at random, ACKs dropped, duplicated and delayed, frames sent twice, and
+    card frames damaged in the STX, LEN, payload, CRC and ETX bytes."""
     shoe = EmulatedShoe(
         cards=shoe_of(500, seed=5),
         decks=8,
@@ -123,6 +125,10 @@ def test_500_cards_arrive_once_each_in_draw_order_over_a_noisy_line(
             DuplicateAck(rate=0.03),
             DelayAck(rate=0.006, delay_s=0.3),
             DuplicateFrame(rate=0.03),
+            *(
+                CorruptByte(frame=n, byte=b, kind="c")
+                for n, b in ((50, 0), (120, 1), (200, 8), (300, 21), (400, 23))
+            ),
         ],
     )
     url = backend.serve(shoe)
@@ -134,8 +140,10 @@ def test_500_cards_arrive_once_each_in_draw_order_over_a_noisy_line(
     assert len(dealer.draws) == 500
     dealer.assert_each_card_once_in_draw_order()
     assert dealer.of(ProtocolViolation) == []
+    assert dealer.of(LinkLost) == [], "noise is not an outage"
     assert shoe.stats["ack_dropped"] > 0
     assert shoe.stats["tx_duplicated"] > 0
+    assert shoe.stats["tx_corrupted"] == 5
 
 
 def test_an_unplugged_shoe_is_lost_within_1_5s_and_restored_with_nothing_lost(
