@@ -5,7 +5,9 @@
     croupier emulate                    # prints the three pty paths
     croupier watch --shoe /dev/pts/5 --peek /dev/pts/6 --panel /dev/pts/7 --seconds 30
 
-Any pyserial URL works (``socket://host:port``, ``spy:///dev/ttyUSB0``...). This is how a
+Standalone, before the command is wired into ``croupier``: ``python -m drivers.watch_cli --shoe
+/dev/pts/5 ...``. Any pyserial URL works (``socket://host:port``, ``spy:///dev/ttyUSB0``...).
+This is how a
 person checks that devices (emulated or real) talk to the drivers.
 """
 
@@ -17,6 +19,7 @@ import logging
 import queue
 import sys
 import time
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 import structlog
@@ -182,3 +185,17 @@ def _configure_logging(verbose: int) -> None:
         wrapper_class=structlog.make_filtering_bound_logger(level),
         logger_factory=structlog.PrintLoggerFactory(sys.stderr),
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Standalone entry (before ``watch`` is wired into ``croupier``):
+    ``python -m drivers.watch_cli --shoe URL ...``."""
+    parser = argparse.ArgumentParser(prog="croupier")
+    register(parser.add_subparsers(dest="command"))
+    args = parser.parse_args(["watch", *(sys.argv[1:] if argv is None else argv)])
+    handler: Callable[[argparse.Namespace], int] = args.handler
+    return handler(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
