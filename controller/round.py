@@ -271,6 +271,7 @@ class TableStatus:
     key_position: str = "RUN"
     holds: list[HoldReason] = field(default_factory=list)
     resume_state: State | None = None
+    cards_burned: int = 0  # burn cards of new shoes and irregular cards a supervisor burned
 
 
 class RoundController:
@@ -355,17 +356,13 @@ class RoundController:
             raise ActionRefused(
                 action, source, "needs the supervisor key (turn the key switch to SUP)"
             )
-        before_outbox = len(self.outbox)
-        snapshot = (copy.deepcopy(self.round), copy.deepcopy(self.table), list(self._undo))
+        # Handlers check everything before they change anything, so a refusal leaves the round
+        # as it was (the spec walk and the stateful test hold them to that).
         try:
             dest = self._handlers[action](data)
         except _Refusal as refusal:
-            self.round, self.table, self._undo = snapshot
-            del self.outbox[before_outbox:]
             raise ActionRefused(action, source, str(refusal)) from None
         if dest not in SPEC[source, action]:
-            self.round, self.table, self._undo = snapshot
-            del self.outbox[before_outbox:]
             raise SpecViolation(f"{source.value} --{action.value}--> {dest.value} is not in SPEC")
         try:
             moved = self._model.trigger(action.value, dest=dest)
@@ -524,6 +521,7 @@ class RoundController:
     def _apply_card(self, card: Card, state: State) -> State:
         self._undo.clear()
         if state is S.BURN:
+            self.table.cards_burned += 1
             self.table.burn_left -= 1
             return S.BURN if self.table.burn_left > 0 else S.BETTING
         if state is S.DEALING:
@@ -1026,7 +1024,9 @@ class RoundController:
         return snap.state
 
     def _hold(self, data: Mapping[str, Any]) -> State:
-        kind = HoldKind(str(data.get("kind", HoldKind.DEVICE_LOST)))
+        kind = _hold_kind(data)
+        if kind not in (HoldKind.DEVICE_LOST, HoldKind.LOCKUP):
+            raise _Refusal(f"a {kind.value} hold comes from a card, not from a hold request")
         detail = str(data.get("detail", kind.value))
         if self.state is not S.HOLD:
             self.table.resume_state = self.state
@@ -1037,7 +1037,7 @@ class RoundController:
         return S.HOLD
 
     def _resume(self, data: Mapping[str, Any]) -> State:
-        kind = HoldKind(str(data.get("kind", HoldKind.DEVICE_LOST)))
+        kind = _hold_kind(data)
         device = data.get("device")
         matching = [
             h for h in self.table.holds if h.kind is kind and (device is None or h.device == device)
@@ -1087,6 +1087,7 @@ class RoundController:
     def _burn_card(self, data: Mapping[str, Any]) -> State:
         hold = self._pending(HoldKind.UNEXPECTED_CARD)
         self.table.holds.remove(hold)
+        self.table.cards_burned += 1
         return self._leave_hold_if_clear()
 
     def _key_card(self, data: Mapping[str, Any]) -> State:
@@ -1126,6 +1127,12 @@ class RoundController:
         return resume or S.BETTING
 
     def _void(self, data: Mapping[str, Any]) -> State:
+        if not any(box.hands for box in self.round.boxes.values()):
+            raise _Refusal("no round has been dealt: there is nothing to void")
+        # A card held as unexpected goes to the discard rack with the round.
+        self.table.cards_burned += sum(
+            1 for h in self.table.holds if h.card is not None and h.kind is HoldKind.UNEXPECTED_CARD
+        )
         self.table.holds.clear()
         self.table.resume_state = None
         self.round.voided = True
@@ -1184,6 +1191,14 @@ def _dest_is(dest: State) -> Callable[[Any], bool]:
         return bool(event.kwargs.get("dest") is dest)
 
     return check
+
+
+def _hold_kind(data: Mapping[str, Any]) -> HoldKind:
+    value = str(data.get("kind", HoldKind.DEVICE_LOST))
+    try:
+        return HoldKind(value)
+    except ValueError:
+        raise _Refusal(f"hold kind must be one of {', '.join(HoldKind)}, got {value!r}") from None
 
 
 def _int(data: Mapping[str, Any], key: str) -> int:
