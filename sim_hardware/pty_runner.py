@@ -35,7 +35,7 @@ from sim_hardware.device import DeviceCore
 from sim_hardware.errors import SimError
 from sim_hardware.live import track, untrack
 
-MAX_TICK_S = 0.005
+MAX_TICK_S = 0.05  # the device says when it needs a tick; this is only a backstop
 OVERRUN_BYTES = 64 * 1024
 
 
