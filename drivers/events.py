@@ -396,7 +396,8 @@ class ViolationKind(StrEnum):
     DEV_MISMATCH = "dev_mismatch"  # a frame whose DEV is not the port's device type
     MALFORMED_PAYLOAD = "malformed_payload"
     UNKNOWN_TYPE = "unknown_type"  # a TYPE letter this device does not send
-    UNEXPECTED_REPLY = "unexpected_reply"  # a reply nobody asked for (logged, not sent)
+    UNEXPECTED_REPLY = "unexpected_reply"  # a reply of the wrong type to a command
+    SEQ_GAP = "seq_gap"  # events the device never delivered (their SEQs were skipped)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -14,7 +14,10 @@ What it does (protocol.md, "Sequencing..." and "Link supervision"):
   ``p`` event with a new boot_count starts a new epoch;
 - accepts events strictly in SEQ order: an event that skips a SEQ is not acknowledged (the
   device resends it) and the missing one is asked for with ``N``, so a card is never lost and
-  never applied out of order;
+  never applied out of order; only if the device keeps sending the later event and never the
+  missing one (it no longer has it) is the gap reported (``SEQ_GAP``) and the later one taken;
+- a ``p`` starts a new epoch only with a boot_count above the current one (a late copy of an
+  older ``p`` is a duplicate), and a different unit (model or serial) on the port resets it;
 - sends ``N`` for a damaged event frame from its device;
 - numbers host commands 0-255 (wrapping), sends one command at a time in submission order and
   resends an unanswered one (same bytes, same SEQ) every 250 ms, at most 3 times;
@@ -109,13 +112,16 @@ class LinkConfig:
     max_retries: int = 3
     missed_replies_for_loss: int = 3
     stale_partial: float = STALE_PARTIAL_S
+    gap_tolerance: int = 6  # copies of an event beyond a missing SEQ before giving up on it
 
     def __post_init__(self) -> None:
         for name in ("poll_interval", "retry_after", "stale_partial"):
             if getattr(self, name) <= 0:
                 raise ValueError(f"LinkConfig.{name} must be > 0, got {getattr(self, name)}")
-        if self.max_retries < 0 or self.missed_replies_for_loss < 1:
-            raise ValueError("LinkConfig: max_retries >= 0 and missed_replies_for_loss >= 1")
+        if self.max_retries < 0 or self.missed_replies_for_loss < 1 or self.gap_tolerance < 0:
+            raise ValueError(
+                "LinkConfig: max_retries >= 0, missed_replies_for_loss >= 1, gap_tolerance >= 0"
+            )
 
 
 class LinkState(StrEnum):
@@ -248,6 +254,8 @@ class Link:
         self._inflight: PendingCommand | None = None
         self._queue: deque[PendingCommand] = deque()
         self._last_nak_at: float | None = None
+        self._gap_expected: int | None = None  # the SEQ a gap waits for, and how many
+        self._gap_seen = 0  # frames beyond it arrived meanwhile
 
     # --- public interface ------------------------------------------------------------------
 
@@ -438,6 +446,15 @@ class Link:
         previous = self.identity
         changed = previous is not None and not previous.same_unit_and_firmware(identity)
         self.identity = identity
+        if previous is not None and (previous.model, previous.serial) != (
+            identity.model,
+            identity.serial,
+        ):
+            # Another unit on this port: its SEQs and boots have nothing to do with the old one.
+            self._log.warning(
+                "another device unit on the port", was=previous.serial, now=identity.serial
+            )
+            self._epoch = _Epoch(identity.boot_count, None)
         if self._epoch.boot_count is None:
             # Events before the first ``p`` belong to the boot the device reports now. (A later
             # ``i`` never changes the epoch: kept events of the old boot still come before
@@ -497,7 +514,11 @@ class Link:
                 pass
             else:
                 assert isinstance(event, PowerUp)
-                if event.boot_count != self._epoch.boot_count:
+                current = self._epoch.boot_count
+                if current is None or event.boot_count > current:
+                    # A boot later than the one we know. (A ``p`` of an earlier boot is a late
+                    # copy of one already seen, or kept from before the reboot: the SEQ rule
+                    # below decides.)
                     self._epoch = _Epoch(event.boot_count, frame.seq)
                     self._ack(frame.seq)
                     self.stats.events_applied += 1
@@ -518,11 +539,28 @@ class Link:
             self.stats.seq_gaps += 1
             expected = self._epoch.expected
             assert expected is not None
-            self._log.warning(
-                "event out of order held back", kind=frame.kind, seq=frame.seq, expected=expected
+            if self._gap_expected != expected:
+                self._gap_expected, self._gap_seen = expected, 0
+            self._gap_seen += 1
+            if self._gap_seen <= self.config.gap_tolerance:
+                self._log.warning(
+                    "event out of order held back",
+                    kind=frame.kind,
+                    seq=frame.seq,
+                    expected=expected,
+                )
+                self._nak(expected, "GAP", now)
+                return
+            # The device keeps sending this one and never the missing ones: they are gone.
+            # Say so and go on, rather than stall the device for ever.
+            self._violation(
+                ViolationKind.SEQ_GAP,
+                f"events with SEQ {expected}..{(frame.seq - 1) % 256} never arrived after "
+                f"{self._gap_seen} copies of SEQ {frame.seq}; accepted SEQ {frame.seq}",
+                frame,
+                now,
             )
-            self._nak(expected, "GAP", now)
-            return
+        self._gap_expected, self._gap_seen = None, 0
         self._epoch.last_seq = frame.seq
         self._ack(frame.seq)
         if parser is None:

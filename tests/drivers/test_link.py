@@ -204,6 +204,39 @@ def test_a_power_up_with_a_new_boot_count_makes_the_host_identify_again(h: Harne
     assert [e.boot_count for e in h.events_of(DeviceIdentified)] == [7, 8]
 
 
+def test_a_late_copy_of_an_older_power_up_changes_nothing(h: Harness) -> None:
+    h.feed(encode(Frame("S", 0, "p", "7;PON")))
+    h.feed(encode(Frame("S", 1, "p", "8;WDT")))
+    frames = h.feed(encode(Frame("S", 0, "p", "7;PON")))  # a copy still on its way
+    assert [(f.kind, f.seq) for f in frames] == [("A", 0)]
+    h.feed(card(2, 1))
+    assert [e.boot_count for e in h.events_of(PowerUp)] == [7, 8]
+    assert [c.draw_no for c in h.events_of(CardDrawn)] == [1]
+    assert h.link.epoch == (8, 2)
+
+
+def test_another_unit_on_the_port_starts_afresh(h: Harness) -> None:
+    h.feed(card(50, 1))
+    _, (ident,) = h.command("I")
+    h.feed(encode(Frame("S", ident.seq, "i", "TBL21-SHOE;SN0002;1.0.0;0123456789ABCDEF;3")))
+    h.feed(card(0, 1))  # the new unit numbers its events from 0
+    assert [c.draw_no for c in h.events_of(CardDrawn)] == [1, 1]
+
+
+def test_a_gap_the_device_cannot_fill_is_reported_and_then_passed(h: Harness) -> None:
+    h.feed(card(10, 1))
+    tolerance = h.link.config.gap_tolerance
+    for _ in range(tolerance):  # the device resends 12 and never has 11
+        h.run(0.25)
+        assert "A" not in [f.kind for f in h.feed(card(12, 3))]
+    frames = h.feed(card(12, 3))
+    assert ("A", 12) in [(f.kind, f.seq) for f in frames]
+    (violation,) = h.events_of(ProtocolViolation)
+    assert violation.kind is ViolationKind.SEQ_GAP
+    assert "SEQ 11..11 never arrived" in violation.detail
+    assert [c.draw_no for c in h.events_of(CardDrawn)] == [1, 3]
+
+
 def test_events_carry_the_boot_they_belong_to(h: Harness) -> None:
     h.feed(card(1, 1))  # before any p: the boot the device identified with
     h.feed(encode(Frame("S", 2, "p", "8;SW")))
