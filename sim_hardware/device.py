@@ -20,8 +20,9 @@ Choices this module makes where protocol.md is silent (the project's own docs fo
   and clears 0x50; so does coming back from OFFLINE.
 - Every host command except ``A`` and ``N`` gets an answer: ``s`` (``i`` for ``I``) when it
   was carried out, ``n`` with a reason (``UNKNOWN_COMMAND``, ``BAD_ARG``, ``BAD_TIME``) when
-  not. A repeated command (same SEQ, TYPE and payload, i.e. a host retry) is answered again
-  with the first reply and not carried out twice; ``Q`` and ``I`` are always answered afresh.
+  not. A repeated command (same SEQ, TYPE and payload within 2 s, i.e. a host retry) is
+  answered again with the first reply and not carried out twice; ``Q`` and ``I`` are always
+  answered afresh.
 - State: BOOT before the first tick; OFFLINE after 5 s without the host; FAULT while a lockup
   fault is active; DISABLED after ``D``; READY once enabled with valid time (after ``T``),
   otherwise IDLE. A device powers up enabled.
@@ -68,6 +69,7 @@ from sim_hardware.faults import (
 RESEND_AFTER_S = 0.250
 MAX_RESENDS = 5
 OFFLINE_AFTER_S = 5.0
+REPEAT_WINDOW_S = 2.0  # a host retry comes within 3 x 250 ms; later, the same SEQ is new
 DEFAULT_QUEUE_CAPACITY = 128
 LOG_LENGTH = 5000
 
@@ -229,7 +231,7 @@ class DeviceCore:
         self._last_heard = self._now
         self._faults: dict[int, Severity] = {}
         self._tamper: set[str] = set()
-        self._reply_cache: tuple[tuple[int, str, str], Frame] | None = None
+        self._reply_cache: tuple[tuple[int, str, str], Frame, float] | None = None
         self._stall_until: float | None = None
         self._stall_then_reboot = False
         self._delayed_acks: list[tuple[float, Frame]] = []
@@ -431,6 +433,7 @@ class DeviceCore:
         if due_acks:
             self._delayed_acks = [(t, f) for t, f in self._delayed_acks if t > now]
             for _, ack in due_acks:
+                self._heard(now)
                 self._ack(ack, now)
         if not self._offline and now - self._last_heard >= OFFLINE_AFTER_S:
             self._go_offline(True)
@@ -447,10 +450,11 @@ class DeviceCore:
         if frame.dev != "H":
             self.stats["rx_not_from_host"] += 1
             return
-        self._heard(now)
         if frame.kind == "A":
-            self._receive_ack(frame, now)
-        elif frame.kind == "N":
+            self._receive_ack(frame, now)  # heard only if the ACK is not lost on the way
+            return
+        self._heard(now)
+        if frame.kind == "N":
             self.stats["rx_nak"] += 1
             if self._queue and self._queue[0].sent_at is not None:
                 head = self._queue[0]
@@ -458,20 +462,22 @@ class DeviceCore:
                 self._transmit(head.frame, now)
         else:
             key = (frame.seq, frame.kind, frame.payload)
+            cache = self._reply_cache
             if (
                 frame.kind not in ("Q", "I")
-                and self._reply_cache is not None
-                and self._reply_cache[0] == key
+                and cache is not None
+                and cache[0] == key
+                and now - cache[2] <= REPEAT_WINDOW_S
             ):
                 self.stats["rx_repeated_command"] += 1
-                self._transmit(self._reply_cache[1], now)
+                self._transmit(cache[1], now)
                 return
             self._deferring = True
             try:
                 reply = self._command(frame, now)
             finally:
                 self._deferring = False
-            self._reply_cache = (key, reply)
+            self._reply_cache = (key, reply, now)
             self._transmit(reply, now)
             self._pump_queue(now)
 
@@ -500,7 +506,9 @@ class DeviceCore:
                 return
             if isinstance(spec, DuplicateAck) and self._matches(spec, n, spec.rate):
                 self.stats["ack_duplicated"] += 1
+                self._heard(now)
                 self._ack(frame, now)
+        self._heard(now)
         self._ack(frame, now)
 
     def _ack(self, frame: Frame, now: float) -> None:

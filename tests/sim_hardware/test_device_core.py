@@ -7,6 +7,7 @@ import pytest
 from drivers.framing import Frame, encode
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, SimConfigError
 from sim_hardware.device import DeviceCore, DeviceState
+from sim_hardware.faults import DropAck
 from sim_hardware.testing import FakeHost
 
 
@@ -229,3 +230,20 @@ def test_a_torn_frame_from_the_host_is_dropped_after_50_ms_and_the_next_one_answ
 def test_the_queue_capacity_must_be_at_least_64() -> None:
     with pytest.raises(SimConfigError, match="queue_capacity must be >= 64"):
         EmulatedPanel(queue_capacity=10)
+
+
+def test_the_same_command_and_seq_long_after_is_a_new_command_not_a_retry() -> None:
+    device = EmulatedShoe(cards="AS KH 7C", decks=1)
+    host = booted(device)
+    host.send("L", "1;52;0", seq=9)
+    host.advance(3.0, step=0.5)
+    host.command("Q", seq=10)
+    again = host.send("L", "1;52;0", seq=9)  # e.g. a restarted host counting from the same SEQ
+    assert [f.kind for f in again] == ["s", "l"]
+
+
+def test_an_ack_lost_on_the_line_does_not_count_as_hearing_the_host() -> None:
+    device = EmulatedShoe(faults=[DropAck(rate=1.0)])
+    host = booted(device)  # the host ACKs everything, the line loses every ACK
+    host.advance(5.5, step=0.1)
+    assert device.offline
