@@ -147,9 +147,11 @@ def _serve(stdin: TextIO, console: Console, stop: threading.Event) -> None:
     while not stop.is_set():
         if not reading:
             stop.wait(0.2)
+            console.report_changes()
             continue
         ready, _, _ = select.select([stdin], [], [], 0.2)
         if not ready:
+            console.report_changes()
             continue
         line = stdin.readline()
         if line == "":
@@ -157,6 +159,7 @@ def _serve(stdin: TextIO, console: Console, stop: threading.Event) -> None:
             continue
         if not console.handle(line):
             return
+        console.report_changes()
 
 
 def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
@@ -182,6 +185,30 @@ class Console:
     ) -> None:
         self.shoe, self.peek, self.panel, self.out = shoe, peek, panel, out
         self.devices: dict[str, DeviceCore] = {"shoe": shoe, "peek": peek, "panel": panel}
+        self._seen: dict[str, str] = {}
+
+    def snapshot(self) -> dict[str, str]:
+        """What a person watching the devices would notice, topic by topic."""
+        panel, peek, shoe = self.panel, self.peek, self.shoe
+        leds = " ".join(f"{b}:{led.mode}{led.colour}" for b, led in panel.leds.items() if led.lit)
+        return {
+            "shoe": f"{shoe.state.value}, gate {'locked' if shoe.gate_locked else 'unlocked'}, "
+            f"{shoe.remaining} cards in the shoe",
+            "peek": f"{peek.state.value}, {len(peek.answers)} peek(s), last answer "
+            f"{peek.answers[-1] if peek.answers else '-'}",
+            "panel": panel.state.value,
+            "panel text": f"{panel.text[0]!r} / {panel.text[1]!r}",
+            "panel LEDs": leds or "all off",
+            "buzzer": f"{panel.buzzer_ms} ms (#{panel.buzzer_count})",
+        }
+
+    def report_changes(self) -> None:
+        """Print every topic of :meth:`snapshot` that changed since the last call."""
+        now = self.snapshot()
+        for topic, value in now.items():
+            if self._seen.get(topic) != value:
+                self.say(f"> {topic}: {value}")
+        self._seen = now
 
     def say(self, text: str) -> None:
         print(text, file=self.out, flush=True)

@@ -179,6 +179,12 @@ class InProcessRunner:
             self._wake.clear()
             with self._io:
                 self._pump()
+                if (
+                    self._holder is None
+                    and generation == self._generation
+                    and not (self._closed or not self.device.cable_connected)
+                ):
+                    return b""  # closed by its owner (another thread) while reading
                 self._check(holder, generation, "read")
                 if len(self._rx) >= size or timeout == 0 or cancelled():
                     return self._take(size)

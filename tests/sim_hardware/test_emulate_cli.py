@@ -52,7 +52,10 @@ def test_emulate_prints_three_device_paths_serves_them_and_stops_on_sigterm(
     with serial.serial_for_url(paths["shoe"], exclusive=True, timeout=0.1) as port:
         emulator.stdin.write("d\n")
         emulator.stdin.flush()
-        assert emulator.stdout.readline().startswith("draw 1: ")
+        line = emulator.stdout.readline()
+        while line.startswith("> "):  # news of what changed on the devices
+            line = emulator.stdout.readline()
+        assert line == f"draw 1: {EmulatedShoe(decks=1, seed=3).cards_left[0]}, 51 left\n"
         decoder = FrameDecoder()
         frames: list[Frame] = []
         deadline = time.monotonic() + 10
