@@ -2,8 +2,8 @@
 
 Both sides are sans-IO, so one fake clock drives them and Hypothesis can explore: random read
 splits, bytes flipped in either direction, host writes lost, device frames dropped or sent
-twice, ACKs dropped or delayed, reboots. Whatever happens, the host must see every card
-exactly once, in draw order.
+twice, ACKs dropped or delayed, reboots, stalls past the link-loss time. Whatever happens,
+the host must see every card exactly once, in draw order.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.cards import DeckType, shoe_cards
-from drivers.events import CardDrawn, DeviceEvent, DeviceRef, DeviceType, PowerUp
-from drivers.link import Link
+from drivers.events import CardDrawn, DeviceEvent, DeviceRef, DeviceType, LinkLost, PowerUp
+from drivers.link import Link, LinkState
 from sim_hardware import Draw, EmulatedShoe
 from sim_hardware.faults import (
     DelayAck,
@@ -24,6 +24,7 @@ from sim_hardware.faults import (
     DuplicateFrame,
     FaultSpec,
     Reboot,
+    Stall,
 )
 
 STEP_S = 0.005
@@ -61,9 +62,16 @@ class Line:
     drop=st.sampled_from([0.0, 0.03]),
     dup=st.sampled_from([0.0, 0.05]),
     reboot_at=st.one_of(st.none(), st.integers(1, 100)),
+    stall_at=st.one_of(st.none(), st.integers(1, 100)),
 )
 def test_every_card_arrives_exactly_once_in_order_whatever_the_line_does(
-    seed: int, flip: float, lose: float, drop: float, dup: float, reboot_at: int | None
+    seed: int,
+    flip: float,
+    lose: float,
+    drop: float,
+    dup: float,
+    reboot_at: int | None,
+    stall_at: int | None,
 ) -> None:
     rng = random.Random(seed)
     cards = shoe_cards(DeckType.STANDARD_52, 2)
@@ -75,12 +83,15 @@ def test_every_card_arrives_exactly_once_in_order_whatever_the_line_does(
         faults += [DuplicateFrame(rate=dup), DelayAck(rate=dup, delay_s=0.3)]
     if reboot_at is not None:
         faults.append(Reboot(at_draw=reboot_at))
+    if stall_at is not None and stall_at != reboot_at:
+        faults.append(Stall(duration_s=2.0, at_draw=stall_at))  # past the 1.5 s link loss
     shoe = EmulatedShoe(cards=cards, decks=2, seed=seed, faults=faults)
     link = Link(SHOE)
     to_host, to_device = Line(rng, flip, lose), Line(rng, flip, lose)
     events: list[DeviceEvent] = []
     draws: list[Draw] = []
     now = 100.0
+    dealing = False
 
     def host_writes(data: bytes) -> None:
         for chunk in to_device.carry(data):
@@ -98,7 +109,8 @@ def test_every_card_arrives_exactly_once_in_order_whatever_the_line_does(
     end = now + 240.0
     while now < end:
         now = round(now + STEP_S, 6)
-        if len(draws) < len(cards) and shoe.queue_depth < 4 and rng.random() < 0.3:
+        dealing = dealing or link.state is LinkState.UP  # the dealer starts once it is up
+        if dealing and len(draws) < len(cards) and shoe.queue_depth < 4 and rng.random() < 0.3:
             draws.append(shoe.draw())
         for piece in to_host.carry(shoe.tick(now)):
             host_reads(piece)
@@ -114,3 +126,10 @@ def test_every_card_arrives_exactly_once_in_order_whatever_the_line_does(
     assert len(got) == len(cards), f"only {len(got)} of {len(cards)} cards by the end"
     power_ups = [e.boot_count for e in events if isinstance(e, PowerUp)]
     assert power_ups == ([1] if reboot_at is None else [1, 2])
+    lost = [e for e in events if isinstance(e, LinkLost)]
+    if stall_at is not None and reboot_at is None:  # (a reboot would end the hang early)
+        assert lost, "a 2 s stall loses the link"
+    for outage in lost:
+        assert outage.last_reply_at is not None
+        assert outage.at - outage.last_reply_at <= 1.5
+    assert link.state is LinkState.UP
