@@ -93,10 +93,15 @@ class InProcessRunner:
                     f"runner first or pick another name"
                 )
             _served[name] = self
+        try:
+            with self._io:
+                self._pump()  # the device boots now, like a powered shoe waiting for a host
+        except BaseException:
+            with _served_lock:
+                del _served[name]
+            raise
         device.add_listener(self._wake.set)
         track(self)
-        with self._io:
-            self._pump()
 
     # ---- life cycle ---------------------------------------------------------------------------
 

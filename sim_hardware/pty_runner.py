@@ -71,10 +71,14 @@ class PtyRunner:
         self._closed = False
         self._unplugs_seen = device.unplug_count
         self._plugs = 0
-        self._plug_in()
-        self._pending += device.tick(clock())  # booted before anyone can look at it
-        device.add_listener(self._poke)
         self._thread = threading.Thread(target=self._run, name=f"sim-pty-{self.name}", daemon=True)
+        try:
+            self._plug_in()
+            self._pending += device.tick(clock())  # booted before anyone can look at it
+        except BaseException:
+            self._release()
+            raise
+        device.add_listener(self._poke)
         track(self)
         self._thread.start()
 
@@ -120,13 +124,7 @@ class PtyRunner:
         self._poke()
         self._thread.join(timeout=5)
         self.device.remove_listener(self._poke)
-        self._unplug()
-        os.close(self._wake_r)
-        os.close(self._wake_w)
-        with contextlib.suppress(FileNotFoundError):
-            self.link_path.unlink()
-        if self._own_dir:
-            shutil.rmtree(self._dir, ignore_errors=True)
+        self._release()
         untrack(self)
         if self._thread.is_alive():
             raise SimError(f"the pty pump thread of {self.name} did not stop within 5 s")
@@ -148,6 +146,15 @@ class PtyRunner:
 
     def __repr__(self) -> str:
         return f"<PtyRunner {self.name} {self._slave_path or '(unplugged)'}>"
+
+    def _release(self) -> None:
+        self._unplug()
+        os.close(self._wake_r)
+        os.close(self._wake_w)
+        with contextlib.suppress(FileNotFoundError):
+            self.link_path.unlink()
+        if self._own_dir:
+            shutil.rmtree(self._dir, ignore_errors=True)
 
     # ---- the pump -----------------------------------------------------------------------------
 

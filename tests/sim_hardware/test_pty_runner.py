@@ -10,7 +10,7 @@ import pytest
 import serial
 
 from drivers.framing import Frame, FrameDecoder, encode
-from sim_hardware import EmulatedPanel, EmulatedShoe, PtyRunner, live_devices
+from sim_hardware import EmulatedPanel, EmulatedShoe, PtyRunner, SimError, live_devices
 
 
 def read_until(
@@ -84,3 +84,33 @@ def test_close_stops_the_thread_removes_the_link_and_leaves_no_live_device() -> 
     assert not runner.alive
     assert not os.path.lexists(link)
     assert runner not in live_devices()
+
+
+class BrokenShoe(EmulatedShoe):
+    broken = False
+
+    def tick(self, now: float) -> bytes:
+        if self.broken:
+            raise RuntimeError("firmware bug")
+        return super().tick(now)
+
+
+def test_an_error_in_the_pump_thread_is_raised_by_close() -> None:
+    shoe = BrokenShoe()
+    runner = PtyRunner(shoe, name="shoe")
+    shoe.broken = True
+    shoe.inject()  # any call wakes the pump, which now meets the bug
+    deadline = time.monotonic() + 5
+    while runner.alive and time.monotonic() < deadline:
+        time.sleep(0.01)
+    with pytest.raises(SimError, match="firmware bug"):
+        runner.close()
+    assert runner not in live_devices()
+
+
+def test_a_device_failing_at_start_leaves_nothing_open() -> None:
+    shoe = BrokenShoe()
+    shoe.broken = True
+    with pytest.raises(RuntimeError, match="firmware bug"):
+        PtyRunner(shoe, name="shoe")
+    assert live_devices() == []

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 
@@ -174,3 +175,23 @@ def test_bytes_sent_while_no_host_has_the_port_open_are_lost(
     served.pump()  # the c goes out to nobody
     with serial.serial_for_url("sim://test-shoe", timeout=0) as port:
         assert port.read(4096) == b""
+
+
+def test_a_read_blocked_in_another_thread_ends_when_the_owner_closes_the_port(
+    served: InProcessRunner,
+) -> None:
+    port = serial.serial_for_url("sim://test-shoe", timeout=None)
+    port.write(encode(Frame("H", 0, "A")))
+    got: list[bytes] = []
+
+    def reader() -> None:
+        while port.is_open:
+            got.append(port.read(1000))  # blocks: it wants more than will ever come
+
+    thread = threading.Thread(target=reader)
+    thread.start()
+    time.sleep(0.05)
+    port.close()
+    thread.join(timeout=5)
+    assert not thread.is_alive()
+    assert got[-1:] == [b""]
