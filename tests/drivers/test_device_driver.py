@@ -20,6 +20,7 @@ from drivers.device import DeviceDriver, format_utc
 from drivers.errors import (
     CommandError,
     CommandRejectedError,
+    DeviceTimeoutError,
     LinkDownError,
     PortOpenError,
     WrongDeviceError,
@@ -41,6 +42,8 @@ from drivers.events import (
     PeekOutcome,
     PeekResult,
     PowerUp,
+    ProtocolViolation,
+    ViolationKind,
 )
 from drivers.link import LinkState
 from drivers.panel import LedColour, LedMode, PanelDriver
@@ -143,6 +146,19 @@ def test_a_port_that_cannot_be_opened_fails_start_with_the_url(
     with pytest.raises(PortOpenError, match="sim://nobody-here"):
         driver.start()
     driver.close()
+
+
+def test_a_port_nobody_answers_on_times_out_and_an_echo_is_reported(
+    events: queue.Queue[DeviceEvent],
+) -> None:
+    """On ``loop://`` the host hears its own frames: DEV ``H`` on a shoe port."""
+    with ShoeDriver("loop://", events) as driver:
+        with pytest.raises(DeviceTimeoutError, match=r"no identification within 0\.4 s"):
+            driver.wait_identified(0.4)
+        echo = wait_for(events, ProtocolViolation)
+        assert echo.kind is ViolationKind.DEV_MISMATCH
+        assert "DEV 'H'" in echo.detail
+        assert driver.state is LinkState.CONNECTING
 
 
 def test_a_device_of_the_wrong_type_is_refused_and_its_port_released(
