@@ -25,6 +25,8 @@ every device                  Reboot, Stall, Unplug, DropAck, DuplicateAck, Dela
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -368,3 +370,97 @@ def parse_card_field(text: str, what: str) -> None:
         Card.parse(text)
     except CardNotationError as exc:
         raise SimConfigError(f"{what}: {exc}") from exc
+
+
+FAULT_TYPES: dict[str, type] = {
+    "misread": Misread,
+    "foreign_card": ForeignCard,
+    "duplicate_card": DuplicateCard,
+    "pushback": Pushback,
+    "lid_open": LidOpen,
+    "peek_answer": PeekAnswer,
+    "stuck_button": StuckButton,
+    "reboot": Reboot,
+    "stall": Stall,
+    "unplug": Unplug,
+    "drop_ack": DropAck,
+    "duplicate_ack": DuplicateAck,
+    "delay_ack": DelayAck,
+    "drop_frame": DropFrame,
+    "duplicate_frame": DuplicateFrame,
+    "corrupt_byte": CorruptByte,
+    "split_writes": SplitWrites,
+}
+
+
+def fault_from_mapping(entry: Mapping[str, object], *, where: str = "fault") -> FaultSpec:
+    """Build a spec from plain data, e.g. ``{"fault": "misread", "draw": 3}`` or
+    ``{"fault": "peek_answer", "mode": "lie", "count": 2}`` (for scenario or lab files).
+
+    Errors name ``where``, the key and what is allowed.
+    """
+    kind = entry.get("fault")
+    if not isinstance(kind, str) or kind not in FAULT_TYPES:
+        raise SimConfigError(
+            f"{where}: 'fault' must be one of {', '.join(FAULT_TYPES)}, got {kind!r}"
+        )
+    cls = FAULT_TYPES[kind]
+    allowed = {f.name: f for f in dataclasses.fields(cls)}
+    values: dict[str, object] = {}
+    for key, value in entry.items():
+        if key == "fault":
+            continue
+        if key not in allowed:
+            raise SimConfigError(
+                f"{where}: {kind} has no key {key!r}; its keys are {', '.join(allowed)}"
+            )
+        values[key] = _coerce(where, kind, key, value, str(allowed[key].type))
+    try:
+        spec: FaultSpec = cls(**values)
+    except TypeError as exc:
+        missing = [n for n, f in allowed.items() if _required(f) and n not in values]
+        raise SimConfigError(f"{where}: {kind} needs {', '.join(missing)}") from exc
+    return spec
+
+
+def faults_from_list(entries: Sequence[Mapping[str, object]], *, where: str) -> list[FaultSpec]:
+    """Build every spec of a list; errors say which entry (1-based) of ``where``."""
+    return [
+        fault_from_mapping(entry, where=f"{where}, entry {i}")
+        for i, entry in enumerate(entries, start=1)
+    ]
+
+
+def _required(field: dataclasses.Field[object]) -> bool:
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+def _coerce(where: str, kind: str, key: str, value: object, annotation: str) -> object:
+    def wrong(expected: str) -> SimConfigError:
+        return SimConfigError(f"{where}: {kind}.{key} must be {expected}, got {value!r}")
+
+    if key == "mode":
+        try:
+            return PeekMode(str(value))
+        except ValueError:
+            modes = ", ".join(m.value for m in PeekMode)
+            raise wrong(f"one of {modes}") from None
+    if value is None and "None" in annotation:
+        return None
+    if annotation.startswith("int") or annotation == "int | None":
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise wrong("a whole number")
+        return value
+    if annotation.startswith("float"):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise wrong("a number")
+        return float(value)
+    if annotation == "bool":
+        if not isinstance(value, bool):
+            raise wrong("true or false")
+        return value
+    if annotation.startswith("str"):
+        if not isinstance(value, str):
+            raise wrong("text")
+        return value
+    return value

@@ -26,6 +26,7 @@ from sim_hardware.faults import (
     Stall,
     StuckButton,
     Unplug,
+    faults_from_list,
 )
 from sim_hardware.testing import FakeHost
 
@@ -322,3 +323,43 @@ def test_a_device_refuses_a_fault_it_cannot_have() -> None:
 def test_a_draw_moment_needs_a_shoe() -> None:
     with pytest.raises(SimConfigError, match=r"at_draw=\.\.\.\) needs a shoe"):
         EmulatedPeekReader().inject(Reboot(at_draw=3))
+
+
+# ---- specs from plain data (scenario or lab files) ---------------------------------------------
+
+
+def test_fault_specs_can_be_written_as_plain_data() -> None:
+    specs = faults_from_list(
+        [
+            {"fault": "misread", "draw": 3},
+            {"fault": "peek_answer", "mode": "lie", "count": None},
+            {"fault": "delay_ack", "rate": 0.1, "delay_s": 1},
+            {"fault": "reboot", "at_draw": 60, "reason": "BRN"},
+        ],
+        where="lab.yaml",
+    )
+    assert specs == [
+        Misread(draw=3),
+        PeekAnswer(PeekMode.LIE, count=None),
+        DelayAck(rate=0.1, delay_s=1.0),
+        Reboot(at_draw=60, reason="BRN"),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("entry", "says"),
+    [
+        ({"fault": "misreed", "draw": 3}, r"lab.yaml, entry 1: 'fault' must be one of misread"),
+        ({"fault": "misread", "drew": 3}, r"misread has no key 'drew'; its keys are draw"),
+        ({"fault": "misread"}, r"misread needs draw"),
+        ({"fault": "misread", "draw": "3"}, r"misread.draw must be a whole number, got '3'"),
+        ({"fault": "stall", "duration_s": True}, r"stall.duration_s must be a number"),
+        ({"fault": "peek_answer", "mode": "fib"}, r"peek_answer.mode must be one of honest"),
+        ({"fault": "duplicate_card", "draw": 2, "force_fault": 1}, r"must be true or false"),
+    ],
+)
+def test_a_bad_fault_entry_names_the_file_entry_key_and_what_is_allowed(
+    entry: dict[str, object], says: str
+) -> None:
+    with pytest.raises(SimConfigError, match=says):
+        faults_from_list([entry], where="lab.yaml")
