@@ -39,6 +39,26 @@ class Decision:
 
 
 @dataclass(frozen=True, slots=True)
+class TableEvent:
+    """Something the dealer, a supervisor or a technician does that is not a player's decision:
+    ``card_out_of_turn``, ``supervisor`` (data: decision), ``key_card`` (data: card),
+    ``unplug`` / ``replug`` (data: device)."""
+
+    kind: str
+    data: dict[str, Any]
+    source: object = None
+
+
+SUPERVISOR_ACTIONS = {
+    "assign": Action.ASSIGN_CARD,
+    "burn": Action.BURN_CARD,
+    "void": Action.VOID,
+    "confirm": Action.CONFIRM_CARD,
+    "clear_lockup": Action.CLEAR_LOCKUP,
+}
+
+
+@dataclass(frozen=True, slots=True)
 class ScriptedBet:
     box: int
     player: str
@@ -48,13 +68,13 @@ class ScriptedBet:
 @dataclass(frozen=True, slots=True)
 class ScriptedRound:
     bets: Sequence[ScriptedBet]
-    decisions: Sequence[Decision]
+    decisions: Sequence[Decision | TableEvent]
 
 
 @dataclass
 class Rejection:
     round: int
-    decision: Decision
+    decision: Decision | TableEvent
     reason: str
 
 
@@ -79,6 +99,9 @@ class Hands(Protocol):
     def enter(self, action: Action, data: dict[str, Any]) -> None:
         """Enter a decision, an OK or a bet; raises ActionRefused when the controller refuses."""
 
+    def table_event(self, event: TableEvent) -> None:
+        """Do a scripted table event; raises ActionRefused when the controller refuses."""
+
 
 class DirectHands:
     """Hands that talk to the controller directly: a card list for the shoe, a perfect reader."""
@@ -102,6 +125,26 @@ class DirectHands:
     def enter(self, action: Action, data: dict[str, Any]) -> None:
         self.controller.perform(action, **data)
 
+    def table_event(self, event: TableEvent) -> None:
+        c = self.controller
+        if event.kind == "card_out_of_turn":
+            self.draw()
+        elif event.kind == "supervisor":
+            c.set_key_position("SUP")
+            try:
+                c.perform(SUPERVISOR_ACTIONS[event.data["decision"]], by="supervisor")
+            finally:
+                c.set_key_position("RUN")
+        elif event.kind == "key_card":
+            c.perform(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+        elif event.kind == "unplug":
+            device = event.data["device"]
+            c.perform(Action.HOLD, kind="device_lost", detail=f"{device} unplugged", device=device)
+        elif event.kind == "replug":
+            c.perform(Action.RESUME, kind="device_lost", device=event.data["device"])
+        else:
+            raise PlayError(f"unknown table event {event.kind!r}")
+
 
 WINDOW_ACTIONS = {
     State.OFFERS: {Action.INSURANCE, Action.SURRENDER},
@@ -118,25 +161,26 @@ def play_rounds(
     rounds: Sequence[ScriptedRound],
     *,
     on_output: Callable[[list[Any]], None] | None = None,
+    drain: Callable[[], list[Any]] | None = None,
     max_steps: int = 10_000,
 ) -> tuple[list[RoundRecord], list[Rejection]]:
     """Play scripted rounds to their end. Returns a record per round and the refused decisions."""
     records: list[RoundRecord] = []
     rejected: list[Rejection] = []
 
+    take = drain if drain is not None else controller.drain
+
     def collect(record: RoundRecord) -> None:
-        out = controller.drain()
+        out = take()
         if on_output is not None:
             on_output(out)
-        for item in out:
-            if isinstance(item, Prompt):
-                record.prompts.append(item)
-            elif isinstance(item, LedgerEntry):
-                record.ledger.append(item)
+        _keep(record, out)
 
+    carried: list[Any] = []  # what the last round's closing OK emitted (the next round's)
     for script in rounds:
         number = controller.round.number
         record = RoundRecord(number)
+        _keep(record, carried)
         _prepare_table(controller, hands, record, collect, max_steps)
         for bet in script.bets:
             hands.enter(
@@ -151,14 +195,19 @@ def play_rounds(
             if steps > max_steps:
                 raise PlayError(f"round {number} did not finish in {max_steps} steps")
             state = controller.state
+            # Cards due are dealt first; a scripted table event happens at the next moment the
+            # controller waits for a person (a decision, a window, the reveal, a hold).
             if state in CARD_STATES:
                 hands.draw()
             elif state is State.PEEK:
                 hands.peek()
+            elif pending and isinstance(pending[0], TableEvent):
+                _try(hands, pending.pop(0), number, rejected)
             elif state is State.REVEAL:
                 hands.enter(Action.OK, {})
             elif state in WINDOW_ACTIONS:
-                if pending and pending[0].action in WINDOW_ACTIONS[state]:
+                head = pending[0] if pending else None
+                if isinstance(head, Decision) and head.action in WINDOW_ACTIONS[state]:
                     _try(hands, pending.pop(0), number, rejected)
                 else:
                     hands.enter(Action.OK, {})
@@ -181,9 +230,19 @@ def play_rounds(
         record.dealer_cards = list(controller.round.dealer.cards)
         record.controller_round = controller.round
         hands.enter(Action.OK, {})
-        collect(record)
+        carried = take()
+        if on_output is not None:
+            on_output(carried)
         records.append(record)
     return records, rejected
+
+
+def _keep(record: RoundRecord, out: list[Any]) -> None:
+    for item in out:
+        if isinstance(item, Prompt):
+            record.prompts.append(item)
+        elif isinstance(item, LedgerEntry):
+            record.ledger.append(item)
 
 
 def _prepare_table(
@@ -208,8 +267,11 @@ def _prepare_table(
     raise PlayError("the table did not open for bets")
 
 
-def _try(hands: Hands, decision: Decision, number: int, rejected: list[Rejection]) -> None:
+def _try(hands: Hands, item: Decision | TableEvent, number: int, rejected: list[Rejection]) -> None:
     try:
-        hands.enter(decision.action, decision.data)
+        if isinstance(item, TableEvent):
+            hands.table_event(item)
+        else:
+            hands.enter(item.action, item.data)
     except ActionRefused as refused:
-        rejected.append(Rejection(number, decision, refused.reason))
+        rejected.append(Rejection(number, item, refused.reason))

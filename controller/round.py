@@ -457,7 +457,6 @@ class RoundController:
             raise _Refusal("bets are on the table: settle or clear them first")
         self.table.shuffle_due = False
         self.table.burn_left = self.rules.shoe.burn_cards
-        self._emit(DeviceCommand("shoe", "new_shoe"))
         return S.BURN if self.table.burn_left else S.BETTING
 
     def _bet(self, data: Mapping[str, Any]) -> State:
@@ -1025,7 +1024,7 @@ class RoundController:
 
     def _hold(self, data: Mapping[str, Any]) -> State:
         kind = _hold_kind(data)
-        if kind not in (HoldKind.DEVICE_LOST, HoldKind.LOCKUP):
+        if kind is HoldKind.UNEXPECTED_CARD:
             raise _Refusal(f"a {kind.value} hold comes from a card, not from a hold request")
         detail = str(data.get("detail", kind.value))
         if self.state is not S.HOLD:

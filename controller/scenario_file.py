@@ -140,8 +140,9 @@ class Action:
     kind: ClassVar[str]
     required: ClassVar[tuple[str, ...]] = ("box",)
     optional: ClassVar[tuple[str, ...]] = ()
+    table_event: ClassVar[bool] = False  # done by the dealer/supervisor/technician, not a player
 
-    box: int
+    box: int | None  # None only for table events, which have no box
     line: int | None = field(default=None, kw_only=True, compare=False)
 
     def as_dict(self) -> dict[str, dict[str, Any]]:
@@ -214,8 +215,92 @@ class Rescue(Action):
     player: str
 
 
+SUPERVISOR_DECISIONS: tuple[str, ...] = ("assign", "burn", "void", "confirm", "clear_lockup")
+DEVICES: tuple[str, ...] = ("shoe", "peek", "panel")
+
+
+@dataclass(frozen=True, slots=True)
+class CardOutOfTurn(Action):
+    """The dealer pulls a card from the shoe when no card is due (an irregularity)."""
+
+    kind: ClassVar[str] = "card_out_of_turn"
+    required: ClassVar[tuple[str, ...]] = ()
+    table_event: ClassVar[bool] = True
+
+    box: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Supervisor(Action):
+    """A supervisor's decision at the key switch: assign / burn an unexpected card, void the
+    round, confirm a keyed-in card or clear a lockup."""
+
+    kind: ClassVar[str] = "supervisor"
+    required: ClassVar[tuple[str, ...]] = ("decision",)
+    table_event: ClassVar[bool] = True
+
+    box: int | None = None
+
+    decision: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCard(Action):
+    """The dealer keys in a card the shoe could not read."""
+
+    kind: ClassVar[str] = "key_card"
+    required: ClassVar[tuple[str, ...]] = ("card",)
+    table_event: ClassVar[bool] = True
+
+    box: int | None = None
+
+    card: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Unplug(Action):
+    """A device's cable is pulled: the table holds until it is back."""
+
+    kind: ClassVar[str] = "unplug"
+    required: ClassVar[tuple[str, ...]] = ("device",)
+    table_event: ClassVar[bool] = True
+
+    box: int | None = None
+
+    device: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class Replug(Action):
+    """The device's cable is plugged back in."""
+
+    kind: ClassVar[str] = "replug"
+    required: ClassVar[tuple[str, ...]] = ("device",)
+    table_event: ClassVar[bool] = True
+
+    box: int | None = None
+
+    device: str = ""
+
+
 ACTION_TYPES: Mapping[str, type[Action]] = MappingProxyType(
-    {cls.kind: cls for cls in (Insurance, Surrender, Hit, Stand, Double, Split, Rescue)}
+    {
+        cls.kind: cls
+        for cls in (
+            Insurance,
+            Surrender,
+            Hit,
+            Stand,
+            Double,
+            Split,
+            Rescue,
+            CardOutOfTurn,
+            Supervisor,
+            KeyCard,
+            Unplug,
+            Replug,
+        )
+    }
 )
 
 
@@ -224,6 +309,7 @@ class ScriptedShoe:
     """The shoe delivers exactly these cards, in order, burn cards included."""
 
     cards: tuple[Card, ...]
+    cut: int | None = None  # the cut card comes out after this many cards
 
 
 @dataclass(frozen=True, slots=True)
@@ -231,6 +317,7 @@ class SeededShoe:
     """A seeded shuffle of the variant's shoe."""
 
     seed: int
+    cut: int | None = None
 
 
 ShoeSpec: TypeAlias = ScriptedShoe | SeededShoe
@@ -695,28 +782,68 @@ class _Reader:
 
     def shoe(self, node: Node) -> ShoeSpec | None:
         if isinstance(node, SequenceNode):
-            if not node.value:
-                self.fail(node, "shoe", "a scripted shoe must hold at least one card")
-                return None
-            cards: list[Card] = []
-            for i, card_node in enumerate(node.value):
-                self.mark(card_node, _index("shoe", i))
-                card = self.card(card_node, _index("shoe", i))
-                if card is not None:
-                    cards.append(card)
-            return ScriptedShoe(tuple(cards)) if len(cards) == len(node.value) else None
+            cards = self.shoe_cards(node, "shoe")
+            return None if cards is None else ScriptedShoe(cards)
         if isinstance(node, MappingNode):
-            keys = self.mapping(node, "shoe", ("seed",))
-            if keys is None or "seed" not in keys:
+            keys = self.mapping(node, "shoe", (), ("seed", "cards", "cut"))
+            if keys is None:
                 return None
-            seed = self.integer(keys["seed"], "shoe.seed", "a whole number", lambda _: True)
-            return None if seed is None else SeededShoe(seed)
+            if ("seed" in keys) == ("cards" in keys):
+                self.fail(
+                    node,
+                    "shoe",
+                    "give either seed or cards (not both, not neither)",
+                    ("seed", "cards", "cut"),
+                )
+                return None
+            cut = None
+            if "cut" in keys:
+                cut = self.integer(
+                    keys["cut"], "shoe.cut", "a whole number of cards, 1 or more", lambda n: n >= 1
+                )
+                if cut is None:
+                    return None
+            if "seed" in keys:
+                seed = self.integer(keys["seed"], "shoe.seed", "a whole number", lambda _: True)
+                return None if seed is None else SeededShoe(seed, cut)
+            cards_node = keys["cards"]
+            if not isinstance(cards_node, SequenceNode):
+                self.fail(
+                    cards_node,
+                    "shoe.cards",
+                    f"must be a list of cards like [2C, AS, KH], got {_shown(cards_node)}",
+                )
+                return None
+            cards = self.shoe_cards(cards_node, "shoe.cards")
+            if cards is None:
+                return None
+            if cut is not None and cut > len(cards):
+                self.fail(
+                    keys["cut"],
+                    "shoe.cut",
+                    f"the cut card must come within the {len(cards)} scripted cards",
+                )
+                return None
+            return ScriptedShoe(cards, cut)
         self.fail(
             node,
             "shoe",
-            f"must be a list of cards like [2C, AS, KH] or {{seed: 7}}, got {_shown(node)}",
+            "must be a list of cards like [2C, AS, KH], {seed: 7} or {cards: [...], cut: 20}, "
+            f"got {_shown(node)}",
         )
         return None
+
+    def shoe_cards(self, node: SequenceNode, path: str) -> tuple[Card, ...] | None:
+        if not node.value:
+            self.fail(node, path, "a scripted shoe must hold at least one card")
+            return None
+        cards: list[Card] = []
+        for i, card_node in enumerate(node.value):
+            self.mark(card_node, _index(path, i))
+            card = self.card(card_node, _index(path, i))
+            if card is not None:
+                cards.append(card)
+        return tuple(cards) if len(cards) == len(node.value) else None
 
     def card(self, node: Node, path: str) -> Card | None:
         if not (isinstance(node, ScalarNode) and node.tag == _STR):
@@ -863,7 +990,21 @@ class _Reader:
             return self.amount(node, path)
         if key == "players":
             return self.player_list(node, path)
+        if key == "decision":
+            return self.choice(node, path, "supervisor decision", SUPERVISOR_DECISIONS)
+        if key == "device":
+            return self.choice(node, path, "device", DEVICES)
+        if key == "card":
+            card = self.card(node, path)
+            return None if card is None else str(card)
         raise AssertionError(f"no parser for action field {key!r}")  # pragma: no cover
+
+    def choice(self, node: Node, path: str, what: str, allowed: tuple[str, ...]) -> str | None:
+        if isinstance(node, ScalarNode) and node.tag == _STR and node.value in allowed:
+            return str(node.value)
+        got = node.value if isinstance(node, ScalarNode) else _shown(node)
+        self.fail(node, path, f"unknown {what} {got!r}{_did_you_mean(str(got), allowed)}", allowed)
+        return None
 
     def player_list(self, node: Node, path: str) -> tuple[str, ...] | None:
         items = self.sequence(node, path, "player names")
@@ -888,6 +1029,8 @@ class _Reader:
         self, action: Action, keys: dict[str, Node], path: str, bets: tuple[Bet, ...]
     ) -> None:
         """The box must have a bet this round and named players must have bet on it."""
+        if action.box is None:
+            return
         boxes = sorted({b.box for b in bets})
         if action.box not in boxes:
             self.fail(

@@ -78,7 +78,8 @@ def test_amount_problem_reads_like_the_documented_example() -> None:
 def test_misspelled_action_is_named_with_a_suggestion_and_the_allowed_actions() -> None:
     assert only_problem(round_with("- hitt: {box: 1}\n")) == (
         "game.yaml:7: rounds[0].actions[0].hitt: unknown action 'hitt' (did you mean 'hit'?); "
-        "allowed: insurance, surrender, hit, stand, double, split, rescue"
+        "allowed: insurance, surrender, hit, stand, double, split, rescue, "
+        "card_out_of_turn, supervisor, key_card, unplug, replug"
     )
 
 
@@ -141,13 +142,25 @@ def test_misspelled_top_level_key_is_suggested_instead_of_reported_missing() -> 
         ),
         pytest.param(
             "spec: 1\nvariant: nz-pontoon\nshoe: {seed: 7, cards: [2C]}\n" + ONE_ROUND,
-            "game.yaml:3: shoe.cards: unknown key 'cards'; allowed: seed",
+            "game.yaml:3: shoe: give either seed or cards (not both, not neither); "
+            "allowed: seed, cards, cut",
+            id="shoe with seed and cards",
+        ),
+        pytest.param(
+            "spec: 1\nvariant: nz-pontoon\nshoe: {seed: 7, cutt: 3}\n" + ONE_ROUND,
+            "game.yaml:3: shoe.cutt: unknown key 'cutt' (did you mean 'cut'?); "
+            "allowed: seed, cards, cut",
             id="shoe extra key",
         ),
         pytest.param(
+            "spec: 1\nvariant: nz-pontoon\nshoe: {cards: [2C, AS], cut: 3}\n" + ONE_ROUND,
+            "game.yaml:3: shoe.cut: the cut card must come within the 2 scripted cards",
+            id="cut beyond the scripted cards",
+        ),
+        pytest.param(
             "spec: 1\nvariant: nz-pontoon\nshoe: 2C AS\n" + ONE_ROUND,
-            "game.yaml:3: shoe: must be a list of cards like [2C, AS, KH] or {seed: 7}, "
-            "got '2C AS'",
+            "game.yaml:3: shoe: must be a list of cards like [2C, AS, KH], {seed: 7} or "
+            "{cards: [...], cut: 20}, got '2C AS'",
             id="shoe as text",
         ),
         pytest.param(
@@ -335,7 +348,8 @@ def test_file_level_problem_names_line_and_key(text: str, expected: str) -> None
             "- {hit: {box: 1}, stand: {box: 1}}\n",
             "game.yaml:7: rounds[0].actions[0]: an action must be a mapping with one key, the "
             "action name, like `hit: {box: 1}`; got 2 keys; "
-            "allowed: insurance, surrender, hit, stand, double, split, rescue",
+            "allowed: insurance, surrender, hit, stand, double, split, rescue, "
+            "card_out_of_turn, supervisor, key_card, unplug, replug",
             id="two actions in one item",
         ),
         pytest.param(

@@ -1,0 +1,445 @@
+"""The table: device events in, round controller in the middle, device commands out.
+
+:class:`TableApp` is what sits on the one event queue. It turns each driver event into a round
+action (a card, a peek result, a panel decision, a hold for a lost device or a lockup fault),
+runs it through the :class:`~controller.round.RoundController`, and turns what the controller
+emits into device commands (arm the reader, load a new shoe, light the valid buttons). It does
+no I/O itself: commands go to a :class:`DeviceCommands` object, which in production is the
+drivers and in tests may be anything that records them.
+
+The dealer panel has no keyboard, so decisions are entered as short key sequences (see
+``docs/panel.md``): optional box key ``B1_``..``B7_``, optional wager-position keys
+``W1_``..``W3_`` (the players on the box, in the order they bet), optional amount digits keyed
+like a till (``D2_ D5_ D0_`` is $2.50), then the decision key (``HIT``, ``STD``, ``DBL``,
+``SPL``, ``SUR``, ``INS``, ``RES``, ``OK_``, ``UND``, ``SHF``, ``DEA``). ``CAN`` clears the
+entry. A press on a button that is not lit is ignored and reported.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import structlog
+
+from controller.cards import Card
+from controller.prompts import Prompt, PromptCode
+from controller.round import (
+    Action,
+    ActionRefused,
+    DeviceCommand,
+    HoldKind,
+    Output,
+    RoundController,
+    State,
+)
+from controller.rules import Variant
+from drivers.events import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    CardMotion,
+    CardSensed,
+    CutCard,
+    DeviceEvent,
+    DeviceRefused,
+    DeviceType,
+    FaultCleared,
+    FaultRaised,
+    KeySwitch,
+    LinkLost,
+    LinkRestored,
+    PeekResult,
+    Severity,
+    ShoeLoaded,
+)
+
+log = structlog.get_logger("croupier.table")
+
+CARD_UNREADABLE = 0x10
+
+DECISION_KEYS: dict[Button, Action] = {
+    Button.HIT: Action.HIT,
+    Button.STAND: Action.STAND,
+    Button.DOUBLE: Action.DOUBLE,
+    Button.SPLIT: Action.SPLIT,
+    Button.SURRENDER: Action.SURRENDER,
+    Button.INSURANCE: Action.INSURANCE,
+    Button.RESCUE: Action.RESCUE,
+    Button.OK: Action.OK,
+    Button.UNDO: Action.UNDO,
+    Button.SHUFFLE: Action.SHUFFLE,
+    Button.DEAL: Action.DEAL,
+}
+ACTION_KEYS = {action: button for button, action in DECISION_KEYS.items()}
+BOX_KEYS = [Button(f"B{n}_") for n in range(1, 8)]
+WAGER_KEYS = [Button(f"W{n}_") for n in range(1, 4)]
+DIGIT_KEYS = [Button(f"D{n}_") for n in range(10)]
+ENTRY_STATES = {State.OFFERS, State.INSURANCE, State.SURRENDER, State.PLAYING, State.RESCUE}
+
+
+class DeviceCommands(Protocol):
+    """Where the table's device commands go (the drivers, or a recorder in tests)."""
+
+    def arm_peek(self, up: str) -> None: ...
+
+    def new_shoe(self) -> None: ...
+
+    def light(self, lit: frozenset[Button]) -> None: ...
+
+
+class NoDevices:
+    """Commands that go nowhere (a table driven without devices)."""
+
+    def arm_peek(self, up: str) -> None:
+        return None
+
+    def new_shoe(self) -> None:
+        return None
+
+    def light(self, lit: frozenset[Button]) -> None:
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class InputResult:
+    """What became of a dealer input: accepted, or refused with the reason."""
+
+    action: Action | None
+    accepted: bool
+    reason: str = ""
+    keys: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceNote:
+    """A device event worth recording that changes nothing in the round."""
+
+    device: str
+    text: str
+
+
+TableOutput = Output | InputResult | DeviceNote
+
+
+@dataclass
+class PanelEntry:
+    box: int | None = None
+    wagers: list[int] = field(default_factory=list)
+    digits: str = ""
+    keys: list[str] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.box = None
+        self.wagers.clear()
+        self.digits = ""
+        self.keys.clear()
+
+
+class TableApp:
+    """One table: the round controller fed by device events."""
+
+    def __init__(
+        self,
+        rules: Variant,
+        commands: DeviceCommands | None = None,
+        *,
+        start: State = State.BURN,
+        on_output: Callable[[TableOutput], None] | None = None,
+    ) -> None:
+        self.rules = rules
+        self.controller = RoundController(rules, start=start)
+        self.commands: DeviceCommands = commands if commands is not None else NoDevices()
+        self.outputs: list[TableOutput] = []
+        self.entry = PanelEntry()
+        self.lit: frozenset[Button] = frozenset()
+        self.cards_handled = 0
+        self.peeks_handled = 0
+        self.inputs_handled = 0
+        self.card_in_reader = False
+        self.shuffle_requested = False  # SHF pressed: the shoe was told to load a new shoe
+        self._arm_pending: str | None = None
+        self._on_output = on_output
+        self._flush()
+
+    # --- events ----------------------------------------------------------------------------------
+
+    def handle(self, event: DeviceEvent) -> None:
+        """Apply one driver event. Never raises for bad input: refusals become outputs."""
+        if isinstance(event, CardDrawn):
+            self._card(event.card)
+            self.cards_handled += 1
+        elif isinstance(event, CutCard):
+            self.controller.cut_card_seen()
+        elif isinstance(event, ShoeLoaded):
+            self._note(event.device.type, f"new shoe loaded ({event.cards_detected} cards)")
+            if self.shuffle_requested:
+                self.shuffle_requested = False
+                self._perform(Action.SHUFFLE, {})
+        elif isinstance(event, PeekResult):
+            self._perform(Action.PEEK, {"outcome": event.outcome.value})
+            self.peeks_handled += 1
+        elif isinstance(event, CardSensed):
+            self.card_in_reader = event.motion is CardMotion.INSERTED
+            if self.card_in_reader and self._arm_pending and self.controller.state is State.PEEK:
+                self._arm(self._arm_pending)
+        elif isinstance(event, ButtonPressed):
+            self._button(event.button)
+        elif isinstance(event, KeySwitch):
+            self.controller.set_key_position(event.position.value)
+            self._note(event.device.type, f"key switch at {event.position.value}")
+        elif isinstance(event, FaultRaised):
+            self._fault(event)
+        elif isinstance(event, FaultCleared):
+            self._note(event.device.type, f"fault cleared: {event.name}")
+        elif isinstance(event, (LinkLost, DeviceRefused)):
+            what = "link lost" if isinstance(event, LinkLost) else "refused"
+            self._perform(
+                Action.HOLD,
+                {
+                    "kind": HoldKind.DEVICE_LOST.value,
+                    "detail": f"{event.device.type.label} {what}",
+                    "device": event.device.type.label,
+                },
+            )
+        elif isinstance(event, LinkRestored):
+            self._perform(
+                Action.RESUME,
+                {"kind": HoldKind.DEVICE_LOST.value, "device": event.device.type.label},
+            )
+        else:
+            self._note(event.device.type, type(event).__name__)
+        self._flush()
+
+    def _card(self, card: Card) -> None:
+        self._perform(Action.CARD, {"card": card})
+
+    def _fault(self, event: FaultRaised) -> None:
+        device = event.device.type.label
+        self._note(event.device.type, f"fault raised: {event.name} ({event.severity.value})")
+        if event.code == CARD_UNREADABLE:
+            self._perform(
+                Action.HOLD,
+                {
+                    "kind": HoldKind.UNREADABLE_CARD.value,
+                    "detail": "the shoe could not read a card: key it in",
+                    "device": device,
+                },
+            )
+        elif event.severity is Severity.LOCKUP:
+            self._perform(
+                Action.HOLD,
+                {
+                    "kind": HoldKind.LOCKUP.value,
+                    "detail": f"{device} lockup {event.name}",
+                    "device": device,
+                },
+            )
+
+    def _note(self, device: DeviceType, text: str) -> None:
+        self._push(DeviceNote(device.label, text))
+
+    # --- dealer input (panel buttons, or the display) --------------------------------------------
+
+    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
+        """Record a bet (from the display or a scripted session)."""
+        result = self._perform(
+            Action.BET, {"box": box, "player": player, "amount_cents": amount_cents}
+        )
+        self._flush()
+        return result
+
+    def supervisor(self, action: Action, **data: Any) -> InputResult:
+        """A supervisor's decision (needs the key switch at SUP)."""
+        result = self._perform(action, data)
+        self._flush()
+        return result
+
+    def _button(self, button: Button) -> None:
+        if button not in self.lit:
+            self._push(
+                InputResult(
+                    None, False, f"button {button.value} is not lit: ignored", (button.value,)
+                )
+            )
+            return
+        entry = self.entry
+        entry.keys.append(button.value)
+        if button is Button.CANCEL:
+            entry.clear()
+            return
+        if button in BOX_KEYS:
+            entry.box = BOX_KEYS.index(button) + 1
+            return
+        if button in WAGER_KEYS:
+            entry.wagers.append(WAGER_KEYS.index(button) + 1)
+            return
+        if button in DIGIT_KEYS:
+            entry.digits += str(DIGIT_KEYS.index(button))
+            return
+        action = DECISION_KEYS.get(button)
+        if action is None:
+            self._push(InputResult(None, True, f"{button.value} noted", (button.value,)))
+            return
+        keys = tuple(entry.keys)
+        if action is Action.SHUFFLE:
+            self._request_shuffle(keys)
+            entry.clear()
+            return
+        try:
+            data = self._entry_data(action)
+        except ActionRefused as refused:
+            self._push(InputResult(action, False, refused.reason, keys))
+        else:
+            self._perform(action, data, keys)
+        entry.clear()
+
+    def _request_shuffle(self, keys: tuple[str, ...]) -> None:
+        """SHF: tell the shoe to load a new shoe; the round machine moves on once the shoe
+        reports it loaded (so no card of the old shoe can be taken for a burn card)."""
+        if self.controller.round.boxes:
+            self._push(
+                InputResult(
+                    Action.SHUFFLE, False, "bets are on the table: settle or clear them first", keys
+                )
+            )
+            return
+        self.shuffle_requested = True
+        self.commands.new_shoe()
+        self.inputs_handled += 1
+        self._push(InputResult(Action.SHUFFLE, True, "new shoe requested", keys))
+
+    def _entry_data(self, action: Action) -> dict[str, Any]:
+        entry = self.entry
+        data: dict[str, Any] = {}
+        round_ = self.controller.round
+        box_no = entry.box
+        if box_no is None and round_.turn is not None:
+            box_no = round_.turn[0]
+        if box_no is not None:
+            data["box"] = box_no
+        players: list[str] = []
+        if entry.wagers:
+            box = round_.boxes.get(box_no or 0)
+            for position in entry.wagers:
+                if box is None or position > len(box.wagers):
+                    raise ActionRefused(
+                        action,
+                        self.controller.state,
+                        f"no wager at position W{position} on box {box_no}",
+                    )
+                players.append(box.wagers[position - 1].player)
+        if entry.digits:
+            data["amount_cents"] = int(entry.digits)
+        if action is Action.DOUBLE and players:
+            data["players"] = players
+        elif action in (Action.INSURANCE, Action.RESCUE) and players:
+            data["player"] = players[0]
+        return data
+
+    # --- the controller --------------------------------------------------------------------------
+
+    def _perform(
+        self, action: Action, data: dict[str, Any], keys: tuple[str, ...] = ()
+    ) -> InputResult:
+        try:
+            self.controller.perform(action, **data)
+        except ActionRefused as refused:
+            result = InputResult(action, False, refused.reason, keys)
+            log.info("input refused", action=action.value, reason=refused.reason)
+        else:
+            result = InputResult(action, True, "", keys)
+        if action not in (Action.CARD, Action.PEEK, Action.HOLD, Action.RESUME):
+            self.inputs_handled += 1
+        self._push(result)
+        return result
+
+    def _push(self, item: TableOutput) -> None:
+        self.outputs.append(item)
+        if self._on_output is not None:
+            self._on_output(item)
+
+    def _flush(self) -> None:
+        for item in self.controller.drain():
+            self._push(item)
+            if isinstance(item, DeviceCommand):
+                self._command(item)
+        if self.controller.state is not State.PEEK:
+            self._arm_pending = None
+        lit = self.valid_buttons()
+        if lit != self.lit:
+            self.lit = lit
+            self.commands.light(lit)
+
+    def _command(self, command: DeviceCommand) -> None:
+        if command.command == "arm_peek":
+            self._arm_pending = command.args[0]
+            if self.card_in_reader:
+                self._arm(command.args[0])
+
+    def _arm(self, up: str) -> None:
+        self._arm_pending = None
+        self.commands.arm_peek(up)
+
+    # --- what the panel may press now ------------------------------------------------------------
+
+    def valid_buttons(self) -> frozenset[Button]:
+        c = self.controller
+        allowed = c.allowed_actions()
+        lit: set[Button] = {Button.CALL, Button.CANCEL}
+        for action, button in ACTION_KEYS.items():
+            if action not in allowed:
+                continue
+            if action in (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT) and not c._can(
+                action
+            ):
+                continue
+            lit.add(button)
+        if c.state in ENTRY_STATES:
+            lit.update(BOX_KEYS[n - 1] for n in c.round.boxes)
+            lit.update(WAGER_KEYS[: self.rules.table.wagers_per_box])
+            lit.update(DIGIT_KEYS)
+        return frozenset(lit)
+
+    # --- views -----------------------------------------------------------------------------------
+
+    def prompts(self) -> list[Prompt]:
+        return [o for o in self.outputs if isinstance(o, Prompt)]
+
+    def last_prompt(self) -> Prompt | None:
+        for item in reversed(self.outputs):
+            if isinstance(item, Prompt):
+                return item
+        return None
+
+    def holding(self) -> bool:
+        return self.controller.state is State.HOLD
+
+    def key_in_needed(self) -> bool:
+        return any(h.kind is HoldKind.UNREADABLE_CARD for h in self.controller.hold_reasons)
+
+
+def keys_for(action: Action, data: dict[str, Any], box_players: list[str]) -> list[Button]:
+    """The panel keys that enter ``action`` with ``data`` (the scenario runner's fingers)."""
+    keys: list[Button] = []
+    box = data.get("box")
+    if isinstance(box, int) and 1 <= box <= len(BOX_KEYS):
+        keys.append(BOX_KEYS[box - 1])
+    players: list[str] = []
+    if action is Action.DOUBLE and data.get("players") is not None:
+        players = list(data["players"])
+    elif action in (Action.INSURANCE, Action.RESCUE) and data.get("player"):
+        players = [str(data["player"])]
+    for player in players:
+        if player in box_players:
+            keys.append(WAGER_KEYS[box_players.index(player)])
+    amount = data.get("amount_cents")
+    if isinstance(amount, int) and amount > 0:
+        keys.extend(DIGIT_KEYS[int(d)] for d in str(amount))
+    keys.append(ACTION_KEYS[action])
+    return keys
+
+
+def is_prompt(item: TableOutput, code: PromptCode) -> bool:
+    return isinstance(item, Prompt) and item.code is code
