@@ -145,7 +145,9 @@ class EmulatedPanel(DeviceCore):
     @locked
     def release(self, button: str, now: float | None = None) -> None:
         """Release ``button`` (``b button;R;held_ms``)."""
-        self._release(check_button(button), self._at(now))
+        if check_button(button) not in self._pressed:
+            raise SimActionError(f"button {button} is not pressed, so it cannot be released")
+        self._release(button, self._at(now))
 
     def _release(self, button: str, at: float) -> None:
         press = self._pressed.pop(button, None)
@@ -160,7 +162,7 @@ class EmulatedPanel(DeviceCore):
     @locked
     def tap(self, button: str, now: float | None = None) -> None:
         """Press and release at once."""
-        at = self._at(now)
+        at = self._now if now is None else now  # no time passes, so none is needed
         self._press(check_button(button), at, self.stuck_after_s)
         self._release(button, at)
 
@@ -186,6 +188,11 @@ class EmulatedPanel(DeviceCore):
         self._emit("y", position)
 
     def _at(self, now: float | None) -> float:
+        if now is None and self._booted_at is None:
+            raise SimActionError(
+                "the panel has no time yet: serve it (or tick it once) before pressing or "
+                "holding buttons, or pass now="
+            )
         return self._now if now is None else now
 
     # ---- host commands ----------------------------------------------------------------------

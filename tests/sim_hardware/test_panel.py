@@ -128,6 +128,7 @@ def test_render_shows_text_lit_buttons_and_key() -> None:
 
 def test_pressing_a_button_already_down_is_refused() -> None:
     panel = EmulatedPanel()
+    panel.tick(0.0)
     panel.press("HIT")
     with pytest.raises(SimActionError, match="already pressed"):
         panel.press("HIT")
@@ -156,3 +157,14 @@ def test_a_reboot_turns_the_leds_off_and_blanks_the_text() -> None:
     panel.reboot()
     assert panel.lit_buttons == []
     assert panel.text == ("", "")
+
+
+def test_a_press_before_the_panel_has_any_time_is_refused_with_what_to_do() -> None:
+    with pytest.raises(SimActionError, match="serve it \\(or tick it once\\)"):
+        EmulatedPanel().press("HIT")
+
+
+def test_a_tap_needs_no_time() -> None:
+    panel = EmulatedPanel()
+    panel.tap("OK_")
+    assert [f.payload for f in panel.queued_events if f.kind == "b"] == ["OK_;P;0000", "OK_;R;0000"]
