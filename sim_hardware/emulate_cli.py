@@ -43,14 +43,19 @@ if TYPE_CHECKING:
 HELP = __doc__.split("::", 2)[1].split("Standalone")[0].strip("\n") if __doc__ else ""
 
 
+DESCRIPTION = (
+    "Start the three emulated TBL-21 devices on ptys, print their paths (one per line: name "
+    "and path) and serve them until Ctrl-C or SIGTERM. Commands on stdin play the dealer "
+    "(type 'help')."
+)
+
+
 def register(subparsers: Subparsers) -> None:
     """Add ``emulate`` to the ``croupier`` command line."""
     parser = subparsers.add_parser(
         "emulate",
         help="run an emulated shoe, hole-card reader and button panel on pseudo-terminals",
-        description="Start the three emulated TBL-21 devices on ptys, print their paths "
-        "(one per line: name and path) and serve them until Ctrl-C or SIGTERM. Commands on "
-        "stdin play the dealer (type 'help').",
+        description=DESCRIPTION,
     )
     add_arguments(parser)
     parser.set_defaults(handler=run)
@@ -287,7 +292,7 @@ class Console:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="croupier emulate", description=register.__doc__)
+    parser = argparse.ArgumentParser(prog="croupier emulate", description=DESCRIPTION)
     add_arguments(parser)
     return run(parser.parse_args(argv))
 
