@@ -24,6 +24,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import Future
+from dataclasses import replace
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import ClassVar, Self
@@ -46,6 +47,7 @@ from drivers.events import (
     DeviceRefused,
     DeviceStatusReport,
     DeviceType,
+    FrameEvent,
     LinkLost,
     Reply,
 )
@@ -96,11 +98,14 @@ class DeviceDriver:
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         opener: Opener = _serial_for_url,
         resume: tuple[int, int] | None = None,
+        confirm_events: bool = False,
     ) -> None:
         """``utc_now``: after each identification the driver sends ``T`` with this time (pass
         None to leave time sync to the caller). ``resume``: the ``(boot, seq)`` of the last
         event of this device the controller applied before it restarted (see
-        :class:`~drivers.events.FrameEvent`)."""
+        :class:`~drivers.events.FrameEvent`). ``confirm_events``: acknowledge an event to the
+        device only when :meth:`confirm` is called for it (after the controller has journaled
+        it); otherwise on receipt."""
         if not isinstance(events, queue.Queue):
             raise DriverConfigError(f"events must be a queue.Queue, got {type(events).__name__}")
         self.ref = DeviceRef(self.device_type, url)
@@ -108,7 +113,11 @@ class DeviceDriver:
         self._transport = SerialTransport(
             url, baudrate=baudrate, read_timeout=read_timeout, opener=opener
         )
-        self._link = Link(self.ref, link_config, resume=resume)
+        config = link_config or LinkConfig()
+        if confirm_events and not config.confirm_events:
+            config = replace(config, confirm_events=True)
+        self._link = Link(self.ref, config, resume=resume)
+        self._confirms: queue.SimpleQueue[int] = queue.SimpleQueue()
         self._backoff = backoff or Backoff()
         self._clock = clock
         self._utc_now = utc_now
@@ -224,6 +233,20 @@ class DeviceDriver:
         future.set_exception(LinkDownError(message, url=self.ref.port))
         return future
 
+    def confirm(self, event: FrameEvent) -> None:
+        """Confirm mode: ``event`` is safely stored; the driver may acknowledge it now."""
+        if event.device != self.ref:
+            raise CommandError(
+                f"{self.ref}: cannot confirm an event of {event.device}", url=self.ref.port
+            )
+        if not self._link.config.confirm_events:
+            raise CommandError(
+                f"{self.ref}: confirm() needs confirm_events=True; events are acknowledged "
+                "on receipt",
+                url=self.ref.port,
+            )
+        self._confirms.put(event.seq)
+
     def poll(self) -> Future[Reply]:
         return self.send("Q")
 
@@ -310,6 +333,12 @@ class DeviceDriver:
         self._deliver(out)
 
     def _take_commands(self) -> None:
+        while True:
+            try:
+                seq = self._confirms.get_nowait()
+            except queue.Empty:
+                break
+            self._deliver(self._link.confirm(seq, self._clock()))
         while True:
             try:
                 kind, payload, future = self._inbox.get_nowait()

@@ -9,7 +9,8 @@ What it does (protocol.md, "Sequencing..." and "Link supervision"):
 
 - identifies the device on connect (``I``), and again after it reports a reboot (``p`` with a
   boot_count other than the identified one); refuses a device of another type;
-- acknowledges every device event with ``A`` and the event's SEQ, and applies it once: it keeps
+- acknowledges every device event with ``A`` and the event's SEQ (in confirm mode only once
+  the consumer has confirmed it, e.g. after journaling), and applies it once: it keeps
   the last applied (boot_count, SEQ); a duplicate is acknowledged again but not passed on; a
   ``p`` event with a new boot_count starts a new epoch;
 - accepts events strictly in SEQ order: an event that skips a SEQ is not acknowledged (the
@@ -113,6 +114,9 @@ class LinkConfig:
     missed_replies_for_loss: int = 3
     stale_partial: float = STALE_PARTIAL_S
     gap_tolerance: int = 6  # copies of an event beyond a missing SEQ before giving up on it
+    # Confirm mode: an event is acknowledged only when the consumer calls ``confirm`` (after
+    # writing it to its journal), so a host crash never loses an event the device dropped.
+    confirm_events: bool = False
 
     def __post_init__(self) -> None:
         for name in ("poll_interval", "retry_after", "stale_partial"):
@@ -256,6 +260,7 @@ class Link:
         self._last_nak_at: float | None = None
         self._gap_expected: int | None = None  # the SEQ a gap waits for, and how many
         self._gap_seen = 0  # frames beyond it arrived meanwhile
+        self._unconfirmed: set[int] = set()  # confirm mode: passed on, not yet ACKed
 
     # --- public interface ------------------------------------------------------------------
 
@@ -325,6 +330,17 @@ class Link:
         else:
             self._fail(pending, LinkDownError(self._down_message(), url=self.device.port))
         return pending, self._take()
+
+    def confirm(self, seq: int, now: float) -> Output:
+        """Confirm-mode only: the consumer has stored the event with this SEQ; ACK it now."""
+        self._now = now
+        if seq not in self._unconfirmed:
+            self._log.info("confirm of an event not awaiting one ignored", seq=seq)
+            return self._take()
+        self._unconfirmed.discard(seq)
+        if self.connected and not self._stopped():
+            self._ack(seq)
+        return self._take()
 
     def close(self, now: float) -> Output:
         """Stop: every pending command fails with :class:`LinkDownError`."""
@@ -520,7 +536,7 @@ class Link:
                     # copy of one already seen, or kept from before the reboot: the SEQ rule
                     # below decides.)
                     self._epoch = _Epoch(event.boot_count, frame.seq)
-                    self._ack(frame.seq)
+                    self._ack_applied(frame.seq)
                     self.stats.events_applied += 1
                     self._log.info("device powered up", boot_count=event.boot_count)
                     self._emit(replace(event, boot=event.boot_count))
@@ -532,8 +548,13 @@ class Link:
         verdict = self._classify(frame.seq)
         if verdict is _SeqVerdict.DUPLICATE:
             self.stats.duplicates += 1
-            self._log.debug("duplicate event acknowledged again", kind=frame.kind, seq=frame.seq)
-            self._ack(frame.seq)
+            if frame.seq in self._unconfirmed:
+                self._log.debug("duplicate of an unconfirmed event", kind=frame.kind, seq=frame.seq)
+            else:
+                self._log.debug(
+                    "duplicate event acknowledged again", kind=frame.kind, seq=frame.seq
+                )
+                self._ack(frame.seq)
             return
         if verdict is _SeqVerdict.GAP:
             self.stats.seq_gaps += 1
@@ -562,8 +583,8 @@ class Link:
             )
         self._gap_expected, self._gap_seen = None, 0
         self._epoch.last_seq = frame.seq
-        self._ack(frame.seq)
         if parser is None:
+            self._ack(frame.seq)
             self.stats.rejected_frames += 1
             self._violation(
                 ViolationKind.UNKNOWN_TYPE,
@@ -576,9 +597,11 @@ class Link:
         try:
             event = parser(frame, self.device, now)
         except ProtocolError as exc:
+            self._ack(frame.seq)
             self.stats.rejected_frames += 1
             self._violation(ViolationKind.MALFORMED_PAYLOAD, str(exc), frame, now)
             return
+        self._ack_applied(frame.seq)
         self.stats.events_applied += 1
         self._emit(replace(event, boot=self._epoch.boot_count))
 
@@ -670,6 +693,13 @@ class Link:
         pending.attempts += 1
         pending.sent_at = now
         self._out.data += pending.frame_bytes
+
+    def _ack_applied(self, seq: int) -> None:
+        """ACK an event just passed on, or keep it for :meth:`confirm` in confirm mode."""
+        if self.config.confirm_events:
+            self._unconfirmed.add(seq)
+        else:
+            self._ack(seq)
 
     def _ack(self, seq: int) -> None:
         self.stats.acks_sent += 1

@@ -8,8 +8,8 @@ from types import TracebackType
 from typing import Self
 
 from drivers.device import DeviceDriver, EventSink
-from drivers.errors import DeviceError
-from drivers.events import DeviceEvent
+from drivers.errors import CommandError, DeviceError
+from drivers.events import DeviceEvent, FrameEvent
 from drivers.panel import PanelDriver
 from drivers.peek import PeekDriver
 from drivers.shoe import ShoeDriver
@@ -28,6 +28,14 @@ class TableDevices:
     @property
     def drivers(self) -> tuple[DeviceDriver, ...]:
         return (self.shoe, self.peek, self.panel)
+
+    def confirm(self, event: FrameEvent) -> None:
+        """Confirm mode: hand ``event`` back to the driver it came from once journaled."""
+        for driver in self.drivers:
+            if driver.ref == event.device:
+                driver.confirm(event)
+                return
+        raise CommandError(f"no driver of this table is on {event.device}")
 
     def close(self) -> None:
         for driver in self.drivers:
@@ -52,15 +60,18 @@ def open_table(
     *,
     events: EventSink | None = None,
     baudrate: int = DEFAULT_BAUD,
+    confirm_events: bool = False,
 ) -> TableDevices:
     """Open and start the three drivers. If one port cannot be opened, the others are closed
-    again and the :class:`~drivers.errors.PortOpenError` is raised."""
+    again and the :class:`~drivers.errors.PortOpenError` is raised. ``confirm_events``: see
+    :class:`~drivers.device.DeviceDriver` (the controller then calls ``driver.confirm(event)``
+    once it has journaled each event; :meth:`TableDevices.confirm` picks the driver)."""
     sink: queue.Queue[DeviceEvent] = events if events is not None else queue.Queue()
     started: list[DeviceDriver] = []
     try:
-        shoe = ShoeDriver(shoe_url, sink, baudrate=baudrate)
-        peek = PeekDriver(peek_url, sink, baudrate=baudrate)
-        panel = PanelDriver(panel_url, sink, baudrate=baudrate)
+        shoe = ShoeDriver(shoe_url, sink, baudrate=baudrate, confirm_events=confirm_events)
+        peek = PeekDriver(peek_url, sink, baudrate=baudrate, confirm_events=confirm_events)
+        panel = PanelDriver(panel_url, sink, baudrate=baudrate, confirm_events=confirm_events)
         drivers: tuple[DeviceDriver, ...] = (shoe, peek, panel)
         for driver in drivers:
             driver.start()

@@ -10,6 +10,7 @@ import itertools
 import queue
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from datetime import datetime
 from typing import TypeVar
 
@@ -34,14 +35,17 @@ from drivers.events import (
     CardSensed,
     DeviceEvent,
     DeviceIdentified,
+    DeviceRef,
     DeviceRefused,
     DeviceStatusReport,
     DeviceType,
+    FrameEvent,
     KeyPosition,
     KeySwitch,
     PeekOutcome,
     PeekResult,
     PowerUp,
+    PowerUpReason,
     ProtocolViolation,
     ViolationKind,
 )
@@ -83,6 +87,15 @@ def wait_for(
         if seen is not None:
             seen.append(event)
     pytest.fail(f"no {cls.__name__} within {timeout} s")
+
+
+def drain(events: queue.Queue[DeviceEvent]) -> list[DeviceEvent]:
+    got = []
+    while True:
+        try:
+            got.append(events.get_nowait())
+        except queue.Empty:
+            return got
 
 
 @pytest.fixture
@@ -253,6 +266,33 @@ def test_commands_after_close_fail_at_once(
         driver.lock_gate().result(0)
 
 
+def test_in_confirm_mode_the_next_card_waits_for_the_confirmation_of_the_last(
+    served: Callable[[DeviceCore], InProcessRunner], events: queue.Queue[DeviceEvent]
+) -> None:
+    shoe = EmulatedShoe(cards="AS KH 7C")
+    runner = served(shoe)
+    with ShoeDriver(runner.url, events, confirm_events=True) as driver:
+        driver.wait_identified(WAIT_S)
+        driver.confirm(wait_for(events, PowerUp))  # as the controller does after journaling
+        shoe.draw()
+        shoe.draw()
+        first = wait_for(events, CardDrawn)
+        time.sleep(0.6)  # the shoe resends the unacknowledged first card meanwhile
+        assert not any(isinstance(e, CardDrawn) for e in drain(events))
+        driver.confirm(first)
+        second = wait_for(events, CardDrawn)
+        assert (first.draw_no, second.draw_no) == (1, 2)
+        with pytest.raises(CommandError, match="cannot confirm an event of peek"):
+            driver.confirm(replace(second, device=DeviceRef(DeviceType.PEEK, runner.url)))
+
+
+def test_confirm_outside_confirm_mode_is_refused(events: queue.Queue[DeviceEvent]) -> None:
+    driver = ShoeDriver("loop://", events)
+    event = PowerUp(device=driver.ref, at=0.0, seq=1, boot_count=1, reason=PowerUpReason.POWER_ON)
+    with pytest.raises(CommandError, match="needs confirm_events=True"):
+        driver.confirm(event)
+
+
 # --- peek reader and panel ----------------------------------------------------------------------
 
 
@@ -338,6 +378,33 @@ def test_three_devices_share_one_event_queue(
             if type(event) in wanted:
                 got[type(event)] = event.device.type
         assert got == wanted
+
+
+def test_a_table_in_confirm_mode_routes_each_confirmation_to_its_device(
+    served: Callable[[DeviceCore], InProcessRunner],
+) -> None:
+    shoe, reader, panel = EmulatedShoe(cards="9C 8D 7H"), EmulatedPeekReader(), EmulatedPanel()
+    urls = [served(d).url for d in (shoe, reader, panel)]
+    with open_table(*urls, confirm_events=True) as table:
+        for _ in range(3):
+            shoe.draw()
+        panel.tap("STD")
+        cards: list[CardDrawn] = []
+        buttons: list[DeviceEvent] = []
+        end = time.monotonic() + WAIT_S
+        while (len(cards) < 3 or len(buttons) < 2) and time.monotonic() < end:
+            try:
+                event = table.events.get(timeout=0.1)
+            except queue.Empty:
+                continue
+            if isinstance(event, FrameEvent):
+                table.confirm(event)  # journaled: let the device send the next one
+            if isinstance(event, CardDrawn):
+                cards.append(event)
+            elif isinstance(event, ButtonPressed | ButtonReleased):
+                buttons.append(event)
+        assert [c.draw_no for c in cards] == [1, 2, 3]
+        assert [type(b) for b in buttons] == [ButtonPressed, ButtonReleased]
 
 
 def test_open_table_closes_what_it_opened_when_one_port_fails(

@@ -34,7 +34,7 @@ from drivers.events import (
     ViolationKind,
 )
 from drivers.framing import Frame, decode, encode
-from drivers.link import Link, LinkState, Output, PendingCommand
+from drivers.link import Link, LinkConfig, LinkState, Output, PendingCommand
 
 E = TypeVar("E", bound=DeviceEvent)
 
@@ -56,8 +56,13 @@ def card(seq: int, draw_no: int, rank_suit: str = "AS") -> bytes:
 class Harness:
     """A link plus a fake clock; ``sent`` keeps every host frame with the time it was sent."""
 
-    def __init__(self, device: DeviceRef = SHOE, resume: tuple[int, int] | None = None) -> None:
-        self.link = Link(device, resume=resume)
+    def __init__(
+        self,
+        device: DeviceRef = SHOE,
+        resume: tuple[int, int] | None = None,
+        config: LinkConfig | None = None,
+    ) -> None:
+        self.link = Link(device, config, resume=resume)
         self.now = 0.0
         self.sent: list[tuple[float, Frame]] = []
         self.events: list[DeviceEvent] = []
@@ -235,6 +240,20 @@ def test_a_gap_the_device_cannot_fill_is_reported_and_then_passed(h: Harness) ->
     assert violation.kind is ViolationKind.SEQ_GAP
     assert "SEQ 11..11 never arrived" in violation.detail
     assert [c.draw_no for c in h.events_of(CardDrawn)] == [1, 3]
+
+
+def test_in_confirm_mode_an_event_is_acked_only_once_the_consumer_confirms_it() -> None:
+    h = Harness(config=LinkConfig(confirm_events=True))
+    h.up()
+    assert h.feed(card(5, 1)) == [], "passed on, not acknowledged yet"
+    (drawn,) = h.events_of(CardDrawn)
+    h.now += 0.25
+    assert h.feed(card(5, 1)) == [], "the device's resend is neither acked nor passed on again"
+    assert len(h.events_of(CardDrawn)) == 1
+    frames = h._take(h.link.confirm(drawn.seq, h.now))
+    assert [(f.kind, f.seq) for f in frames] == [("A", 5)]
+    assert [(f.kind, f.seq) for f in h.feed(card(5, 1))] == [("A", 5)], "a late copy: acked"
+    assert h._take(h.link.confirm(5, h.now)) == [], "a second confirm sends nothing"
 
 
 def test_events_carry_the_boot_they_belong_to(h: Harness) -> None:
