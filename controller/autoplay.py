@@ -40,9 +40,10 @@ class Decision:
 
 @dataclass(frozen=True, slots=True)
 class TableEvent:
-    """Something the dealer, a supervisor or a technician does that is not a player's decision:
-    ``card_out_of_turn``, ``supervisor`` (data: decision), ``key_card`` (data: card),
-    ``unplug`` / ``replug`` (data: device)."""
+    """Something the dealer, a supervisor, a device or a technician does that is not a player's
+    decision: ``card_out_of_turn``, ``unreadable_card``, ``supervisor`` (data: decision),
+    ``key_card`` (data: card), ``reader`` (data: answer), ``unplug`` / ``replug`` (data:
+    device)."""
 
     kind: str
     data: dict[str, Any]
@@ -109,18 +110,30 @@ class DirectHands:
     def __init__(self, controller: RoundController, cards: Iterator[Card]) -> None:
         self.controller = controller
         self.cards = cards
+        self.reader_answer: str | None = None  # a scripted fault for the next peek
+        self.misread_next = False  # a scripted fault for the next card
 
     def draw(self) -> None:
         try:
             card = next(self.cards)
         except StopIteration:
             raise PlayError("the shoe ran out of cards") from None
+        if self.misread_next:  # the card leaves the shoe, but nobody could read it
+            self.misread_next = False
+            self.controller.perform(
+                Action.HOLD, kind="unreadable_card", detail="the shoe could not read a card"
+            )
+            return
         self.controller.perform(Action.CARD, card=card)
 
     def peek(self) -> None:
         dealer = self.controller.round.dealer.cards
         natural = is_natural(self.controller.rules, dealer[:2], False)
-        self.controller.perform(Action.PEEK, outcome="Y" if natural else "N")
+        answer, self.reader_answer = self.reader_answer, None
+        outcome = {"lie": "N" if natural else "Y", "unreadable": "U", "no_card": "E"}.get(
+            answer or "", "Y" if natural else "N"
+        )
+        self.controller.perform(Action.PEEK, outcome=outcome)
 
     def enter(self, action: Action, data: dict[str, Any]) -> None:
         self.controller.perform(action, **data)
@@ -137,6 +150,10 @@ class DirectHands:
                 c.set_key_position("RUN")
         elif event.kind == "key_card":
             c.perform(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+        elif event.kind == "unreadable_card":
+            self.misread_next = True
+        elif event.kind == "reader":
+            self.reader_answer = event.data["answer"]
         elif event.kind == "unplug":
             device = event.data["device"]
             c.perform(Action.HOLD, kind="device_lost", detail=f"{device} unplugged", device=device)
@@ -153,6 +170,8 @@ WINDOW_ACTIONS = {
     State.RESCUE: {Action.RESCUE},
 }
 CARD_STATES = {State.BURN, State.DEALING, State.CARD_DUE, State.DEALER}
+IMMEDIATE_EVENTS = {"unreadable_card", "reader"}  # they arm a fault for the next card / peek
+HOLD_EVENTS = {"supervisor", "key_card"}  # they answer a hold
 
 
 def play_rounds(
@@ -195,13 +214,19 @@ def play_rounds(
             if steps > max_steps:
                 raise PlayError(f"round {number} did not finish in {max_steps} steps")
             state = controller.state
-            # Cards due are dealt first; a scripted table event happens at the next moment the
-            # controller waits for a person (a decision, a window, the reveal, a hold).
-            if state in CARD_STATES:
+            # When a scripted table event happens: a device fault for the next card or peek at
+            # once; a supervisor's decision or a keyed-in card when the table holds; anything
+            # else (a card out of turn, a cable pulled) at the next moment the controller waits
+            # for a person. Cards and peeks that are due come first.
+            head = pending[0] if pending else None
+            event = head if isinstance(head, TableEvent) else None
+            if event is not None and event.kind in IMMEDIATE_EVENTS:
+                _try(hands, pending.pop(0), number, rejected)
+            elif state in CARD_STATES:
                 hands.draw()
             elif state is State.PEEK:
                 hands.peek()
-            elif pending and isinstance(pending[0], TableEvent):
+            elif event is not None and (state is State.HOLD or event.kind not in HOLD_EVENTS):
                 _try(hands, pending.pop(0), number, rejected)
             elif state is State.REVEAL:
                 hands.enter(Action.OK, {})

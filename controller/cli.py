@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
-from controller import __version__, rules_cli, run_cli, scenario_cli
+from controller import __version__, audit_cli, history_cli, rules_cli, run_cli, scenario_cli
 from drivers import watch_cli
+from sim_hardware import emulate_cli
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -31,7 +32,15 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
     A registered sub-parser sets ``handler`` (a function of the parsed args returning the exit
     status) with ``set_defaults``.
     """
-    return [rules_cli.register, run_cli.register, scenario_cli.register, watch_cli.register]
+    return [
+        rules_cli.register,
+        run_cli.register,
+        audit_cli.register,
+        history_cli.register,
+        scenario_cli.register,
+        watch_cli.register,
+        emulate_cli.register,
+    ]
 
 
 def main(argv: Sequence[str] | None = None) -> int:

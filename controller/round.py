@@ -419,7 +419,7 @@ class RoundController:
         elif dest is S.PLAYING and self.round.turn is not None:
             box, index = self.round.turn
             hand = self.round.hand(box, index)
-            options = [a.value for a in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) if self._can(a)]
+            options = [a.value for a in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) if self.can(a)]
             self._prompt(
                 PromptCode.PLAYER_TURN,
                 f"box {box} hand {index + 1}: {self._hand_text(hand)} - {', '.join(options)}",
@@ -428,10 +428,18 @@ class RoundController:
                 player=self.round.boxes[box].controller,
             )
 
-    def _can(self, action: Action) -> bool:
+    def can(self, action: Action) -> bool:
+        """Whether a decision on the hand in play would be accepted now."""
+        return self.why_not(action) is None
+
+    def why_not(self, action: Action) -> str | None:
+        """Why ``action`` would be refused now (None when it would be accepted, as far as the
+        decisions on the hand in play go)."""
+        if (self.state, action) not in SPEC:
+            return f"{_describe(action)} is not possible {_when(self.state)}"
         turn = self.round.turn
-        if turn is None:
-            return False
+        if action not in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) or turn is None:
+            return None
         box = self.round.boxes[turn[0]]
         hand = box.hands[turn[1]]
         reasons = {
@@ -442,7 +450,7 @@ class RoundController:
             ),
             A.SPLIT: lambda: why_not_split(self.rules, box, hand),
         }
-        return reasons[action]() is None
+        return reasons[action]()
 
     def _hand_text(self, hand: HandState) -> str:
         cards = " ".join(str(c) for c in hand.cards)
@@ -1116,12 +1124,14 @@ class RoundController:
         resume = self.table.resume_state
         self.table.resume_state = None
         if resume is S.REVEAL and self.round.dealer.hole_revealed:
-            # The revealed card stands; the round goes on from it.
-            self.round.dealer_natural = (
-                None
-                if self.round.dealer_natural is None
-                else (is_natural(self.rules, self.round.dealer.cards[:2], False))
-            )
+            # The turned-over card is the truth. Settlements already made on the reader's answer
+            # stand (they are journalled; a supervisor corrects them by hand).
+            natural = is_natural(self.rules, self.round.dealer.cards[:2], False)
+            if self.round.peek_result == "Y" and not natural:
+                # The reader claimed a natural that is not there: the boxes play after all.
+                self.round.peek_result = "N"
+                self.round.dealer_natural = False
+                return self._start_play()
             return self._after_reveal()
         return resume or S.BETTING
 

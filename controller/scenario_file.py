@@ -216,6 +216,7 @@ class Rescue(Action):
 
 
 SUPERVISOR_DECISIONS: tuple[str, ...] = ("assign", "burn", "void", "confirm", "clear_lockup")
+READER_ANSWERS: tuple[str, ...] = ("lie", "unreadable", "no_card")
 DEVICES: tuple[str, ...] = ("shoe", "peek", "panel")
 
 
@@ -258,6 +259,31 @@ class KeyCard(Action):
 
 
 @dataclass(frozen=True, slots=True)
+class UnreadableCard(Action):
+    """The dealer pulls the next card and the shoe cannot read it (fault 0x10); the dealer keys
+    it in (``key_card``) and a supervisor confirms it."""
+
+    kind: ClassVar[str] = "unreadable_card"
+    required: ClassVar[tuple[str, ...]] = ()
+    table_event: ClassVar[bool] = True
+
+    box: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ReaderAnswer(Action):
+    """The hole-card reader's next answer: ``lie`` (the opposite of the truth), ``unreadable``
+    (U) or ``no_card`` (E)."""
+
+    kind: ClassVar[str] = "reader"
+    required: ClassVar[tuple[str, ...]] = ("answer",)
+    table_event: ClassVar[bool] = True
+
+    box: int | None = None
+    answer: str = ""
+
+
+@dataclass(frozen=True, slots=True)
 class Unplug(Action):
     """A device's cable is pulled: the table holds until it is back."""
 
@@ -297,6 +323,8 @@ ACTION_TYPES: Mapping[str, type[Action]] = MappingProxyType(
             CardOutOfTurn,
             Supervisor,
             KeyCard,
+            UnreadableCard,
+            ReaderAnswer,
             Unplug,
             Replug,
         )
@@ -994,6 +1022,8 @@ class _Reader:
             return self.choice(node, path, "supervisor decision", SUPERVISOR_DECISIONS)
         if key == "device":
             return self.choice(node, path, "device", DEVICES)
+        if key == "answer":
+            return self.choice(node, path, "reader answer", READER_ANSWERS)
         if key == "card":
             card = self.card(node, path)
             return None if card is None else str(card)

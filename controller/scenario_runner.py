@@ -69,6 +69,7 @@ from drivers.events import Button, DeviceEvent
 from drivers.table import TableDevices, open_table
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
 from sim_hardware.errors import ShoeEmptyError
+from sim_hardware.faults import Misread, PeekMode
 
 WAIT_S = 10.0
 _run_ids = itertools.count()
@@ -208,6 +209,10 @@ class DeviceHands(Hands):
             result = app.supervisor(Action.KEY_CARD, card=Card.parse(event.data["card"]))
             if not result.accepted:
                 raise ActionRefused(Action.KEY_CARD, app.controller.state, result.reason)
+        elif event.kind == "unreadable_card":
+            self.shoe.inject(Misread(self.shoe.draw_no + 1))
+        elif event.kind == "reader":
+            self.reader.set_answer_mode(PeekMode(event.data["answer"]), count=1)
         elif event.kind in ("unplug", "replug"):
             device = {"shoe": self.shoe, "peek": self.reader, "panel": self.panel}[
                 event.data["device"]

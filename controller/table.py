@@ -159,7 +159,7 @@ class TableApp:
         self.inputs_handled = 0
         self.card_in_reader = False
         self.shuffle_requested = False  # SHF pressed: the shoe was told to load a new shoe
-        self._arm_pending: str | None = None
+        self._peek_arm: str | None = None
         self._on_output = on_output
         self._flush()
 
@@ -182,8 +182,8 @@ class TableApp:
             self.peeks_handled += 1
         elif isinstance(event, CardSensed):
             self.card_in_reader = event.motion is CardMotion.INSERTED
-            if self.card_in_reader and self._arm_pending and self.controller.state is State.PEEK:
-                self._arm(self._arm_pending)
+            if self.card_in_reader and self._peek_arm and self.controller.state is State.PEEK:
+                self.commands.arm_peek(self._peek_arm)  # (again, after a U or E answer)
         elif isinstance(event, ButtonPressed):
             self._button(event.button)
         elif isinstance(event, KeySwitch):
@@ -258,11 +258,11 @@ class TableApp:
 
     def _button(self, button: Button) -> None:
         if button not in self.lit:
-            self._push(
-                InputResult(
-                    None, False, f"button {button.value} is not lit: ignored", (button.value,)
-                )
-            )
+            action = DECISION_KEYS.get(button)
+            why = self.controller.why_not(action) if action is not None else None
+            reason = why or f"button {button.value} is not lit: ignored"
+            self._push(InputResult(action, False, reason, (button.value,)))
+            self.entry.clear()
             return
         entry = self.entry
         entry.keys.append(button.value)
@@ -366,7 +366,7 @@ class TableApp:
             if isinstance(item, DeviceCommand):
                 self._command(item)
         if self.controller.state is not State.PEEK:
-            self._arm_pending = None
+            self._peek_arm = None
         lit = self.valid_buttons()
         if lit != self.lit:
             self.lit = lit
@@ -374,13 +374,10 @@ class TableApp:
 
     def _command(self, command: DeviceCommand) -> None:
         if command.command == "arm_peek":
-            self._arm_pending = command.args[0]
+            # The reader is armed once the hole card is in it (now, or when it is sensed).
+            self._peek_arm = command.args[0]
             if self.card_in_reader:
-                self._arm(command.args[0])
-
-    def _arm(self, up: str) -> None:
-        self._arm_pending = None
-        self.commands.arm_peek(up)
+                self.commands.arm_peek(command.args[0])
 
     # --- what the panel may press now ------------------------------------------------------------
 
@@ -391,7 +388,7 @@ class TableApp:
         for action, button in ACTION_KEYS.items():
             if action not in allowed:
                 continue
-            if action in (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT) and not c._can(
+            if action in (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT) and not c.can(
                 action
             ):
                 continue

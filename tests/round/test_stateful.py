@@ -119,7 +119,7 @@ class RoundMachine(RuleBasedStateMachine):
         elif state in WINDOW_ACTIONS or state in (State.REVEAL, State.SETTLING):
             self._perform(Action.OK)
         elif state is State.PLAYING:
-            self._perform(Action.STAND) if self.c._can(Action.STAND) else self._perform(Action.HIT)
+            self._perform(Action.STAND) if self.c.can(Action.STAND) else self._perform(Action.HIT)
         elif state is State.BETTING:
             if not self.c.round.boxes:
                 self._perform(Action.BET, box=1, player="ann", amount_cents=1000)

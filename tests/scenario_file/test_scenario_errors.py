@@ -79,7 +79,7 @@ def test_misspelled_action_is_named_with_a_suggestion_and_the_allowed_actions() 
     assert only_problem(round_with("- hitt: {box: 1}\n")) == (
         "game.yaml:7: rounds[0].actions[0].hitt: unknown action 'hitt' (did you mean 'hit'?); "
         "allowed: insurance, surrender, hit, stand, double, split, rescue, "
-        "card_out_of_turn, supervisor, key_card, unplug, replug"
+        "card_out_of_turn, supervisor, key_card, unreadable_card, reader, unplug, replug"
     )
 
 
@@ -349,7 +349,7 @@ def test_file_level_problem_names_line_and_key(text: str, expected: str) -> None
             "game.yaml:7: rounds[0].actions[0]: an action must be a mapping with one key, the "
             "action name, like `hit: {box: 1}`; got 2 keys; "
             "allowed: insurance, surrender, hit, stand, double, split, rescue, "
-            "card_out_of_turn, supervisor, key_card, unplug, replug",
+            "card_out_of_turn, supervisor, key_card, unreadable_card, reader, unplug, replug",
             id="two actions in one item",
         ),
         pytest.param(

@@ -52,6 +52,9 @@ EXPECTED: dict[str, dict[str, int]] = {
     "pa_dealer_blackjack_ends_round": {"ann": -1000, "bob": -1000},
     "pa_peek_no_blackjack_then_play": {"ann": -500, "bob": 1000},
     "pa_aces_split_once": {"ann": 0},
+    "nz_unreadable_card_keyed_in": {"ann": 1000},
+    "pa_reader_lies_lockup": {"ann": -1000},
+    "pa_reader_unreadable_then_retried": {"ann": 1000},
 }
 
 
@@ -68,9 +71,7 @@ def test_every_scenario_file_has_an_expectation() -> None:
 
 
 @pytest.mark.parametrize("name", sorted(EXPECTED))
-def test_scenario_ends_with_the_expected_net(
-    name: str, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_scenario_ends_with_the_expected_net(name: str, capsys: pytest.CaptureFixture[str]) -> None:
     report = run_json(HERE / f"{name}.yaml", capsys)
     assert report["net_cents"] == EXPECTED[name]
     rounds_net: dict[str, int] = {}
@@ -78,3 +79,94 @@ def test_scenario_ends_with_the_expected_net(
         for player, cents in rnd["net_cents"].items():
             rounds_net[player] = rounds_net.get(player, 0) + cents
     assert rounds_net == report["net_cents"]
+
+
+def test_report_has_exactly_the_fields_of_scenarios_md(capsys: pytest.CaptureFixture[str]) -> None:
+    report = run_json(HERE / "nz_super_bonus.yaml", capsys)
+    assert list(report) == ["spec", "variant", "rounds", "rejected", "net_cents"]
+    [rnd] = report["rounds"]
+    assert list(rnd) == ["round", "dealer", "boxes", "prompts", "ledger", "net_cents"]
+    assert list(rnd["dealer"]) == ["cards", "total", "bust", "natural"]
+    assert list(rnd["boxes"][0]) == ["box", "wagers", "hands"]
+    assert list(rnd["boxes"][0]["wagers"][0]) == ["player", "amount_cents"]
+    assert list(rnd["boxes"][0]["hands"][0]) == ["cards", "total", "doubled", "outcome"]
+    assert all("code" in p for p in rnd["prompts"])
+    assert list(rnd["ledger"][0]) == ["box", "player", "kind", "amount_cents", "odds", "reason"]
+    assert rnd["boxes"][0]["hands"][0] == {
+        "cards": ["7H", "7H", "7H"],
+        "total": 21,
+        "doubled": False,
+        "outcome": "win",
+    }
+    kinds = [(e["player"], e["kind"], e["amount_cents"], e["odds"]) for e in rnd["ledger"]]
+    assert ("ann", "payout", 2000, "2:1") in kinds
+    assert ("ann", "super_bonus", 100000, None) in kinds
+    assert ("bob", "table_bonus", 5000, None) in kinds
+
+
+def test_refused_actions_are_reported_with_the_action_as_written(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    report = run_json(HERE / "uk_stand_on_14_refused.yaml", capsys)
+    assert report["rejected"] == [
+        {"round": 1, "action": {"stand": {"box": 1}}, "reason": "stand needs 15 or five cards"}
+    ]
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "pa_dealer_blackjack_ends_round",
+        "pa_peek_no_blackjack_then_play",
+        "pa_blackjack",
+        "uk_pontoon_against_pontoon",
+        "pa_reader_lies_lockup",
+    ],
+)
+def test_hole_card_is_in_no_prompt_before_the_reveal(
+    name: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = run_json(HERE / f"{name}.yaml", capsys)
+    for rnd in report["rounds"]:
+        hole = rnd["dealer"]["cards"][1]
+        others = {c for box in rnd["boxes"] for hand in box["hands"] for c in hand["cards"]}
+        if hole in others or (hole == rnd["dealer"]["cards"][0]):
+            continue  # the same card is visible elsewhere: the test cannot tell them apart
+        codes = [p["code"] for p in rnd["prompts"]]
+        reveal = codes.index("REVEAL")
+        assert not any(hole in p.get("text", "") for p in rnd["prompts"][:reveal]), name
+
+
+def test_a_scenario_with_a_typo_exits_2_naming_the_problem(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "typo.yaml"
+    bad.write_text(
+        "spec: 1\nvariant: nz-pontoon\nshoe: [2C, AS, 7C, KH]\nrounds:\n"
+        "  - bets: [{box: 1, player: ann, amount: 10}]\n    acions: []\n"
+    )
+    assert main(["scenario", "run", str(bad), "--json"]) == 2
+    err = capsys.readouterr().err
+    assert f"{bad}:6: rounds[0].acions: unknown key 'acions' (did you mean 'actions'?)" in err
+
+
+def test_a_scenario_whose_script_ends_mid_decision_exits_1(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    short = tmp_path / "short.yaml"
+    short.write_text(
+        "spec: 1\nvariant: nz-pontoon\nshoe: [2C, 9S, 7C, 5H]\nrounds:\n"
+        "  - bets: [{box: 1, player: ann, amount: 10}]\n    actions: []\n"
+    )
+    assert main(["scenario", "run", str(short)]) == 1
+    assert "box 1 hand 1 waits for a decision" in capsys.readouterr().err
+
+
+def test_a_shoe_that_runs_out_exits_1(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    short = tmp_path / "empty.yaml"
+    short.write_text(
+        "spec: 1\nvariant: nz-pontoon\nshoe: [2C, 9S]\nrounds:\n"
+        "  - bets: [{box: 1, player: ann, amount: 10}]\n    actions: []\n"
+    )
+    assert main(["scenario", "run", str(short)]) == 1
+    assert "the shoe ran out of cards" in capsys.readouterr().err
