@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import os
+import socket
+import threading
 import tty
 from collections.abc import Iterator
 from pathlib import Path
@@ -194,6 +196,35 @@ def test_a_pty_whose_far_end_closed_is_detected_as_dead_on_write(pty: Pty) -> No
 def test_reading_a_closed_transport_is_a_port_error() -> None:
     with pytest.raises(PortIOError, match="not open"):
         SerialTransport("loop://").read()
+
+
+def test_socket_url_reaches_a_device_in_another_process_and_notices_it_going() -> None:
+    """``socket://`` (an emulator elsewhere): bytes both ways, then the peer closes."""
+    server = socket.create_server(("127.0.0.1", 0))
+    port = server.getsockname()[1]
+    received: list[bytes] = []
+
+    def peer() -> None:
+        conn, _ = server.accept()
+        with conn:  # (pyserial drops what arrives before its open() finishes: speak second)
+            received.append(conn.recv(64))
+            conn.sendall(b"\x02hello")
+
+    thread = threading.Thread(target=peer)
+    thread.start()
+    transport = SerialTransport(f"socket://127.0.0.1:{port}", read_timeout=0.05)
+    try:
+        transport.open()
+        transport.write(b"\x02bye")
+        assert read_until(transport, 6) == b"\x02hello"
+        thread.join(5)
+        assert received == [b"\x02bye"]
+        error = read_until_dead(transport)
+        assert "socket disconnected" in str(error)
+    finally:
+        transport.close()
+        thread.join(5)
+        server.close()
 
 
 # --- reconnecting ----------------------------------------------------------------------------
