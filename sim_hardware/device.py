@@ -140,7 +140,20 @@ _R = TypeVar("_R")
 
 
 def locked(fn: Callable[Concatenate[_D, _P], _R]) -> Callable[Concatenate[_D, _P], _R]:
-    """Run a public method under the device lock, then wake the runners (outside the lock)."""
+    """Run a method under the device lock (the pump side: on_bytes, tick, next_deadline)."""
+
+    @functools.wraps(fn)
+    def wrapper(self: _D, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with self.lock:
+            return fn(self, *args, **kwargs)
+
+    return wrapper
+
+
+def action(fn: Callable[Concatenate[_D, _P], _R]) -> Callable[Concatenate[_D, _P], _R]:
+    """A scripted action: run it under the device lock, then wake the runners (outside the
+    lock) so that what it queued goes on the wire at once. The pump side never wakes them:
+    that would make the pump wake itself forever."""
 
     @functools.wraps(fn)
     def wrapper(self: _D, /, *args: _P.args, **kwargs: _P.kwargs) -> _R:
@@ -287,8 +300,8 @@ class DeviceCore:
         return min(times) if times else None
 
     def add_listener(self, callback: Callable[[], None]) -> None:
-        """``callback()`` is called (outside the lock) after every public call: a runner uses
-        it to wake its pump. It must not block."""
+        """``callback()`` is called (outside the lock) after every scripted action: a runner
+        uses it to wake its pump. It must not block."""
         self._listeners.append(callback)
 
     def remove_listener(self, callback: Callable[[], None]) -> None:
@@ -351,13 +364,13 @@ class DeviceCore:
 
     # ---- scripting --------------------------------------------------------------------------
 
-    @locked
+    @action
     def inject(self, *specs: FaultSpec) -> None:
         """Add fault specs (see :mod:`sim_hardware.faults`)."""
         for spec in specs:
             self._add_injection(spec)
 
-    @locked
+    @action
     def clear_injections(self) -> None:
         """Forget every fault spec not yet used (and every persistent one)."""
         self._injections.clear()
@@ -367,34 +380,34 @@ class DeviceCore:
         with self.lock:
             return list(self._injections)
 
-    @locked
+    @action
     def reboot(self, reason: str = "SW", *, cut_after_bytes: int | None = None) -> None:
         """Reboot now (see :class:`sim_hardware.faults.Reboot`)."""
         self._fire(Reboot(reason=reason, cut_after_bytes=cut_after_bytes), self._now)
 
-    @locked
+    @action
     def stall(self, duration_s: float, *, then_reboot: bool = False) -> None:
         """Hang now for ``duration_s``: ignore everything, send nothing."""
         self._fire(Stall(duration_s=duration_s, then_reboot=then_reboot), self._now)
 
-    @locked
+    @action
     def unplug(self) -> None:
         """Pull the cable: the runner closes the port until :meth:`replug`."""
         self._set_cable(False)
 
-    @locked
+    @action
     def replug(self, *, power_cycle: bool = False) -> None:
         """Plug the cable back in (rebooting with reason PON if ``power_cycle``)."""
         self._set_cable(True)
         if power_cycle:
             self._reboot("PON", cut_after_bytes=0)
 
-    @locked
+    @action
     def raise_fault(self, code: int, severity: Severity | None = None, text: str = "") -> None:
         """Raise a fault (``f code;sev;R;text``) unless it is already active."""
         self._raise(code, severity, text)
 
-    @locked
+    @action
     def clear_fault(self, code: int) -> None:
         """Clear an active fault (``f code;sev;C;text``), e.g. a supervisor resetting the shoe."""
         self._clear(code)

@@ -86,6 +86,7 @@ class InProcessRunner:
         self._generation = 0  # bumps on every unplug: ports opened before stay dead
         self._unplugs_seen = device.unplug_count
         self._closed = False
+        self.read_polls = 0  # passes of the read loop (a spinning reader shows here)
         with _served_lock:
             if name in _served:
                 raise DeviceNameInUseError(
@@ -181,6 +182,7 @@ class InProcessRunner:
     ) -> bytes:
         deadline = None if timeout is None else time.monotonic() + timeout
         while True:
+            self.read_polls += 1
             self._wake.clear()
             with self._io:
                 self._pump()

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Unpack
 
 from drivers.framing import Frame
-from sim_hardware.device import DeviceCore, DeviceOptions, Flag, locked
+from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
 from sim_hardware.errors import SimActionError, SimConfigError
 from sim_hardware.faults import COMMON_FAULTS, FaultSpec, StuckButton
 
@@ -131,7 +131,7 @@ class EmulatedPanel(DeviceCore):
 
     # ---- the dealer's hands -----------------------------------------------------------------
 
-    @locked
+    @action
     def press(self, button: str, now: float | None = None) -> None:
         """Press ``button`` (``b button;P;0000``); it stays down until :meth:`release`."""
         self._press(check_button(button), self._at(now), self.stuck_after_s)
@@ -142,7 +142,7 @@ class EmulatedPanel(DeviceCore):
         self._pressed[button] = _Press(since=at, stuck_after_s=stuck_after_s)
         self._emit("b", f"{button};P;0000")
 
-    @locked
+    @action
     def release(self, button: str, now: float | None = None) -> None:
         """Release ``button`` (``b button;R;held_ms``)."""
         if check_button(button) not in self._pressed:
@@ -159,14 +159,14 @@ class EmulatedPanel(DeviceCore):
         if press.stuck_sent and not any(p.stuck_sent for p in self._pressed.values()):
             self._clear(BUTTON_STUCK)
 
-    @locked
+    @action
     def tap(self, button: str, now: float | None = None) -> None:
         """Press and release at once."""
         at = self._now if now is None else now  # no time passes, so none is needed
         self._press(check_button(button), at, self.stuck_after_s)
         self._release(button, at)
 
-    @locked
+    @action
     def hold(self, button: str, seconds: float, now: float | None = None) -> None:
         """Press now and release after ``seconds`` (``b H`` comes at 2 s if held that long)."""
         if seconds < 0:
@@ -179,7 +179,7 @@ class EmulatedPanel(DeviceCore):
         if button in self._pressed:
             self._release(button, at)
 
-    @locked
+    @action
     def turn_key(self, position: str) -> None:
         """Turn the key switch: ``y RUN|SUP|TEC``."""
         if position not in KEY_POSITIONS:

@@ -16,7 +16,7 @@ from typing import Unpack
 
 from controller.cards import Card
 from drivers.framing import Frame
-from sim_hardware.device import DeviceCore, DeviceOptions, Flag, locked
+from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
 from sim_hardware.errors import SimActionError
 from sim_hardware.faults import COMMON_FAULTS, PeekAnswer, PeekMode
 
@@ -53,7 +53,7 @@ class EmulatedPeekReader(DeviceCore):
         """The real hole card (the test's view; the host never learns it from the reader)."""
         return self._hole
 
-    @locked
+    @action
     def insert_hole_card(self, card: Card | str) -> None:
         """The dealer slides the hole card in: ``h I``."""
         if self._hole is not None:
@@ -61,7 +61,7 @@ class EmulatedPeekReader(DeviceCore):
         self._hole = card if isinstance(card, Card) else Card.parse(card)
         self._emit("h", "I")
 
-    @locked
+    @action
     def remove_hole_card(self) -> Card:
         """The dealer takes the hole card out (to turn it over): ``h R``."""
         if self._hole is None:
@@ -71,7 +71,7 @@ class EmulatedPeekReader(DeviceCore):
         self._emit("h", "R")
         return card
 
-    @locked
+    @action
     def set_answer_mode(self, mode: PeekMode, count: int | None = None) -> None:
         """Answer the next ``count`` peeks (all, if None) as ``mode`` says."""
         self._injections = [s for s in self._injections if not isinstance(s, PeekAnswer)]

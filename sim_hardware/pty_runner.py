@@ -54,7 +54,7 @@ class PtyRunner:
         self.name = name or type(device).__name__.lower()
         self.clock = clock
         self.error: BaseException | None = None
-        self.stats: dict[str, int] = {"bytes_in": 0, "bytes_out": 0, "overrun": 0}
+        self.stats: dict[str, int] = {"bytes_in": 0, "bytes_out": 0, "overrun": 0, "steps": 0}
         self._own_dir = link_dir is None
         self._dir = (
             Path(tempfile.mkdtemp(prefix="croupier-sim-")) if link_dir is None else Path(link_dir)
@@ -193,6 +193,7 @@ class PtyRunner:
             self.error = exc
 
     def _step(self) -> None:
+        self.stats["steps"] += 1
         connected = self.device.cable_connected
         if self.device.unplug_count != self._unplugs_seen:
             self._unplugs_seen = self.device.unplug_count

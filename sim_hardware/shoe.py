@@ -34,7 +34,7 @@ from typing import Unpack
 from controller.cards import Card, DeckType, Rank, shoe_cards
 from drivers.framing import Frame
 from sim_hardware.cardlist import parse_card_list, read_card_file
-from sim_hardware.device import DeviceCore, DeviceOptions, DeviceState, Flag, Severity, locked
+from sim_hardware.device import DeviceCore, DeviceOptions, DeviceState, Flag, Severity, action
 from sim_hardware.errors import ShoeEmptyError, SimActionError, SimConfigError
 from sim_hardware.faults import (
     COMMON_FAULTS,
@@ -162,7 +162,7 @@ class EmulatedShoe(DeviceCore):
 
     # ---- the dealer's hands -----------------------------------------------------------------
 
-    @locked
+    @action
     def draw(self) -> Draw:
         """The dealer pulls the top card: ``c`` (or a misread), then ``x``/``e`` if due."""
         if not self._cards:
@@ -223,7 +223,7 @@ class EmulatedShoe(DeviceCore):
                 return spec
         return None
 
-    @locked
+    @action
     def open_lid(self) -> None:
         """Open the lid: ``o LID;O`` and fault 0x40 (lockup while dealing)."""
         if self._lid_open:
@@ -236,7 +236,7 @@ class EmulatedShoe(DeviceCore):
         dealing = self._draw_no > 0 and not self.gate_locked
         self._raise(LID_OPEN, Severity.LOCKUP if dealing else Severity.WARNING)
 
-    @locked
+    @action
     def close_lid(self) -> None:
         """Close the lid: ``o LID;C`` and fault 0x40 cleared."""
         if not self._lid_open:
@@ -248,7 +248,7 @@ class EmulatedShoe(DeviceCore):
         self._door("LID", False)
         self._clear(LID_OPEN)
 
-    @locked
+    @action
     def prepare_next_shoe(self, cards: Sequence[Card | str] | str) -> None:
         """The order the next ``L`` (new shoe) loads."""
         self._next_shoe = parse_card_list(cards, source="next shoe")

@@ -114,3 +114,10 @@ def test_a_device_failing_at_start_leaves_nothing_open() -> None:
     with pytest.raises(RuntimeError, match="firmware bug"):
         PtyRunner(shoe, name="shoe")
     assert live_devices() == []
+
+
+def test_an_idle_runner_sleeps_between_deadlines_instead_of_spinning() -> None:
+    with PtyRunner(EmulatedShoe(), name="shoe") as runner:
+        time.sleep(0.5)
+        steps = runner.stats["steps"]
+    assert steps < 100  # a 50 ms backstop and the power-up resends; a spin makes thousands

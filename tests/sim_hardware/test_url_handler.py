@@ -195,3 +195,10 @@ def test_a_read_blocked_in_another_thread_ends_when_the_owner_closes_the_port(
     thread.join(timeout=5)
     assert not thread.is_alive()
     assert got[-1:] == [b""]
+
+
+def test_a_reader_waiting_for_bytes_sleeps_instead_of_spinning(served: InProcessRunner) -> None:
+    with serial.serial_for_url("sim://test-shoe", timeout=0.5) as port:
+        port.write(encode(Frame("H", 0, "A")))
+        port.read(10_000)
+    assert served.read_polls < 100  # 20 ms waits at most, or a deadline; a spin makes thousands
