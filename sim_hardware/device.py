@@ -212,6 +212,7 @@ class DeviceCore:
         self.stats: Counter[str] = Counter()
         self.problems: list[str] = []
         self._listeners: list[Callable[[], None]] = []
+        self._runner: object | None = None
         self._boot_count = boot_count
         self._seq = 0
         self._queue: deque[_Queued] = deque()
@@ -298,6 +299,21 @@ class DeviceCore:
         if device_next is not None:
             times.append(device_next)
         return min(times) if times else None
+
+    def claim_cable(self, runner: object) -> None:
+        """A runner takes the device's one cable; a second runner at once is refused."""
+        with self.lock:
+            if self._runner is not None and self._runner is not runner:
+                raise SimConfigError(
+                    f"{type(self).__name__} is already served by {self._runner!r}; a device has "
+                    f"one cable: close that runner first"
+                )
+            self._runner = runner
+
+    def release_cable(self, runner: object) -> None:
+        with self.lock:
+            if self._runner is runner:
+                self._runner = None
 
     def add_listener(self, callback: Callable[[], None]) -> None:
         """``callback()`` is called (outside the lock) after every scripted action: a runner

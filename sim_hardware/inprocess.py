@@ -75,6 +75,7 @@ class InProcessRunner:
                 f"device name {name!r}: use letters, digits, '_', '-' or '.' (it becomes a URL)"
             )
         register_url_handler()
+        device.claim_cable(self)
         self.device = device
         self.name = name
         self.url = f"{SCHEME}://{name}"
@@ -89,6 +90,7 @@ class InProcessRunner:
         self.read_polls = 0  # passes of the read loop (a spinning reader shows here)
         with _served_lock:
             if name in _served:
+                device.release_cable(self)
                 raise DeviceNameInUseError(
                     f"{self.url} is already served by {_served[name].device!r}; close that "
                     f"runner first or pick another name"
@@ -100,6 +102,7 @@ class InProcessRunner:
         except BaseException:
             with _served_lock:
                 del _served[name]
+            device.release_cable(self)
             raise
         device.add_listener(self._wake.set)
         track(self)
@@ -111,6 +114,7 @@ class InProcessRunner:
             return
         self._closed = True
         self.device.remove_listener(self._wake.set)
+        self.device.release_cable(self)
         with _served_lock:
             if _served.get(self.name) is self:
                 del _served[self.name]

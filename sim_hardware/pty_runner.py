@@ -50,6 +50,7 @@ class PtyRunner:
         clock: Callable[[], float] = time.monotonic,
         link_dir: str | Path | None = None,
     ) -> None:
+        device.claim_cable(self)
         self.device = device
         self.name = name or type(device).__name__.lower()
         self.clock = clock
@@ -148,6 +149,7 @@ class PtyRunner:
         return f"<PtyRunner {self.name} {self._slave_path or '(unplugged)'}>"
 
     def _release(self) -> None:
+        self.device.release_cable(self)
         self._unplug()
         os.close(self._wake_r)
         os.close(self._wake_w)

@@ -14,6 +14,7 @@ from sim_hardware import (
     DeviceNameInUseError,
     EmulatedShoe,
     InProcessRunner,
+    PtyRunner,
     SimConfigError,
     live_devices,
     serve,
@@ -202,3 +203,13 @@ def test_a_reader_waiting_for_bytes_sleeps_instead_of_spinning(served: InProcess
         port.write(encode(Frame("H", 0, "A")))
         port.read(10_000)
     assert served.read_polls < 100  # 20 ms waits at most, or a deadline; a spin makes thousands
+
+
+def test_a_device_can_be_served_by_one_runner_at_a_time(shoe: EmulatedShoe) -> None:
+    with serve(shoe, "first-name"):
+        with pytest.raises(SimConfigError, match="already served by"):
+            serve(shoe, "second-name")
+        with pytest.raises(SimConfigError, match="one cable"):
+            PtyRunner(shoe)
+    with serve(shoe, "second-name") as again:
+        assert again.device is shoe
