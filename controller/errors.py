@@ -27,3 +27,18 @@ class ConfigError(CroupierError):
 
 class SettlementError(CroupierError):
     """Settlement was asked for something the rules do not allow (a bug or bad input)."""
+
+
+class JournalUnavailable(CroupierError):
+    """The journal cannot be opened, read or written: disk full, read-only, locked, corrupt.
+
+    ``cause`` is a short code (``disk_full``, ``read_only``, ``locked``, ``corrupt``,
+    ``cannot_open``, ``io_error``, ``wrong_table``) for code that reacts to it; the message says
+    what happened to which file and what to do, and is meant for the display and the log. No
+    round may start while the journal is unavailable.
+    """
+
+    def __init__(self, path: str, cause: str, message: str) -> None:
+        self.path = path
+        self.cause = cause
+        super().__init__(message)
