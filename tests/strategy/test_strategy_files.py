@@ -139,10 +139,10 @@ def test_double_else_stand_below_the_stand_minimum_is_refused(tmp_path: Path) ->
     path = written(
         tmp_path,
         "pontoon-blackjack",
-        '13 =            "H  H  H  S"',
-        '13 =            "H  H  Ds S"',
+        '13 =            "H  Dh Dh S"',
+        '13 =            "H  Ds Dh S"',
     )
-    assert "[soft] 13, column 4: 'Ds' may stand on 13" in refusal(path)
+    assert "[soft] 13, column 3: 'Ds' may stand on 13" in refusal(path)
 
 
 def test_five_cards_may_stand_on_any_total() -> None:
