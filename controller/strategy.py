@@ -154,6 +154,8 @@ _H, _S, _DH, _DS, _P, _PH, _RH = (
     int(c) for c in (Code.H, Code.S, Code.DH, Code.DS, Code.P, Code.PH, Code.RH)
 )
 
+_POINTS: Final[dict[Rank, int]] = {r: r.points for r in Rank}
+
 # Table layout: one flat list indexed by kind, total (or pair points), card count and column.
 _HARD, _SOFT, _PAIR = 0, 1, 2
 _TOTALS = 22
@@ -230,19 +232,17 @@ class Strategy:
         legality follow from the hand and the rules. ``doubled``: the hand was doubled already
         (where the variant lets a doubled hand draw on).
         """
-        hard = 0
-        aces = 0
-        initial_aces = 0
-        for i, c in enumerate(cards):
-            p = c.rank.points
-            hard += p
-            if p == 1:
-                aces += 1
-                if i < 2:
-                    initial_aces += 1
         n = len(cards)
         if n < 2:
             raise StrategyError("a hand needs two cards before a decision")
+        points = _POINTS
+        hard = 0
+        aces = 0
+        for c in cards:
+            p = points[c.rank]
+            hard += p
+            if p == 1:
+                aces += 1
         soft = aces > 0 and hard <= 11
         total = hard + 10 if soft else hard
         if total > 21:
@@ -256,14 +256,15 @@ class Strategy:
         code = -1
         if can_split and n == 2:
             a, b = cards[0].rank, cards[1].rank
-            is_pair = a is b if rules.split.match is SplitMatch.RANK else a.points == b.points
+            is_pair = a is b if rules.split.match is SplitMatch.RANK else points[a] == points[b]
             if is_pair:
-                code = table[_slot(_PAIR, a.points, 2, col)]
+                code = table[((_PAIR * _TOTALS + points[a]) * _NCARDS + 2) * _NCOLS + col]
                 if code == _PH and not rules.double.after_split:
                     code = _H
         if code < 0:
             kind = _SOFT if soft else _HARD
-            code = table[_slot(kind, total, n if n < _NCARDS else MAX_FROM_CARDS, col)]
+            ncards = n if n < _NCARDS else MAX_FROM_CARDS
+            code = table[((kind * _TOTALS + total) * _NCARDS + ncards) * _NCOLS + col]  # _slot()
         if code >= _RH:  # surrender codes
             if can_surrender:
                 return Action.SURRENDER
@@ -278,9 +279,8 @@ class Strategy:
         if (
             can_double
             and soft
-            and initial_aces
-            and aces == initial_aces
             and rules.double.initial_aces_count_one
+            and aces == (cards[0].rank is Rank.ACE) + (cards[1].rank is Rank.ACE)
         ):
             # NZ 12.2: once doubled, an ace of the first two cards counts 1 - this soft hand
             # would become a hard one. Never worth it: play the fallback.
