@@ -59,7 +59,7 @@ from drivers.transport import (
     Backoff,
     Opener,
     SerialTransport,
-    _serial_for_url,
+    open_serial_url,
 )
 
 log = structlog.get_logger("croupier.drivers")
@@ -96,7 +96,7 @@ class DeviceDriver:
         clock: Callable[[], float] = time.monotonic,
         utc_now: Callable[[], datetime] | None = _utc_now,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
-        opener: Opener = _serial_for_url,
+        opener: Opener = open_serial_url,
         resume: tuple[int, int] | None = None,
         confirm_events: bool = False,
     ) -> None:

@@ -70,9 +70,10 @@ def open_transports() -> list[SerialTransport]:
         return [t for t in _open_transports if t.is_open]
 
 
-def _serial_for_url(
+def open_serial_url(
     url: str, *, baudrate: int, timeout: float, write_timeout: float, exclusive: bool | None
 ) -> SerialPort:
+    """The default :class:`Opener`: ``serial.serial_for_url`` (``exclusive=None``: not passed)."""
     if exclusive is None:  # a handler that rejects the flag: do not pass it at all
         port: SerialPort = serial.serial_for_url(
             url, baudrate=baudrate, timeout=timeout, write_timeout=write_timeout
@@ -123,7 +124,7 @@ class SerialTransport:
         baudrate: int = DEFAULT_BAUD,
         read_timeout: float = DEFAULT_READ_TIMEOUT,
         write_timeout: float = DEFAULT_WRITE_TIMEOUT,
-        opener: Opener = _serial_for_url,
+        opener: Opener = open_serial_url,
     ) -> None:
         if not isinstance(url, str) or not url.strip():
             raise DriverConfigError(f"a port URL must be a non-empty string, got {url!r}")
