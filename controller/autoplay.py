@@ -181,6 +181,7 @@ def play_rounds(
     *,
     on_output: Callable[[list[Any]], None] | None = None,
     drain: Callable[[], list[Any]] | None = None,
+    auto: Callable[[RoundController], Decision | None] | None = None,
     max_steps: int = 10_000,
 ) -> tuple[list[RoundRecord], list[Rejection]]:
     """Play scripted rounds to their end. Returns a record per round and the refused decisions."""
@@ -232,18 +233,23 @@ def play_rounds(
                 hands.enter(Action.OK, {})
             elif state in WINDOW_ACTIONS:
                 head = pending[0] if pending else None
-                if isinstance(head, Decision) and head.action in WINDOW_ACTIONS[state]:
+                if head is None and auto is not None and (chosen := auto(controller)):
+                    _try(hands, chosen, number, rejected)
+                elif isinstance(head, Decision) and head.action in WINDOW_ACTIONS[state]:
                     _try(hands, pending.pop(0), number, rejected)
                 else:
                     hands.enter(Action.OK, {})
             elif state is State.PLAYING:
-                if not pending:
+                if not pending and auto is not None and (chosen := auto(controller)):
+                    _try(hands, chosen, number, rejected)
+                elif not pending:
                     box, index = controller.round.turn or (0, 0)
                     raise PlayError(
                         f"round {number}: the script ended while box {box} hand {index + 1} "
                         "waits for a decision"
                     )
-                _try(hands, pending.pop(0), number, rejected)
+                else:
+                    _try(hands, pending.pop(0), number, rejected)
             elif state is State.HOLD:
                 reasons = "; ".join(h.detail for h in controller.hold_reasons)
                 raise PlayError(f"round {number}: the table is on hold ({reasons})")

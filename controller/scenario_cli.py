@@ -35,14 +35,14 @@ def register(commands: Subparsers) -> None:
     run_parser.set_defaults(handler=run)
 
 
-def _quiet_logs() -> None:
+def quiet_logs() -> None:
     """The report is the output: device chatter stays out of it."""
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
                         logger_factory=structlog.PrintLoggerFactory(sys.stderr))  # fmt: skip
 
 
 def run(args: argparse.Namespace) -> int:
-    _quiet_logs()
+    quiet_logs()
     try:
         scenario = load_scenario(args.file)
     except ScenarioError as exc:

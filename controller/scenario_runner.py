@@ -12,8 +12,8 @@ from __future__ import annotations
 import itertools
 import queue
 import time
-from collections.abc import Callable
-from contextlib import ExitStack
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -64,7 +64,7 @@ from controller.scenario_report import (
     WagerReport,
 )
 from controller.settlement import EntryKind, LedgerEntry
-from controller.table import InputResult, TableApp, keys_for
+from controller.table import InputResult, TableApp, TableOutput, keys_for
 from drivers.events import Button, DeviceEvent
 from drivers.table import TableDevices, open_table
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
@@ -286,7 +286,7 @@ def _rule_value(value: object) -> object:
     return value
 
 
-def _cursor(app: TableApp) -> Callable[[], list[Any]]:
+def output_cursor(app: TableApp) -> Callable[[], list[Any]]:
     """What the table emitted since the last call (the table drains the controller itself)."""
     seen = 0
 
@@ -305,49 +305,63 @@ class ScenarioResult:
     records: list[RoundRecord]
 
 
-def run_scenario(scenario: Scenario, *, wait_s: float = WAIT_S) -> ScenarioResult:
-    """Play ``scenario`` through emulated devices and the production drivers."""
-    rules = scenario_rules(scenario)
-    if isinstance(scenario.shoe, ScriptedShoe):
-        shoe = EmulatedShoe(
-            cards=list(scenario.shoe.cards),
-            decks=rules.shoe.decks,
-            deck_type=rules.shoe.deck,
-            cut=scenario.shoe.cut,
+def emulated_shoe(rules: Variant, shoe: ScriptedShoe | SeededShoe) -> EmulatedShoe:
+    """The emulated shoe for a scripted card list or a seeded shuffle of the variant's shoe."""
+    if isinstance(shoe, ScriptedShoe):
+        return EmulatedShoe(
+            cards=list(shoe.cards), decks=rules.shoe.decks, deck_type=rules.shoe.deck, cut=shoe.cut
         )
-    else:
-        assert isinstance(scenario.shoe, SeededShoe)
-        cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
-        shoe = EmulatedShoe(
-            seed=scenario.shoe.seed,
-            decks=rules.shoe.decks,
-            deck_type=rules.shoe.deck,
-            cut=scenario.shoe.cut or cards_in_shoe - rules.shoe.cut_card_reserve,
-        )
+    cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
+    return EmulatedShoe(
+        seed=shoe.seed,
+        decks=rules.shoe.decks,
+        deck_type=rules.shoe.deck,
+        cut=shoe.cut or cards_in_shoe - rules.shoe.cut_card_reserve,
+    )
+
+
+@contextmanager
+def emulated_table(
+    rules: Variant,
+    shoe: ScriptedShoe | SeededShoe,
+    *,
+    wait_s: float = WAIT_S,
+    on_output: Callable[[TableOutput], None] | None = None,
+) -> Iterator[DeviceHands]:
+    """A table with its three devices emulated in-process and the production drivers: yields
+    the dealer's hands (``hands.app`` is the table). Everything is closed on the way out."""
+    emulated = emulated_shoe(rules, shoe)
     reader = EmulatedPeekReader()
     panel = EmulatedPanel()
     run = next(_run_ids)
     with ExitStack() as stack:
         runners = [
-            stack.enter_context(serve(device, f"scenario{run}-{role}"))
-            for role, device in (("shoe", shoe), ("peek", reader), ("panel", panel))
+            stack.enter_context(serve(device, f"table{run}-{role}"))
+            for role, device in (("shoe", emulated), ("peek", reader), ("panel", panel))
         ]
         devices = stack.enter_context(open_table(*(r.url for r in runners)))
         for driver in devices.drivers:
             driver.wait_identified(wait_s)
-        app = TableApp(rules, DriverCommands(devices, rules))
+        app = TableApp(rules, DriverCommands(devices, rules), on_output=on_output)
         hands = DeviceHands(
             app,
             devices,
-            shoe,
+            emulated,
             reader,
             panel,
             wait_s,
-            scripted=isinstance(scenario.shoe, ScriptedShoe),
+            scripted=isinstance(shoe, ScriptedShoe),
         )
         hands.settle_events()
+        yield hands
+
+
+def run_scenario(scenario: Scenario, *, wait_s: float = WAIT_S) -> ScenarioResult:
+    """Play ``scenario`` through emulated devices and the production drivers."""
+    rules = scenario_rules(scenario)
+    with emulated_table(rules, scenario.shoe, wait_s=wait_s) as hands:
         records, rejected = play_rounds(
-            app.controller, hands, scripted_rounds(scenario), drain=_cursor(app)
+            hands.app.controller, hands, scripted_rounds(scenario), drain=output_cursor(hands.app)
         )
     return ScenarioResult(build_report(scenario, rules, records, rejected), records)
 
