@@ -41,10 +41,11 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any, Final
 
+from controller.autoplay import Decision
 from controller.cards import Card, Rank
 from controller.errors import ConfigError
 from controller.hands import hand_value
-from controller.round import Action
+from controller.round import Action, RoundController, State
 from controller.round_model import (
     BoxState,
     HandState,
@@ -70,6 +71,7 @@ __all__ = [
     "Code",
     "Strategy",
     "StrategyError",
+    "StrategyPlayer",
     "load_strategy",
 ]
 
@@ -204,7 +206,7 @@ class Strategy:
                 break
         return cells[UP_COLUMNS.index(column)]
 
-    def _column(self, dealer_up: Card | Rank | None, ncards: int) -> int:
+    def _column(self, dealer_up: Card | Rank | None) -> int:
         if self.columns == "player-cards":
             return 0  # the tables were compiled per card count, every column alike
         if dealer_up is None:
@@ -251,7 +253,7 @@ class Strategy:
             raise StrategyError("a doubled hand takes one card and ends: no decision")
         if total == 21:
             return Action.STAND
-        col = 0 if self.columns == "player-cards" else self._column(dealer_up, n)
+        col = 0 if self.columns == "player-cards" else self._column(dealer_up)
         table = self._table
         code = -1
         if can_split and n == 2:
@@ -299,7 +301,12 @@ class Strategy:
         surrender_window: bool = False,
     ) -> Action:
         """:meth:`decide` for a hand of the round, with what is allowed taken from the round's
-        ``why_not_*`` checks. ``surrender_window``: the round is offering surrender now."""
+        ``why_not_*`` checks.
+
+        ``surrender_window``: the round is offering surrender now (NZ's offer window, PA's
+        surrender window). There, any answer but SURRENDER means "do not surrender": close the
+        window and ask again when the hand's turn comes.
+        """
         if hand.finished:
             raise StrategyError("that hand has finished: no decision")
         players = [s.player for s in hand.stakes]
@@ -350,6 +357,48 @@ class Strategy:
     def insure(self) -> bool:
         """Basic strategy never takes insurance."""
         return False
+
+
+class StrategyPlayer:
+    """Every player at the table plays ``strategy``: the ``auto`` hook of
+    :func:`controller.autoplay.play_rounds`. Returns the next decision the round is waiting
+    for, or None to let the window close (no insurance, no more surrenders or rescues)."""
+
+    def __init__(self, strategy: Strategy) -> None:
+        self.strategy = strategy
+
+    def __call__(self, controller: RoundController) -> Decision | None:
+        rules = controller.rules
+        state = controller.state
+        up = controller.round.dealer.first
+        if state in (State.OFFERS, State.SURRENDER):
+            for number in controller.round.box_numbers():
+                box = controller.round.boxes[number]
+                if not box.hands or box.natural_paid or box.surrendered:
+                    continue
+                hand = box.hands[0]
+                if hand.finished or why_not_surrender(rules, box) is not None:
+                    continue
+                action = self.strategy.decide_hand(rules, box, hand, up, surrender_window=True)
+                if action is Action.SURRENDER:
+                    return Decision(Action.SURRENDER, {"box": number})
+            return None
+        if controller.round.turn is None:
+            return None
+        number, index = controller.round.turn
+        box = controller.round.boxes[number]
+        hand = box.hands[index]
+        if state is State.RESCUE:
+            if up is None:
+                return None
+            for stake in hand.stakes:
+                if self.strategy.rescue_hand(rules, hand, stake.player, up):
+                    return Decision(Action.RESCUE, {"box": number, "player": stake.player})
+            return None
+        if state is State.PLAYING:
+            seen = up if rules.dealer.first_card_face_up else None
+            return Decision(self.strategy.decide_hand(rules, box, hand, seen), {"box": number})
+        return None  # the insurance window: never
 
 
 # ---------------------------------------------------------------------------------------------
