@@ -1,0 +1,99 @@
+"""Undo of the dealer's last entry, holds for lost devices, and the supervisor's void."""
+
+import pytest
+
+from controller.cards import Card
+from controller.round import Action, ActionRefused, RoundController, State
+from controller.rules import load_variant
+from controller.settlement import EntryKind
+
+NZ = load_variant("nz-pontoon")
+
+
+def playing(*cards: str) -> RoundController:
+    c = RoundController(NZ)
+    c.perform(Action.CARD, card=Card.parse("2C"))
+    c.perform(Action.BET, box=1, player="ann", amount_cents=1000)
+    c.perform(Action.DEAL)
+    for text in cards:
+        c.perform(Action.CARD, card=Card.parse(text))
+    return c
+
+
+def test_undo_takes_back_a_hit_before_its_card_comes_out() -> None:
+    c = playing("9H", "7C", "3D")
+    c.perform(Action.HIT, box=1)
+    assert c.state is State.CARD_DUE
+    assert c.perform(Action.UNDO) is State.PLAYING
+    assert c.round.card_for is None
+    assert c.perform(Action.STAND, box=1) is State.DEALER
+
+
+def test_undo_takes_back_a_double_and_its_stake() -> None:
+    c = playing("9H", "7C", "2D")
+    c.perform(Action.DOUBLE, box=1)
+    assert c.round.boxes[1].hands[0].stakes[0].double_cents == 1000
+    c.perform(Action.UNDO)
+    hand = c.round.boxes[1].hands[0]
+    assert (hand.doubles, hand.stakes[0].double_cents, c.state) == (0, 0, State.PLAYING)
+
+
+def test_nothing_is_undone_once_a_card_has_come_out() -> None:
+    c = playing("9H", "7C", "3D")
+    c.perform(Action.HIT, box=1)
+    c.perform(Action.CARD, card=Card.parse("2S"))
+    c.perform(Action.HIT, box=1)
+    c.perform(Action.CARD, card=Card.parse("2H"))
+    with pytest.raises(ActionRefused, match="is not possible while a hand waits"):
+        c.perform(Action.UNDO)
+
+
+def test_undo_of_a_bet_while_bets_are_open() -> None:
+    c = RoundController(NZ)
+    c.perform(Action.CARD, card=Card.parse("2C"))
+    c.perform(Action.BET, box=1, player="ann", amount_cents=1000)
+    c.perform(Action.BET, box=2, player="bob", amount_cents=500)
+    c.perform(Action.UNDO)
+    assert list(c.round.boxes) == [1]
+    c.perform(Action.UNDO)
+    assert c.round.boxes == {}
+    with pytest.raises(ActionRefused, match="nothing to undo"):
+        c.perform(Action.UNDO)
+
+
+def test_a_lost_device_holds_the_round_and_its_return_resumes_it() -> None:
+    c = playing("9H", "7C", "3D")
+    c.perform(Action.HOLD, kind="device_lost", detail="shoe link lost", device="shoe")
+    assert c.state is State.HOLD
+    with pytest.raises(ActionRefused, match="hit is not possible while the table is on hold"):
+        c.perform(Action.HIT, box=1)
+    assert c.perform(Action.RESUME, kind="device_lost", device="shoe") is State.PLAYING
+
+
+def test_two_lost_devices_hold_until_both_are_back() -> None:
+    c = playing("9H", "7C", "3D")
+    c.perform(Action.HOLD, kind="device_lost", device="shoe")
+    c.perform(Action.HOLD, kind="device_lost", device="panel")
+    assert c.perform(Action.RESUME, kind="device_lost", device="shoe") is State.HOLD
+    assert c.perform(Action.RESUME, kind="device_lost", device="panel") is State.PLAYING
+
+
+def test_supervisor_void_returns_every_open_wager_and_the_insurance() -> None:
+    c = RoundController(NZ)
+    c.perform(Action.CARD, card=Card.parse("2C"))
+    c.perform(Action.BET, box=1, player="ann", amount_cents=1000)
+    c.perform(Action.DEAL)
+    for text in ("9H", "AC", "8D"):
+        c.perform(Action.CARD, card=Card.parse(text))
+    c.perform(Action.INSURANCE, box=1, player="ann", amount_cents=500)
+    c.perform(Action.OK)
+    c.set_key_position("SUP")
+    assert c.perform(Action.VOID, by="sue") is State.SETTLING
+    entries = [(e.kind, e.amount_cents, e.stake_cents) for e in c.round.ledger]
+    assert entries == [(EntryKind.RETURN, 0, 500), (EntryKind.RETURN, 0, 1000)]
+
+
+def test_void_needs_the_supervisor_key() -> None:
+    c = playing("9H", "7C", "3D")
+    with pytest.raises(ActionRefused, match="supervisor key"):
+        c.perform(Action.VOID)
