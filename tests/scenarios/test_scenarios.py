@@ -5,8 +5,11 @@ import json
 from pathlib import Path
 
 import pytest
+from structlog.testing import capture_logs
 
 from controller.cli import main
+from controller.scenario_file import load_scenario
+from controller.scenario_runner import run_scenario
 
 HERE = Path(__file__).parent
 
@@ -170,3 +173,14 @@ def test_a_shoe_that_runs_out_exits_1(tmp_path: Path, capsys: pytest.CaptureFixt
     )
     assert main(["scenario", "run", str(short)]) == 1
     assert "the shoe ran out of cards" in capsys.readouterr().err
+
+
+def test_hole_card_is_in_no_log_line_at_info_or_above() -> None:
+    # Ten up, hole 7S (unique in the round): the peek, the play and the dealer's turn all log.
+    with capture_logs() as logs:
+        result = run_scenario(load_scenario(HERE / "pa_peek_no_blackjack_then_play.yaml"))
+    assert result.report.rounds[0].dealer.cards[1].rank.value == "9"
+    hole = "9S"
+    loud = [e for e in logs if e.get("log_level") in ("info", "warning", "error", "critical")]
+    assert loud, "the run logged nothing at INFO: the check would prove nothing"
+    assert not [e for e in loud if hole in repr(e)]
