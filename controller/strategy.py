@@ -73,6 +73,7 @@ __all__ = [
     "StrategyError",
     "StrategyPlayer",
     "load_strategy",
+    "strategy_for",
 ]
 
 STRATEGIES_DIR = VARIANTS_DIR.parent / "strategies"
@@ -178,6 +179,7 @@ class Strategy:
     sources: tuple[str, ...]
     columns: str  # "dealer-up-card" or "player-cards"
     path: str
+    assumes: Mapping[str, object]  # variant settings the chart was made for ("dealer.hits_soft_17")
     # section -> row -> codes as written (for reports and tests)
     tables: Mapping[str, Mapping[str, tuple[str, ...]]]
     _table: tuple[int, ...]
@@ -466,7 +468,9 @@ def strategy_from_mapping(
     by_up = columns_kind == "dealer-up-card"
 
     from_sections = [f"{k}-from-{n}-cards" for k in ("hard", "soft") for n in range(3, 8)]
-    allowed_top = ["variant", "name", "sources", "columns", "insurance", "hard", "soft", "pairs"]
+    allowed_top = [
+        "variant", "name", "sources", "assumes", "columns", "insurance", "hard", "soft", "pairs",
+    ]  # fmt: skip
     if rules.double.rescue:
         allowed_top.append("rescue")
     if by_up:
@@ -492,6 +496,17 @@ def strategy_from_mapping(
     if not isinstance(sources, list) or not sources or not all(isinstance(s, str) for s in sources):
         problems.append("sources: required, a list of the public sources the strategy follows")
         sources = []
+
+    assumes = _flatten(data.get("assumes", {}))
+    for key, value in assumes.items():
+        found, actual = _rule_value(rules, key)
+        if not found:
+            problems.append(f"assumes.{key}: no such variant setting (write section.key)")
+        elif actual != value:
+            problems.append(
+                f"assumes.{key} = {value!r}, but the rules of {rules.id} have {actual!r}: this "
+                "strategy is for other rules (see strategy_for)"
+            )
 
     surrender_cols = _surrender_columns(rules, column_names, by_up)
     tables: dict[str, dict[str, tuple[str, ...]]] = {}
@@ -569,10 +584,57 @@ def strategy_from_mapping(
         sources=tuple(sources),
         columns=columns_kind,
         path=source,
+        assumes=assumes,
         tables=tables,
         _table=table,
         _rescue=rescue,
     )
+
+
+def _flatten(raw: object, prefix: str = "") -> dict[str, object]:
+    """``{"dealer": {"hits_soft_17": True}}`` -> ``{"dealer.hits_soft_17": True}``."""
+    if not isinstance(raw, dict):
+        return {prefix.rstrip("."): raw} if prefix else {"": raw}
+    out: dict[str, object] = {}
+    for key, value in raw.items():
+        out.update(_flatten(value, f"{prefix}{key}."))
+    return out
+
+
+def _rule_value(rules: Variant, dotted: str) -> tuple[bool, object]:
+    current: object = rules
+    for part in dotted.split("."):
+        fields = getattr(type(current), "model_fields", None)
+        if not fields or part not in fields:
+            return False, None
+        current = getattr(current, part)
+    return True, current
+
+
+def strategy_for(rules: Variant) -> Strategy:
+    """The shipped strategy for these rules: among the files for ``rules.id``, the one whose
+    ``assumes`` all hold, the most specific first (pa-blackjack with the dealer hitting soft
+    17 gets the H17 chart)."""
+    candidates: list[tuple[int, Path]] = []
+    considered: list[str] = []
+    for path in sorted(STRATEGIES_DIR.glob("*.toml")):
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except (tomllib.TOMLDecodeError, UnicodeDecodeError):
+            continue
+        if data.get("variant") != rules.id:
+            continue
+        assumes = _flatten(data.get("assumes", {}))
+        wrong = [k for k, v in assumes.items() if _rule_value(rules, k) != (True, v)]
+        considered.append(f"{path.name} assumes {assumes}" + (f" (not {wrong})" if wrong else ""))
+        if not wrong:
+            candidates.append((len(assumes), path))
+    if not candidates:
+        raise ConfigError(
+            str(STRATEGIES_DIR),
+            [f"no strategy fits the rules of {rules.id}; considered: {'; '.join(considered)}"],
+        )
+    return load_strategy(max(candidates)[1], rules)
 
 
 def _surrender_columns(rules: Variant, column_names: tuple[str, ...], by_up: bool) -> set[str]:

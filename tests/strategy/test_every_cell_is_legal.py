@@ -140,10 +140,23 @@ def check(
     return problems
 
 
-@pytest.mark.parametrize("variant_id", VARIANT_IDS)
-def test_every_hard_and_soft_cell_is_legal_and_played_as_written(variant_id: str) -> None:
-    rules = load_variant(variant_id)
-    strategy = load_strategy(variant_id)
+# Each shipped file with the rules it is for: (file, variant, variant settings).
+CASES: list[tuple[str, str, dict[str, object]]] = [(v, v, {}) for v in VARIANT_IDS] + [
+    ("pa-blackjack-h17", "pa-blackjack", {"dealer.hits_soft_17": True}),
+]
+CASE_IDS = [c[0] for c in CASES]
+
+
+def loaded(name: str, variant_id: str, overrides: dict[str, object]) -> tuple[Variant, Strategy]:
+    rules = load_variant(variant_id, overrides)
+    return rules, load_strategy(name, rules)
+
+
+@pytest.mark.parametrize(("name", "variant_id", "overrides"), CASES, ids=CASE_IDS)
+def test_every_hard_and_soft_cell_is_legal_and_played_as_written(
+    name: str, variant_id: str, overrides: dict[str, object]
+) -> None:
+    rules, strategy = loaded(name, variant_id, overrides)
     most_cards = MAX_FROM_CARDS if strategy.by_up_card else 6
     problems: list[str] = []
     checked = 0
@@ -164,10 +177,11 @@ def test_every_hard_and_soft_cell_is_legal_and_played_as_written(variant_id: str
     assert checked > 1000
 
 
-@pytest.mark.parametrize("variant_id", VARIANT_IDS)
-def test_every_pair_cell_is_legal_and_played_as_written(variant_id: str) -> None:
-    rules = load_variant(variant_id)
-    strategy = load_strategy(variant_id)
+@pytest.mark.parametrize(("name", "variant_id", "overrides"), CASES, ids=CASE_IDS)
+def test_every_pair_cell_is_legal_and_played_as_written(
+    name: str, variant_id: str, overrides: dict[str, object]
+) -> None:
+    rules, strategy = loaded(name, variant_id, overrides)
     problems: list[str] = []
     for row in PAIR_ROWS:
         points = pair_points(row)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 
 import pytest
 
@@ -13,13 +13,15 @@ from controller.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_ro
 from controller.cards import Card, shoe_cards
 from controller.round import Action, RoundController, StateChanged
 from controller.rules import VARIANT_IDS, load_variant
-from controller.strategy import StrategyPlayer, load_strategy
+from controller.strategy import StrategyPlayer, strategy_for
 
 ROUNDS = 150
 
 
-def play(variant_id: str, seed: int) -> Counter[Action]:
-    rules = load_variant(variant_id)
+def play(
+    variant_id: str, seed: int, overrides: Mapping[str, object] | None = None
+) -> Counter[Action]:
+    rules = load_variant(variant_id, overrides)
     controller = RoundController(rules)
     rng = random.Random(seed)
 
@@ -44,7 +46,7 @@ def play(variant_id: str, seed: int) -> Counter[Action]:
         DirectHands(controller, shoes()),
         [ScriptedRound(bets, []) for _ in range(ROUNDS)],
         on_output=seen,
-        auto=StrategyPlayer(load_strategy(variant_id)),
+        auto=StrategyPlayer(strategy_for(rules)),
     )
     assert not rejected, rejected[:3]
     assert len(records) == ROUNDS
@@ -70,3 +72,8 @@ def test_nz_rescues_poor_doubles_in_real_rounds() -> None:
     actions = play("nz-pontoon", seed=5)
     assert actions[Action.RESCUE] > 0
     assert actions[Action.SURRENDER] == 0  # derived: never worth it with no hole card
+
+
+def test_pa_with_the_dealer_hitting_soft_17_plays_its_own_chart_without_refusals() -> None:
+    actions = play("pa-blackjack", seed=5, overrides={"dealer.hits_soft_17": True})
+    assert actions[Action.SURRENDER] > 0

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import pytest
 
 from controller.cards import Card, Rank, parse_cards
 from controller.round import Action
 from controller.rules import load_variant
-from controller.strategy import load_strategy
+from controller.strategy import load_strategy, strategy_for
 from tests.strategy.helpers import box_with
 
 
@@ -19,11 +21,13 @@ def play(
     window: bool = False,
     doubled: bool = False,
     hands_on_box: int = 1,
+    overrides: Mapping[str, object] | None = None,
 ) -> Action:
-    rules = load_variant(variant_id)
+    rules = load_variant(variant_id, overrides)
     box, hand = box_with(parse_cards(cards), hands_on_box=hands_on_box, doubled=doubled)
     dealer = Card.parse(up) if up else None
-    return load_strategy(variant_id).decide_hand(rules, box, hand, dealer, surrender_window=window)
+    strategy = strategy_for(rules)
+    return strategy.decide_hand(rules, box, hand, dealer, surrender_window=window)
 
 
 # pa-blackjack: 6 decks, S17, DAS, late surrender -------------------------------------------------
@@ -61,6 +65,31 @@ def test_pa_plays_the_s17_das_late_surrender_chart(
     cards: str, up: str, window: bool, action: Action
 ) -> None:
     assert play("pa-blackjack", cards, up, window=window) is action
+
+
+@pytest.mark.parametrize(
+    ("cards", "up", "action"),
+    [
+        ("6S 5H", "AC", Action.DOUBLE),  # 11 vs A: double when the dealer hits soft 17
+        ("9S 6H", "AC", Action.SURRENDER),  # 15 vs A: Rh
+        ("TS 7H", "AC", Action.SURRENDER),  # 17 vs A: Rs
+        ("8S 8H", "AC", Action.SURRENDER),  # 8-8 vs A: Rp
+        ("AS 7H", "2C", Action.DOUBLE),  # soft 18 vs 2: Ds
+        ("AS 8H", "6C", Action.DOUBLE),  # soft 19 vs 6: Ds
+        ("TS 6H", "TC", Action.SURRENDER),  # unchanged from S17
+    ],
+)
+def test_pa_with_the_dealer_hitting_soft_17_plays_the_h17_chart(
+    cards: str, up: str, action: Action
+) -> None:
+    h17 = {"dealer.hits_soft_17": True}
+    assert play("pa-blackjack", cards, up, window=True, overrides=h17) is action
+
+
+def test_pa_h17_falls_back_once_surrender_has_passed() -> None:
+    h17 = {"dealer.hits_soft_17": True}
+    assert play("pa-blackjack", "TS 7H", "AC", overrides=h17) is Action.STAND  # Rs
+    assert play("pa-blackjack", "8S 8H", "AC", overrides=h17) is Action.SPLIT  # Rp
 
 
 def test_pa_soft_18_of_three_cards_stands_where_the_chart_doubles_two() -> None:

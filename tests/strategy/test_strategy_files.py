@@ -8,7 +8,7 @@ import pytest
 
 from controller.errors import ConfigError
 from controller.rules import VARIANT_IDS, load_variant
-from controller.strategy import STRATEGIES_DIR, load_strategy
+from controller.strategy import STRATEGIES_DIR, load_strategy, strategy_for
 
 
 def written(tmp_path: Path, variant_id: str, old: str, new: str) -> Path:
@@ -35,9 +35,9 @@ def test_every_shipped_strategy_loads_for_its_variant(variant_id: str) -> None:
     assert strategy.insure() is False
 
 
-@pytest.mark.parametrize("variant_id", VARIANT_IDS)
-def test_every_shipped_strategy_names_its_source_in_the_comments_too(variant_id: str) -> None:
-    text = (STRATEGIES_DIR / f"{variant_id}.toml").read_text()
+@pytest.mark.parametrize("path", sorted(STRATEGIES_DIR.glob("*.toml")), ids=lambda p: p.name)
+def test_every_shipped_strategy_names_its_source_in_the_comments_too(path: Path) -> None:
+    text = path.read_text()
     assert "# Source:" in text
     assert "http" in text
 
@@ -90,7 +90,7 @@ def test_an_unknown_key_is_refused_with_the_keys_allowed(tmp_path: Path) -> None
     )
     text = refusal(path)
     assert "surender: unknown key" in text
-    assert "allowed here: variant, name, sources, columns, insurance" in text
+    assert "allowed here: variant, name, sources, assumes, columns, insurance" in text
 
 
 def test_insurance_other_than_never_is_refused(tmp_path: Path) -> None:
@@ -188,3 +188,39 @@ def test_a_strategy_checked_against_overridden_rules_uses_them(tmp_path: Path) -
     with pytest.raises(ConfigError) as err:
         load_strategy("pa-blackjack", rules)
     assert "[hard] 12, column 4: 'S' may stand on 12" in str(err.value)
+
+
+def test_the_strategy_for_the_rules_follows_the_dealers_soft_17_rule() -> None:
+    s17 = strategy_for(load_variant("pa-blackjack"))
+    h17 = strategy_for(load_variant("pa-blackjack", {"dealer.hits_soft_17": True}))
+    assert Path(s17.path).name == "pa-blackjack.toml"
+    assert Path(h17.path).name == "pa-blackjack-h17.toml"
+    assert h17.assumes == {"dealer.hits_soft_17": True}
+
+
+@pytest.mark.parametrize("variant_id", VARIANT_IDS)
+def test_the_strategy_for_each_shipped_variant_is_its_own_file(variant_id: str) -> None:
+    assert Path(strategy_for(load_variant(variant_id)).path).name == f"{variant_id}.toml"
+
+
+def test_a_strategy_made_for_other_rules_is_refused_naming_the_setting() -> None:
+    with pytest.raises(ConfigError) as err:
+        load_strategy("pa-blackjack-h17")  # the shipped pa-blackjack stands on soft 17
+    assert "assumes.dealer.hits_soft_17 = True, but the rules of pa-blackjack have False" in str(
+        err.value
+    )
+
+
+def test_an_assumption_about_a_setting_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    path = written(
+        tmp_path, "pa-blackjack", '"dealer.hits_soft_17" = false', '"dealer.hits_soft_71" = false'
+    )
+    assert "assumes.dealer.hits_soft_71: no such variant setting" in refusal(path)
+
+
+def test_no_strategy_fits_rules_no_file_was_made_for() -> None:
+    rules = load_variant("pa-blackjack", {"dealer.hits_soft_17": True})
+    rules = rules.model_copy(update={"id": "pa-blackjack-s6"})
+    with pytest.raises(ConfigError) as err:
+        strategy_for(rules)
+    assert "no strategy fits the rules of pa-blackjack-s6" in str(err.value)
