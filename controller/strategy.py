@@ -15,6 +15,10 @@ A strategy file names its variant and holds one table per kind of hand:
 * ``[rescue]`` (only where the variant has the double-down rescue): one row per total after
   the double card, ``R`` rescue or ``S`` keep the doubled hand (it stands).
 * ``insurance = "never"``.
+* ``assumes`` (optional): variant settings the chart was made for, e.g.
+  ``assumes = { "dealer.hits_soft_17" = true }``. Loading it against other rules is refused;
+  :func:`strategy_for` picks, among the files for a variant, the most specific one whose
+  assumptions hold (``pa-blackjack-h17.toml`` when a what-if sets the dealer hitting soft 17).
 
 Action codes: ``H`` hit, ``S`` stand, ``Dh`` double else hit, ``Ds`` double else stand,
 ``P`` split, ``Ph`` split if double after split is allowed else hit, ``Rh``/``Rs``/``Rp``
@@ -25,6 +29,9 @@ has its maximum of hands) falls back to the hard or soft row of the pair's total
 missing row or column, an action the variant never allows in that cell (surrender against an up
 card it is not offered against, standing below the stand minimum) is refused with the file,
 the section, the row, the column and what is allowed.
+
+:class:`StrategyPlayer` plays a whole table by the strategy as the ``auto`` hook of
+:func:`controller.autoplay.play_rounds`.
 
 :meth:`Strategy.decide` is the fast path (tables are precomputed at load): the caller says what
 the round allows now (``can_double``, ``can_split``, ``can_surrender``) and gets one
