@@ -662,14 +662,7 @@ class RoundController:
                 if hand.finished:
                     continue
                 if len(hand.cards) < 2:
-                    self.round.card_for = (box.number, i)
-                    self._prompt(
-                        PromptCode.DEAL,
-                        f"deal to box {box.number} hand {i + 1}",
-                        box=box.number,
-                        hand=i + 1,
-                    )
-                    return S.CARD_DUE
+                    return self._card_due(box.number, i, f"deal to box {box.number} hand {i + 1}")
                 reason = end_of_hand(self.rules, hand)
                 if reason is not None:  # e.g. a split hand dealt 21
                     self.round.card_for = None
@@ -933,8 +926,12 @@ class RoundController:
         if reason:
             raise _Refusal(reason)
         self._push_undo()
-        self.round.card_for = (box.number, index)
-        self._prompt(PromptCode.DEAL, f"deal to box {box.number}", box=box.number, hand=index + 1)
+        return self._card_due(box.number, index, f"deal to box {box.number}")
+
+    def _card_due(self, box_no: int, index: int, text: str) -> State:
+        """A card is owed to a player hand: tell the dealer where it goes."""
+        self.round.card_for = (box_no, index)
+        self._prompt(PromptCode.DEAL, text, box=box_no, hand=index + 1)
         return S.CARD_DUE
 
     def _stand(self, data: Mapping[str, Any]) -> State:
@@ -962,14 +959,7 @@ class RoundController:
                 stake.double_cents += stake.base_cents if amount_cents is None else amount_cents
         hand.doubles += 1
         hand.cards_at_double = len(hand.cards)
-        self.round.card_for = (box.number, index)
-        self._prompt(
-            PromptCode.DEAL,
-            f"deal one card to box {box.number} (doubled)",
-            box=box.number,
-            hand=index + 1,
-        )
-        return S.CARD_DUE
+        return self._card_due(box.number, index, f"deal one card to box {box.number} (doubled)")
 
     def _split(self, data: Mapping[str, Any]) -> State:
         box, hand, index = self._turn_hand(data)
@@ -987,14 +977,9 @@ class RoundController:
         hand.from_split = True
         hand.split_aces = aces
         box.hands.insert(index + 1, second)
-        self.round.card_for = (box.number, index)
-        self._prompt(
-            PromptCode.DEAL,
-            f"split: deal to box {box.number} hand {index + 1}",
-            box=box.number,
-            hand=index + 1,
+        return self._card_due(
+            box.number, index, f"split: deal to box {box.number} hand {index + 1}"
         )
-        return S.CARD_DUE
 
     def _rescue(self, data: Mapping[str, Any]) -> State:
         assert self.round.turn is not None

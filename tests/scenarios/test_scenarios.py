@@ -2,9 +2,11 @@
 stack (emulated devices in-process, production drivers, table, round machine, settlement)."""
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+import structlog
 from structlog.testing import capture_logs
 
 from controller.cli import main
@@ -175,6 +177,16 @@ def test_a_shoe_that_runs_out_exits_1(tmp_path: Path, capsys: pytest.CaptureFixt
     assert "the shoe ran out of cards" in capsys.readouterr().err
 
 
+@pytest.fixture
+def default_logging() -> Iterator[None]:
+    """structlog's defaults for one test (other tests' CLI runs quiet it to WARNING)."""
+    saved = structlog.get_config()
+    structlog.reset_defaults()
+    yield
+    structlog.configure(**saved)
+
+
+@pytest.mark.usefixtures("default_logging")
 def test_hole_card_is_in_no_log_line_at_info_or_above() -> None:
     # Ten up, hole 7S (unique in the round): the peek, the play and the dealer's turn all log.
     with capture_logs() as logs:
