@@ -10,7 +10,15 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
-from controller import __version__, audit_cli, history_cli, rules_cli, run_cli, scenario_cli
+from controller import (
+    __version__,
+    audit_cli,
+    history_cli,
+    rules_cli,
+    run_cli,
+    scenario_cli,
+    simulate_cli,
+)
 from drivers import watch_cli
 from sim_hardware import emulate_cli
 
@@ -40,6 +48,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         scenario_cli.register,
         watch_cli.register,
         emulate_cli.register,
+        simulate_cli.register,
     ]
 
 
