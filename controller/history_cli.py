@@ -274,9 +274,20 @@ def _device_step(p: dict[str, Any]) -> str:
 
 
 def _data_text(data: object) -> str:
+    """``box=1 player=ann amount=$10``: who first, money as money."""
     if not isinstance(data, dict) or not data:
         return ""
-    return " " + " ".join(f"{k}={v}" for k, v in data.items())
+    first = [k for k in ("box", "hand", "player", "players") if k in data]
+    parts = []
+    for key in [*first, *sorted(k for k in data if k not in first)]:
+        value = data[key]
+        if key.endswith("_cents") and isinstance(value, int):
+            parts.append(f"{key.removesuffix('_cents')}={money(value)}")
+        elif isinstance(value, list):
+            parts.append(f"{key}={','.join(str(v) for v in value)}")
+        else:
+            parts.append(f"{key}={value}")
+    return " " + " ".join(parts)
 
 
 def _signed(cents: object) -> str:

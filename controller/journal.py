@@ -26,6 +26,10 @@ history, audit and recovery code that reads them):
 ``config``        ``{variant, path, sha256}`` -- a configuration file loaded, with its hash
 ``device_event``  :func:`controller.records.to_record` of a :mod:`drivers.events` event
                   (``{"type": "CardDrawn", "device": {"type": "shoe", "port": ...}, ...}``)
+``call``          ``{method, args}`` (``method`` ``place_bet`` or ``supervisor``, the latter with
+                  ``action``) -- a bet or a supervisor's decision from the display, written
+                  before the table applies it (with ``device_event``, the causes a recovery
+                  replays)
 ``input``         ``{action, data, accepted, reason, keys, by}`` -- a dealer or supervisor input:
                   ``action`` an Action value or null, ``data`` its data as record values,
                   ``keys`` the panel keys, ``by`` who (null for the dealer's panel)
@@ -68,6 +72,7 @@ import contextlib
 import dataclasses
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -93,6 +98,7 @@ ROW_KINDS = frozenset(
         "software",
         "config",
         "device_event",
+        "call",
         "input",
         "prompt",
         "ledger",
@@ -845,7 +851,17 @@ def _unavailable(path: Path, exc: sqlite3.Error) -> JournalUnavailable:
             cause = "locked"
         elif "not a database" in lowered or "malformed" in lowered:
             cause = "corrupt"
+    if cause in ("cannot_open", "error") and _read_only_place(path):
+        cause = "read_only"
     return JournalUnavailable(str(path), cause, _MESSAGES[cause].format(path=path, detail=detail))
+
+
+def _read_only_place(path: Path) -> bool:
+    """Is the journal file, or the folder it needs for its -wal and -shm files, read-only?"""
+    folder = path.parent if str(path.parent) else Path()
+    if path.exists() and not os.access(path, os.W_OK):
+        return True
+    return folder.is_dir() and not os.access(folder, os.W_OK)
 
 
 # --- outputs as rows -------------------------------------------------------------------------

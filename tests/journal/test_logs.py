@@ -1,0 +1,156 @@
+"""Logging: one structlog pipeline for our loggers and the libraries', JSON file and console."""
+
+from __future__ import annotations
+
+import io
+import json
+import logging
+from pathlib import Path
+from typing import Any
+
+import pytest
+import structlog
+
+from controller.logs import (
+    bind_round,
+    configure_logging,
+    reset_logging,
+    round_context,
+    unbind_round,
+)
+
+pytestmark = pytest.mark.usefixtures("restore_logging")
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
+
+
+def test_a_transitions_record_reaches_the_json_file_with_the_bound_round(tmp_path: Path) -> None:
+    path = tmp_path / "logs" / "audit.jsonl"
+    configure_logging(console=False, json_path=path)
+    bind_round(table_id="T1", shoe_id="S7", round_id=12)
+
+    logging.getLogger("transitions").info("%sFinished processing state %s", "", "betting")
+
+    (record,) = lines(path)
+    assert record["event"] == "Finished processing state betting"
+    assert record["logger"] == "transitions"
+    assert record["level"] == "info"
+    assert (record["table_id"], record["shoe_id"], record["round_id"]) == ("T1", "S7", 12)
+    assert record["timestamp"].endswith("Z")
+
+
+def test_our_structlog_events_and_pyserial_records_share_the_pipeline(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    configure_logging(console=False, json_path=path)
+    with round_context(table_id="T1", round_id=3):
+        structlog.get_logger("croupier.table").info("input refused", action="hit", box=2)
+        logging.getLogger("pySerial.loop").warning("port %s gone", "loop://")
+
+    ours, theirs = lines(path)
+    assert ours["event"] == "input refused"
+    assert (ours["action"], ours["box"], ours["round_id"]) == ("hit", 2, 3)
+    assert ours["logger"] == "croupier.table"
+    assert theirs["event"] == "port loop:// gone"
+    assert (theirs["logger"], theirs["level"], theirs["round_id"]) == (
+        "pySerial.loop",
+        "warning",
+        3,
+    )
+
+
+def test_the_console_is_rendered_for_a_person_not_as_json(tmp_path: Path) -> None:
+    stream = io.StringIO()
+    configure_logging(console=True, stream=stream)
+    bind_round(round_id=5)
+    structlog.get_logger("croupier.table").warning("shoe lost", port="/dev/ttyUSB0")
+    logging.getLogger("transitions").info("entered %s", "dealing")
+
+    text = stream.getvalue()
+    assert "shoe lost" in text
+    assert "round_id=5" in text
+    assert "entered dealing" in text
+    assert not text.lstrip().startswith("{")
+
+
+def test_raw_bytes_on_the_wire_logger_appear_only_at_debug(tmp_path: Path) -> None:
+    quiet, loud = tmp_path / "info.jsonl", tmp_path / "debug.jsonl"
+    wire = structlog.get_logger("croupier.wire")
+
+    configure_logging(console=False, json_path=quiet, level="INFO")
+    wire.debug("rx", hex="02 53 03")
+    structlog.get_logger("croupier.drivers").info("port opened")
+    assert [r["event"] for r in lines(quiet)] == ["port opened"]
+
+    configure_logging(console=False, json_path=loud, level="DEBUG")
+    wire.debug("rx", hex="02 53 03")
+    (record,) = lines(loud)
+    assert (record["logger"], record["event"], record["hex"]) == ("croupier.wire", "rx", "02 53 03")
+
+
+def test_configuring_twice_adds_no_second_handler(tmp_path: Path) -> None:
+    before = len(logging.getLogger().handlers)
+    path = tmp_path / "audit.jsonl"
+    configure_logging(console=True, json_path=path)
+    configure_logging(console=True, json_path=path)
+    assert len(logging.getLogger().handlers) == before + 2
+    structlog.get_logger("croupier").info("once")
+    assert [r["event"] for r in lines(path)] == ["once"]
+
+
+def test_configuring_with_other_arguments_replaces_the_previous_set_up(tmp_path: Path) -> None:
+    before = len(logging.getLogger().handlers)
+    first, second = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    configure_logging(console=False, json_path=first)
+    configure_logging(console=False, json_path=second)
+    assert len(logging.getLogger().handlers) == before + 1
+    structlog.get_logger("croupier").info("to b")
+    assert lines(first) == []
+    assert [r["event"] for r in lines(second)] == ["to b"]
+
+
+def test_reset_removes_the_handlers_and_restores_the_root_level(tmp_path: Path) -> None:
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    configure_logging(console=True, json_path=tmp_path / "x.jsonl", level="DEBUG")
+    reset_logging()
+    assert root.handlers == handlers
+    assert root.level == level
+
+
+def test_unbind_round_keeps_the_table_and_round_context_restores(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    configure_logging(console=False, json_path=path)
+    bind_round(table_id="T1", round_id=1)
+    unbind_round()
+    log = structlog.get_logger("croupier")
+    log.info("between rounds")
+    with round_context(round_id=2):
+        log.info("in round 2")
+    log.info("after round 2")
+    records = lines(path)
+    assert [(r["event"], r.get("round_id"), r.get("table_id")) for r in records] == [
+        ("between rounds", None, "T1"),
+        ("in round 2", 2, "T1"),
+        ("after round 2", None, "T1"),
+    ]
+
+
+def test_an_exception_is_logged_as_text_in_the_json_line(tmp_path: Path) -> None:
+    path = tmp_path / "audit.jsonl"
+    configure_logging(console=False, json_path=path)
+    try:
+        raise RuntimeError("shoe jammed")
+    except RuntimeError:
+        structlog.get_logger("croupier").exception("device failed")
+    (record,) = lines(path)
+    assert record["level"] == "error"
+    assert "RuntimeError: shoe jammed" in record["exception"]
+
+
+def test_an_unknown_level_is_refused() -> None:
+    with pytest.raises(ValueError, match="log level 'LOUD' is not one of DEBUG, INFO"):
+        configure_logging(level="LOUD")
