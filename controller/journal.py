@@ -602,15 +602,20 @@ class Journal:
         since: datetime | None = None,
         round_id: int | None = None,
         kinds: Iterable[str] | None = None,
+        *,
+        after_seq: int = 0,
     ) -> list[Row]:
-        """Rows in seq order: at or after ``since``, of ``round_id``, of the given kinds."""
-        return list(self.iter_rows(since, round_id, kinds))
+        """Rows in seq order: at or after ``since``, of ``round_id``, of the given kinds, with a
+        seq above ``after_seq`` (all of them by default)."""
+        return list(self.iter_rows(since, round_id, kinds, after_seq=after_seq))
 
     def iter_rows(
         self,
         since: datetime | None = None,
         round_id: int | None = None,
         kinds: Iterable[str] | None = None,
+        *,
+        after_seq: int = 0,
     ) -> Iterator[Row]:
         """Like :meth:`rows`, read in chunks (for exports of a large journal)."""
         where = ["seq > ?"]
@@ -629,7 +634,7 @@ class Journal:
             params.extend(wanted)
         # only fixed column names and ? placeholders are put into the text
         sql = f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_CHUNK}"
-        after = 0
+        after = after_seq
         while True:
             with self._lock:
                 chunk = self._read(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import threading
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -120,6 +121,8 @@ def test_rows_filter_by_time_round_and_kind(journal: Journal, clock: FakeClock) 
     assert [r.kind for r in journal.rows(kinds=["round_start"])] == ["round_start"] * 2
     assert [r.seq for r in journal.rows(round_id=2, kinds={"ledger"})] == [5]
     assert journal.rows(kinds=[]) == []
+    assert [r.seq for r in journal.rows(after_seq=3)] == [4, 5]
+    assert [r.seq for r in journal.rows(round_id=2, after_seq=4)] == [5]
     assert journal.round_ids() == [1, 2]
 
 
@@ -213,3 +216,29 @@ def test_check_writable_passes_on_a_healthy_journal_and_leaves_no_row(journal: J
     journal.check_writable()
     assert len(journal.rows()) == 1
     assert journal.verify().ok
+
+
+def test_appends_from_several_threads_keep_one_unbroken_chain(journal: Journal) -> None:
+    def work(name: str) -> None:
+        for n in range(40):
+            journal.append("note", {"device": name, "text": str(n)})
+
+    threads = [threading.Thread(target=work, args=(f"t{i}",)) for i in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert [r.seq for r in journal.rows()] == list(range(1, 161))
+    assert journal.verify().ok
+
+
+def test_two_openings_of_one_file_append_to_the_same_chain(
+    journal: Journal, journal_path: Path, clock: FakeClock
+) -> None:
+    with Journal.open(journal_path, table_id="T1", clock=clock) as second:
+        for n in range(5):
+            journal.append("note", {"text": f"first {n}"})
+            second.append("note", {"text": f"second {n}"})
+    result = journal.verify()
+    assert result.ok, result.describe()
+    assert result.rows_checked == 10
