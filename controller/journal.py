@@ -393,10 +393,11 @@ class Journal:
             if not readonly:
                 mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
                 if str(mode).lower() != "wal":
+                    cause = "read_only" if _read_only_place(path) else "error"
                     raise JournalUnavailable(
                         where,
-                        "error",
-                        _MESSAGES["error"].format(
+                        cause,
+                        _MESSAGES[cause].format(
                             path=path, detail=f"cannot switch to WAL mode (mode is {mode})"
                         ),
                     )
@@ -822,7 +823,10 @@ def _stored_table_id(db: sqlite3.Connection) -> str | None:
     if exists is None:
         return None
     found = db.execute("SELECT table_id FROM journal_head WHERE id = 1").fetchone()
-    return None if found is None else str(found[0])
+    if found is None:
+        # the tables are there but the head row is gone: never start a second chain over it
+        raise sqlite3.DatabaseError("its head record is missing; run croupier audit verify")
+    return str(found[0])
 
 
 def _create(db: sqlite3.Connection, table_id: str) -> None:
@@ -846,6 +850,8 @@ def _unavailable(path: Path, exc: sqlite3.Error) -> JournalUnavailable:
     code = getattr(exc, "sqlite_errorcode", None)
     detail = str(exc)
     cause = _SQLITE_CAUSES.get(code & 0xFF, "error") if isinstance(code, int) else "error"
+    if isinstance(exc, sqlite3.IntegrityError) or "head record is missing" in detail:
+        cause = "corrupt"  # rows or the head changed by hand: the chain cannot go on here
     if cause == "error":
         lowered = detail.lower()
         if "disk is full" in lowered:

@@ -168,3 +168,31 @@ def test_an_sqlite_file_without_journal_tables_is_not_a_journal(tmp_path: Path) 
     db.close()
     with pytest.raises(JournalUnavailable, match="no journal tables in it"):
         Journal.open(path, readonly=True)
+
+
+def test_a_journal_whose_head_record_was_deleted_is_not_continued(
+    journal_path: Path, clock: FakeClock
+) -> None:
+    with Journal.open(journal_path, table_id="T1", clock=clock) as j:
+        j.append("software", {"version": "1"})
+    db = sqlite3.connect(journal_path)
+    db.execute("DELETE FROM journal_head")
+    db.commit()
+    db.close()
+    with pytest.raises(JournalUnavailable) as opened:
+        Journal.open(journal_path, table_id="T1")
+    assert_documented(opened.value, "corrupt", "its head record is missing", journal_path)
+
+
+def test_a_row_slipped_in_by_hand_stops_appends_as_corrupt(journal: Journal) -> None:
+    journal.append("software", {"version": "1"})
+    other = sqlite3.connect(journal.path)
+    other.execute(
+        "INSERT INTO journal VALUES (2, '2026-01-01T00:00:00.000Z', 'T1', NULL, 'note', '{}', "
+        "'x', 'y')"
+    )
+    other.commit()
+    other.close()
+    with pytest.raises(JournalUnavailable) as appended:
+        journal.append("note", {})
+    assert_documented(appended.value, "corrupt", "UNIQUE constraint failed", journal.path)
