@@ -163,6 +163,10 @@ class TableApp:
         self._on_output = on_output
         self._flush()
 
+    def set_output_sink(self, sink: Callable[[TableOutput], None] | None) -> None:
+        """Where each output goes as it is produced (besides ``outputs``): the journal."""
+        self._on_output = sink
+
     # --- events ----------------------------------------------------------------------------------
 
     def handle(self, event: DeviceEvent) -> None:

@@ -1,0 +1,228 @@
+"""The table with its journal: written first, and rebuilt from it after a crash.
+
+:class:`JournaledTable` puts the journal between the world and the table:
+
+- every *cause* (a device event, a bet or a supervisor decision from the display) is committed
+  to the journal before the table applies it (row kinds ``device_event`` and ``call``);
+- every *effect* (prompt, ledger entry, state change, input result, device command, note) the
+  table produces while applying it is committed, in one transaction, before anyone is shown it;
+- ``round_start`` / ``round_end`` rows mark each round.
+
+:func:`recover` rebuilds the table after a restart by replaying the causes through a fresh
+:class:`~controller.table.TableApp` (the same code as at the table; no pickles). The replayed
+effects must match what the journal holds: the journal may miss a tail (the process died after
+a cause was committed and before its effects were), which is then written; any other difference
+is a :class:`RecoveryMismatch`, and the table does not guess.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from controller.cards import Card
+from controller.errors import CroupierError
+from controller.journal import Journal, entry_for
+from controller.records import from_record, to_record, to_value
+from controller.round import Action, State, StateChanged
+from controller.rules import Variant
+from controller.table import DeviceCommands, InputResult, NoDevices, TableApp, TableOutput
+from drivers.events import DeviceEvent
+
+CAUSE_KINDS = ("device_event", "call")
+EFFECT_KINDS = ("prompt", "ledger", "state", "input", "supervisor", "command", "note")
+MARK_KINDS = ("round_start", "round_end")
+
+Entry = tuple[str, dict[str, Any]]
+
+
+class RecoveryMismatch(CroupierError):
+    """Replaying the journal does not give what the journal recorded: supervisor verification."""
+
+    def __init__(self, seq: int, expected: Entry, replayed: Entry | None) -> None:
+        self.seq = seq
+        self.expected = expected
+        self.replayed = replayed
+        super().__init__(
+            f"journal row {seq} records {expected[0]} {expected[1]}, but replaying the journal "
+            f"gives {replayed if replayed is not None else 'nothing'}: the round needs a "
+            "supervisor's verification"
+        )
+
+
+class JournaledTable:
+    """A :class:`TableApp` whose causes and effects are journaled first."""
+
+    def __init__(
+        self,
+        app: TableApp,
+        journal: Journal,
+        *,
+        show: Callable[[TableOutput], None] | None = None,
+    ) -> None:
+        self.app = app
+        self.journal = journal
+        self.show = show
+        self.recovery: RecoveryReport | None = None  # set when the table was rebuilt
+        self._pending: list[TableOutput] = []
+        app.set_output_sink(self._pending.append)
+        self._flush()
+
+    @classmethod
+    def start(
+        cls,
+        rules: Variant,
+        journal: Journal,
+        commands: DeviceCommands | None = None,
+        *,
+        show: Callable[[TableOutput], None] | None = None,
+        start: State = State.BURN,
+    ) -> JournaledTable:
+        """A fresh table on an empty journal, or the table the journal describes."""
+        if journal.last_row() is None:
+            return cls(TableApp(rules, commands, start=start), journal, show=show)
+        return recover(rules, journal, commands, show=show, start=start)
+
+    @property
+    def controller(self) -> Any:
+        return self.app.controller
+
+    # --- causes ---------------------------------------------------------------------------------
+
+    def handle(self, event: DeviceEvent) -> None:
+        self._cause("device_event", to_record(event))
+        self.app.handle(event)
+        self._flush()
+
+    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
+        args = {"box": box, "player": player, "amount_cents": amount_cents}
+        self._cause("call", {"method": "place_bet", "args": args})
+        result = self.app.place_bet(box, player, amount_cents)
+        self._flush()
+        return result
+
+    def supervisor(self, action: Action, **data: Any) -> InputResult:
+        self._cause(
+            "call", {"method": "supervisor", "action": action.value, "args": to_value(data)}
+        )
+        result = self.app.supervisor(action, **data)
+        self._flush()
+        return result
+
+    def replay(self, kind: str, payload: dict[str, Any]) -> None:
+        """Feed a recorded cause (a ``device_event`` or ``call`` row's payload) to the table,
+        journaled like a live one (a restarted session catching up with its script)."""
+        self._cause(kind, payload)
+        apply_cause(self.app, kind, payload)
+        self._flush()
+
+    def _cause(self, kind: str, payload: dict[str, Any]) -> None:
+        self.journal.append(kind, payload, round_id=self.app.controller.round.number)
+
+    # --- effects --------------------------------------------------------------------------------
+
+    def _flush(self) -> None:
+        if not self._pending:
+            return
+        outputs = list(self._pending)
+        self._pending.clear()  # (the table's sink holds this very list)
+        round_id = self.app.controller.round.number
+        entries = journal_entries(self.app, outputs)
+        self.journal.append_many(entries, round_id=round_id)
+        if self.show is not None:
+            for item in outputs:
+                self.show(item)
+
+
+def journal_entries(app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry]:
+    """The rows for a batch of table outputs, with the round marks where a round starts/ends."""
+    entries: list[Entry] = []
+    for item in outputs:
+        entries.append(entry_for(item))
+        if isinstance(item, StateChanged) and item.dest is State.DEALING:
+            entries.append(
+                ("round_start", {"round": app.controller.round.number, "variant": app.rules.id})
+            )
+        elif isinstance(item, StateChanged) and item.dest is State.SETTLING:
+            net: dict[str, int] = {}
+            for e in app.controller.round.ledger:
+                net[e.player] = net.get(e.player, 0) + e.amount_cents
+            entries.append(("round_end", {"round": app.controller.round.number, "net_cents": net}))
+    return entries
+
+
+def apply_cause(app: TableApp, kind: str, payload: Mapping[str, Any], seq: int = 0) -> None:
+    """Apply one recorded cause to a table."""
+    if kind == "device_event":
+        app.handle(from_record(payload))
+    elif payload.get("method") == "place_bet":
+        args = payload["args"]
+        app.place_bet(int(args["box"]), str(args["player"]), int(args["amount_cents"]))
+    elif payload.get("method") == "supervisor":
+        data = dict(payload.get("args") or {})
+        if isinstance(data.get("card"), str):
+            data["card"] = Card.parse(data["card"])
+        app.supervisor(Action(payload["action"]), **data)
+    else:
+        raise RecoveryMismatch(seq, (kind, dict(payload)), None)
+
+
+@dataclass(frozen=True, slots=True)
+class RecoveryReport:
+    causes: int  # causes replayed
+    effects_checked: int  # journaled effect rows matched by the replay
+    effects_written: int  # effects the journal was missing (written now)
+    round_number: int
+    state: State
+
+    def describe(self) -> str:
+        return (
+            f"round {self.round_number} recovered at {self.state.value} "
+            f"({self.causes} inputs replayed, {self.effects_checked} records matched"
+            + (f", {self.effects_written} written" if self.effects_written else "")
+            + ")"
+        )
+
+
+def recover(
+    rules: Variant,
+    journal: Journal,
+    commands: DeviceCommands | None = None,
+    *,
+    show: Callable[[TableOutput], None] | None = None,
+    start: State = State.BURN,
+) -> JournaledTable:
+    """Rebuild the table from its journal (see the module docstring)."""
+    app = TableApp(rules, NoDevices(), start=start)
+    replayed: list[Entry] = []
+    journaled: list[tuple[int, Entry]] = []
+    causes = 0
+    app.set_output_sink(lambda item: replayed.extend(journal_entries(app, [item])))
+    for row in journal.iter_rows():
+        if row.kind in CAUSE_KINDS:
+            apply_cause(app, row.kind, row.payload, row.seq)
+            causes += 1
+        elif row.kind in EFFECT_KINDS or row.kind in MARK_KINDS:
+            journaled.append((row.seq, (row.kind, dict(row.payload))))
+    for index, (seq, expected) in enumerate(journaled):
+        got = replayed[index] if index < len(replayed) else None
+        if got is None or _normal(got) != _normal(expected):
+            raise RecoveryMismatch(seq, expected, got)
+    missing = replayed[len(journaled) :]
+    if missing:
+        journal.append_many(missing, round_id=app.controller.round.number)
+    app.commands = commands if commands is not None else NoDevices()
+    table = JournaledTable(app, journal, show=show)
+    report = RecoveryReport(
+        causes, len(journaled), len(missing), app.controller.round.number, app.controller.state
+    )
+    table.recovery = report
+    return table
+
+
+def _normal(entry: Entry) -> tuple[str, Any]:
+    """Compare through canonical JSON (what the journal stores)."""
+    kind, payload = entry
+    return kind, json.loads(json.dumps(to_value(payload), sort_keys=True))
