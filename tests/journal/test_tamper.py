@@ -3,6 +3,7 @@ verify`` fail and name the first broken row."""
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
@@ -171,13 +172,17 @@ def test_any_single_edit_of_any_journal_is_named(
     tmp_path_factory: pytest.TempPathFactory, data: st.DataObject, count: int
 ) -> None:
     path = tmp_path_factory.mktemp("hyp") / "journal.sqlite3"
+    rows = [
+        (
+            data.draw(st.none() | st.integers(0, 3)),
+            data.draw(st.sampled_from(["note", "prompt", "input", "ledger"])),
+            {"n": n, "text": data.draw(st.text(max_size=8))},
+        )
+        for n in range(count)
+    ]
     with Journal.open(path, table_id="T1") as j:
-        for n in range(count):
-            j.append(
-                data.draw(st.sampled_from(["note", "prompt", "input", "ledger"])),
-                {"n": n, "text": data.draw(st.text(max_size=8))},
-                round_id=data.draw(st.none() | st.integers(0, 3)),
-            )
+        for round_id, group in itertools.groupby(rows, key=lambda row: row[0]):
+            j.append_many([(kind, payload) for _, kind, payload in group], round_id=round_id)
     seq = data.draw(st.integers(1, count), label="seq")
     how = data.draw(st.sampled_from([*COLUMNS, "delete"]), label="how")
     if how == "delete":
