@@ -9,12 +9,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+from typing import TypeVar
 
 from controller.cards import Card
 from controller.hands import hand_value, is_natural
 from controller.prompts import money
 from controller.rules import CardsAfterDouble, DoubleAmount, SplitMatch, Variant
 from controller.settlement import Box, Hand, InsuranceBet, LedgerEntry, Stake, Wager
+
+_T = TypeVar("_T")
 
 __all__ = [
     "BoxState",
@@ -23,6 +26,7 @@ __all__ = [
     "HandState",
     "RoundState",
     "StakeState",
+    "copy_round",
 ]
 
 
@@ -133,6 +137,42 @@ class RoundState:
 
     def open_hands(self, box: BoxState) -> list[int]:
         return [i for i, h in enumerate(box.hands) if not h.settled and h.live]
+
+
+def _shallow(obj: _T) -> _T:
+    new: _T = object.__new__(type(obj))
+    new.__dict__.update(obj.__dict__)
+    return new
+
+
+def copy_round(state: RoundState) -> RoundState:
+    """A copy of the round that shares nothing mutable with it (the undo snapshot).
+
+    What ``copy.deepcopy`` gives, at a tenth of its cost: cards, wagers and ledger entries are
+    frozen and shared; every list, dict and state object is new.
+    """
+    new = _shallow(state)
+    new.boxes = {number: _copy_box(box) for number, box in state.boxes.items()}
+    new.dealer = _shallow(state.dealer)
+    new.dealer.cards = list(state.dealer.cards)
+    new.deal_plan = list(state.deal_plan)
+    new.ledger = list(state.ledger)
+    return new
+
+
+def _copy_box(box: BoxState) -> BoxState:
+    new = _shallow(box)
+    new.wagers = list(box.wagers)
+    new.insurance = dict(box.insurance)
+    new.hands = [_copy_hand(hand) for hand in box.hands]
+    return new
+
+
+def _copy_hand(hand: HandState) -> HandState:
+    new = _shallow(hand)
+    new.cards = list(hand.cards)
+    new.stakes = [_shallow(stake) for stake in hand.stakes]
+    return new
 
 
 # --- the procedure's checks ---------------------------------------------------------------------
