@@ -22,14 +22,19 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import structlog
+
 from controller.cards import Card
-from controller.errors import CroupierError
+from controller.errors import CroupierError, JournalUnavailable
 from controller.journal import Journal, entry_for
+from controller.prompts import Prompt, PromptCode
 from controller.records import from_record, to_record, to_value
 from controller.round import Action, State, StateChanged
 from controller.rules import Variant
 from controller.table import DeviceCommands, InputResult, NoDevices, TableApp, TableOutput
 from drivers.events import DeviceEvent
+
+log = structlog.get_logger("croupier.journal")
 
 CAUSE_KINDS = ("device_event", "call")
 EFFECT_KINDS = ("prompt", "ledger", "state", "input", "supervisor", "command", "note")
@@ -66,6 +71,7 @@ class JournaledTable:
         self.journal = journal
         self.show = show
         self.recovery: RecoveryReport | None = None  # set when the table was rebuilt
+        self.unavailable: str | None = None  # why the journal could not be written last time
         self._pending: list[TableOutput] = []
         app.set_output_sink(self._pending.append)
         self._flush()
@@ -91,25 +97,34 @@ class JournaledTable:
 
     # --- causes ---------------------------------------------------------------------------------
 
-    def handle(self, event: DeviceEvent) -> None:
-        self._cause("device_event", to_record(event))
+    def handle(self, event: DeviceEvent) -> bool:
+        """Journal and apply a device event. False when the journal cannot be written: the
+        event is not applied (and must not be acknowledged, so the device sends it again)."""
+        if not self._cause("device_event", to_record(event)):
+            return False
         self.app.handle(event)
         self._flush()
+        return True
 
     def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
         args = {"box": box, "player": player, "amount_cents": amount_cents}
-        self._cause("call", {"method": "place_bet", "args": args})
+        if not self._cause("call", {"method": "place_bet", "args": args}):
+            return self._unrecorded(Action.BET)
         result = self.app.place_bet(box, player, amount_cents)
         self._flush()
         return result
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
-        self._cause(
-            "call", {"method": "supervisor", "action": action.value, "args": to_value(data)}
-        )
+        payload = {"method": "supervisor", "action": action.value, "args": to_value(data)}
+        if not self._cause("call", payload):
+            return self._unrecorded(action)
         result = self.app.supervisor(action, **data)
         self._flush()
         return result
+
+    def _unrecorded(self, action: Action) -> InputResult:
+        reason = self.unavailable or "the journal cannot be written"
+        return InputResult(action, False, reason)
 
     def replay(self, kind: str, payload: dict[str, Any]) -> None:
         """Feed a recorded cause (a ``device_event`` or ``call`` row's payload) to the table,
@@ -118,8 +133,19 @@ class JournaledTable:
         apply_cause(self.app, kind, payload)
         self._flush()
 
-    def _cause(self, kind: str, payload: dict[str, Any]) -> None:
-        self.journal.append(kind, payload, round_id=self.app.controller.round.number)
+    def _cause(self, kind: str, payload: dict[str, Any]) -> bool:
+        """Commit a cause before it is applied; on failure tell the dealer and apply nothing."""
+        try:
+            self.journal.append(kind, payload, round_id=self.app.controller.round.number)
+        except JournalUnavailable as exc:
+            message = str(exc)
+            log.error("journal unavailable: input not applied", kind=kind, error=message)
+            if message != self.unavailable and self.show is not None:
+                self.show(Prompt(PromptCode.JOURNAL_UNAVAILABLE, message))
+            self.unavailable = message
+            return False
+        self.unavailable = None
+        return True
 
     # --- effects --------------------------------------------------------------------------------
 
@@ -149,7 +175,12 @@ def journal_entries(app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry
             net: dict[str, int] = {}
             for e in app.controller.round.ledger:
                 net[e.player] = net.get(e.player, 0) + e.amount_cents
-            entries.append(("round_end", {"round": app.controller.round.number, "net_cents": net}))
+            end = {
+                "round": app.controller.round.number,
+                "net_cents": sum(net.values()),  # to the players, all of them
+                "net_by_player": net,
+            }
+            entries.append(("round_end", end))
     return entries
 
 

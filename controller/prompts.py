@@ -41,6 +41,7 @@ class PromptCode(StrEnum):
     KEY_IN_CARD = "KEY_IN_CARD"  # the shoe could not read a card: the dealer keys it in
     LOCKUP = "LOCKUP"
     VOID = "VOID"
+    JOURNAL_UNAVAILABLE = "JOURNAL_UNAVAILABLE"  # nothing can be recorded: nothing goes on
 
 
 @dataclass(frozen=True, slots=True)

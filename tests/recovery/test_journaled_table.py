@@ -4,9 +4,13 @@ from pathlib import Path
 
 import pytest
 
+from controller.errors import JournalUnavailable
+from controller.event_hands import EventHands
 from controller.journal import Journal
 from controller.journaled import JournaledTable, RecoveryMismatch, recover
+from controller.prompts import Prompt, PromptCode
 from controller.round import State
+from controller.scenario_file import ScriptedShoe
 from tests.scenarios.test_scenarios import EXPECTED
 
 from .sessions import journaled, net, plain, play, rules_of, scenario
@@ -96,3 +100,40 @@ def test_a_fresh_journal_starts_a_fresh_table(tmp_path: Path) -> None:
     table = journaled(rules_of(scenario("nz_insurance")), tmp_path / "j.sqlite3")
     assert table.controller.state is State.BURN
     assert table.recovery is None
+
+
+def test_a_journal_that_cannot_be_written_refuses_bets_and_tells_the_dealer(
+    tmp_path: Path,
+) -> None:
+    shown: list[object] = []
+    sc = scenario("nz_insurance")
+    table = JournaledTable.start(rules_of(sc), Journal.open(tmp_path / "j.sqlite3", table_id="T1"),
+                                 show=shown.append)  # fmt: skip
+    assert isinstance(sc.shoe, ScriptedShoe)
+    EventHands(table, iter(sc.shoe.cards)).draw()  # the burn card: bets are open
+    # The disk fills up: SQLite may not grow the file by one more page.
+    journal = table.journal
+    pages = journal._db.execute("PRAGMA page_count").fetchone()[0]
+    journal._db.execute(f"PRAGMA max_page_count = {pages}")
+    full = _fill(journal)
+    assert "the disk is full" in str(full)
+    before = (table.controller.state, table.controller.round)
+    result = table.place_bet(1, "ann", 1000)
+    assert not result.accepted
+    assert "the disk is full" in result.reason
+    assert "no round can start until the journal can be written" in result.reason
+    assert (table.controller.state, table.controller.round) == before
+    prompts = [p for p in shown if isinstance(p, Prompt)]
+    assert prompts[-1].code is PromptCode.JOURNAL_UNAVAILABLE
+    # Space is freed: the same bet is recorded and taken.
+    journal._db.execute(f"PRAGMA max_page_count = {pages * 100}")
+    assert table.place_bet(1, "ann", 1000).accepted
+
+
+def _fill(journal: Journal) -> JournalUnavailable:
+    for n in range(10_000):
+        try:
+            journal.append("note", {"device": "test", "text": f"filler {n} " + "x" * 200})
+        except JournalUnavailable as full:
+            return full
+    raise AssertionError("the journal never filled up")
