@@ -1,0 +1,53 @@
+"""Throughput of ``croupier simulate`` with one worker and with two, per variant: one JSON line.
+
+``python bench/simulate_throughput.py [--rounds N] [--boxes K]``. One box by default (the
+target: 10,000 rounds per second per worker with one box). ``--rounds`` should cover several
+chunks (:data:`controller.simulate.CHUNK_ROUNDS`) so that two workers have work to share.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+
+from controller.rules import VARIANT_IDS
+from controller.simulate import CHUNK_ROUNDS, SimConfig, simulate
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rounds", type=int, default=4 * CHUNK_ROUNDS)
+    parser.add_argument("--boxes", type=int, default=1)
+    parser.add_argument("--seed", type=int, default=1)
+    args = parser.parse_args()
+    results: dict[str, dict[str, float]] = {}
+    for variant in VARIANT_IDS:
+        row: dict[str, float] = {}
+        for workers in (1, 2):
+            config = SimConfig(
+                variant, rounds=args.rounds, boxes=args.boxes, seed=args.seed, workers=workers
+            )
+            result = simulate(config)
+            row[f"rounds_per_s_{workers}w"] = round(args.rounds / result.seconds, 1)
+        row["speedup_2w"] = round(row["rounds_per_s_2w"] / row["rounds_per_s_1w"], 2)
+        results[variant] = row
+    line = {
+        "benchmark": "simulate_throughput",
+        "rounds": args.rounds,
+        "boxes": args.boxes,
+        "chunk_rounds": CHUNK_ROUNDS,
+        "variants": results,
+        "target_rounds_per_s_per_worker": 10_000,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+    }
+    print(json.dumps(line))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
