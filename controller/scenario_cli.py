@@ -8,14 +8,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import logging
 import sys
 from typing import TYPE_CHECKING, Any
 
-import structlog
-
 from controller.autoplay import PlayError
 from controller.errors import ConfigError, CroupierError
+from controller.logs import configure_logging
 from controller.prompts import money
 from controller.scenario_file import ScenarioError, load_scenario
 from controller.scenario_runner import run_scenario
@@ -36,9 +34,8 @@ def register(commands: Subparsers) -> None:
 
 
 def quiet_logs() -> None:
-    """The report is the output: device chatter stays out of it."""
-    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING),
-                        logger_factory=structlog.PrintLoggerFactory(sys.stderr))  # fmt: skip
+    """The report is the output: device chatter stays out of it (warnings still show)."""
+    configure_logging(console=True, level="WARNING")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -23,7 +23,6 @@ from typing import Any, Protocol
 
 import structlog
 
-from controller.cards import Card
 from controller.prompts import Prompt, PromptCode
 from controller.round import (
     Action,
@@ -159,6 +158,8 @@ class TableApp:
         self.inputs_handled = 0
         self.card_in_reader = False
         self.shuffle_requested = False  # SHF pressed: the shoe was told to load a new shoe
+        self.last_draw_no: int | None = None  # the shoe's last draw number applied
+        self.unread_draws = 0  # unreadable cards since then (each leaves a gap of one)
         self._peek_arm: str | None = None
         self._on_output = on_output
         self._flush()
@@ -172,12 +173,13 @@ class TableApp:
     def handle(self, event: DeviceEvent) -> None:
         """Apply one driver event. Never raises for bad input: refusals become outputs."""
         if isinstance(event, CardDrawn):
-            self._card(event.card)
+            self._drawn(event)
             self.cards_handled += 1
         elif isinstance(event, CutCard):
             self.controller.cut_card_seen()
         elif isinstance(event, ShoeLoaded):
             self._note(event.device.type, f"new shoe loaded ({event.cards_detected} cards)")
+            self.last_draw_no, self.unread_draws = 0, 0
             if self.shuffle_requested:
                 self.shuffle_requested = False
                 self._perform(Action.SHUFFLE, {})
@@ -216,13 +218,40 @@ class TableApp:
             self._note(event.device.type, type(event).__name__)
         self._flush()
 
-    def _card(self, card: Card) -> None:
-        self._perform(Action.CARD, {"card": card})
+    def _drawn(self, event: CardDrawn) -> None:
+        """A card from the shoe, checked against the shoe's draw numbers: one more than the last
+        (plus one per unreadable card). An old number is a repeat and is not applied again; a
+        jump means cards left the shoe unseen, and the table locks up for a supervisor's check
+        instead of guessing (the card itself then waits, as a card nobody asked for)."""
+        last = self.last_draw_no
+        if last is not None and event.draw_no <= last:
+            self._note(
+                DeviceType.SHOE,
+                f"card {event.card} of draw {event.draw_no} seen "
+                f"before (last draw {last}): not applied again",
+            )
+            return
+        if last is not None and event.draw_no > last + 1 + self.unread_draws:
+            missing = event.draw_no - last - 1 - self.unread_draws
+            self._perform(
+                Action.HOLD,
+                {
+                    "kind": HoldKind.LOCKUP.value,
+                    "device": "shoe",
+                    "detail": f"DRAW_GAP: {missing} card(s) left the shoe "
+                    f"unseen before draw {event.draw_no}; supervisor "
+                    "verification",
+                },
+            )
+        self.last_draw_no = event.draw_no
+        self.unread_draws = 0
+        self._perform(Action.CARD, {"card": event.card})
 
     def _fault(self, event: FaultRaised) -> None:
         device = event.device.type.label
         self._note(event.device.type, f"fault raised: {event.name} ({event.severity.value})")
         if event.code == CARD_UNREADABLE:
+            self.unread_draws += 1
             self._perform(
                 Action.HOLD,
                 {

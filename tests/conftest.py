@@ -75,3 +75,13 @@ def no_leaked_threads_ports_or_devices() -> Iterator[None]:
 
     if problems:
         pytest.fail("the test leaked:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+@pytest.fixture(autouse=True)
+def logging_as_it_was() -> Iterator[None]:
+    """A command run by a test configures logging for the process: undo it afterwards, so no
+    later test logs through a handler bound to a closed capture stream."""
+    yield
+    from controller.logs import reset_logging  # noqa: PLC0415
+
+    reset_logging()
