@@ -7,11 +7,15 @@ was recorded, never the live table. Per round:
 - ``cards``: the cards drawn from the shoe (``device_event`` rows of type CardDrawn) and cards
   keyed in by the dealer (accepted ``key_card`` inputs), in journal order;
 - ``decisions``: accepted inputs other than the devices' own (``card``, ``peek``, ``hold``,
-  ``resume``), each ``{action, data, keys, by}``;
+  ``resume``), each ``{action, data, keys, by}``; an input entered from the display (a bet, a
+  supervisor's decision) takes its ``data`` and ``by`` from the ``call`` row written before it;
 - ``prompts``: the prompt payloads; ``ledger``: the ledger payloads (payouts and collections);
 - ``overrides``: supervisor rows ``{action, by, detail}``;
 - ``net_cents``: the round_end row's figure, or the sum of the ledger when the round did not end;
 - ``steps`` (JSON only): every row of the round ``{seq, ts, kind, payload}``, in order.
+
+The text shows the same steps for a person: button presses appear as the keys of the decision
+(or refusal) they entered, and state changes, calls and device commands are left to ``--json``.
 
 The default is the last 10 rounds; ``--round`` picks one. Exit status 0, 1 when the journal
 cannot be read or the round is not in it, 2 when there is no journal at PATH.
@@ -88,6 +92,7 @@ class RoundRecall:
     overrides: list[dict[str, Any]] = field(default_factory=list)
     net_cents: int = 0
     steps: list[Row] = field(default_factory=list)
+    inputs: dict[int, dict[str, Any]] = field(default_factory=dict)  # input rows, completed
 
     def to_json_dict(self) -> dict[str, Any]:
         return {
@@ -110,15 +115,17 @@ class RoundRecall:
 
 def recall_round(round_id: int, rows: list[Row]) -> RoundRecall:
     """Rebuild one round from its rows (in seq order)."""
-    recall = RoundRecall(round_id, steps=list(rows))
+    recall = RoundRecall(round_id, steps=list(rows), inputs=complete_inputs(rows))
     net_from_end: int | None = None
     if rows:
         recall.started = rows[0].ts
+    seen_start = False
     for row in rows:
-        p = row.payload
+        p = recall.inputs.get(row.seq, row.payload)
         if row.kind == "round_start":
-            recall.variant = _text(p.get("variant"))
-            recall.started = row.ts
+            if not seen_start:  # the first mark counts (a table may mark a round again)
+                recall.variant = _text(p.get("variant"))
+            seen_start = True
         elif row.kind == "round_end":
             recall.complete = True
             recall.ended = row.ts
@@ -152,6 +159,30 @@ def recall_round(round_id: int, rows: list[Row]) -> RoundRecall:
     )
     recall.net_cents = net_from_end if net_from_end is not None else ledger_net
     return recall
+
+
+def complete_inputs(rows: list[Row]) -> dict[int, dict[str, Any]]:
+    """Input payloads with what their ``call`` row said: an input entered from the display (a
+    bet, a supervisor's decision) is written first as a ``call`` with its arguments, then as an
+    ``input`` with the result; the recall shows the arguments and who with the result."""
+    completed: dict[int, dict[str, Any]] = {}
+    call: dict[str, Any] | None = None
+    for row in rows:
+        if row.kind == "call":
+            call = row.payload
+        elif row.kind == "input" and call is not None:
+            args = call.get("args")
+            action = row.payload.get("action")
+            called = "bet" if call.get("method") == "place_bet" else call.get("action")
+            if isinstance(args, dict) and action == called:
+                merged = dict(row.payload)
+                if not merged.get("data"):
+                    merged["data"] = {k: v for k, v in args.items() if k != "by"}
+                if merged.get("by") is None and args.get("by") is not None:
+                    merged["by"] = args["by"]
+                completed[row.seq] = merged
+            call = None
+    return completed
 
 
 def recall(
@@ -213,8 +244,13 @@ def _render_round(r: RoundRecall) -> list[str]:
     variant = f" ({r.variant})" if r.variant else ""
     until = r.ended if r.complete else "not finished"
     lines = [f"== Round {r.round}{variant}  {r.started} .. {until}"]
+    marked = False
     for row in r.steps:
-        text = _step(row)
+        if row.kind == "round_start":
+            if marked:
+                continue  # a round marked again is still one round
+            marked = True
+        text = _step(row, r.inputs.get(row.seq, row.payload))
         if text is not None:
             lines.append(f"  {row.ts[11:23]}  {text}")
     lines.append(f"  cards: {' '.join(r.cards) or '-'}")
@@ -223,8 +259,7 @@ def _render_round(r: RoundRecall) -> list[str]:
     return lines
 
 
-def _step(row: Row) -> str | None:
-    p = row.payload
+def _step(row: Row, p: dict[str, Any]) -> str | None:
     kind = row.kind
     if kind == "round_start":
         return f"{'start':<9} round {p.get('round')} {p.get('variant') or ''}".rstrip()
@@ -260,7 +295,7 @@ def _step(row: Row) -> str | None:
     return None  # state changes, device commands: in --json steps only
 
 
-def _device_step(p: dict[str, Any]) -> str:
+def _device_step(p: dict[str, Any]) -> str | None:
     kind = p.get("type")
     device = p.get("device")
     where = device.get("type") if isinstance(device, dict) else "?"
@@ -269,7 +304,7 @@ def _device_step(p: dict[str, Any]) -> str:
     if kind == "PeekResult":
         return f"{'peek':<9} outcome {p.get('outcome')} ({where})"
     if kind in ("ButtonPressed", "ButtonReleased", "ButtonHeld"):
-        return f"{'button':<9} {p.get('button')} ({where})"
+        return None  # the keys show with the decision or refusal they entered
     return f"{'device':<9} {kind} ({where})"
 
 

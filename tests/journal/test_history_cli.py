@@ -15,11 +15,20 @@ from controller.journal import Journal, entry_for
 from controller.prompts import Prompt, PromptCode
 from controller.round import Action, State, StateChanged, SupervisorAction
 from controller.settlement import EntryKind, LedgerEntry
-from drivers.events import CardDrawn, DeviceRef, DeviceType, PeekOutcome, PeekResult
+from drivers.events import (
+    Button,
+    ButtonPressed,
+    CardDrawn,
+    DeviceRef,
+    DeviceType,
+    PeekOutcome,
+    PeekResult,
+)
 from tests.journal.conftest import FakeClock
 
 SHOE = DeviceRef(DeviceType.SHOE, "sim://shoe")
 PEEK = DeviceRef(DeviceType.PEEK, "sim://peek")
+PANEL = DeviceRef(DeviceType.PANEL, "sim://panel")
 
 
 def drawn(card: str, draw_no: int) -> CardDrawn:
@@ -287,3 +296,41 @@ def test_last_must_be_a_positive_number(
         main(["history", "--journal", str(two_rounds), "--last", bad])
     assert exited.value.code == 2
     assert "not a whole number of rounds of 1 or more" in capsys.readouterr().err
+
+
+def test_inputs_from_the_display_take_their_data_and_who_from_the_call_row(
+    journal: Journal, capsys: pytest.CaptureFixture[str]
+) -> None:
+    journal.append_many(
+        [
+            (
+                "call",
+                {"method": "place_bet", "args": {"box": 2, "player": "bo", "amount_cents": 2500}},
+            ),
+            inputs("bet", {}, keys=[]),
+            ("round_start", {"round": 5, "variant": "uk-pontoon"}),
+            ("round_start", {"round": 5, "variant": "marked again"}),
+            entry_for(ButtonPressed(device=PANEL, at=1.0, seq=1, button=Button.OK, held_ms=0)),
+            ("call", {"method": "supervisor", "action": "void", "args": {"by": "S. Smith"}}),
+            inputs("void", {}, keys=[]),
+        ],
+        round_id=5,
+    )
+    _, out, _ = history(journal.path, capsys, "--json")
+    (only,) = json.loads(out)
+    assert only["decisions"] == [
+        {
+            "action": "bet",
+            "data": {"box": 2, "player": "bo", "amount_cents": 2500},
+            "keys": [],
+            "by": None,
+        },
+        {"action": "void", "data": {}, "keys": [], "by": "S. Smith"},
+    ]
+    assert only["variant"] == "uk-pontoon"
+    assert only["started"] == only["steps"][0]["ts"]
+    _, text, _ = history(journal.path, capsys)
+    assert "decision  BET box=2 player=bo amount=$25" in text
+    assert "decision  VOID by S. Smith" in text
+    assert "OK_" not in text  # a bare button press is no step of its own
+    assert text.count("start     round 5") == 1
