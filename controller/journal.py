@@ -30,6 +30,8 @@ history, audit and recovery code that reads them):
                   ``action``) -- a bet or a supervisor's decision from the display, written
                   before the table applies it (with ``device_event``, the causes a recovery
                   replays)
+``recovery``      ``{round, state, causes, effects_checked, effects_written, text}`` -- the table
+                  was rebuilt from the journal after a restart (what the dealer was told)
 ``input``         ``{action, data, accepted, reason, keys, by}`` -- a dealer or supervisor input:
                   ``action`` an Action value or null, ``data`` its data as record values,
                   ``keys`` the panel keys, ``by`` who (null for the dealer's panel)
@@ -40,7 +42,8 @@ history, audit and recovery code that reads them):
 ``supervisor``    ``{action, by, detail}`` -- a supervisor's override, with who
 ``command``       ``{device, command, args}`` -- a command sent to a device
 ``round_start``   ``{round, variant}``
-``round_end``     ``{round, net_cents}`` -- net to the players, integer cents
+``round_end``     ``{round, net_cents, net_by_player}`` -- net to the players, integer cents
+                  (all of them, and per player)
 ``note``          ``{device, text}`` -- a device event worth recording that changes nothing
 ``anchor``        ``{seq, hash, ts, pruned_rows}`` -- written by :meth:`Journal.prune`: the seq,
                   hash and ts of the last pruned row, so the chain verifies from here on
@@ -99,6 +102,7 @@ ROW_KINDS = frozenset(
         "config",
         "device_event",
         "call",
+        "recovery",
         "input",
         "prompt",
         "ledger",

@@ -250,6 +250,20 @@ def recover(
         causes, len(journaled), len(missing), app.controller.round.number, app.controller.state
     )
     table.recovery = report
+    journal.append(
+        "recovery",
+        {
+            "round": report.round_number,
+            "state": report.state.value,
+            "causes": report.causes,
+            "effects_checked": report.effects_checked,
+            "effects_written": report.effects_written,
+            "text": report.describe(),
+        },
+        round_id=report.round_number,
+    )
+    if show is not None:
+        show(Prompt(PromptCode.RESUMED, report.describe()))
     return table
 
 

@@ -137,3 +137,27 @@ def _fill(journal: Journal) -> JournalUnavailable:
         except JournalUnavailable as full:
             return full
     raise AssertionError("the journal never filled up")
+
+
+def test_the_dealer_is_told_the_round_was_recovered_and_the_journal_says_so(
+    tmp_path: Path,
+) -> None:
+    sc = scenario("nz_insurance")
+    path = tmp_path / "j.sqlite3"
+    live = journaled(rules_of(sc), path)
+    play(live, sc)
+    live.journal.close()
+    shown: list[object] = []
+    journal = Journal.open(path, table_id="T1")
+    rebuilt = recover(rules_of(sc), journal, show=shown.append)
+    [told] = [p for p in shown if isinstance(p, Prompt)]
+    assert told.code is PromptCode.RESUMED
+    assert told.text.startswith("round 2 recovered at betting")
+    last = journal.last_row()
+    assert last is not None
+    assert last.kind == "recovery"
+    assert last.payload["text"] == told.text
+    # and a second restart replays the first one's journal, recovery row included
+    journal.close()
+    again = recover(rules_of(sc), Journal.open(path, table_id="T1"))
+    assert again.controller.round == rebuilt.controller.round
