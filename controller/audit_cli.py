@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -136,6 +137,11 @@ def run_export(args: argparse.Namespace) -> int:
                     count = export_rows(journal, args.since, out)
     except JournalUnavailable as exc:
         print(f"croupier audit export: {exc}", file=sys.stderr)
+        return EXIT_BROKEN
+    except BrokenPipeError:
+        # the reader stopped reading (``| head``): stop quietly, like other command-line tools,
+        # and keep Python from complaining when it flushes stdout at exit
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return EXIT_BROKEN
     except OSError as exc:
         print(f"croupier audit export: cannot write {args.out}: {exc.strerror}", file=sys.stderr)

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -128,3 +130,19 @@ def test_parse_since_of_a_date_is_that_midnight_utc() -> None:
 
     assert parse_since("2026-11-29") == datetime(2026, 11, 29, tzinfo=UTC)
     assert parse_since("2026-11-29T13:00:00+02:00") == datetime(2026, 11, 29, 11, tzinfo=UTC)
+
+
+def test_export_into_a_pipe_closed_early_stops_quietly(journal: Journal) -> None:
+    journal.append_many([("note", {"device": "shoe", "text": "x" * 200})] * 2_000)
+    command = [sys.executable, "-m", "controller.cli", "audit", "export", "--since", "2026-01-01",
+               "--journal", str(journal.path)]  # fmt: skip
+    with subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE) as child:
+        assert child.stdout is not None
+        assert child.stderr is not None
+        first = child.stdout.readline()
+        child.stdout.close()
+        err = child.stderr.read().decode()
+        status = child.wait(timeout=30)
+    assert json.loads(first)["seq"] == 1
+    assert status == 1
+    assert err == ""  # no traceback, no "cannot write" for a reader that had enough
