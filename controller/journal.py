@@ -810,9 +810,11 @@ def _prepare(kind: str, payload: Mapping[str, Any]) -> tuple[str, str]:
     if not isinstance(payload, Mapping):
         raise TypeError(f"a {kind!r} row's payload must be a dict, got {type(payload).__name__}")
     try:
-        return kind, canonical_json(dict(payload))
+        text = canonical_json(dict(payload))
+        text.encode("utf-8")  # a lone surrogate cannot be stored or hashed
     except (TypeError, ValueError) as exc:
         raise TypeError(f"a {kind!r} row's payload is not plain JSON: {exc}") from exc
+    return kind, text
 
 
 def _check_round_id(round_id: object) -> None:

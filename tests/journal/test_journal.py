@@ -99,6 +99,20 @@ def test_append_many_writes_nothing_when_one_payload_is_not_json(journal: Journa
     assert journal.rows() == []
 
 
+@pytest.mark.parametrize(
+    "payload",
+    [{"at": float("nan")}, {"text": "\ud800"}, {"card": object()}],
+    ids=["nan", "lone surrogate", "object"],
+)
+def test_a_payload_that_is_not_plain_json_is_refused_before_anything_is_written(
+    journal: Journal, payload: dict[str, object]
+) -> None:
+    with pytest.raises(TypeError, match="'note' row's payload is not plain JSON"):
+        journal.append("note", payload)
+    assert journal.rows() == []
+    assert journal.append("note", {"text": "fine"}).seq == 1
+
+
 def test_an_unknown_row_kind_is_refused(journal: Journal) -> None:
     with pytest.raises(ValueError, match="unknown journal row kind 'nots'"):
         journal.append("nots", {})
