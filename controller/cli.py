@@ -18,6 +18,7 @@ from controller import (
     run_cli,
     scenario_cli,
     simulate_cli,
+    table_config,
 )
 from drivers import watch_cli
 from sim_hardware import emulate_cli
@@ -43,6 +44,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
     return [
         rules_cli.register,
         run_cli.register,
+        table_config.register,
         audit_cli.register,
         history_cli.register,
         scenario_cli.register,

@@ -1,0 +1,97 @@
+"""config/table.toml: validated like the variants, secrets only as salted hashes."""
+
+from __future__ import annotations
+
+import io
+import sys
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.errors import ConfigError
+from controller.table_config import DEFAULT_CONFIG, hash_secret, load_table_config, verify_secret
+
+
+def test_the_shipped_table_file_is_valid_and_runs_everything_emulated_on_this_machine() -> None:
+    table = load_table_config(DEFAULT_CONFIG)
+    assert table.config.devices.all_emulated
+    assert table.config.display.loopback
+    assert (table.config.display.host, table.config.display.port) == ("127.0.0.1", 8321)
+    assert table.rules.id == "nz-pontoon"
+    assert table.journal_path == Path.cwd() / "var" / "journal.sqlite3"
+
+
+def _problems(tmp_path: Path, text: str) -> list[str]:
+    path = tmp_path / "table.toml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as refused:
+        load_table_config(path)
+    assert str(path) in str(refused.value)
+    return refused.value.problems
+
+
+@pytest.mark.parametrize(
+    ("text", "problem"),
+    [
+        ("tabel_id = 'x'", "tabel_id: unknown key (value 'x'); allowed here: boxes, devices"),
+        ("[display]\nport = '80'", "display.port = '80': Input should be a valid integer"),
+        ("[display]\nport = 70000", "display.port = 70000: Input should be less than or equal"),
+        ("[display]\nhots = '1.2.3.4'", "display.hots: unknown key (value '1.2.3.4'); allowed"),
+        ("[display]\nhost = 'pit.example'", "display.host = 'pit.example': must be an IP"),
+        ("[limits]\nmin_cents = 5000\nmax_cents = 1000", "max_cents 1000 is below min_cents"),
+        ("[limits]\nincrement_cents = 50", "increment_cents = 50: must be a multiple of"),
+        ("boxes = [1, 8]", "boxes[1] = 8: Input should be less than or equal to 7"),
+        ("boxes = []", "boxes = []: at least one box must be in use"),
+        ("variant = 'nz-poontoon'", "variant = 'nz-poontoon': no such variant file; known"),
+        ("[devices]\nshoe = 'COM3'", "devices.shoe = 'COM3': must be 'emulated'"),
+        ("[supervisor]\npassword_hash = 'hunter22'", "never the plain password or token"),
+        ("[display]\nview_token_hash = 'scrypt$2$1$1$AA==$AA=='", "scrypt cost too low"),
+        ("[display]\ntls_certfile = 'a.crt'", "tls_certfile and tls_keyfile go together"),
+    ],
+)
+def test_a_bad_value_is_refused_naming_the_key_the_value_and_what_is_allowed(
+    tmp_path: Path, text: str, problem: str
+) -> None:
+    problems = _problems(tmp_path, text)
+    assert any(problem in p for p in problems), problems
+
+
+def test_a_non_loopback_address_needs_tls_or_an_explicit_override(tmp_path: Path) -> None:
+    problems = _problems(tmp_path, "[display]\nhost = '0.0.0.0'")
+    assert "give tls_certfile and tls_keyfile, or set allow_insecure_remote = true" in problems[0]
+    path = tmp_path / "ok.toml"
+    path.write_text("[display]\nhost = '0.0.0.0'\nallow_insecure_remote = true\n")
+    assert not load_table_config(path).config.display.loopback
+    path.write_text("[display]\nhost = '10.0.0.5'\ntls_certfile = 'c'\ntls_keyfile = 'k'\n")
+    assert load_table_config(path).config.display.tls
+
+
+def test_a_secret_is_kept_as_a_salted_hash_that_only_its_secret_matches() -> None:
+    first, second = hash_secret("correct horse"), hash_secret("correct horse")
+    assert first != second  # a new salt every time
+    assert "correct horse" not in first
+    assert verify_secret("correct horse", first)
+    assert verify_secret("correct horse", second)
+    assert not verify_secret("correct hors", first)
+    assert not verify_secret("", first)
+    assert not verify_secret("correct horse", "correct horse")
+
+
+def test_passwd_prints_a_hash_line_for_the_table_file(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(sys, "stdin", io.StringIO("s3cret-supervisor\n"))
+    assert main(["passwd"]) == 0
+    line = capsys.readouterr().out.strip()
+    assert line.startswith('password_hash = "scrypt$')
+    assert verify_secret("s3cret-supervisor", line.split('"')[1])
+
+    monkeypatch.setattr(sys, "stdin", io.StringIO("short\n"))
+    assert main(["passwd"]) == 2
+    assert "at least 8 characters" in capsys.readouterr().err
+
+    assert main(["passwd", "--token"]) == 0
+    token_line, hash_line = capsys.readouterr().out.strip().splitlines()
+    token = token_line.rsplit(" ", 1)[1]
+    assert verify_secret(token, hash_line.split('"')[1])
