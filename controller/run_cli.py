@@ -1,113 +1,167 @@
-"""``croupier run``: a table with emulated devices, played by basic-strategy players.
+"""``croupier run [--config FILE] [--demo]``: the table with its dealer display.
 
-Until the live table with its dealer display lands, ``croupier run`` deals a few rounds of the
-chosen variant through the whole stack (emulated shoe, hole-card reader and panel in-process, the
-production drivers, the round machine, settlement) and prints every prompt the dealer would see,
-at a human pace when attached to a terminal.
+Starts the devices (emulated in-process where the table file says ``"emulated"``, the default;
+otherwise the serial ports it names), the round controller on its one owner thread, and the
+dealer display; prints where the display is, and runs until Ctrl-C or SIGTERM, when it stops the
+display, joins the owner and releases the devices.
+
+``--demo`` adds emulated players who bet and decide by basic strategy and an emulated dealer
+who draws, peeks and acknowledges at a human pace (``--pace``), so rounds play by themselves in
+the browser. ``--rounds N`` stops after N rounds (for scripts and tests).
 """
 
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
-import time
-from decimal import Decimal, InvalidOperation
+import threading
+from collections.abc import Callable
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
-from controller.autoplay import PlayError, ScriptedBet, ScriptedRound, play_rounds
-from controller.autoplayer import StrategyPlayer
-from controller.errors import ConfigError, CroupierError
-from controller.prompts import Prompt, PromptCode, money
-from controller.rules import load_variant
-from controller.rules_cli import summary
+from controller.display.web import DisplayServer
+from controller.errors import ConfigError
 from controller.scenario_cli import quiet_logs
-from controller.scenario_file import SeededShoe
-from controller.scenario_runner import emulated_table, output_cursor
-from controller.strategy import load_strategy
-from controller.table import TableOutput
+from controller.service import DemoOptions, TableService
+from controller.table_config import DEFAULT_CONFIG, load_table_config
+from drivers.errors import DeviceError
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
-
-DEFAULT_VARIANT = "nz-pontoon"
-PLAYERS = ("ann", "bob", "cat", "dan", "eve", "fay", "gus")
 
 
 def register(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "run",
-        help="deal rounds at a table with emulated devices and basic-strategy players",
-        description="Deal rounds through emulated devices, the drivers and the round machine, "
-        "printing what the dealer is told.",
+        help="run the table: devices, round controller and the dealer display",
+        description="Run a table: start its devices (emulated by default), the round "
+        "controller and the dealer display; print the display's address; stop cleanly on "
+        "Ctrl-C or SIGTERM.",
     )
-    parser.add_argument("--variant", default=DEFAULT_VARIANT, help="variant id or file")
-    parser.add_argument("--rounds", type=int, default=3, help="rounds to deal (default 3)")
-    parser.add_argument("--boxes", type=int, default=3, help="boxes in play, 1-7 (default 3)")
-    parser.add_argument("--wager", default="10", help="each box's wager in currency units")
-    parser.add_argument("--seed", type=int, default=7, help="shuffle seed (default 7)")
     parser.add_argument(
-        "--pace", type=float, default=None, help="seconds per prompt (default 0.4 on a terminal)"
+        "--config",
+        metavar="FILE",
+        default=None,
+        help=f"the table file (default {DEFAULT_CONFIG.relative_to(DEFAULT_CONFIG.parents[1])})",
     )
-    parser.add_argument("--demo", action="store_true", help="the same (kept for the quick start)")
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="emulated players and dealer play rounds by themselves (needs emulated devices)",
+    )
+    parser.add_argument(
+        "--pace", type=float, default=0.8, help="demo: seconds between the dealer's acts (0.8)"
+    )
+    parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    parser.add_argument("--variant", default=None, help="deal this variant instead of the file's")
+    parser.add_argument(
+        "--port", type=int, default=None, help="display port instead of the file's (0: any)"
+    )
+    parser.add_argument("--seed", type=int, default=7, help="demo: shuffle and bet seed (7)")
     parser.set_defaults(handler=run)
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    if not 0 <= args.pace <= 10:
+        return f"--pace must be 0-10 seconds, got {args.pace}"
+    if args.rounds is not None and not 1 <= args.rounds <= 100_000:
+        return f"--rounds must be 1-100000, got {args.rounds}"
+    return None
 
 
 def run(args: argparse.Namespace) -> int:
     quiet_logs()
-    try:
-        rules = load_variant(args.variant)
-        strategy = load_strategy(rules.id, rules)
-    except ConfigError as exc:
-        print(f"croupier run: {exc}", file=sys.stderr)
-        return 2
-    problem = _check(args, rules.table.boxes)
+    problem = _check(args)
     if problem:
         print(f"croupier run: {problem}", file=sys.stderr)
         return 2
-    wager = int(Decimal(args.wager) * 100)
-    pace = args.pace if args.pace is not None else (0.4 if sys.stdout.isatty() else 0.0)
-    print(summary(rules).splitlines()[0])
-    print(f"{args.boxes} box(es) at {money(wager)}, {args.rounds} round(s), emulated devices\n")
-
-    def show(item: TableOutput) -> None:
-        if isinstance(item, Prompt) and item.code is not PromptCode.PLACE_BETS:
-            print(f"  {item.code.value:<16} {item.text}", flush=True)
-            if pace:
-                time.sleep(pace)
-
-    bets = [ScriptedBet(b, PLAYERS[b - 1], wager) for b in range(1, args.boxes + 1)]
-    rounds = [ScriptedRound(bets, []) for _ in range(args.rounds)]
+    overrides: dict[str, Any] = {}
+    if args.variant is not None:
+        overrides["variant"] = args.variant
+    if args.port is not None:
+        overrides["display.port"] = args.port
     try:
-        with emulated_table(rules, SeededShoe(args.seed), on_output=show) as hands:
-            records, _ = play_rounds(
-                hands.app.controller,
-                hands,
-                rounds,
-                auto=StrategyPlayer(strategy),
-                drain=output_cursor(hands.app),
-            )  # fmt: skip
-    except (PlayError, CroupierError) as exc:
-        print(f"croupier run: stopped: {exc}", file=sys.stderr)
+        table = load_table_config(args.config, overrides)
+        service = TableService(
+            table,
+            demo=DemoOptions(pace_s=args.pace, seed=args.seed) if args.demo else None,
+        )
+    except (ConfigError, ValueError) as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    restore = _on_signals(stop)
+    display = DisplayServer(service, table.config.display)
+    try:
+        try:
+            service.start()
+        except DeviceError as exc:
+            print(f"croupier run: cannot open the devices: {exc}", file=sys.stderr)
+            return 1
+        try:
+            display.start()
+        except OSError as exc:
+            print(
+                f"croupier run: cannot serve the display on {table.config.display.host}:"
+                f"{table.config.display.port}: {exc.strerror or exc} (another croupier running? "
+                "set display.port in the table file or use --port)",
+                file=sys.stderr,
+            )
+            return 1
+        if not display.wait_started():
+            print("croupier run: the display did not start", file=sys.stderr)
+            return 1
+        config = table.config
+        print(f"croupier: table {config.table_id}, {table.rules.name}", flush=True)
+        devices = ", ".join(f"{r} {u}" for r, u in config.devices.urls.items())
+        print(f"devices: {devices}", flush=True)
+        print(f"journal: {table.journal_path}", flush=True)
+        print(f"display: {display.url}", flush=True)
+        if args.demo:
+            print("demo: emulated players and dealer are playing; Ctrl-C to stop", flush=True)
+        _watch(service, stop, args.rounds)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        display.close()
+        service.close()
+        restore()
+    if service.errors:
+        print("croupier run: the table owner caught errors:", file=sys.stderr)
+        for error in service.errors:
+            print(f"  {error}", file=sys.stderr)
         return 1
-    net: dict[str, int] = {}
-    for record in records:
-        for entry in record.ledger:
-            net[entry.player] = net.get(entry.player, 0) + entry.amount_cents
-    print("\nnet for the players: " + ", ".join(f"{p} {money(c)}" for p, c in net.items()))
+    print("stopped cleanly: display closed, devices released", flush=True)
     return 0
 
 
-def _check(args: argparse.Namespace, max_boxes: int) -> str | None:
-    if not 1 <= args.boxes <= max_boxes:
-        return f"--boxes must be 1-{max_boxes}, got {args.boxes}"
-    if not 1 <= args.rounds <= 10_000:
-        return f"--rounds must be 1-10000, got {args.rounds}"
-    try:
-        units = Decimal(args.wager)
-    except InvalidOperation:
-        return f"--wager must be an amount like 10 or 2.5, got {args.wager!r}"
-    if units <= 0 or units != units.quantize(Decimal("0.01")):
-        return f"--wager must be positive with at most 2 decimals, got {args.wager!r}"
-    if args.pace is not None and not 0 <= args.pace <= 10:
-        return f"--pace must be 0-10 seconds, got {args.pace}"
-    return None
+def _watch(service: TableService, stop: threading.Event, rounds: int | None) -> None:
+    """Print each finished round until stopped (or ``rounds`` rounds are done)."""
+    printed = 0
+    while not stop.wait(0.2):
+        _, state = service.hub.latest()
+        done = int(state.get("rounds_completed", 0))
+        for summary in reversed(state.get("last_rounds", [])[: max(0, done - printed)]):
+            net = ", ".join(f"{n['player']} {n['text']}" for n in summary["net"])
+            dealer = " ".join(summary["dealer"])
+            print(f"round {summary['round']} over: dealer {dealer}; {net}", flush=True)
+        printed = done
+        if rounds is not None and done >= rounds:
+            return
+
+
+def _on_signals(stop: threading.Event) -> Callable[[], None]:
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore

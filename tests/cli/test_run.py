@@ -1,24 +1,191 @@
-"""``croupier run``: rounds dealt through emulated devices by basic-strategy players."""
+"""``croupier run``: the table with its display, as a separate process."""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
 
 import pytest
+import structlog
+from websockets.sync.client import connect
 
 from controller.cli import main
 
+WAIT_S = 30.0
+CROUPIER = [sys.executable, "-m", "controller.cli"]
 
-@pytest.mark.parametrize("variant", ["nz-pontoon", "uk-pontoon", "pa-blackjack",
-                                     "pontoon-blackjack"])  # fmt: skip
-def test_run_deals_rounds_to_the_end_for_every_variant(
-    variant: str, capsys: pytest.CaptureFixture[str]
+
+class Lines:
+    """The lines a child process prints, read on a thread (joined when the pipe closes)."""
+
+    def __init__(self, stream: IO[str]) -> None:
+        self.seen: list[str] = []
+        self._queue: queue.Queue[str | None] = queue.Queue()
+        self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
+        self._thread.start()
+
+    def _read(self, stream: IO[str]) -> None:
+        for line in stream:
+            self._queue.put(line.rstrip("\n"))
+        self._queue.put(None)
+
+    def wait_for(self, prefix: str, timeout: float = WAIT_S) -> str:
+        deadline = time.monotonic() + timeout
+        while (left := deadline - time.monotonic()) > 0:
+            try:
+                line = self._queue.get(timeout=left)
+            except queue.Empty:
+                break
+            if line is None:
+                break
+            self.seen.append(line)
+            if line.startswith(prefix):
+                return line
+        pytest.fail(f"no line starting {prefix!r}; the process printed: {self.seen}")
+
+    def rest(self) -> list[str]:
+        self._thread.join(WAIT_S)
+        while True:
+            line = self._queue.get_nowait() if not self._queue.empty() else None
+            if line is None:
+                return self.seen
+            self.seen.append(line)
+
+
+@contextmanager
+def croupier(*args: str) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with subprocess.Popen(
+        [*CROUPIER, *args],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    ) as proc:
+        assert proc.stdout is not None
+        lines = Lines(proc.stdout)
+        try:
+            yield proc, lines
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=WAIT_S)
+            lines.rest()
+
+
+def _state(url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{url}api/state", timeout=WAIT_S) as reply:
+        data = json.loads(reply.read())
+    assert isinstance(data, dict)
+    return data
+
+
+def _poll(url: str, check: Any, what: str) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT_S
+    state: dict[str, Any] = {}
+    while time.monotonic() < deadline:
+        state = _state(url)
+        if check(state):
+            return state
+        time.sleep(0.05)
+    pytest.fail(f"the table did not reach {what}: {state.get('state')} {state.get('prompt')}")
+
+
+def test_run_demo_plays_rounds_unattended_and_stops_cleanly_on_sigterm() -> None:
+    with croupier("run", "--demo", "--pace", "0.02", "--port", "0") as (proc, lines):
+        url = lines.wait_for("display: ").split(" ", 1)[1]
+        assert url.startswith("http://127.0.0.1:")
+        for n in (1, 2, 3):
+            assert lines.wait_for(f"round {n} over: dealer ")
+        state = _state(url)
+        assert state["rounds_completed"] >= 3
+        assert state["demo"] is True
+        assert [d["status"] for d in state["devices"]] == ["connected"] * 3
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(WAIT_S) == 0
+        assert lines.wait_for("stopped cleanly") == (
+            "stopped cleanly: display closed, devices released"
+        )
+
+
+@pytest.fixture
+def keep_logging() -> Iterator[None]:
+    """``croupier run`` points structlog at this test's captured stderr: put it back."""
+    saved = structlog.get_config()
+    yield
+    structlog.reset_defaults()
+    structlog.configure(**saved)
+
+
+@pytest.mark.usefixtures("keep_logging")
+def test_run_refuses_a_bad_table_file_with_the_key_and_what_is_allowed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert main(["run", "--variant", variant, "--rounds", "3", "--boxes", "3", "--pace", "0"]) == 0
-    out = capsys.readouterr().out
-    assert out.count("ROUND_OVER") == 3
-    totals = out.split("net for the players: ")[1]
-    assert {part.split()[0] for part in totals.strip().split(", ")} == {"ann", "bob", "cat"}
+    bad = tmp_path / "table.toml"
+    bad.write_text("[display]\nport = 'eighty'\n")
+    assert main(["run", "--config", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert str(bad) in err
+    assert "display.port = 'eighty': Input should be a valid integer" in err
+    good = tmp_path / "ptys.toml"
+    good.write_text("[devices]\nshoe = '/dev/pts/99'\n")
+    assert main(["run", "--config", str(good), "--demo"]) == 2
+    assert "--demo needs the emulated devices" in capsys.readouterr().err
 
 
-def test_run_refuses_a_bad_option_with_what_is_allowed(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["run", "--boxes", "9"]) == 2
-    assert "--boxes must be 1-7, got 9" in capsys.readouterr().err
-    assert main(["run", "--wager", "2.555"]) == 2
-    assert "at most 2 decimals" in capsys.readouterr().err
+def test_run_with_a_table_file_plays_the_ptys_of_croupier_emulate_in_another_process(
+    tmp_path: Path,
+) -> None:
+    with croupier("emulate", "--seed", "3", "--variant-deck", "48") as (emulator, devices):
+        ptys = dict(devices.wait_for(name).split(" ") for name in ("shoe", "peek", "panel"))
+        config = tmp_path / "table.toml"
+        config.write_text(
+            'table_id = "pty-table"\nboxes = [1, 2]\n[display]\nport = 0\n[devices]\n'
+            + "".join(f'{role} = "{path}"\n' for role, path in ptys.items())
+        )
+        assert emulator.stdin is not None
+
+        def dealer(command: str) -> None:
+            assert emulator.stdin is not None
+            emulator.stdin.write(command + "\n")
+            emulator.stdin.flush()
+
+        with croupier("run", "--config", str(config)) as (run, lines):
+            url = lines.wait_for("display: ").split(" ", 1)[1]
+            state = _poll(
+                url,
+                lambda s: [d["status"] for d in s["devices"]] == ["connected"] * 3,
+                "three connected devices",
+            )
+            assert state["table"]["id"] == "pty-table"
+            assert state["prompt"]["text"] == "burn 1 card(s)"
+            dealer("d")  # the burn card, pulled from the other process's shoe
+            _poll(url, lambda s: s["state"] == "betting", "bets open")
+
+            with connect(url.replace("http", "ws") + "ws", open_timeout=WAIT_S) as ws:
+                ws.send('{"type": "bet", "box": 2, "player": "bob", "amount_cents": 2000}')
+                _poll(url, lambda s: s["boxes"][1]["wagers"] != [], "the bet on box 2")
+            dealer("p DEA")  # the dealer's panel, in the other process
+            _poll(url, lambda s: s["state"] == "dealing", "the deal")
+            dealer("d 3")
+            state = _poll(url, lambda s: s["state"] != "dealing", "the end of the deal")
+            assert len(state["boxes"][1]["hands"][0]["cards"]) == 2
+            assert len(state["dealer"]["cards"]) == 1
+
+            run.send_signal(signal.SIGTERM)
+            assert run.wait(WAIT_S) == 0
+            assert lines.wait_for("stopped cleanly")
+        emulator.send_signal(signal.SIGTERM)
+        assert emulator.wait(WAIT_S) == 0

@@ -1,0 +1,2 @@
+"""The dealer display: the table state as JSON (:mod:`.state`) and the web page serving it
+live over a WebSocket (:mod:`.web`, :mod:`.messages`, ``static/``)."""

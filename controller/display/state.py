@@ -1,0 +1,247 @@
+"""The table as the display shows it: one JSON-ready dict, built on the table owner's thread.
+
+Everything here is the public view of the round. The dealer's cards come from
+:meth:`~controller.round.RoundController.dealer_visible_cards`, never from
+``round.dealer.cards``, so a hole card is not in the state (nor in ``/api/state``, nor in the
+page) before it is turned over; only how many cards lie face down is.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.cards import Card
+from controller.hands import hand_value
+from controller.prompts import Prompt, money
+from controller.round import State
+from controller.round_model import BoxState, RoundState, total
+from controller.settlement import EntryKind, LedgerEntry
+from controller.table import InputResult, TableApp
+from controller.table_config import TableConfig
+from drivers.events import Button
+
+# The buttons of the panel in the order the display lays them out.
+DECISION_BUTTONS = ("DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_", "UND", "SHF")
+ENTRY_BUTTONS = (*tuple(f"B{n}_" for n in range(1, 8)), "W1_", "W2_", "W3_")
+DIGIT_BUTTONS = tuple(f"D{n}_" for n in range(10))
+OTHER_BUTTONS = ("CAN", "CAL")
+ALL_BUTTONS = DECISION_BUTTONS + ENTRY_BUTTONS + DIGIT_BUTTONS + OTHER_BUTTONS
+assert set(ALL_BUTTONS) == {b.value for b in Button}
+
+
+@dataclass
+class DeviceHealth:
+    """What the table owner knows about one device's link, from the drivers' events."""
+
+    role: str
+    url: str
+    status: str = "connecting"  # connecting, connected, lost, refused
+    faults: dict[str, str] = field(default_factory=dict)  # name -> severity
+    identity: str = ""
+    detail: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "role": self.role,
+            "url": self.url,
+            "status": self.status,
+            "faults": [f"{name} ({sev})" for name, sev in sorted(self.faults.items())],
+            "identity": self.identity,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class RoundSummary:
+    """A finished round for the 'last rounds' list."""
+
+    number: int
+    dealer: tuple[str, ...]
+    dealer_total: str
+    net: tuple[tuple[str, int], ...]
+    void: bool
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "round": self.number,
+            "dealer": list(self.dealer),
+            "dealer_total": self.dealer_total,
+            "net": [{"player": p, "cents": c, "text": money(c)} for p, c in self.net],
+            "void": self.void,
+        }
+
+
+def summarize(state: RoundState) -> RoundSummary:
+    """A finished round (every card is public by then)."""
+    net: dict[str, int] = {}
+    for number in state.box_numbers():
+        for wager in state.boxes[number].wagers:
+            net.setdefault(wager.player, 0)
+    for entry in state.ledger:
+        net[entry.player] = net.get(entry.player, 0) + entry.amount_cents
+    cards = state.dealer.cards
+    return RoundSummary(
+        state.number,
+        tuple(str(c) for c in cards),
+        hand_value(cards).describe() if cards else "",
+        tuple(net.items()),
+        state.voided,
+    )
+
+
+def _card(card: Card) -> str:
+    return str(card)
+
+
+def _entry_json(entry: LedgerEntry) -> dict[str, Any]:
+    if entry.kind is EntryKind.RETURN:
+        verb, cents = "return", entry.stake_cents
+    elif entry.amount_cents > 0:
+        verb, cents = "pay", entry.amount_cents
+    elif entry.amount_cents < 0:
+        verb, cents = "collect", -entry.amount_cents
+    else:
+        verb, cents = "push", entry.stake_cents
+    odds = f" at {entry.odds_text}" if entry.odds is not None and verb == "pay" else ""
+    hand = f" hand {entry.hand}" if entry.hand else ""
+    return {
+        "player": entry.player,
+        "hand": entry.hand,
+        "kind": entry.kind.value,
+        "verb": verb,
+        "cents": cents,
+        "text": f"{verb} {money(cents)}{odds} - {entry.player}{hand}: {entry.reason}",
+    }
+
+
+def _box_json(app: TableApp, box: BoxState | None, number: int) -> dict[str, Any]:
+    round_ = app.controller.round
+    if box is None:
+        return {"number": number, "in_play": False, "wagers": [], "hands": [], "settlement": None}
+    hands = []
+    for i, hand in enumerate(box.hands):
+        value = total(app.rules, hand)
+        soft = hand_value(hand.cards).soft and not hand.doubles and value <= 21
+        hands.append(
+            {
+                "index": i + 1,
+                "cards": [_card(c) for c in hand.cards],
+                "total": value if hand.cards else None,
+                "soft": soft,
+                "bust": value > 21,
+                "doubled": hand.doubles > 0,
+                "finished": hand.finished,
+                "status": hand.end_reason,
+                "in_turn": round_.turn == (number, i),
+                "card_due": round_.card_for == (number, i),
+                "stakes": [
+                    {
+                        "player": s.player,
+                        "cents": s.base_cents + s.double_cents,
+                        "rescued": s.rescued,
+                    }
+                    for s in hand.stakes
+                ],
+            }
+        )
+    entries = [e for e in round_.ledger if e.box == number]
+    pay = sum(e.amount_cents for e in entries if e.amount_cents > 0)
+    collect = -sum(e.amount_cents for e in entries if e.amount_cents < 0)
+    returned = sum(e.stake_cents for e in entries if e.kind is EntryKind.RETURN)
+    return {
+        "number": number,
+        "in_play": True,
+        "wagers": [
+            {"player": w.player, "cents": w.amount_cents, "text": money(w.amount_cents)}
+            for w in box.wagers
+        ],
+        "insurance": [
+            {"player": p, "cents": c, "text": money(c)} for p, c in box.insurance.items()
+        ],
+        "surrendered": box.surrendered,
+        "hands": hands,
+        "settlement": {
+            "pay_cents": pay,
+            "collect_cents": collect,
+            "return_cents": returned,
+            "pay": money(pay),
+            "collect": money(collect),
+            "lines": [_entry_json(e) for e in entries],
+        }
+        if entries
+        else None,
+    }
+
+
+def _prompt_json(prompt: Prompt | None) -> dict[str, Any] | None:
+    return None if prompt is None else prompt.to_json_dict()
+
+
+def table_state(
+    app: TableApp,
+    config: TableConfig,
+    devices: list[DeviceHealth],
+    last_rounds: list[RoundSummary],
+    *,
+    rounds_completed: int,
+    demo: bool,
+) -> dict[str, Any]:
+    """The whole display state (JSON-ready). Built on the table owner's thread only."""
+    c = app.controller
+    round_ = c.round
+    visible = c.dealer_visible_cards()
+    face_down = len(round_.dealer.cards) - len(visible)
+    last_input = next((o for o in reversed(app.outputs) if isinstance(o, InputResult)), None)
+    lost = [d.role for d in devices if d.status in ("lost", "refused")]
+    boxes_in_use = sorted(set(config.boxes) | set(round_.boxes))
+    recent = [o for o in app.outputs[-60:] if isinstance(o, Prompt)][-8:]
+    return {
+        "table": {
+            "id": config.table_id,
+            "variant": app.rules.id,
+            "variant_name": app.rules.name,
+            "limits": {
+                "min_cents": config.limits.min_cents,
+                "max_cents": config.limits.max_cents,
+                "increment_cents": config.limits.increment_cents,
+                "text": f"{money(config.limits.min_cents)} - {money(config.limits.max_cents)}",
+            },
+            "boxes": list(config.boxes),
+            "wagers_per_box": app.rules.table.wagers_per_box,
+            "hole_card": app.rules.has_hole_card,
+        },
+        "round": round_.number,
+        "state": c.state.value,
+        "holding": c.state is State.HOLD,
+        "holds": [h.detail for h in c.hold_reasons],
+        "shuffle_due": c.table.shuffle_due or c.state is State.SHUFFLE,
+        "key": c.table.key_position,
+        "prompt": _prompt_json(app.last_prompt()),
+        "recent_prompts": [p.text for p in recent],
+        "turn": None
+        if round_.turn is None
+        else {"box": round_.turn[0], "hand": round_.turn[1] + 1},
+        "dealer": {
+            "cards": [_card(card) for card in visible],
+            "face_down": face_down,
+            "total": hand_value(visible).describe() if visible else "",
+            "revealed": face_down == 0,
+        },
+        "boxes": [_box_json(app, round_.boxes.get(n), n) for n in boxes_in_use],
+        "lit": sorted(b.value for b in app.lit),
+        "entry": list(app.entry.keys),
+        "last_input": None
+        if last_input is None
+        else {
+            "action": None if last_input.action is None else last_input.action.value,
+            "accepted": last_input.accepted,
+            "reason": last_input.reason,
+            "keys": list(last_input.keys),
+        },
+        "devices": [d.as_json() for d in devices],
+        "devices_lost": lost,
+        "last_rounds": [r.as_json() for r in reversed(last_rounds)],
+        "rounds_completed": rounds_completed,
+        "demo": demo,
+    }

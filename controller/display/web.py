@@ -1,0 +1,320 @@
+"""The dealer display's web server: Starlette on uvicorn, in its own thread.
+
+Routes:
+
+* ``GET /``: the dealer's page (only for a browser on this machine: a loopback client).
+* ``GET /view?token=T``: the same page, read-only, for a pit supervisor's screen; the token is
+  checked against ``display.view_token_hash``.
+* ``GET /api/state``: the table state as JSON (the dealer's cards as the table shows them: the
+  hole card is withheld until it is turned over). Loopback, or ``?token=``.
+* ``WS /ws`` (``?token=`` for the read-only view): ``{"type": "hello", "role": ...}``, then a
+  ``{"type": "state", "state": {...}}`` after every change; the dealer's page sends ``press``
+  and ``bet`` messages (:mod:`controller.display.messages`), each answered with ``result`` or
+  ``error``. A viewer's actions are refused.
+
+The server never touches the table: it reads the published state (:class:`StateHub`) and
+queues commands to the table owner (:meth:`TableService.submit`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import ipaddress
+import json
+import socket
+import threading
+import time
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import structlog
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from controller.display.messages import BadMessage, parse_message
+from controller.service import StateHub, TableService
+from controller.table_config import Display, verify_secret
+
+log = structlog.get_logger("croupier.display")
+
+STATIC = Path(__file__).resolve().parent / "static"
+_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css"}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+DEALER, VIEWER = "dealer", "viewer"
+COMMAND_TIMEOUT_S = 10.0
+
+
+def _static_files() -> dict[str, tuple[bytes, str]]:
+    return {
+        f"/static/{p.name}": (p.read_bytes(), _TYPES[p.suffix])
+        for p in STATIC.iterdir()
+        if p.suffix in _TYPES
+    }
+
+
+def _loopback(host: str | None) -> bool:
+    if host is None:
+        return False
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return host == "localhost"
+
+
+class Access:
+    """Who may see and who may act: the dealer at this machine, or a viewer with the token."""
+
+    def __init__(self, token_hash: str | None) -> None:
+        self.token_hash = token_hash
+        self._good: set[str] = set()  # sha256 of tokens already checked (scrypt is slow)
+
+    def role(self, conn: HTTPConnection) -> str | None:
+        token = conn.query_params.get("token")
+        if token is not None:
+            return VIEWER if self._token_ok(token) else None
+        client = conn.client.host if conn.client else None
+        return DEALER if _loopback(client) else None
+
+    def _token_ok(self, token: str) -> bool:
+        if self.token_hash is None or not token or len(token) > 200:
+            return False
+        key = hashlib.sha256(token.encode()).hexdigest()
+        if key in self._good:
+            return True
+        if verify_secret(token, self.token_hash):
+            self._good.add(key)
+            return True
+        return False
+
+
+def _same_origin(conn: HTTPConnection) -> bool:
+    """A browser's WebSocket must come from a page of this server (no cross-site hijacking)."""
+    origin = conn.headers.get("origin")
+    if origin is None:  # not a browser (a script, a test client)
+        return True
+    return urlsplit(origin).netloc == conn.headers.get("host", "")
+
+
+def build_app(service: TableService, access: Access) -> Starlette:
+    hub = service.hub
+    files = _static_files()
+    page = files.pop("/static/index.html")
+
+    def forbidden(text: str) -> Response:
+        return PlainTextResponse(text, status_code=403, headers=SECURITY_HEADERS)
+
+    async def index(request: Request) -> Response:
+        role = access.role(request)
+        if role is None:
+            return forbidden(
+                "the dealer display is for this machine only; a remote view needs /view?token=..."
+            )
+        if request.url.path == "/view" and role != VIEWER:
+            return forbidden("the read-only view needs its token: /view?token=...")
+        return Response(page[0], media_type=page[1], headers=SECURITY_HEADERS)
+
+    async def static(request: Request) -> Response:
+        found = files.get(request.url.path)
+        if found is None:
+            return PlainTextResponse("not found", status_code=404)
+        return Response(found[0], media_type=found[1], headers=SECURITY_HEADERS)
+
+    async def api_state(request: Request) -> Response:
+        if access.role(request) is None:
+            return forbidden("the table state is for this machine, or /api/state?token=...")
+        _, state = hub.latest()
+        return JSONResponse(state, headers=SECURITY_HEADERS)
+
+    async def ws_endpoint(ws: WebSocket) -> None:
+        role = access.role(ws)
+        if role is None or not _same_origin(ws):
+            await ws.close(code=1008, reason="not allowed: a remote view needs its token")
+            return
+        await ws.accept()
+        await ws.send_json({"type": "hello", "role": role})
+        sender = asyncio.create_task(_send_states(ws, hub))
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+                text = message.get("text")
+                if text is None:
+                    await _error(ws, None, "send text frames with JSON messages")
+                    continue
+                await _handle(ws, service, role, text)
+        except WebSocketDisconnect:
+            pass
+        finally:
+            sender.cancel()
+            await asyncio.gather(sender, return_exceptions=True)
+
+    return Starlette(
+        routes=[
+            Route("/", index),
+            Route("/view", index),
+            Route("/static/{name}", static),
+            Route("/api/state", api_state),
+            Route("/favicon.ico", lambda request: Response(status_code=204)),
+            WebSocketRoute("/ws", ws_endpoint),
+        ]
+    )
+
+
+async def _error(ws: WebSocket, msg_id: int | None, text: str) -> None:
+    await ws.send_json({"type": "error", "id": msg_id, "error": text})
+
+
+async def _handle(ws: WebSocket, service: TableService, role: str, text: str) -> None:
+    msg_id: int | None = None
+    try:
+        raw = json.loads(text)
+        if isinstance(raw, dict) and isinstance(raw.get("id"), int):
+            msg_id = raw["id"]
+    except ValueError:
+        pass
+    if role != DEALER:
+        await _error(ws, msg_id, "this is the read-only view: it cannot act on the table")
+        return
+    try:
+        command, msg_id = parse_message(text)
+    except BadMessage as exc:
+        await _error(ws, msg_id, str(exc))
+        return
+    future = service.submit(command)
+    try:
+        reply = await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT_S)
+    except TimeoutError:
+        await _error(ws, msg_id, "the table did not answer in time")
+        return
+    await ws.send_json(
+        {"type": "result", "id": msg_id, "accepted": reply.accepted, "reason": reply.reason}
+    )
+
+
+async def _send_states(ws: WebSocket, hub: StateHub) -> None:
+    loop = asyncio.get_running_loop()
+    wake = asyncio.Event()
+
+    def listener() -> None:
+        with contextlib.suppress(RuntimeError):  # the loop is closing
+            loop.call_soon_threadsafe(wake.set)
+
+    hub.subscribe(listener)
+    seen = -1
+    try:
+        while True:
+            wake.clear()
+            version, state = hub.latest()
+            if version != seen:
+                seen = version
+                await ws.send_json({"type": "state", "state": state})
+            await wake.wait()
+    finally:
+        hub.unsubscribe(listener)
+
+
+class DisplayServer:
+    """The web server in a thread of its own. ``start()`` binds (errors raise here)."""
+
+    def __init__(self, service: TableService, display: Display) -> None:
+        self.service = service
+        self.display = display
+        self.access = Access(display.view_token_hash)
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+        self.port = display.port
+        self.failure: BaseException | None = None
+
+    @property
+    def scheme(self) -> str:
+        return "https" if self.display.tls else "http"
+
+    @property
+    def url(self) -> str:
+        host = self.display.host
+        shown = f"[{host}]" if ":" in host else host
+        if host in ("0.0.0.0", "::"):  # noqa: S104 - only a name for the printed address
+            shown = "127.0.0.1"
+        return f"{self.scheme}://{shown}:{self.port}/"
+
+    def start(self) -> None:
+        host = self.display.host
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1" if host == "localhost" else host, self.display.port))
+            sock.listen(64)
+        except OSError:
+            sock.close()
+            raise
+        self._socket = sock
+        self.port = sock.getsockname()[1]
+        if not self.display.loopback and not self.display.tls:
+            log.warning(
+                "the display is served without TLS on a non-loopback address",
+                host=host,
+                port=self.port,
+                override="display.allow_insecure_remote",
+            )
+        config = uvicorn.Config(
+            build_app(self.service, self.access),
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            ws="websockets-sansio",
+            http="h11",
+            loop="asyncio",
+            lifespan="off",
+            timeout_graceful_shutdown=2,
+            ws_ping_interval=None,
+            ssl_certfile=self.display.tls_certfile,
+            ssl_keyfile=self.display.tls_keyfile,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._serve, name="display-web", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        assert self._server is not None
+        assert self._socket is not None
+        try:
+            self._server.run(sockets=[self._socket])
+        except BaseException as exc:  # SystemExit from uvicorn's startup, or a bug
+            self.failure = exc
+            log.error("the display server stopped", error=repr(exc))
+
+    def wait_started(self, timeout: float = 10.0) -> bool:
+        """Whether the server accepts connections (polled; False if it failed or timed out)."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._server is not None and self._server.started:
+                return True
+            if self._thread is None or not self._thread.is_alive():
+                return False
+            time.sleep(0.01)
+        return False
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None

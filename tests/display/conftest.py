@@ -1,0 +1,172 @@
+"""A running table with its display, and a real Chromium driven by Playwright.
+
+The browser is Debian's ``chromium`` (``/usr/bin/chromium``), never one Playwright downloads.
+Screenshots go to ``artifacts/`` (gitignored) as test artifacts.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.request
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.cards import parse_cards
+from controller.display.web import DisplayServer
+from controller.scenario_file import ScriptedShoe
+from controller.service import TableService
+from controller.table_config import LoadedTable, table_from_mapping
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+ARTIFACTS = Path(__file__).resolve().parents[2] / "artifacts"
+WAIT_S = 10.0
+VIEW_TOKEN = "pit-view-token-for-tests"
+# hash_secret(VIEW_TOKEN) made once (scrypt is slow on purpose)
+VIEW_TOKEN_HASH = (
+    "scrypt$16384$8$1$AAECAwQFBgcICQoLDA0ODw==$fR7H4sqJInOWpd6c5IR9Y75NRWNMIRL5XQFIV2IyB38="
+)
+
+
+def table_config(variant: str = "nz-pontoon", **extra: Any) -> LoadedTable:
+    data: dict[str, Any] = {
+        "table_id": "t-test",
+        "variant": variant,
+        "boxes": [1, 2, 3],
+        "display": {"port": 0},
+    }
+    for key, value in extra.items():
+        if isinstance(value, dict):
+            data[key] = {**data.get(key, {}), **value}
+        else:
+            data[key] = value
+    return table_from_mapping(data, "<test>", Path.cwd())
+
+
+class Table:
+    """The running table: the service, its display, and the dealer's hands on the devices."""
+
+    def __init__(self, service: TableService, display: DisplayServer) -> None:
+        self.service = service
+        self.display = display
+
+    @property
+    def url(self) -> str:
+        return self.display.url
+
+    @property
+    def shoe(self) -> EmulatedShoe:
+        device = self.service.emulated["shoe"]
+        assert isinstance(device, EmulatedShoe)
+        return device
+
+    @property
+    def reader(self) -> EmulatedPeekReader:
+        device = self.service.emulated["peek"]
+        assert isinstance(device, EmulatedPeekReader)
+        return device
+
+    @property
+    def panel(self) -> EmulatedPanel:
+        device = self.service.emulated["panel"]
+        assert isinstance(device, EmulatedPanel)
+        return device
+
+    def state(self) -> dict[str, Any]:
+        return self.service.state()
+
+    def wait_for(self, check: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
+        """Poll the published state until ``check`` holds."""
+        deadline = time.monotonic() + WAIT_S
+        while time.monotonic() < deadline:
+            state = self.state()
+            if state and check(state):
+                return state
+            time.sleep(0.01)
+        pytest.fail(f"the table did not reach: {what} (state {self.state().get('state')})")
+
+    def draw(self) -> None:
+        """Pull the next card; return once the table has taken it."""
+        before = self.service.app.cards_handled if self.service.app else 0
+        self.shoe.draw()
+        deadline = time.monotonic() + WAIT_S
+        while self.service.app is not None and self.service.app.cards_handled <= before:
+            if time.monotonic() > deadline:
+                pytest.fail("the card did not reach the table")
+            time.sleep(0.005)
+
+    def api_state_text(self, query: str = "") -> str:
+        with urllib.request.urlopen(f"{self.url}api/state{query}", timeout=WAIT_S) as reply:
+            return str(reply.read().decode())
+
+    def api_state(self) -> dict[str, Any]:
+        data = json.loads(self.api_state_text())
+        assert isinstance(data, dict)
+        return data
+
+
+@contextmanager
+def running_table(
+    loaded: LoadedTable, cards: str | None = None, **service_args: Any
+) -> Iterator[Table]:
+    shoe = ScriptedShoe(tuple(parse_cards(cards))) if cards is not None else None
+    service = TableService(loaded, shoe=shoe, **service_args)
+    display = DisplayServer(service, loaded.config.display)
+    try:
+        service.start()
+        display.start()
+        assert display.wait_started(), "the display did not start"
+        yield Table(service, display)
+    finally:
+        display.close()
+        service.close()
+    assert service.errors == []
+
+
+def screenshot(page: Any, name: str) -> None:
+    ARTIFACTS.mkdir(exist_ok=True)
+    # Bytes, written here: Playwright writes a path through its event loop's thread pool,
+    # whose threads would outlive the test.
+    (ARTIFACTS / f"{name}.png").write_bytes(page.screenshot(full_page=True))
+
+
+@pytest.fixture(scope="session")
+def browser() -> Iterator[Any]:
+    """One headless Chromium for the session (the system browser, never a download)."""
+    if not CHROMIUM.exists():
+        pytest.fail("browser tests need Debian's chromium: apt-get install -y chromium")
+    from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
+        )
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser: Any) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.set_default_timeout(WAIT_S * 1000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()

@@ -1,0 +1,176 @@
+"""``GET /api/state`` and the WebSocket, without a browser."""
+
+from __future__ import annotations
+
+import json
+import time
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+from websockets.exceptions import InvalidStatus
+from websockets.sync.client import connect
+from websockets.typing import Origin
+
+from controller.service import Bet, Press
+from controller.table import InputResult
+from drivers.events import Button
+
+from .conftest import WAIT_S, Table, running_table, table_config
+
+# PA: burn, box 1 T 8, the dealer's ace up (peek) and the 5 of diamonds in the hole; the
+# dealer then draws the 2 of clubs (ace, five, two: soft 18).
+PA_ROUND = "3C TC AS 8H 5D 2H 4S 6S"
+HOLE = "5D"
+
+
+def _ws_url(table: Table, query: str = "") -> str:
+    return table.url.replace("http://", "ws://") + "ws" + query
+
+
+def _answer(ws: Any) -> dict[str, Any]:
+    """The next message that is not a state push (device polls may publish a new state)."""
+    while True:
+        message = json.loads(ws.recv(timeout=WAIT_S))
+        assert isinstance(message, dict)
+        if message["type"] != "state":
+            return message
+
+
+def _table_view(table: Table) -> tuple[Any, ...]:
+    """What a dealer input could change (device health and polls aside)."""
+    app = table.service.app
+    assert app is not None
+    inputs = [o for o in app.outputs if isinstance(o, InputResult)]
+    s = table.state()
+    return (len(inputs), app.inputs_handled, s["state"], s["boxes"], s["entry"], s["lit"])
+
+
+def test_api_state_never_holds_the_hole_card_before_the_reveal() -> None:
+    with running_table(table_config("pa-blackjack"), PA_ROUND) as table:
+        seen: list[str] = []
+
+        def check(step: str) -> dict[str, Any]:
+            text = table.api_state_text()
+            seen.append(step)
+            assert HOLE not in text, f"the hole card is in /api/state at {step}"
+            state = json.loads(text)
+            assert isinstance(state, dict)
+            return state
+
+        check("burn")
+        table.draw()
+        table.wait_for(lambda s: s["state"] == "betting", "bets open")
+        assert table.service.submit(Bet(1, "ann", 1000)).result(WAIT_S).accepted
+        assert table.service.submit(Press(Button.DEAL)).result(WAIT_S).accepted
+        for _ in range(4):
+            table.draw()
+            check("deal")
+        state = table.wait_for(lambda s: s["state"] == "insurance", "the insurance window")
+        assert state["dealer"] == {
+            "cards": ["AS"],
+            "face_down": 1,
+            "total": "soft 11",
+            "revealed": False,
+        }
+        check("insurance")
+        assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
+        table.wait_for(lambda s: s["state"] == "surrender", "the surrender window")
+        check("surrender")
+        assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
+        table.wait_for(lambda s: s["state"] == "peek", "the peek")
+        check("peek")
+        table.reader.insert_hole_card(HOLE)
+        table.wait_for(lambda s: s["state"] == "playing", "play")
+        table.reader.remove_hole_card()
+        check("playing")
+        assert table.service.submit(Press(Button.STAND)).result(WAIT_S).accepted
+        table.wait_for(lambda s: s["state"] == "reveal", "the reveal prompt")
+        check("reveal prompt")
+
+        assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
+        state = table.wait_for(lambda s: s["state"] == "dealer", "the dealer draws")
+        assert state["dealer"]["cards"] == ["AS", HOLE]
+        assert state["dealer"]["face_down"] == 0
+        assert HOLE in table.api_state_text()
+        assert seen[-1] == "reveal prompt"
+
+
+def test_api_state_and_the_socket_refuse_a_remote_caller_without_the_token() -> None:
+    with running_table(table_config("nz-pontoon")) as table:
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            table.api_state_text("?token=guess")
+        assert refused.value.code == 403
+        refused.value.close()
+        with pytest.raises(InvalidStatus, match="HTTP 403"):
+            connect(_ws_url(table, "?token=guess"), open_timeout=WAIT_S)
+        with pytest.raises(InvalidStatus, match="HTTP 403"):  # another site's page
+            connect(_ws_url(table), open_timeout=WAIT_S, origin=Origin("http://evil.example"))
+
+
+BAD_MESSAGES = [
+    ("not json", "not JSON"),
+    ("[1, 2]", "a message is a JSON object"),
+    ('{"key": "HIT"}', "unknown message type None; allowed: press, bet"),
+    ('{"type": "hit"}', "unknown message type 'hit'; allowed: press, bet"),
+    ('{"type": "press"}', "key: required field is missing"),
+    ('{"type": "press", "key": "HITT"}', "key = 'HITT': not a panel key; allowed: DEA"),
+    ('{"type": "press", "key": 3}', "key = 3: not a panel key"),
+    ('{"type": "press", "key": "STD", "force": true}', "force: unknown field"),
+    ('{"type": "bet", "box": 1, "player": "ann"}', "amount_cents: required field is missing"),
+    ('{"type": "bet", "box": "1", "player": "ann", "amount_cents": 500}', "box = '1'"),
+    ('{"type": "bet", "box": 9, "player": "ann", "amount_cents": 500}', "box = 9"),
+    ('{"type": "bet", "box": 1, "player": "<b>x</b>", "amount_cents": 500}', "player = "),
+    ('{"type": "bet", "box": 1, "player": "ann", "amount_cents": 5.5}', "amount_cents = 5.5"),
+    ('{"type": "bet", "box": 1, "player": "ann", "amount_cents": true}', "amount_cents = True"),
+    ('{"type": "bet", "box": 1, "player": "ann", "amount_cents": -500}', "amount_cents = -500"),
+    ('{"type": "press", "key": "' + "X" * 5000 + '"}', "message too long"),
+]
+
+
+def test_bad_socket_messages_are_answered_with_an_error_and_change_nothing() -> None:
+    with running_table(table_config("nz-pontoon")) as table:
+        table.draw()
+        table.wait_for(lambda s: s["state"] == "betting", "bets open")
+        before = _table_view(table)
+        with connect(_ws_url(table), open_timeout=WAIT_S) as ws:
+            assert _answer(ws) == {"type": "hello", "role": "dealer"}
+            for text, error in BAD_MESSAGES:
+                ws.send(text)
+                answer = _answer(ws)
+                assert answer["type"] == "error", text
+                assert error in answer["error"], (text, answer["error"])
+            ws.send(b"\x00binary")
+            assert "text frames" in _answer(ws)["error"]
+            # A valid message that the table refuses is a result, not an error.
+            ws.send('{"type": "bet", "box": 1, "player": "ann", "amount_cents": 250, "id": 7}')
+            answer = _answer(ws)
+            assert answer == {
+                "type": "result",
+                "id": 7,
+                "accepted": False,
+                "reason": "a bet must be $5 to $500, got $2.50",
+            }
+        assert _table_view(table) == before
+        assert all(box["wagers"] == [] for box in table.state()["boxes"])
+
+
+def test_a_press_from_the_socket_is_the_panel_key_carried_out_by_the_table() -> None:
+    with running_table(table_config("nz-pontoon")) as table:
+        table.draw()
+        table.wait_for(lambda s: s["state"] == "betting", "bets open")
+        with connect(_ws_url(table), open_timeout=WAIT_S) as ws:
+            assert _answer(ws)["type"] == "hello"
+            ws.send('{"type": "bet", "box": 2, "player": "bob", "amount_cents": 1500, "id": 1}')
+            assert _answer(ws) == {"type": "result", "id": 1, "accepted": True, "reason": ""}
+            ws.send('{"type": "press", "key": "DEA", "id": 2}')
+            state = table.wait_for(lambda s: s["state"] == "dealing", "the deal")
+        assert state["boxes"][1]["wagers"] == [{"player": "bob", "cents": 1500, "text": "$15"}]
+        assert state["prompt"]["text"] == "deal to box 2"
+        assert table.state()["devices"][2]["status"] == "connected"
+        # The panel's own LEDs follow: only CANCEL and CALL stay lit while cards are dealt.
+        deadline = time.monotonic() + WAIT_S
+        while sorted(table.panel.lit_buttons) != ["CAL", "CAN"] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert sorted(table.panel.lit_buttons) == ["CAL", "CAN"]

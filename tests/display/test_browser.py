@@ -1,0 +1,237 @@
+"""The dealer display in a real Chromium: rounds played through the on-screen buttons."""
+
+from __future__ import annotations
+
+import urllib.error
+import urllib.request
+from typing import Any
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from .conftest import VIEW_TOKEN, VIEW_TOKEN_HASH, WAIT_S, running_table, screenshot, table_config
+
+expect.set_options(timeout=WAIT_S * 1000)
+DECISION_KEYS = ("DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_", "UND", "SHF")
+
+
+def key(page: Page, name: str) -> Any:
+    return page.locator(f"#key-{name}")
+
+
+def press(page: Page, name: str) -> None:
+    button = key(page, name)
+    expect(button).to_be_enabled()
+    button.click()
+
+
+def bet(page: Page, box: int, player: str, dollars: str) -> None:
+    page.select_option("#bet-box", str(box))
+    page.fill("#bet-player", player)
+    page.fill("#bet-amount", dollars)
+    page.click("#bet-place")
+    expect(page.locator(f"#box-{box} .wager").first).to_have_text(f"{player} ${dollars}")
+
+
+def prompt(page: Page) -> Any:
+    return page.locator("#prompt")
+
+
+def enabled_decisions(page: Page) -> set[str]:
+    return {k for k in DECISION_KEYS if key(page, k).is_enabled()}
+
+
+# burn, then box 1 A K (pontoon), box 2 8 8 (split), box 3 9 7, the dealer's ace; the split
+# hands draw K and Q, the dealer's second card is a 9 (soft 20).
+NZ_ROUND = "2C AS 8C 9H AH KD 8D 7S KC QH 9C 3S 4S 5S 6S"
+
+
+def test_a_full_nz_round_with_a_pontoon_insurance_and_a_split_through_the_buttons(
+    page: Page,
+) -> None:
+    with running_table(table_config("nz-pontoon"), NZ_ROUND) as table:
+        page.goto(table.url)
+        expect(page.locator("#role")).to_have_text("dealer")
+        expect(prompt(page)).to_have_text("burn 1 card(s)")
+        table.draw()
+        expect(prompt(page)).to_have_text("round 1: place your bets")
+        assert enabled_decisions(page) == {"DEA", "UND", "SHF"}  # the panel's lit keys
+
+        bet(page, 1, "ann", "10")
+        bet(page, 2, "bob", "10")
+        bet(page, 3, "cat", "10")
+        screenshot(page, "nz-1-bets")
+        press(page, "DEA")
+        expect(prompt(page)).to_have_text("deal to box 1")
+
+        for card, where in [("AS", "#box-1"), ("8C", "#box-2"), ("9H", "#box-3")]:
+            table.draw()
+            expect(page.locator(f'{where} [data-card="{card}"]')).to_be_visible()
+        table.draw()
+        expect(page.locator('#dealer-cards [data-card="AH"]')).to_be_visible()
+        for _ in range(3):
+            table.draw()
+
+        # The pontoon is paid at once; insurance and surrender are offered against the ace.
+        expect(page.locator("#box-1-settle .pay").first).to_have_text("PAY $15")
+        expect(page.locator("#box-1-hand-1 .total")).to_contain_text("natural")
+        expect(prompt(page)).to_have_text("surrender offered against AH")
+        assert {"INS", "SUR", "OK_"} <= enabled_decisions(page)
+        assert not {"HIT", "STD", "SPL", "DEA"} & enabled_decisions(page)
+        screenshot(page, "nz-2-offers")
+
+        press(page, "B3_")
+        expect(page.locator("#entry-text")).to_have_text("B3_")
+        press(page, "INS")
+        expect(page.locator("#box-3 .insurance")).to_have_text("insurance cat $5")
+        press(page, "OK_")
+
+        expect(prompt(page)).to_have_text("box 2 hand 1: 8C 8D (16) - hit, stand, double, split")
+        expect(page.locator("#box-2")).to_have_class("box turn")
+        assert {"HIT", "STD", "DBL", "SPL"} <= enabled_decisions(page)
+        press(page, "SPL")
+        expect(prompt(page)).to_have_text("split: deal to box 2 hand 1")
+        assert not {"HIT", "STD", "SPL", "OK_"} & enabled_decisions(page)  # a card is due
+        table.draw()
+        expect(page.locator("#box-2-hand-1 .total")).to_have_text("18")
+        expect(page.locator("#box-2-hand-2 [data-card]")).to_have_count(1)
+        screenshot(page, "nz-3-split")
+        press(page, "STD")
+        expect(prompt(page)).to_have_text("deal to box 2 hand 2")
+        table.draw()
+        expect(page.locator("#box-2-hand-2 .total")).to_have_text("18")
+        press(page, "STD")
+        expect(prompt(page)).to_contain_text("box 3 hand 1: 9H 7S (16)")
+        press(page, "STD")
+        expect(prompt(page)).to_have_text("deal the dealer's second card")
+        table.draw()
+
+        expect(prompt(page)).to_have_text("round 1 over (ann $15, cat -$15, bob -$20): OK")
+        expect(page.locator("#dealer-total")).to_have_text("soft 20")
+        expect(page.locator("#box-2-settle .collect")).to_have_text("COLLECT $20")
+        expect(page.locator("#box-3-settle .collect")).to_have_text("COLLECT $15")
+        expect(page.locator("#box-3-settle")).to_contain_text("collect $5 - cat")
+        screenshot(page, "nz-4-settled")
+        press(page, "OK_")
+
+        expect(prompt(page)).to_have_text("round 2: place your bets")
+        expect(page.locator("#history-rows tr")).to_have_text(
+            "1AH 9C (soft 20)ann $15, bob -$20, cat -$15"
+        )
+        assert table.service.rounds_completed == 1
+
+
+# burn, box 1 T 8, the dealer's 9 up and the 8 of diamonds in the hole
+PA_ROUND = "2C TC 9S 8H 8D 4S 5S 6S"
+HOLE = "8D"
+
+
+def test_the_hole_card_is_not_in_the_page_before_the_reveal(page: Page) -> None:
+    with running_table(table_config("pa-blackjack"), PA_ROUND) as table:
+        page.goto(table.url)
+        expect(prompt(page)).to_have_text("burn 1 card(s)")
+        table.draw()
+        bet(page, 1, "ann", "10")
+        press(page, "DEA")
+        expect(prompt(page)).to_have_text("deal to box 1")
+        for _ in range(4):
+            table.draw()
+        expect(prompt(page)).to_have_text("surrender: any box may surrender now")
+        expect(page.locator('#dealer-cards [data-card="9S"]')).to_be_visible()
+        expect(page.locator('#dealer-cards [data-card="face-down"]')).to_have_count(1)
+        for step in ("surrender window", "play", "reveal prompt"):
+            html = page.content()
+            assert HOLE not in html, step
+            assert "8\u2666" not in html, step
+            assert HOLE not in table.api_state_text(), step
+            if step == "surrender window":
+                press(page, "OK_")
+                expect(prompt(page)).to_contain_text("box 1 hand 1: TC 8H (18)")
+                screenshot(page, "pa-1-hole-card-down")
+            elif step == "play":
+                press(page, "STD")
+                expect(prompt(page)).to_have_text("turn the hole card over, then press OK")
+        press(page, "OK_")
+        expect(page.locator(f'#dealer-cards [data-card="{HOLE}"]')).to_be_visible()
+        expect(page.locator('#dealer-cards [data-card="face-down"]')).to_have_count(0)
+        expect(page.locator("#box-1-settle .pay")).to_have_text("PAY $10")
+        screenshot(page, "pa-2-revealed")
+
+
+def test_the_read_only_view_needs_its_token_and_cannot_act(page: Page) -> None:
+    loaded = table_config("nz-pontoon", display={"view_token_hash": VIEW_TOKEN_HASH})
+    with running_table(loaded, NZ_ROUND) as table:
+        for query in ("", "?token=wrong"):
+            with pytest.raises(urllib.error.HTTPError) as refused:
+                urllib.request.urlopen(f"{table.url}view{query}", timeout=WAIT_S)
+            assert refused.value.code == 403
+            refused.value.close()
+
+        page.goto(f"{table.url}view?token={VIEW_TOKEN}")
+        expect(page.locator("#role")).to_have_text("read-only view")
+        table.draw()
+        expect(prompt(page)).to_have_text("round 1: place your bets")
+        assert "CAL" in table.state()["lit"]  # lit for the dealer...
+        expect(page.locator("button.key:enabled")).to_have_count(0)  # ...never for the pit
+        expect(page.locator("#bet-form")).to_be_hidden()
+        screenshot(page, "view-read-only")
+
+        outputs = len(table.service.app.outputs) if table.service.app else 0
+        version = table.state()["version"]
+        answers = page.evaluate(
+            """async (token) => {
+                const ws = new WebSocket(`ws://${location.host}/ws?token=${token}`);
+                const answers = [];
+                await new Promise((done) => {
+                  ws.onmessage = (ev) => {
+                    const msg = JSON.parse(ev.data);
+                    if (msg.type === "hello") {
+                      ws.send(JSON.stringify({type: "press", key: "CAL", id: 1}));
+                      ws.send(JSON.stringify({type: "bet", box: 1, player: "ann",
+                                              amount_cents: 1000, id: 2}));
+                    }
+                    if (msg.type === "error") { answers.push(msg); }
+                    if (answers.length === 2) { ws.close(); done(); }
+                  };
+                });
+                return answers;
+            }""",
+            VIEW_TOKEN,
+        )
+        assert [a["id"] for a in answers] == [1, 2]
+        assert all("read-only view: it cannot act" in a["error"] for a in answers)
+        assert len(table.service.app.outputs) == outputs if table.service.app else False
+        assert table.state()["version"] == version
+        assert table.state()["boxes"][0]["wagers"] == []
+
+
+# burn, box 1 9 7 (16) against the dealer's 5: no offers, box 1 plays
+UNPLUG_ROUND = "2C 9H 5S 7C 4S 5D 6S"
+
+
+def test_an_unplugged_device_shows_as_lost_and_the_buttons_disable(page: Page) -> None:
+    with running_table(table_config("nz-pontoon"), UNPLUG_ROUND) as table:
+        page.goto(table.url)
+        expect(page.locator("#device-shoe")).to_have_text("shoe: connected")
+        table.draw()
+        bet(page, 1, "ann", "10")
+        press(page, "DEA")
+        expect(prompt(page)).to_have_text("deal to box 1")
+        for _ in range(3):
+            table.draw()
+        expect(prompt(page)).to_contain_text("box 1 hand 1: 9H 7C (16)")
+        assert {"HIT", "STD"} <= enabled_decisions(page)
+
+        table.shoe.unplug()
+        expect(page.locator("#device-shoe")).to_have_attribute("data-status", "lost")
+        expect(page.locator("#device-shoe")).to_contain_text("shoe: LINK LOST")
+        expect(page.locator("#hold")).to_contain_text("HOLD: shoe link lost")
+        expect(page.locator("#decisions button:enabled")).to_have_text(["CANCEL", "CALL"])
+        screenshot(page, "unplugged-shoe")
+
+        table.shoe.replug()
+        expect(page.locator("#device-shoe")).to_have_attribute("data-status", "connected")
+        expect(page.locator("#hold")).to_be_hidden()
+        expect(key(page, "HIT")).to_be_enabled()
+        press(page, "STD")
+        expect(prompt(page)).to_have_text("deal the dealer's second card")
