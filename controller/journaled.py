@@ -27,6 +27,7 @@ import structlog
 from controller.cards import Card
 from controller.errors import CroupierError, JournalUnavailable
 from controller.journal import Journal, entry_for
+from controller.logs import bind_round
 from controller.prompts import Prompt, PromptCode
 from controller.records import from_record, to_record, to_value
 from controller.round import Action, State, StateChanged
@@ -157,6 +158,13 @@ class JournaledTable:
         round_id = self.app.controller.round.number
         entries = journal_entries(self.app, outputs)
         self.journal.append_many(entries, round_id=round_id)
+        if any(kind == "round_start" for kind, _ in entries):
+            table = self.app.controller.table
+            bind_round(
+                table_id=self.journal.table_id,
+                shoe_id=f"{self.journal.table_id}-shoe{table.shoe_number}",
+                round_id=round_id,
+            )
         if self.show is not None:
             for item in outputs:
                 self.show(item)

@@ -278,6 +278,7 @@ class TableStatus:
     holds: list[HoldReason] = field(default_factory=list)
     resume_state: State | None = None
     cards_burned: int = 0  # burn cards of new shoes and irregular cards a supervisor burned
+    shoe_number: int = 1  # 1 for the shoe the table started with, +1 at each shuffle
 
 
 class RoundController:
@@ -468,6 +469,7 @@ class RoundController:
             raise _Refusal("bets are on the table: settle or clear them first")
         self.table.shuffle_due = False
         self.table.burn_left = self.rules.shoe.burn_cards
+        self.table.shoe_number += 1
         return S.BURN if self.table.burn_left else S.BETTING
 
     def _bet(self, data: Mapping[str, Any]) -> State:

@@ -294,6 +294,7 @@ class TableApp:
             action = DECISION_KEYS.get(button)
             why = self.controller.why_not(action) if action is not None else None
             reason = why or f"button {button.value} is not lit: ignored"
+            log.info("input refused", button=button.value, reason=reason)
             self._push(InputResult(action, False, reason, (button.value,)))
             self.entry.clear()
             return

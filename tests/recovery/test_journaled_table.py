@@ -3,6 +3,8 @@
 from pathlib import Path
 
 import pytest
+import structlog
+from structlog.testing import capture_logs
 
 from controller.errors import JournalUnavailable
 from controller.event_hands import EventHands
@@ -161,3 +163,17 @@ def test_the_dealer_is_told_the_round_was_recovered_and_the_journal_says_so(
     journal.close()
     again = recover(rules_of(sc), Journal.open(path, table_id="T1"))
     assert again.controller.round == rebuilt.controller.round
+
+
+def test_log_records_of_a_round_carry_the_table_shoe_and_round(tmp_path: Path) -> None:
+    sc = scenario("uk_stand_on_14_refused")  # a refused stand logs at INFO
+    table = journaled(rules_of(sc), tmp_path / "j.sqlite3")
+    structlog.contextvars.clear_contextvars()
+    with capture_logs(processors=[structlog.contextvars.merge_contextvars]) as logs:
+        play(table, sc)
+    refused = [e for e in logs if e["event"] == "input refused"]
+    assert refused
+    assert {(e["table_id"], e["shoe_id"], e["round_id"]) for e in refused} == {
+        ("T1", "T1-shoe1", 1)
+    }
+    structlog.contextvars.clear_contextvars()
