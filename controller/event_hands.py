@@ -152,4 +152,3 @@ class EventHands:
                 self.table.handle(LinkRestored(device=ref, at=0.0, down_since=0.0))
         else:
             raise PlayError(f"unknown table event {event.kind!r}")
-
