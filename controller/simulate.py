@@ -35,6 +35,7 @@ from controller.autoplay import DirectHands, PlayError, ScriptedBet, ScriptedRou
 from controller.cards import Card, DeckType, shoe_cards
 from controller.errors import CroupierError
 from controller.hands import (
+    Tier,
     bonus_hands,
     dealer_must_draw,
     hand_value,
@@ -312,7 +313,7 @@ class Tally:
                     self.bonus[row.value] += 1
                 if five_card_trick and len(cards) == 5:
                     rank = player_rank(rules, cards, hand.from_split)
-                    self.five_card_tricks += rank.tier == 2  # Tier.FIVE_CARD_TRICK
+                    self.five_card_tricks += rank.tier is Tier.FIVE_CARD_TRICK
         self._count_dealer(rules, state, peek)
 
     def _count_dealer(
@@ -523,8 +524,8 @@ def report(result: SimResult) -> dict[str, Any]:
         for k, v in row.items():
             overall[k] += v
     n_all = sum(overall.values())
-    bonus = {k: _ratio(v, hands) for k, v in t.bonus.items() if result.rules.bonus_odds(
-        BonusHand(k)) is not None or v}  # fmt: skip
+    paid = [row.hand.value for row in result.rules.payouts.bonus]  # the rows the variant pays
+    bonus = {k: _ratio(t.bonus[k], hands) for k in paid}
     rounds_per_s = t.rounds / result.seconds if result.seconds > 0 else 0.0
     return {
         "variant": result.rules.id,
@@ -564,7 +565,7 @@ def report(result: SimResult) -> dict[str, Any]:
             "rescue": t.rescues,
             "super_bonus": t.super_bonuses,
             "five_card_trick": t.five_card_tricks,
-            "bonus_hands": dict(t.bonus),
+            "bonus_hands": {k: t.bonus[k] for k in paid},
             "cards_drawn": t.cards_drawn,
             "shoes": t.shoes,
         },
