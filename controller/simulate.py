@@ -18,6 +18,16 @@ errors, frequencies) are computed once at the end from those integers.
 The shuffle: ``cut-card`` (default) deals each shoe to the cut card (``shoe.cut_card_reserve``
 cards left behind it), finishes the round and shuffles, as at the table; ``each-round``
 shuffles a fresh shoe before every round (the cut card is placed on top).
+
+What is counted (see :func:`report` for the JSON): the house edge is the players' net loss per
+unit of initial wager (each round's initial wagers on all boxes), with its standard error from
+the per-round nets; the per-round variance is in units of one box's wager squared. "Without
+the Super Bonus" leaves out the Super Bonus and the table bonus entries (the hand's odds stay).
+Frequencies are per initial hand (a box in a round): naturals dealt, boxes surrendered or
+insured, stakes rescued, Super Bonuses paid, and final hands that make a bonus combination or
+a five-card trick (doubled hands included). The dealer's final hand is counted for every round:
+where the round ended before the dealer finished (every box settled already), the hand is
+completed by the drawing rule from the next cards in the shoe, as the dealer would have drawn.
 """
 
 from __future__ import annotations
