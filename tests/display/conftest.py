@@ -122,9 +122,10 @@ class Table:
 
 @contextmanager
 def running_table(
-    loaded: LoadedTable, cards: str | None = None, **service_args: Any
+    loaded: LoadedTable, cards: str | None = None, *, cut: int | None = None, **service_args: Any
 ) -> Iterator[Table]:
-    shoe = ScriptedShoe(tuple(parse_cards(cards))) if cards is not None else None
+    """The table on ``cards`` (top first; the cut card after ``cut`` cards), with its display."""
+    shoe = ScriptedShoe(tuple(parse_cards(cards)), cut) if cards is not None else None
     service = TableService(loaded, shoe=shoe, **service_args)
     display = DisplayServer(service, loaded.config.display)
     try:
@@ -145,9 +146,10 @@ def screenshot(page: Any, name: str) -> None:
     (ARTIFACTS / f"{name}.png").write_bytes(page.screenshot(full_page=True))
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """One headless Chromium for the session (the system browser, never a download)."""
+    """One headless Chromium per test module (the system browser, never a download). Not per
+    session: Playwright keeps a thread while it runs, and later tests may need to fork."""
     if not CHROMIUM.exists():
         pytest.fail("browser tests need Debian's chromium: apt-get install -y chromium")
     from playwright.sync_api import sync_playwright  # noqa: PLC0415
