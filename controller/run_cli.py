@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from controller.display.web import DisplayServer
 from controller.errors import ConfigError
+from controller.logs import configure_logging, reset_logging
 from controller.scenario_cli import quiet_logs
 from controller.service import DemoOptions, TableService
 from controller.table_config import DEFAULT_CONFIG, load_table_config
@@ -90,6 +91,14 @@ def run(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
+    audit = table.path(table.config.logs.audit)
+    try:
+        # Everything the controller and the libraries log goes to the audit log as JSON lines;
+        # the console keeps what this command prints.
+        configure_logging(console=False, json_path=audit, level="INFO")
+    except OSError as exc:
+        print(f"croupier run: cannot write the audit log {audit}: {exc}", file=sys.stderr)
+        return 2
     stop = threading.Event()
     restore = _on_signals(stop)
     display = DisplayServer(service, table.config.display)
@@ -117,6 +126,13 @@ def run(args: argparse.Namespace) -> int:
         devices = ", ".join(f"{r} {u}" for r, u in config.devices.urls.items())
         print(f"devices: {devices}", flush=True)
         print(f"journal: {table.journal_path}", flush=True)
+        print(f"audit log: {audit}", flush=True)
+        if not config.display.loopback and not config.display.tls:
+            print(
+                f"warning: the display is served WITHOUT TLS on {config.display.host} "
+                "(allow_insecure_remote = true in the table file)",
+                flush=True,
+            )
         print(f"display: {display.url}", flush=True)
         if args.demo:
             print("demo: emulated players and dealer are playing; Ctrl-C to stop", flush=True)
@@ -127,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
         display.close()
         service.close()
         restore()
+        reset_logging()
     if service.errors:
         print("croupier run: the table owner caught errors:", file=sys.stderr)
         for error in service.errors:

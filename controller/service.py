@@ -35,6 +35,7 @@ import structlog
 
 from controller.demo import DemoDealer
 from controller.display.state import DeviceHealth, RoundSummary, summarize, table_state
+from controller.logs import bind_round
 from controller.prompts import money
 from controller.round import State
 from controller.scenario_file import ScriptedShoe, SeededShoe
@@ -279,6 +280,9 @@ class TableService:
 
     def _run(self) -> None:
         assert self.devices is not None
+        assert self.app is not None
+        # Every record the owner logs names the table and the round (thread-local binding).
+        bind_round(table_id=self.config.table_id, round_id=self.app.controller.round.number)
         events = self.devices.events
         while not self._stop.is_set():
             changed = False
@@ -345,6 +349,7 @@ class TableService:
         ):
             self.rounds_completed += 1
             self.last_rounds.append(summarize(before))
+            bind_round(round_id=self.app.controller.round.number)
             del self.last_rounds[: -self.config.display.last_rounds]
 
     def _command(self, command: Command) -> Reply:
