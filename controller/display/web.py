@@ -282,6 +282,7 @@ class DisplayServer:
             lifespan="off",
             timeout_graceful_shutdown=2,
             ws_ping_interval=None,
+            ws_max_size=64 * 1024,  # a message is a few dozen bytes; refuse floods early
             ssl_certfile=self.display.tls_certfile,
             ssl_keyfile=self.display.tls_keyfile,
         )

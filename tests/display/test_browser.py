@@ -49,9 +49,10 @@ NZ_ROUND = "2C AS 8C 9H AH KD 8D 7S KC QH 9C 3S 4S 5S 6S"
 def test_a_full_nz_round_with_a_pontoon_insurance_and_a_split_through_the_buttons(
     page: Page,
 ) -> None:
-    with running_table(table_config("nz-pontoon"), NZ_ROUND) as table:
+    with running_table(table_config("nz-pontoon"), NZ_ROUND, cut=10) as table:
         page.goto(table.url)
         expect(page.locator("#role")).to_have_text("dealer")
+        expect(page.locator("#shuffle")).to_be_hidden()
         expect(prompt(page)).to_have_text("burn 1 card(s)")
         table.draw()
         expect(prompt(page)).to_have_text("round 1: place your bets")
@@ -98,8 +99,9 @@ def test_a_full_nz_round_with_a_pontoon_insurance_and_a_split_through_the_button
         screenshot(page, "nz-3-split")
         press(page, "STD")
         expect(prompt(page)).to_have_text("deal to box 2 hand 2")
-        table.draw()
+        table.draw()  # the tenth card: the cut card follows it
         expect(page.locator("#box-2-hand-2 .total")).to_have_text("18")
+        expect(page.locator("#shuffle")).to_have_text("SHUFFLE DUE")
         press(page, "STD")
         expect(prompt(page)).to_contain_text("box 3 hand 1: 9H 7S (16)")
         press(page, "STD")
@@ -114,11 +116,14 @@ def test_a_full_nz_round_with_a_pontoon_insurance_and_a_split_through_the_button
         screenshot(page, "nz-4-settled")
         press(page, "OK_")
 
-        expect(prompt(page)).to_have_text("round 2: place your bets")
+        expect(prompt(page)).to_have_text("shuffle: load a new shoe, then press SHF")
         expect(page.locator("#history-rows tr")).to_have_text(
             "1AH 9C (soft 20)ann $15, bob -$20, cat -$15"
         )
         assert table.service.rounds_completed == 1
+        press(page, "SHF")  # the shoe loads a new shoe, then the table asks for the burn card
+        expect(prompt(page)).to_have_text("burn 1 card(s)")
+        expect(page.locator("#shuffle")).to_be_hidden()
 
 
 # burn, box 1 T 8, the dealer's 9 up and the 8 of diamonds in the hole
