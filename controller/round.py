@@ -126,18 +126,7 @@ IN_ROUND = (
     S.REVEAL,
     S.DEALER,
 )
-AFTER_DEAL = (
-    S.OFFERS,
-    S.INSURANCE,
-    S.SURRENDER,
-    S.PEEK,
-    S.PLAYING,
-    S.CARD_DUE,
-    S.RESCUE,
-    S.REVEAL,
-    S.DEALER,
-    S.SETTLING,
-)
+AFTER_DEAL = (*IN_ROUND[1:], S.SETTLING)
 PLAY_ON = (S.PLAYING, S.CARD_DUE, S.RESCUE, S.REVEAL, S.DEALER, S.SETTLING)
 
 # (state, action) -> the states the action may lead to. Everything else is refused.

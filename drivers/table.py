@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import queue
 from dataclasses import dataclass, field
-from types import TracebackType
-from typing import Self
 
+from drivers.closing import Closing
 from drivers.device import DeviceDriver, EventSink
 from drivers.errors import CommandError, DeviceError
 from drivers.events import DeviceEvent, FrameEvent
@@ -17,7 +16,7 @@ from drivers.transport import DEFAULT_BAUD
 
 
 @dataclass
-class TableDevices:
+class TableDevices(Closing):
     """The shoe, the hole-card reader and the panel, sharing ``events``. Close when done."""
 
     shoe: ShoeDriver
@@ -40,17 +39,6 @@ class TableDevices:
     def close(self) -> None:
         for driver in self.drivers:
             driver.close()
-
-    def __enter__(self) -> Self:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
 
 def open_table(

@@ -23,10 +23,10 @@ import re
 import threading
 import time
 from collections.abc import Callable
-from types import TracebackType
 
 import serial
 
+from drivers.closing import Closing
 from sim_hardware.device import DeviceCore
 from sim_hardware.errors import DeviceNameInUseError, SimConfigError
 from sim_hardware.live import track, untrack
@@ -64,7 +64,7 @@ def lookup(name: str) -> InProcessRunner:
     return runner
 
 
-class InProcessRunner:
+class InProcessRunner(Closing):
     """One device served under one ``sim://`` name. Close it (or use ``with``) when done."""
 
     def __init__(
@@ -124,17 +124,6 @@ class InProcessRunner:
     @property
     def closed(self) -> bool:
         return self._closed
-
-    def __enter__(self) -> InProcessRunner:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         state = "closed" if self._closed else ("open" if self._holder else "idle")

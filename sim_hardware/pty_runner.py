@@ -29,8 +29,8 @@ import time
 import tty
 from collections.abc import Callable
 from pathlib import Path
-from types import TracebackType
 
+from drivers.closing import Closing
 from sim_hardware.device import DeviceCore
 from sim_hardware.errors import SimError
 from sim_hardware.live import track, untrack
@@ -39,7 +39,7 @@ MAX_TICK_S = 0.05  # the device says when it needs a tick; this is only a backst
 OVERRUN_BYTES = 64 * 1024
 
 
-class PtyRunner:
+class PtyRunner(Closing):
     """Serve one device on a pseudo-terminal until :meth:`close`."""
 
     def __init__(
@@ -133,17 +133,6 @@ class PtyRunner:
             raise SimError(f"the pty pump thread of {self.name} failed: {self.error!r}") from (
                 self.error
             )
-
-    def __enter__(self) -> PtyRunner:
-        return self
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.close()
 
     def __repr__(self) -> str:
         return f"<PtyRunner {self.name} {self._slave_path or '(unplugged)'}>"
