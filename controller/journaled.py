@@ -175,7 +175,9 @@ def journal_entries(app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry
     entries: list[Entry] = []
     for item in outputs:
         entries.append(entry_for(item))
-        if isinstance(item, StateChanged) and item.dest is State.DEALING:
+        if isinstance(item, StateChanged) and item.source is State.BETTING and (
+            item.dest is State.DEALING
+        ):
             entries.append(
                 ("round_start", {"round": app.controller.round.number, "variant": app.rules.id})
             )

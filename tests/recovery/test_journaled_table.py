@@ -6,6 +6,7 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
+from controller.autoplay import play_rounds
 from controller.errors import JournalUnavailable
 from controller.event_hands import EventHands
 from controller.journal import Journal
@@ -13,6 +14,7 @@ from controller.journaled import JournaledTable, RecoveryMismatch, recover
 from controller.prompts import Prompt, PromptCode
 from controller.round import State
 from controller.scenario_file import ScriptedShoe
+from controller.scenario_runner import output_cursor, scripted_rounds
 from tests.scenarios.test_scenarios import EXPECTED
 
 from .sessions import journaled, net, plain, play, rules_of, scenario
@@ -177,3 +179,15 @@ def test_log_records_of_a_round_carry_the_table_shoe_and_round(tmp_path: Path) -
         ("T1", "T1-shoe1", 1)
     }
     structlog.contextvars.clear_contextvars()
+
+
+def test_each_round_is_marked_once_at_its_start_and_once_at_its_end(tmp_path: Path) -> None:
+    sc = scenario("nz_cut_card_then_shuffle")  # two rounds with a shuffle between them
+    path = tmp_path / "j.sqlite3"
+    table = journaled(rules_of(sc), path)
+    assert isinstance(sc.shoe, ScriptedShoe)
+    hands = EventHands(table, iter(sc.shoe.cards))
+    play_rounds(table.app.controller, hands, scripted_rounds(sc), drain=output_cursor(table.app))
+    marks = [(r.kind, r.payload["round"]) for r in table.journal.iter_rows(
+        kinds=["round_start", "round_end"])]  # fmt: skip
+    assert marks == [("round_start", 1), ("round_end", 1), ("round_start", 2), ("round_end", 2)]
