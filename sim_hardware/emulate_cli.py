@@ -20,6 +20,7 @@ Standalone (before the command is wired into ``croupier``)::
 from __future__ import annotations
 
 import argparse
+import os
 import select
 import signal
 import sys
@@ -148,22 +149,42 @@ def run(args: argparse.Namespace, *, stdin: TextIO | None = None, out: TextIO | 
 
 
 def _serve(stdin: TextIO, console: Console, stop: threading.Event) -> None:
+    """Serve until stopped, acting on each line of stdin as it arrives.
+
+    Bytes are read straight from the descriptor once select() says they are there, and every
+    complete line in them is handled at once (a buffered readline would leave lines that came
+    in the same chunk waiting for more input)."""
+    try:
+        fd: int | None = stdin.fileno()
+    except (AttributeError, OSError, ValueError):
+        fd = None  # not a real file (a test's StringIO): read it line by line
+    pending = b""
     reading = True
     while not stop.is_set():
         if not reading:
             stop.wait(0.2)
             console.report_changes()
             continue
-        ready, _, _ = select.select([stdin], [], [], 0.2)
-        if not ready:
-            console.report_changes()
-            continue
-        line = stdin.readline()
-        if line == "":
+        if fd is None:
+            text = stdin.readline()
+            chunk = text.encode()
+        else:
+            ready, _, _ = select.select([fd], [], [], 0.2)
+            if not ready:
+                console.report_changes()
+                continue
+            chunk = os.read(fd, 4096)
+        if not chunk:
             reading = False  # stdin closed: keep serving until a signal
+            if pending.strip() and not console.handle(pending.decode(errors="replace")):
+                return
+            pending = b""
             continue
-        if not console.handle(line):
-            return
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            if not console.handle(line.decode(errors="replace") + "\n"):
+                return
         console.report_changes()
 
 

@@ -132,3 +132,29 @@ def test_the_dealer_console_explains_a_bad_command_and_quits_on_q() -> None:
     assert "! unknown button 'NOPE'" in said
     assert "! usage: d [N]" in said
     assert "! no device 'table'" in said
+
+
+def test_lines_that_arrive_together_on_stdin_are_all_carried_out() -> None:
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "sim_hardware.emulate_cli", "--seed", "3"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert proc.stdin is not None
+        proc.stdin.write("d\nd\nd\nq\n")  # one write, and stdin stays open
+        proc.stdin.flush()
+        proc.wait(timeout=20)  # q was read: it stops without more input or EOF
+        out, err = proc.communicate(timeout=10)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate(timeout=10)
+    assert proc.returncode == 0, err
+    assert [line for line in out.splitlines() if line.startswith("draw ")] == [
+        "draw 1: 9C, 311 left",
+        "draw 2: 7S, 310 left",
+        "draw 3: 5H, 309 left",
+    ]
