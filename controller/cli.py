@@ -13,6 +13,7 @@ if TYPE_CHECKING:
 from controller import (
     __version__,
     audit_cli,
+    doctor_cli,
     history_cli,
     rules_cli,
     run_cli,
@@ -47,6 +48,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         table_config.register,
         audit_cli.register,
         history_cli.register,
+        doctor_cli.register,
         scenario_cli.register,
         watch_cli.register,
         emulate_cli.register,

@@ -160,6 +160,9 @@ class Devices(_Section):
     peek: str = EMULATED
     panel: str = EMULATED
     baudrate: Annotated[StrictInt, Field(ge=1200, le=921_600)] = 115_200
+    # Firmware hashes (the 16 hex digits a device reports in its ident) approved for this
+    # table; `croupier doctor` fails on any other. Empty: not checked (doctor warns).
+    firmware_allow: tuple[Annotated[str, Field(pattern=r"^[0-9A-Fa-f]{16}$")], ...] = ()
 
     _urls = field_validator("shoe", "peek", "panel")(_device_url)
 
@@ -232,6 +235,7 @@ class Logs(_Section):
 
 class Journal(_Section):
     path: str = "var/journal.sqlite3"
+    retention_days: Annotated[StrictInt, Field(ge=1, le=36_500)] = 90  # older rows may be pruned
 
 
 class TableConfig(_Section):

@@ -1,0 +1,96 @@
+"""``croupier doctor``: each check passes on a healthy table and fails, saying what to do, when
+its part is not fit to deal."""
+
+import sqlite3
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import pytest
+
+from controller.cli import main
+from controller.doctor_cli import diagnose
+from controller.journal import Journal
+from controller.table_config import LoadedTable, table_from_mapping
+
+SIM_SHOE_FW = "A90DFD37667C8C8C"
+SIM_PEEK_FW = "B0B7F1854CBB8688"
+SIM_PANEL_FW = "21BD2C31A0A36B0E"
+
+
+def table(tmp_path: Path, **devices: object) -> LoadedTable:
+    return table_from_mapping(
+        {"table_id": "t1", "journal": {"path": "journal.sqlite3"}, "devices": devices},
+        "test.toml",
+        tmp_path,
+    )
+
+
+def by_name(checks: list) -> dict:  # type: ignore[type-arg]
+    return {c.name: c for c in checks}
+
+
+def test_a_healthy_table_with_approved_firmware_passes_every_check(tmp_path: Path) -> None:
+    checks = diagnose(table(tmp_path, firmware_allow=[SIM_SHOE_FW, SIM_PEEK_FW, SIM_PANEL_FW]))
+    assert [c.name for c in checks if not c.ok] == []
+    assert by_name(checks)["shoe"].detail.endswith("firmware approved")
+
+
+def test_firmware_off_the_allow_list_fails_and_says_to_stop_using_the_device(
+    tmp_path: Path,
+) -> None:
+    checks = by_name(diagnose(table(tmp_path, firmware_allow=[SIM_SHOE_FW, SIM_PANEL_FW])))
+    assert checks["shoe"].ok
+    assert not checks["peek"].ok
+    assert "NOT on the allow-list" in checks["peek"].detail
+    assert "stop using this device" in checks["peek"].fix
+
+
+def test_a_tampered_journal_fails_the_chain_check(tmp_path: Path) -> None:
+    loaded = table(tmp_path)
+    with Journal.open(loaded.journal_path, table_id="t1") as journal:
+        journal.append("note", {"device": "x", "text": "one"})
+        journal.append("note", {"device": "x", "text": "two"})
+    db = sqlite3.connect(loaded.journal_path)
+    db.execute("DROP TRIGGER IF EXISTS journal_no_update")
+    for (name,) in db.execute("SELECT name FROM sqlite_master WHERE type = 'trigger'").fetchall():
+        db.execute(f"DROP TRIGGER {name}")
+    db.execute('UPDATE journal SET payload = \'{"device":"x","text":"TWO"}\' WHERE seq = 2')
+    db.commit()
+    db.close()
+    chain = by_name(diagnose(loaded))["journal chain"]
+    assert not chain.ok
+    assert "row 2" in chain.detail
+
+
+def test_a_clock_behind_the_journal_fails(tmp_path: Path) -> None:
+    loaded = table(tmp_path)
+    with Journal.open(loaded.journal_path, table_id="t1") as journal:
+        journal.append("note", {"device": "x", "text": "written now"})
+    yesterday = datetime.now(UTC) - timedelta(days=1)
+    clock = by_name(diagnose(loaded, now=lambda: yesterday))["clock"]
+    assert not clock.ok
+    assert "before the journal's last row" in clock.detail
+
+
+def test_doctor_exits_1_when_a_check_fails_and_names_what_to_do(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text(
+        f'table_id = "t1"\n[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+        '[devices]\nfirmware_allow = ["0000000000000000"]\n'
+    )
+    assert main(["doctor", "--config", str(config)]) == 1
+    out = capsys.readouterr().out
+    assert "[FAIL] shoe" in out
+    assert "what to do:" in out
+    assert "the table must not deal until the failures are fixed" in out
+
+
+def test_a_bad_allow_list_entry_is_refused_as_a_config_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "table.toml"
+    config.write_text('[devices]\nfirmware_allow = ["not-hex"]\n')
+    assert main(["doctor", "--config", str(config)]) == 2
+    assert "devices.firmware_allow" in capsys.readouterr().err
