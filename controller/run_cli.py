@@ -7,12 +7,15 @@ display, joins the owner and releases the devices.
 
 ``--demo`` adds emulated players who bet and decide by basic strategy and an emulated dealer
 who draws, peeks and acknowledges at a human pace (``--pace``), so rounds play by themselves in
-the browser. ``--rounds N`` stops after N rounds (for scripts and tests).
+the browser. Without ``--demo``, emulated devices take the dealer's hands on stdin (the commands
+of ``croupier emulate``: ``d`` draws a card, ``p HIT`` presses a panel key...). ``--rounds N``
+stops after N rounds (for scripts and tests).
 """
 
 from __future__ import annotations
 
 import argparse
+import select
 import signal
 import sys
 import threading
@@ -27,6 +30,8 @@ from controller.scenario_cli import quiet_logs
 from controller.service import DemoOptions, TableService
 from controller.table_config import DEFAULT_CONFIG, load_table_config
 from drivers.errors import DeviceError
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
+from sim_hardware.emulate_cli import Console
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
@@ -134,9 +139,17 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         print(f"display: {display.url}", flush=True)
+        console = _console(service) if not args.demo else None
         if args.demo:
             print("demo: emulated players and dealer are playing; Ctrl-C to stop", flush=True)
-        _watch(service, stop, args.rounds)
+        elif console is not None:
+            print(
+                "the devices are emulated in this process: type the dealer's hands here - "
+                "d (draw a card), i KH (hole card in the reader), r (take it out), p HIT "
+                "(a panel key), help, q (quit)",
+                flush=True,
+            )
+        _watch(service, stop, args.rounds, console)
     except KeyboardInterrupt:
         pass
     finally:
@@ -153,10 +166,37 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _watch(service: TableService, stop: threading.Event, rounds: int | None) -> None:
-    """Print each finished round until stopped (or ``rounds`` rounds are done)."""
+def _console(service: TableService) -> Console | None:
+    """The dealer's hands on stdin (``croupier emulate``'s commands) when all three devices are
+    emulated in this process and nobody else plays them."""
+    shoe, peek, panel = (service.emulated.get(role) for role in ("shoe", "peek", "panel"))
+    if not (
+        isinstance(shoe, EmulatedShoe)
+        and isinstance(peek, EmulatedPeekReader)
+        and isinstance(panel, EmulatedPanel)
+    ):
+        return None
+    return Console(shoe, peek, panel, out=sys.stdout)
+
+
+def _watch(
+    service: TableService, stop: threading.Event, rounds: int | None, console: Console | None
+) -> None:
+    """Print each finished round until stopped (or ``rounds`` rounds are done, or ``q``);
+    pass the lines typed on stdin to ``console``."""
     printed = 0
-    while not stop.wait(0.2):
+    reading = console is not None
+    while not stop.is_set():
+        if console is not None and reading:
+            ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+            if ready:
+                line = sys.stdin.readline()
+                if line == "":
+                    reading = False  # stdin closed: go on until a signal
+                elif not console.handle(line):
+                    return
+        else:
+            stop.wait(0.2)
         _, state = service.hub.latest()
         done = int(state.get("rounds_completed", 0))
         for summary in reversed(state.get("last_rounds", [])[: max(0, done - printed)]):

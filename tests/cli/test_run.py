@@ -64,10 +64,12 @@ class Lines:
 
 
 @contextmanager
-def croupier(*args: str) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
+def croupier(*args: str, cwd: Path) -> Iterator[tuple[subprocess.Popen[str], Lines]]:
+    """``croupier ARGS`` in ``cwd`` (where its relative journal and log paths land)."""
     env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     with subprocess.Popen(
         [*CROUPIER, *args],
+        cwd=cwd,
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -103,8 +105,11 @@ def _poll(url: str, check: Any, what: str) -> dict[str, Any]:
     pytest.fail(f"the table did not reach {what}: {state.get('state')} {state.get('prompt')}")
 
 
-def test_run_demo_plays_rounds_unattended_and_stops_cleanly_on_sigterm() -> None:
-    with croupier("run", "--demo", "--pace", "0.02", "--port", "0") as (proc, lines):
+def test_run_demo_plays_rounds_unattended_and_stops_cleanly_on_sigterm(tmp_path: Path) -> None:
+    with croupier("run", "--demo", "--pace", "0.02", "--port", "0", cwd=tmp_path) as (
+        proc,
+        lines,
+    ):
         url = lines.wait_for("display: ").split(" ", 1)[1]
         assert url.startswith("http://127.0.0.1:")
         for n in (1, 2, 3):
@@ -118,6 +123,8 @@ def test_run_demo_plays_rounds_unattended_and_stops_cleanly_on_sigterm() -> None
         assert lines.wait_for("stopped cleanly") == (
             "stopped cleanly: display closed, devices released"
         )
+    audit = (tmp_path / "var" / "log" / "audit.jsonl").read_text().splitlines()
+    assert any('"table_id": "table-1"' in line and '"round_id": 3' in line for line in audit)
 
 
 @pytest.fixture
@@ -148,7 +155,10 @@ def test_run_refuses_a_bad_table_file_with_the_key_and_what_is_allowed(
 def test_run_with_a_table_file_plays_the_ptys_of_croupier_emulate_in_another_process(
     tmp_path: Path,
 ) -> None:
-    with croupier("emulate", "--seed", "3", "--variant-deck", "48") as (emulator, devices):
+    with croupier("emulate", "--seed", "3", "--variant-deck", "48", cwd=tmp_path) as (
+        emulator,
+        devices,
+    ):
         ptys = dict(devices.wait_for(name).split(" ") for name in ("shoe", "peek", "panel"))
         config = tmp_path / "table.toml"
         config.write_text(
@@ -162,7 +172,7 @@ def test_run_with_a_table_file_plays_the_ptys_of_croupier_emulate_in_another_pro
             emulator.stdin.write(command + "\n")
             emulator.stdin.flush()
 
-        with croupier("run", "--config", str(config)) as (run, lines):
+        with croupier("run", "--config", str(config), cwd=tmp_path) as (run, lines):
             url = lines.wait_for("display: ").split(" ", 1)[1]
             state = _poll(
                 url,
@@ -189,3 +199,19 @@ def test_run_with_a_table_file_plays_the_ptys_of_croupier_emulate_in_another_pro
             assert lines.wait_for("stopped cleanly")
         emulator.send_signal(signal.SIGTERM)
         assert emulator.wait(WAIT_S) == 0
+
+
+def test_run_without_demo_takes_the_dealers_hands_on_stdin_and_quits_on_q(tmp_path: Path) -> None:
+    with croupier("run", "--port", "0", cwd=tmp_path) as (run, lines):
+        url = lines.wait_for("display: ").split(" ", 1)[1]
+        assert lines.wait_for("the devices are emulated in this process")
+        assert _state(url)["prompt"]["text"] == "burn 1 card(s)"
+        assert run.stdin is not None
+        run.stdin.write("d\n")  # the burn card out of the in-process emulated shoe
+        run.stdin.flush()
+        assert lines.wait_for("draw 1: ")
+        _poll(url, lambda s: s["state"] == "betting", "bets open")
+        run.stdin.write("q\n")
+        run.stdin.flush()
+        assert run.wait(WAIT_S) == 0
+        assert lines.wait_for("stopped cleanly")
