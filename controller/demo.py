@@ -55,8 +55,11 @@ class DemoDealer:
         increment_cents: int,
         pace_s: float,
         seed: int = 7,
+        place_bet: Callable[[int, str, int], object] | None = None,
     ) -> None:
         self.app = app
+        # Bets go in like the display's: through the journaled table when there is one.
+        self.place_bet = place_bet if place_bet is not None else app.place_bet
         self.shoe = shoe
         self.reader = reader
         self.panel = panel
@@ -125,7 +128,7 @@ class DemoDealer:
         steps //= self.increment_cents
         for number in self.boxes:
             cents = self.min_cents + self.increment_cents * self.rng.randint(0, steps)
-            self.app.place_bet(number, PLAYERS[number - 1], cents)
+            self.place_bet(number, PLAYERS[number - 1], cents)
 
     def _draw(self, now: float) -> bool:
         app = self.app

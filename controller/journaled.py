@@ -88,7 +88,8 @@ class JournaledTable:
         start: State = State.BURN,
     ) -> JournaledTable:
         """A fresh table on an empty journal, or the table the journal describes."""
-        if journal.last_row() is None:
+        if next(journal.iter_rows(kinds=[*CAUSE_KINDS, *EFFECT_KINDS]), None) is None:
+            # nothing of a table in it yet (perhaps the start-up's software and config rows)
             return cls(TableApp(rules, commands, start=start), journal, show=show)
         return recover(rules, journal, commands, show=show, start=start)
 
@@ -175,8 +176,10 @@ def journal_entries(app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry
     entries: list[Entry] = []
     for item in outputs:
         entries.append(entry_for(item))
-        if isinstance(item, StateChanged) and item.source is State.BETTING and (
-            item.dest is State.DEALING
+        if (
+            isinstance(item, StateChanged)
+            and item.source is State.BETTING
+            and (item.dest is State.DEALING)
         ):
             entries.append(
                 ("round_start", {"round": app.controller.round.number, "variant": app.rules.id})
@@ -281,3 +284,16 @@ def _normal(entry: Entry) -> tuple[str, Any]:
     """Compare through canonical JSON (what the journal stores)."""
     kind, payload = entry
     return kind, json.loads(json.dumps(to_value(payload), sort_keys=True))
+
+
+def resume_points(journal: Journal) -> dict[str, tuple[int, int]]:
+    """Per device role, the ``(boot, seq)`` of the last device event the journal holds: a new
+    driver given these does not apply a resend of it again (``drivers.table.open_table``)."""
+    points: dict[str, tuple[int, int]] = {}
+    for row in journal.iter_rows(kinds=["device_event"]):
+        payload = row.payload
+        device = payload.get("device")
+        boot, seq = payload.get("boot"), payload.get("seq")
+        if isinstance(device, dict) and isinstance(boot, int) and isinstance(seq, int):
+            points[str(device.get("type"))] = (boot, seq)
+    return points

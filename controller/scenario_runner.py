@@ -305,11 +305,17 @@ class ScenarioResult:
     records: list[RoundRecord]
 
 
-def emulated_shoe(rules: Variant, shoe: ScriptedShoe | SeededShoe) -> EmulatedShoe:
+def emulated_shoe(
+    rules: Variant, shoe: ScriptedShoe | SeededShoe, *, boot_count: int = 1
+) -> EmulatedShoe:
     """The emulated shoe for a scripted card list or a seeded shuffle of the variant's shoe."""
     if isinstance(shoe, ScriptedShoe):
         return EmulatedShoe(
-            cards=list(shoe.cards), decks=rules.shoe.decks, deck_type=rules.shoe.deck, cut=shoe.cut
+            cards=list(shoe.cards),
+            decks=rules.shoe.decks,
+            deck_type=rules.shoe.deck,
+            cut=shoe.cut,
+            boot_count=boot_count,
         )
     cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
     return EmulatedShoe(
@@ -317,6 +323,7 @@ def emulated_shoe(rules: Variant, shoe: ScriptedShoe | SeededShoe) -> EmulatedSh
         decks=rules.shoe.decks,
         deck_type=rules.shoe.deck,
         cut=shoe.cut or cards_in_shoe - rules.shoe.cut_card_reserve,
+        boot_count=boot_count,
     )
 
 

@@ -20,6 +20,7 @@ any other value is a pyserial URL (a real port, or a pty of ``croupier emulate``
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import queue
 import threading
@@ -28,16 +29,22 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass
+from datetime import timedelta
 from functools import partial
+from pathlib import Path
 from typing import Any
 
 import structlog
 
+from controller import __version__
 from controller.demo import DemoDealer
 from controller.display.state import DeviceHealth, RoundSummary, summarize, table_state
+from controller.journal import Journal
+from controller.journaled import JournaledTable, resume_points
 from controller.logs import bind_round
-from controller.prompts import money
+from controller.prompts import Prompt, PromptCode, money
 from controller.round import State
+from controller.rules import resolve_variant_path
 from controller.scenario_file import ScriptedShoe, SeededShoe
 from controller.scenario_runner import DriverCommands, emulated_shoe
 from controller.strategy import strategy_for
@@ -53,6 +60,7 @@ from drivers.events import (
     DeviceType,
     FaultCleared,
     FaultRaised,
+    FrameEvent,
     LinkLost,
     LinkRestored,
 )
@@ -162,6 +170,7 @@ class TableService:
         self.identify_s = identify_s
         self.hub = StateHub()
         self.errors: list[str] = []  # bugs the owner caught (an event it could not handle)
+        self.notices: list[str] = []  # "round N recovered at ...", journal trouble
         self.health = {
             role: DeviceHealth(role, url) for role, url in self.config.devices.urls.items()
         }
@@ -195,15 +204,46 @@ class TableService:
         self._thread.start()
 
     def _open(self) -> None:
+        # The journal first: the table is what the journal says it is (a fresh table on a new
+        # journal, the rebuilt table after a restart).
+        journal = self._stack.enter_context(
+            Journal.open(self.table.journal_path, table_id=self.config.table_id)
+        )
+        journal.prune(timedelta(days=self.config.journal.retention_days))
+        journal.append_many(
+            [
+                ("software", {"version": __version__}),
+                (
+                    "config",
+                    {
+                        "variant": self.rules.id,
+                        "path": self.table.source,
+                        "sha256": _file_hash(resolve_variant_path(self.config.variant)),
+                    },
+                ),
+            ]
+        )
+        self.journaled = JournaledTable.start(self.rules, journal, show=self._told)
+        if self.journaled.recovery is not None:
+            log.info("table recovered", detail=self.journaled.recovery.describe())
+        resume = resume_points(journal)
         urls = dict(self.config.devices.urls)
+
+        # An emulated device made anew in this process has booted again: its boot count goes
+        # on from the journal's, so the drivers do not take its new events for old ones.
+        def boot(role: str) -> int:
+            return resume[role][0] + 1 if role in resume else 1
+
         makers: dict[str, Callable[[], DeviceCore]] = {
-            "shoe": lambda: emulated_shoe(self.rules, self.shoe_spec),
-            "peek": EmulatedPeekReader,
-            "panel": EmulatedPanel,
+            "shoe": lambda: emulated_shoe(self.rules, self.shoe_spec, boot_count=boot("shoe")),
+            "peek": lambda: EmulatedPeekReader(boot_count=boot("peek")),
+            "panel": lambda: EmulatedPanel(boot_count=boot("panel")),
         }
         for role, url in urls.items():
             if url == EMULATED:
                 device = makers[role]()
+                if role == "shoe" and isinstance(device, EmulatedShoe):
+                    self._catch_up(device)
                 runner = self._stack.enter_context(
                     serve(device, f"{self.config.table_id}-{self._id}-{role}")
                 )
@@ -211,14 +251,21 @@ class TableService:
                 urls[role] = runner.url
         devices = self._stack.enter_context(
             open_table(
-                urls["shoe"], urls["peek"], urls["panel"], baudrate=self.config.devices.baudrate
+                urls["shoe"],
+                urls["peek"],
+                urls["panel"],
+                baudrate=self.config.devices.baudrate,
+                confirm_events=True,  # acknowledged only once journaled
+                resume=resume,
             )
         )
         self.devices = devices
         for role, driver in zip(("shoe", "peek", "panel"), devices.drivers, strict=True):
             if self.config.devices.urls[role] == EMULATED:
                 driver.wait_identified(self.identify_s)
-        self.app = TableApp(self.rules, DriverCommands(devices, self.rules))
+        # The table's commands go to the devices from now on (the replay sent none).
+        self.journaled.app.commands = DriverCommands(devices, self.rules)
+        self.app = self.journaled.app
         if self.demo_options is not None:
             opts = self.demo_options
             shoe, reader, panel = (self.emulated[r] for r in ("shoe", "peek", "panel"))
@@ -238,6 +285,7 @@ class TableService:
                 increment_cents=self.config.limits.increment_cents,
                 pace_s=opts.pace_s,
                 seed=opts.seed,
+                place_bet=self.journaled.place_bet,
             )
         self._publish()
 
@@ -336,8 +384,28 @@ class TableService:
         self._applying(lambda: self._handle(event))
 
     def _handle(self, event: DeviceEvent) -> None:
-        assert self.app is not None
-        self.app.handle(event)
+        assert self.devices is not None
+        # Journal first, then acknowledge: an event the journal could not take is left
+        # unacknowledged, and the device sends it again.
+        if self.journaled.handle(event) and isinstance(event, FrameEvent):
+            self.devices.confirm(event)
+
+    def _told(self, item: object) -> None:
+        """What the table tells the dealer outside the round (recovery, journal trouble)."""
+        if isinstance(item, Prompt) and item.code in (
+            PromptCode.RESUMED,
+            PromptCode.JOURNAL_UNAVAILABLE,
+        ):
+            self.notices.append(item.text)
+            del self.notices[:-5]
+
+    def _catch_up(self, shoe: EmulatedShoe) -> None:
+        """An emulated shoe starts full; after a restart it must be where the journal left the
+        table's shoe: the cards already drawn come out again (the table, knowing their draw
+        numbers, does not apply them twice)."""
+        drawn = self.journaled.app.last_draw_no or 0
+        for _ in range(min(drawn, shoe.remaining)):
+            shoe.draw()
 
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
@@ -360,7 +428,11 @@ class TableService:
             press = ButtonPressed(
                 device=DISPLAY_REF, at=time.monotonic(), seq=0, button=command.button, held_ms=0
             )
-            self._applying(lambda: app.handle(press))
+
+            def press_it() -> None:
+                self.journaled.handle(press)
+
+            self._applying(press_it)
             results = [o for o in app.outputs[start:] if isinstance(o, InputResult)]
             refused = next((r for r in results if not r.accepted), None)
             if refused is not None:
@@ -381,7 +453,7 @@ class TableService:
             problem = "bets are closed"
         if problem is not None:
             return Reply(False, problem)
-        result = app.place_bet(command.box, command.player, command.amount_cents)
+        result = self.journaled.place_bet(command.box, command.player, command.amount_cents)
         return Reply(result.accepted, result.reason)
 
     def _track_health(self, event: DeviceEvent) -> None:
@@ -419,3 +491,11 @@ class TableService:
                 demo=self.demo is not None,
             )
         )
+
+
+def _file_hash(path: Path) -> str:
+    """SHA-256 of a configuration file, journalled at start (a changed file shows)."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return ""

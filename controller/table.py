@@ -174,7 +174,6 @@ class TableApp:
         """Apply one driver event. Never raises for bad input: refusals become outputs."""
         if isinstance(event, CardDrawn):
             self._drawn(event)
-            self.cards_handled += 1
         elif isinstance(event, CutCard):
             self.controller.cut_card_seen()
         elif isinstance(event, ShoeLoaded):
@@ -246,6 +245,7 @@ class TableApp:
         self.last_draw_no = event.draw_no
         self.unread_draws = 0
         self._perform(Action.CARD, {"card": event.card})
+        self.cards_handled += 1  # (a repeat is not counted: it is not a new card)
 
     def _fault(self, event: FaultRaised) -> None:
         device = event.device.type.label

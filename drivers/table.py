@@ -49,17 +49,31 @@ def open_table(
     events: EventSink | None = None,
     baudrate: int = DEFAULT_BAUD,
     confirm_events: bool = False,
+    resume: dict[str, tuple[int, int]] | None = None,
 ) -> TableDevices:
     """Open and start the three drivers. If one port cannot be opened, the others are closed
     again and the :class:`~drivers.errors.PortOpenError` is raised. ``confirm_events``: see
     :class:`~drivers.device.DeviceDriver` (the controller then calls ``driver.confirm(event)``
-    once it has journaled each event; :meth:`TableDevices.confirm` picks the driver)."""
+    once it has journaled each event; :meth:`TableDevices.confirm` picks the driver).
+    ``resume``: per role (``"shoe"``, ``"peek"``, ``"panel"``) the ``(boot, seq)`` of the last
+    event the controller journaled, so that a resend of it after a restart is not applied again."""
     sink: queue.Queue[DeviceEvent] = events if events is not None else queue.Queue()
     started: list[DeviceDriver] = []
     try:
-        shoe = ShoeDriver(shoe_url, sink, baudrate=baudrate, confirm_events=confirm_events)
-        peek = PeekDriver(peek_url, sink, baudrate=baudrate, confirm_events=confirm_events)
-        panel = PanelDriver(panel_url, sink, baudrate=baudrate, confirm_events=confirm_events)
+        at = resume or {}
+        shoe = ShoeDriver(
+            shoe_url, sink, baudrate=baudrate, confirm_events=confirm_events, resume=at.get("shoe")
+        )
+        peek = PeekDriver(
+            peek_url, sink, baudrate=baudrate, confirm_events=confirm_events, resume=at.get("peek")
+        )
+        panel = PanelDriver(
+            panel_url,
+            sink,
+            baudrate=baudrate,
+            confirm_events=confirm_events,
+            resume=at.get("panel"),
+        )
         drivers: tuple[DeviceDriver, ...] = (shoe, peek, panel)
         for driver in drivers:
             driver.start()

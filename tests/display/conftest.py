@@ -7,6 +7,7 @@ Screenshots go to ``artifacts/`` (gitignored) as test artifacts.
 from __future__ import annotations
 
 import json
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -49,6 +50,8 @@ def table_config(variant: str = "nz-pontoon", **extra: Any) -> LoadedTable:
         "variant": variant,
         "boxes": [1, 2, 3],
         "display": {"port": 0},
+        # every table of the tests keeps its own journal (a shared one would be recovered)
+        "journal": {"path": str(Path(tempfile.mkdtemp(prefix="croupier-test-")) / "j.sqlite3")},
     }
     for key, value in extra.items():
         if isinstance(value, dict):

@@ -1,0 +1,70 @@
+"""``croupier run`` stopped and started again comes back exactly where it was: the table service
+journals everything first and rebuilds the table from its journal."""
+
+import time
+from pathlib import Path
+from typing import Any
+
+from controller.journal import Journal
+from controller.service import DemoOptions, TableService
+from controller.table_config import LoadedTable, table_from_mapping
+
+WAIT_S = 30.0
+
+
+def loaded(tmp_path: Path) -> LoadedTable:
+    return table_from_mapping(
+        {
+            "table_id": "t-restart",
+            "boxes": [1, 2, 3],
+            "display": {"port": 0},
+            "journal": {"path": str(tmp_path / "journal.sqlite3")},
+        },
+        "<test>",
+        tmp_path,
+    )
+
+
+def wait(service: TableService, check: Any, what: str) -> dict[str, Any]:
+    deadline = time.monotonic() + WAIT_S
+    while time.monotonic() < deadline:
+        state = service.state()
+        if state and check(state):
+            return state
+        time.sleep(0.01)
+    raise AssertionError(f"the table did not reach: {what}; errors {service.errors}")
+
+
+def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) -> None:
+    table = loaded(tmp_path)
+    demo = DemoOptions(pace_s=0.0, boxes=(1, 2, 3), seed=5)
+    with TableService(table, demo=demo) as first:
+        wait(first, lambda s: s["rounds_completed"] >= 2, "two rounds played")
+    assert first.app is not None
+    before = (
+        first.app.controller.state,
+        first.app.controller.round,
+        first.app.controller.table.round_number,
+        first.app.last_draw_no,
+    )
+    assert first.errors == []
+
+    with TableService(table, demo=demo) as second:
+        assert second.journaled.recovery is not None
+        assert second.app is not None
+        assert any("recovered at" in n for n in second.notices)
+        # the rebuilt table is the one that stopped (state, round, shoe position)
+        after_start = (
+            second.app.controller.state,
+            second.app.controller.round,
+            second.app.controller.table.round_number,
+            second.app.last_draw_no,
+        )
+        assert after_start == before
+        number = before[2]
+        wait(second, lambda s: s["round"] > number + 1, "another round after restart")
+    assert second.errors == []
+    with Journal.open(table.journal_path, table_id="t-restart") as journal:
+        assert journal.verify().ok
+        kinds = [r.kind for r in journal.iter_rows(kinds=["recovery", "software"])]
+    assert kinds == ["software", "software", "recovery"]
