@@ -211,17 +211,7 @@ class TableService:
         )
         journal.prune(timedelta(days=self.config.journal.retention_days))
         journal.append_many(
-            [
-                ("software", {"version": __version__}),
-                (
-                    "config",
-                    {
-                        "variant": self.rules.id,
-                        "path": self.table.source,
-                        "sha256": _file_hash(resolve_variant_path(self.config.variant)),
-                    },
-                ),
-            ]
+            [("software", {"version": __version__}), ("config", self._config_row(journal))]
         )
         self.journaled = JournaledTable.start(self.rules, journal, show=self._told)
         if self.journaled.recovery is not None:
@@ -389,6 +379,34 @@ class TableService:
         # unacknowledged, and the device sends it again.
         if self.journaled.handle(event) and isinstance(event, FrameEvent):
             self.devices.confirm(event)
+
+    def _config_row(self, journal: Journal) -> dict[str, Any]:
+        """The configuration this start runs with, hashed; a file changed since the last start
+        is named in the row and told to the dealer (and logged)."""
+        variant_path = resolve_variant_path(self.config.variant)
+        row: dict[str, Any] = {
+            "variant": self.rules.id,
+            "variant_path": str(variant_path),
+            "variant_sha256": _file_hash(variant_path),
+            "table": self.table.source,
+            "table_sha256": _file_hash(Path(self.table.source)),
+            "software": __version__,
+        }
+        last = None
+        for previous in journal.iter_rows(kinds=["config"]):
+            last = previous.payload
+        changed = [
+            name
+            for name in ("variant_sha256", "table_sha256", "software")
+            if last is not None and last.get(name) not in (None, row[name])
+        ]
+        row["changed"] = changed
+        if changed:
+            what = ", ".join(name.removesuffix("_sha256") for name in changed)
+            text = f"changed since the last start: {what} (see the journal's config rows)"
+            log.warning("configuration changed", changed=changed)
+            self.notices.append(text)
+        return row
 
     def _told(self, item: object) -> None:
         """What the table tells the dealer outside the round (recovery, journal trouble)."""

@@ -68,3 +68,27 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
         assert journal.verify().ok
         kinds = [r.kind for r in journal.iter_rows(kinds=["recovery", "software"])]
     assert kinds == ["software", "software", "recovery"]
+
+
+def test_a_variant_file_changed_between_starts_is_flagged(tmp_path: Path) -> None:
+    variant = tmp_path / "house.toml"
+    shipped = Path(__file__).resolve().parents[2] / "config" / "variants" / "nz-pontoon.toml"
+    variant.write_text(shipped.read_text())
+
+    def table() -> LoadedTable:
+        return table_from_mapping(
+            {"table_id": "t-flag", "variant": str(variant), "display": {"port": 0},
+             "journal": {"path": str(tmp_path / "journal.sqlite3")}},
+            "<test>",
+            tmp_path,
+        )  # fmt: skip
+
+    with TableService(table()) as first:
+        assert first.notices == []
+    variant.write_text(variant.read_text().replace("burn_cards = 1", "burn_cards = 2"))
+    with TableService(table()) as second:
+        assert any("changed since the last start: variant" in n for n in second.notices)
+    with Journal.open(tmp_path / "journal.sqlite3", table_id="t-flag") as journal:
+        rows = [r.payload for r in journal.iter_rows(kinds=["config"])]
+    assert [r["changed"] for r in rows] == [[], ["variant_sha256"]]
+    assert rows[0]["variant_sha256"] != rows[1]["variant_sha256"]
