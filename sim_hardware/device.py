@@ -44,9 +44,10 @@ from collections import Counter, deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from enum import IntFlag, StrEnum
+from enum import IntFlag
 from typing import ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar
 
+from drivers.events import DeviceState, Severity  # one definition, the drivers'
 from drivers.framing import Frame, FrameDecoder, encode
 from sim_hardware.errors import SimConfigError
 from sim_hardware.faults import (
@@ -72,21 +73,6 @@ OFFLINE_AFTER_S = 5.0
 REPEAT_WINDOW_S = 2.0  # a host retry comes within 3 x 250 ms; later, the same SEQ is new
 DEFAULT_QUEUE_CAPACITY = 128
 LOG_LENGTH = 5000
-
-
-class DeviceState(StrEnum):
-    BOOT = "BOOT"
-    IDLE = "IDLE"
-    READY = "READY"
-    DISABLED = "DISABLED"
-    OFFLINE = "OFFLINE"
-    FAULT = "FAULT"
-
-
-class Severity(StrEnum):
-    INFO = "I"
-    WARNING = "W"
-    LOCKUP = "L"
 
 
 class Flag(IntFlag):

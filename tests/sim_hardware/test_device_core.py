@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import pytest
 
+from drivers.events import DeviceState
 from drivers.framing import Frame, encode
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, SimConfigError
-from sim_hardware.device import DeviceCore, DeviceState
+from sim_hardware.device import DeviceCore
 from sim_hardware.faults import DropAck
 from sim_hardware.testing import FakeHost
 
