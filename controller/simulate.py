@@ -367,8 +367,11 @@ def load_rules(config: SimConfig) -> Variant:
     return load_variant(config.variant, dict(config.overrides) or None)
 
 
-def run_chunk(config: SimConfig, chunk: int, rounds: int) -> Tally:
-    """Play one chunk of rounds on a fresh table; the chunk's totals."""
+def run_chunk(
+    config: SimConfig, chunk: int, rounds: int, on_batch: Callable[[int], None] | None = None
+) -> Tally:
+    """Play one chunk of rounds on a fresh table; the chunk's totals. ``on_batch(n)`` hears of
+    every batch of ``n`` rounds played (for a progress bar)."""
     rules = load_rules(config)
     strategy = strategy_for(rules)
     controller = RoundController(rules)
@@ -406,6 +409,8 @@ def run_chunk(config: SimConfig, chunk: int, rounds: int) -> Tally:
             first = rejected[0]
             raise SimError(f"round {first.round}: the table refused a decision: {first.reason}")
         left -= batch
+        if on_batch is not None:
+            on_batch(batch)
     tally.shoes = stream.shoes
     tally.cards_drawn = stream.drawn
     return tally
@@ -474,13 +479,19 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     total = Tally()
     done = 0
     workers = min(config.workers, len(plan))
+    if progress is not None:
+        progress(0, config.rounds)
     if workers == 1:
-        for chunk, rounds in enumerate(plan):
-            tally = run_chunk(config, chunk, rounds)
-            total.add(tally)
-            done += rounds
+
+        def played(batch: int) -> None:
+            nonlocal done
+            done += batch
             if progress is not None:
                 progress(done, config.rounds)
+
+        for chunk, rounds in enumerate(plan):
+            tally = run_chunk(config, chunk, rounds, played)
+            total.add(tally)
             if tally.shoe_exhausted:
                 break
     else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ from controller import simulate as sim
 from controller.cards import Card, DeckType
 from controller.cli import main
 from controller.simulate import ShoeStream, SimConfig, chunk_seed, report, simulate
+from controller.simulate_cli import ProgressBar
 from sim_hardware import EmulatedShoe
 from sim_hardware.testing import FakeHost
 
@@ -210,3 +212,33 @@ def test_wager_and_boxes_scale_the_money_not_the_edge() -> None:
     no_bonus = "without_super_bonus"
     assert large["net_cents"][no_bonus] == 4 * small["net_cents"][no_bonus]
     assert large["house_edge"][no_bonus] == small["house_edge"][no_bonus]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_progress_is_reported_from_zero_to_every_round(
+    workers: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sim, "CHUNK_ROUNDS", 300)
+    seen: list[tuple[int, int]] = []
+    simulate(
+        SimConfig("uk-pontoon", rounds=700, workers=workers),
+        progress=lambda done, total: seen.append((done, total)),
+    )
+    done = [d for d, _ in seen]
+    assert done[0] == 0
+    assert done[-1] == 700
+    assert done == sorted(done)
+    assert {t for _, t in seen} == {700}
+
+
+def test_the_progress_bar_shows_the_share_the_rounds_and_the_time_left() -> None:
+    out = io.StringIO()
+    bar = ProgressBar(out)
+    bar(500, 1000)
+    bar.close()
+    line = out.getvalue()
+    assert line.startswith("\r[")
+    assert " 50%" in line
+    assert "500/1,000 rounds" in line
+    assert "left" in line
+    assert line.endswith("\n")
