@@ -42,6 +42,7 @@ from drivers.events import (
     CardSensed,
     CutCard,
     DeviceEvent,
+    DeviceIdentified,
     DeviceRefused,
     DeviceType,
     FaultCleared,
@@ -213,6 +214,19 @@ class TableApp:
                 Action.RESUME,
                 {"kind": HoldKind.DEVICE_LOST.value, "device": event.device.type.label},
             )
+        elif isinstance(event, DeviceIdentified):
+            self._note(
+                event.device.type,
+                f"identified: {event.model} {event.serial} fw {event.fw_version} ({event.fw_hash})",
+            )
+            label = event.device.type.label
+            if any(
+                h.kind is HoldKind.DEVICE_LOST and h.device == label
+                for h in self.controller.hold_reasons
+            ):
+                # A restarted controller meets the device anew: identified is as good as
+                # restored for a hold the journal carried over.
+                self._perform(Action.RESUME, {"kind": HoldKind.DEVICE_LOST.value, "device": label})
         else:
             self._note(event.device.type, type(event).__name__)
         self._flush()

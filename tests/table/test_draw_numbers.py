@@ -4,7 +4,16 @@ from controller.cards import Card
 from controller.round import Action, HoldKind, State
 from controller.rules import load_variant
 from controller.table import TableApp
-from drivers.events import CardDrawn, DeviceRef, DeviceType, FaultRaised, Severity
+from drivers.events import (
+    CardDrawn,
+    DeviceIdentified,
+    DeviceIdentity,
+    DeviceRef,
+    DeviceType,
+    FaultRaised,
+    LinkLost,
+    Severity,
+)
 
 SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
 
@@ -55,3 +64,14 @@ def test_an_unreadable_card_leaves_a_gap_of_one_that_is_expected() -> None:
     assert app.controller.state is not State.HOLD
     assert app.controller.round.dealer.cards == [Card.parse("7C")]
     assert app.controller.round.boxes[1].hands[0].cards == [Card.parse("9H"), Card.parse("6D")]
+
+
+def test_a_device_identified_after_a_restart_clears_the_hold_for_its_lost_link() -> None:
+    app = dealt_table()
+    app.handle(LinkLost(device=SHOE, at=0.0, reason="unplugged", last_reply_at=None))
+    assert app.holding()
+    # the controller restarts (the journal carries the hold over); the new driver identifies
+    # the shoe instead of reporting the link restored
+    identity = DeviceIdentity("SIM-SHOE", "S-1", "1.0.0", "A90DFD37667C8C8C", 2)
+    app.handle(DeviceIdentified(device=SHOE, at=0.0, identity=identity))
+    assert app.controller.state is State.DEALING
