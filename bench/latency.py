@@ -109,7 +109,7 @@ def main() -> int:
         if isinstance(item, Prompt):
             published.append(time.perf_counter())
 
-    latencies: list[float] = []
+    prompted: list[tuple[int, float]] = []  # (card index, prompt published)
     missing = 0
     cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
     shoe = EmulatedShoe(
@@ -142,9 +142,10 @@ def main() -> int:
                 before = len(published)
                 handle(event)
                 if isinstance(event, CardDrawn):
-                    index = app.cards_handled - 1
-                    if len(published) > before and index < len(clock.card_written):
-                        latencies.append(published[before] - clock.card_written[index])
+                    if len(published) > before:
+                        # matched at the end: the pty thread may note the write time after the
+                        # table has already handled the card
+                        prompted.append((app.cards_handled - 1, published[before]))
                     else:
                         missing += 1
 
@@ -164,7 +165,8 @@ def main() -> int:
                 )
     finally:
         vars(pty_module)["os"] = os
-    ms = [1000 * x for x in latencies]
+    written = clock.card_written
+    ms = [1000 * (at - written[index]) for index, at in prompted if index < len(written)]
     line = {
         "benchmark": "card_to_prompt_latency",
         "transport": "pty",
