@@ -180,7 +180,10 @@ class DeviceHands(Hands):
 
         def result() -> InputResult | None:
             for item in self.app.outputs[start:]:
-                if isinstance(item, InputResult) and (item.action is action or not item.accepted):
+                # this entry's result, or a refusal of one of the keys pressed for it
+                if isinstance(item, InputResult) and (
+                    item.action is action or (not item.accepted and bool(item.keys))
+                ):
                     return item
             return None
 

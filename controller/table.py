@@ -210,23 +210,15 @@ class TableApp:
                 },
             )
         elif isinstance(event, LinkRestored):
-            self._perform(
-                Action.RESUME,
-                {"kind": HoldKind.DEVICE_LOST.value, "device": event.device.type.label},
-            )
+            self._device_back(event.device.type.label)
         elif isinstance(event, DeviceIdentified):
             self._note(
                 event.device.type,
                 f"identified: {event.model} {event.serial} fw {event.fw_version} ({event.fw_hash})",
             )
-            label = event.device.type.label
-            if any(
-                h.kind is HoldKind.DEVICE_LOST and h.device == label
-                for h in self.controller.hold_reasons
-            ):
-                # A restarted controller meets the device anew: identified is as good as
-                # restored for a hold the journal carried over.
-                self._perform(Action.RESUME, {"kind": HoldKind.DEVICE_LOST.value, "device": label})
+            # A restarted controller meets the device anew: identified is as good as restored
+            # for a hold the journal carried over.
+            self._device_back(event.device.type.label)
         else:
             self._note(event.device.type, type(event).__name__)
         self._flush()
@@ -260,6 +252,13 @@ class TableApp:
         self.unread_draws = 0
         self._perform(Action.CARD, {"card": event.card})
         self.cards_handled += 1  # (a repeat is not counted: it is not a new card)
+
+    def _device_back(self, label: str) -> None:
+        """Clear the hold for a lost device, if the table holds for it (restored, or identified
+        again: whichever the drivers report first)."""
+        held = [h for h in self.controller.hold_reasons if h.kind is HoldKind.DEVICE_LOST]
+        if any(h.device == label for h in held):
+            self._perform(Action.RESUME, {"kind": HoldKind.DEVICE_LOST.value, "device": label})
 
     def _fault(self, event: FaultRaised) -> None:
         device = event.device.type.label
