@@ -6,7 +6,7 @@ between events: it looks at what the table waits for and does ONE physical act o
 devices (pull a card from the shoe, insert the hole card, tap the panel keys of a decision),
 then waits until the table has seen the effect of that act before the next one. It never calls
 the round controller: its acts reach the table through the devices and the drivers, like a
-person's. The decisions come from :class:`~controller.autoplayer.StrategyPlayer`, the panel keys
+person's. The decisions come from :class:`~controller.strategy.StrategyPlayer`, the panel keys
 from :func:`~controller.table.keys_for`, as in the scenario runner's
 :class:`~controller.scenario_runner.DeviceHands` (which pumps the event queue itself and so
 cannot be used beside the table owner).
@@ -18,9 +18,8 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from controller.autoplayer import StrategyPlayer
 from controller.round import Action, State
-from controller.strategy import Strategy
+from controller.strategy import Strategy, StrategyPlayer
 from controller.table import InputResult, TableApp, keys_for
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.errors import ShoeEmptyError
