@@ -36,6 +36,7 @@ from controller.round import (
 from controller.rules import Variant
 from drivers.events import (
     Button,
+    ButtonHeld,
     ButtonPressed,
     CardDrawn,
     CardMotion,
@@ -191,7 +192,12 @@ class TableApp:
             if self.card_in_reader and self._peek_arm and self.controller.state is State.PEEK:
                 self.commands.arm_peek(self._peek_arm)  # (again, after a U or E answer)
         elif isinstance(event, ButtonPressed):
-            self._button(event.button)
+            if self._supervising():
+                self._supervisor_key(event.button, held=False)
+            else:
+                self._button(event.button)
+        elif isinstance(event, ButtonHeld) and self._supervising():
+            self._supervisor_key(event.button, held=True)
         elif isinstance(event, KeySwitch):
             self.controller.set_key_position(event.position.value)
             self._note(event.device.type, f"key switch at {event.position.value}")
@@ -301,6 +307,47 @@ class TableApp:
         result = self._perform(action, data)
         self._flush()
         return result
+
+    # --- the supervisor at the panel ----------------------------------------------------------
+    #
+    # With the key switch at SUP while the table holds, four keys take the supervisor's
+    # decisions (docs/panel.md): HIT assigns a card nobody asked for to the hand in play, CAN
+    # burns it, OK_ confirms a keyed-in card or clears a lockup, and DEA held for two seconds
+    # voids the round. Each is journalled with who decided (the supervisor on the key).
+
+    def _supervising(self) -> bool:
+        return self.controller.table.key_position == "SUP" and self.controller.state is State.HOLD
+
+    def _supervisor_action(self, button: Button, held: bool) -> Action | None:
+        holds = {h.kind for h in self.controller.hold_reasons}
+        if button is Button.HIT and HoldKind.UNEXPECTED_CARD in holds:
+            return Action.ASSIGN_CARD
+        if button is Button.CANCEL and HoldKind.UNEXPECTED_CARD in holds:
+            return Action.BURN_CARD
+        if button is Button.OK:
+            keyed = any(
+                h.kind is HoldKind.UNREADABLE_CARD and h.card is not None
+                for h in self.controller.hold_reasons
+            )
+            if keyed:
+                return Action.CONFIRM_CARD
+            if HoldKind.LOCKUP in holds:
+                return Action.CLEAR_LOCKUP
+        if (
+            button is Button.DEAL
+            and held
+            and any(b.hands for b in self.controller.round.boxes.values())
+        ):
+            return Action.VOID
+        return None
+
+    def _supervisor_key(self, button: Button, *, held: bool) -> None:
+        action = self._supervisor_action(button, held)
+        if action is None:
+            reason = f"with the supervisor key, {button.value} decides nothing now"
+            self._push(InputResult(None, False, reason, (button.value,)))
+            return
+        self._perform(action, {"by": "supervisor (key)"}, (button.value,))
 
     def _button(self, button: Button) -> None:
         if button not in self.lit:
@@ -430,6 +477,12 @@ class TableApp:
 
     def valid_buttons(self) -> frozenset[Button]:
         c = self.controller
+        if self._supervising():
+            keys = (Button.HIT, Button.CANCEL, Button.OK, Button.DEAL)
+            return frozenset(
+                {Button.CALL}
+                | {b for b in keys if self._supervisor_action(b, held=b is Button.DEAL)}
+            )
         allowed = c.allowed_actions()
         lit: set[Button] = {Button.CALL, Button.CANCEL}
         for action, button in ACTION_KEYS.items():

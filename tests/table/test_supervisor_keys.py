@@ -1,0 +1,83 @@
+"""With the key at SUP while the table holds, the panel takes the supervisor's decisions."""
+
+from controller.cards import Card
+from controller.round import State
+from controller.rules import load_variant
+from controller.settlement import EntryKind
+from controller.table import TableApp
+from drivers.events import (
+    Button,
+    ButtonHeld,
+    ButtonPressed,
+    CardDrawn,
+    DeviceRef,
+    DeviceType,
+    KeyPosition,
+    KeySwitch,
+)
+
+SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
+PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
+
+
+class Table:
+    def __init__(self) -> None:
+        self.app = TableApp(load_variant("nz-pontoon"))
+        self.draw_no = 0
+        self.seq = 0
+        for text in ("2C",):  # burn
+            self.card(text)
+        self.app.place_bet(1, "ann", 1000)
+        self.press(Button.DEAL)
+        for text in ("9H", "7C", "3D"):  # box 1 9-3, dealer 7: box 1 to play
+            self.card(text)
+
+    def card(self, text: str) -> None:
+        self.draw_no += 1
+        self.app.handle(CardDrawn(device=SHOE, at=0.0, seq=self.draw_no, card=Card.parse(text),
+                                  draw_no=self.draw_no, remaining=100, quality=99))  # fmt: skip
+
+    def press(self, button: Button, *, held: bool = False) -> None:
+        self.seq += 1
+        cls = ButtonHeld if held else ButtonPressed
+        self.app.handle(cls(device=PANEL, at=0.0, seq=self.seq, button=button, held_ms=2000))
+
+    def key(self, position: KeyPosition) -> None:
+        self.seq += 1
+        self.app.handle(KeySwitch(device=PANEL, at=0.0, seq=self.seq, position=position))
+
+
+def test_hit_with_the_supervisor_key_gives_the_unexpected_card_to_the_hand_in_play() -> None:
+    t = Table()
+    t.card("8S")  # nobody asked for it
+    assert t.app.holding()
+    t.press(Button.HIT)  # the key is at RUN: the dealer alone cannot decide
+    assert t.app.holding()
+    t.key(KeyPosition.SUPERVISOR)
+    assert Button.HIT in t.app.lit
+    t.press(Button.HIT)
+    t.key(KeyPosition.RUN)
+    assert t.app.controller.state is State.PLAYING
+    assert t.app.controller.round.boxes[1].hands[0].cards == [
+        Card.parse(c) for c in ("9H", "3D", "8S")
+    ]
+
+
+def test_cancel_with_the_supervisor_key_burns_it() -> None:
+    t = Table()
+    t.card("8S")
+    t.key(KeyPosition.SUPERVISOR)
+    t.press(Button.CANCEL)
+    assert t.app.controller.state is State.PLAYING
+    assert t.app.controller.table.cards_burned == 2  # the new shoe's burn card and this one
+
+
+def test_deal_held_with_the_supervisor_key_voids_the_round() -> None:
+    t = Table()
+    t.card("8S")
+    t.key(KeyPosition.SUPERVISOR)
+    t.press(Button.DEAL)  # a plain press does not void
+    assert t.app.holding()
+    t.press(Button.DEAL, held=True)
+    assert t.app.controller.state is State.SETTLING
+    assert [e.kind for e in t.app.controller.round.ledger] == [EntryKind.RETURN]
