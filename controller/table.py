@@ -492,6 +492,10 @@ class TableApp:
                 action
             ):
                 continue
+            if action is Action.DEAL and not c.round.boxes:
+                continue  # no more bets: there must be bets first
+            if action is Action.SHUFFLE and c.round.boxes:
+                continue  # a shuffle waits until the bets are settled or cleared
             lit.add(button)
         if c.state in ENTRY_STATES:
             lit.update(BOX_KEYS[n - 1] for n in c.round.boxes)

@@ -74,7 +74,8 @@ def test_a_full_nz_round_with_a_pontoon_insurance_and_a_split_through_the_button
         expect(prompt(page)).to_have_text("burn 1 card(s)")
         table.draw()
         expect(prompt(page)).to_have_text("round 1: place your bets")
-        assert enabled_decisions(page) == {"DEA", "UND", "SHF"}  # the panel's lit keys
+        # the panel's lit keys: no DEAL (no more bets) before there is a bet
+        assert enabled_decisions(page) == {"UND", "SHF"}
 
         bet(page, 1, "ann", "10")
         bet(page, 2, "bob", "10")

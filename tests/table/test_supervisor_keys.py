@@ -81,3 +81,14 @@ def test_deal_held_with_the_supervisor_key_voids_the_round() -> None:
     t.press(Button.DEAL, held=True)
     assert t.app.controller.state is State.SETTLING
     assert [e.kind for e in t.app.controller.round.ledger] == [EntryKind.RETURN]
+
+
+def test_deal_lights_only_once_there_are_bets_and_shuffle_only_while_there_are_none() -> None:
+    app = TableApp(load_variant("nz-pontoon"))
+    app.handle(CardDrawn(device=SHOE, at=0.0, seq=1, card=Card.parse("2C"), draw_no=1,
+                         remaining=100, quality=99))  # fmt: skip
+    assert Button.DEAL not in app.lit
+    assert Button.SHUFFLE in app.lit
+    app.place_bet(1, "ann", 1000)
+    assert Button.DEAL in app.lit
+    assert Button.SHUFFLE not in app.lit
