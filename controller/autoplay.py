@@ -127,13 +127,8 @@ class DirectHands:
         self.controller.perform(Action.CARD, card=card)
 
     def peek(self) -> None:
-        dealer = self.controller.round.dealer.cards
-        natural = is_natural(self.controller.rules, dealer[:2], False)
         answer, self.reader_answer = self.reader_answer, None
-        outcome = {"lie": "N" if natural else "Y", "unreadable": "U", "no_card": "E"}.get(
-            answer or "", "Y" if natural else "N"
-        )
-        self.controller.perform(Action.PEEK, outcome=outcome)
+        self.controller.perform(Action.PEEK, outcome=reader_outcome(self.controller, answer))
 
     def enter(self, action: Action, data: dict[str, Any]) -> None:
         self.controller.perform(action, **data)
@@ -161,6 +156,15 @@ class DirectHands:
             c.perform(Action.RESUME, kind="device_lost", device=event.data["device"])
         else:
             raise PlayError(f"unknown table event {event.kind!r}")
+
+
+def reader_outcome(controller: RoundController, answer: str | None) -> str:
+    """What a hole-card reader answers for the round's hole card: the truth (Y/N), or a
+    scripted fault (``lie``, ``unreadable`` -> U, ``no_card`` -> E)."""
+    natural = is_natural(controller.rules, controller.round.dealer.cards[:2], False)
+    truth = "Y" if natural else "N"
+    faults = {"lie": "N" if natural else "Y", "unreadable": "U", "no_card": "E"}
+    return faults.get(answer or "", truth)
 
 
 WINDOW_ACTIONS = {

@@ -13,9 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from controller.autoplay import SUPERVISOR_ACTIONS, PlayError, TableEvent
+from controller.autoplay import SUPERVISOR_ACTIONS, PlayError, TableEvent, reader_outcome
 from controller.cards import Card
-from controller.hands import is_natural
 from controller.round import Action, ActionRefused
 from controller.table import InputResult, TableApp, keys_for
 from drivers.events import (
@@ -97,12 +96,8 @@ class EventHands:
                    remaining=self.remaining, quality=99)  # fmt: skip
 
     def peek(self) -> None:
-        dealer = self.app.controller.round.dealer.cards
-        natural = is_natural(self.app.rules, dealer[:2], False)
         answer, self.reader_answer = self.reader_answer, None
-        outcome = {"lie": "N" if natural else "Y", "unreadable": "U", "no_card": "E"}.get(
-            answer or "", "Y" if natural else "N"
-        )
+        outcome = reader_outcome(self.app.controller, answer)
         self._send(DeviceType.PEEK, CardSensed, motion=CardMotion.INSERTED)
         self._send(DeviceType.PEEK, PeekResult, outcome=PeekOutcome(outcome), quality=99)
         self._send(DeviceType.PEEK, CardSensed, motion=CardMotion.REMOVED)
