@@ -33,10 +33,19 @@ class HandValue:
         return f"soft {self.total}" if self.soft else str(self.total)
 
 
+_RANK_POINTS = {rank: rank.points for rank in Rank}
+
+
 def hand_value(cards: Sequence[Card], fixed_aces: int = 0) -> HandValue:
     """Value a hand. ``fixed_aces`` of its aces must count 1."""
-    hard = sum(c.points for c in cards)
-    free_aces = sum(1 for c in cards if c.is_ace) - fixed_aces
+    # One plain loop over a rank table: this runs about 24 times a simulated round.
+    hard = 0
+    free_aces = -fixed_aces
+    for card in cards:
+        rank = card.rank
+        hard += _RANK_POINTS[rank]
+        if rank is Rank.ACE:
+            free_aces += 1
     if free_aces > 0 and hard + 10 <= 21:
         return HandValue(hard + 10, hard, True, len(cards))
     return HandValue(hard, hard, False, len(cards))

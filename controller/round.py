@@ -273,8 +273,11 @@ class TableStatus:
 class RoundController:
     """Runs rounds of one variant at one table."""
 
-    def __init__(self, rules: Variant, *, start: State = State.BURN) -> None:
+    def __init__(self, rules: Variant, *, start: State = State.BURN, prompts: bool = True) -> None:
+        """``prompts=False`` makes a headless controller (the simulator's) that emits no prompt
+        for anybody to read; the round, its ledger and its state changes are the same."""
         self.rules = rules
+        self.prompts = prompts
         self.outbox: list[Output] = []
         self.table = TableStatus(burn_left=rules.shoe.burn_cards)
         self.round = RoundState(number=1)
@@ -288,7 +291,7 @@ class RoundController:
             states=[s.value for s in State],
             initial=start.value,
             auto_transitions=False,
-            queued=True,
+            queued=False,  # no callback triggers the machine again
             send_event=True,
             after_state_change=self._record_change,
         )
@@ -357,12 +360,18 @@ class RoundController:
             raise ActionRefused(action, source, str(refusal)) from None
         if dest not in SPEC[source, action]:
             raise SpecViolation(f"{source.value} --{action.value}--> {dest.value} is not in SPEC")
-        try:
-            moved = self._model.trigger(_TRIGGERS[action, dest])
-        except MachineError as exc:  # pragma: no cover - SPEC and the machine are built together
-            raise SpecViolation(str(exc)) from exc
-        if not moved:  # pragma: no cover
-            raise SpecViolation(f"the machine did not move {source.value} -> {dest.value}")
+        if dest is source:
+            # A move that stays in its state (a bet, another card of the deal or of the dealer's
+            # hand: a third of a round's moves) was checked against SPEC above and leaves the
+            # machine as it is, so it is recorded without the cost of a machine trigger.
+            self._emit(StateChanged(source, dest, action))
+        else:
+            try:
+                moved = self._model.trigger(_TRIGGERS[action, dest])
+            except MachineError as exc:  # pragma: no cover - SPEC and the machine agree
+                raise SpecViolation(str(exc)) from exc
+            if not moved:  # pragma: no cover
+                raise SpecViolation(f"the machine did not move {source.value} -> {dest.value}")
         if action in SUPERVISOR_ACTIONS:
             self._emit(SupervisorAction(action, str(data.get("by", "supervisor")), str(data)))
         self._enter_prompt(dest, source)
@@ -398,10 +407,11 @@ class RoundController:
         self.outbox.append(item)
 
     def _prompt(self, code: PromptCode, text: str, **kw: Any) -> None:
-        self._emit(Prompt(code, text, **kw))
+        if self.prompts:
+            self._emit(Prompt(code, text, **kw))
 
     def _enter_prompt(self, dest: State, source: State | None = None) -> None:
-        if dest is source and dest not in (S.PLAYING,):
+        if (dest is source and dest not in (S.PLAYING,)) or not self.prompts:
             return
         if dest is S.SHUFFLE:
             self._prompt(PromptCode.SHUFFLE, "shuffle: load a new shoe, then press SHF")

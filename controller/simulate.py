@@ -374,7 +374,7 @@ def run_chunk(
     every batch of ``n`` rounds played (for a progress bar)."""
     rules = load_rules(config)
     strategy = strategy_for(rules)
-    controller = RoundController(rules)
+    controller = RoundController(rules, prompts=False)  # nobody reads a simulated prompt
     cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
     each_round = config.shuffle == "each-round"
     recorded = read_shoe_file(config.shoe_file) if config.shoe_file else None
