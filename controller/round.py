@@ -187,6 +187,9 @@ _STATES = {s.value: s for s in State}
 _ACTIONS: dict[object, Action] = {a.value: a for a in Action}
 
 SUPERVISOR_ACTIONS = frozenset({A.ASSIGN_CARD, A.BURN_CARD, A.CONFIRM_CARD, A.CLEAR_LOCKUP, A.VOID})
+# With the key at TEC a technician may clear a lockup too; which lockups are a technician's (a
+# device's own) the table decides (controller/access.py).
+TECHNICIAN_ACTIONS = frozenset({A.CLEAR_LOCKUP})
 INTERNAL_ACTIONS = frozenset({A.CARD, A.PEEK, A.HOLD, A.RESUME})
 
 
@@ -348,7 +351,11 @@ class RoundController:
             raise ActionRefused(
                 action, source, f"{_describe(action)} is not possible {_when(source)}"
             )
-        if action in SUPERVISOR_ACTIONS and self.table.key_position != "SUP":
+        if (
+            action in SUPERVISOR_ACTIONS
+            and self.table.key_position != "SUP"
+            and not (self.table.key_position == "TEC" and action in TECHNICIAN_ACTIONS)
+        ):
             raise ActionRefused(
                 action, source, "needs the supervisor key (turn the key switch to SUP)"
             )
