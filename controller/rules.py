@@ -92,6 +92,13 @@ class SurrenderTiming(StrEnum):
     LATE = "late"  # decided before any other decision; dealer natural takes the whole wager
 
 
+class Rounding(StrEnum):
+    """What happens to a fraction of a cent in a payout at odds or a surrender's returned half."""
+
+    DOWN = "down"  # to the cent below: the house keeps the fraction
+    HALF_UP = "half-up"  # to the nearest cent, half a cent up: the player gets it
+
+
 class NaturalPolicy(StrEnum):
     """What a dealer natural takes from a doubled or split box."""
 
@@ -172,6 +179,7 @@ class PayoutRules(_Section):
     natural_paid_at_once: StrictBool = False
     twenty_one_paid_at_once: StrictBool = False
     bonus: tuple[BonusRow, ...] = ()
+    rounding: Rounding = Rounding.DOWN  # the seeds are silent; rules.md: down to the cent
 
 
 class SuperBonusBand(_Section):

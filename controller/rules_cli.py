@@ -86,6 +86,12 @@ def summary(v: Variant) -> str:
         + (" at once after the deal" if p.natural_paid_at_once else "")
         + ("" if h.natural_after_split else "; never on a split hand"),
         f"Ties:        {'stand-off (push)' if h.ties.value == 'push' else 'dealer wins'}",
+        "Rounding:    "
+        + (
+            "a fraction of a cent goes to the house (rounded down)"
+            if p.rounding.value == "down"
+            else "to the nearest cent, a half cent to the player"
+        ),
     ]
     if p.twenty_one_paid_at_once:
         lines.append("Player 21:   always wins, paid the moment it is made")

@@ -31,7 +31,7 @@ from controller.hands import (
     player_rank,
     win_odds,
 )
-from controller.rules import NaturalPolicy, Variant, format_odds
+from controller.rules import NaturalPolicy, Rounding, Variant, format_odds
 
 
 class EntryKind(StrEnum):
@@ -145,8 +145,11 @@ def _check_cents(value: int, what: str, *, positive: bool) -> None:
         raise SettlementError(f"{what} must be {'positive' if positive else '>= 0'}: {value}")
 
 
-def at_odds(stake_cents: int, odds: Fraction) -> int:
-    """Winnings on a stake at exact odds, rounded down to the cent."""
+def at_odds(stake_cents: int, odds: Fraction, rounding: Rounding = Rounding.DOWN) -> int:
+    """Winnings on a stake at exact odds, in whole cents: a fraction of a cent rounded down, or
+    to the nearest cent with a half cent up (the variant's ``payouts.rounding``)."""
+    if rounding is Rounding.HALF_UP:
+        return (2 * stake_cents * odds.numerator + odds.denominator) // (2 * odds.denominator)
     return (stake_cents * odds.numerator) // odds.denominator
 
 
@@ -188,7 +191,7 @@ def settle_natural(rules: Variant, box: Box, index: int) -> list[LedgerEntry]:
             s.player,
             index + 1,
             EntryKind.PAYOUT,
-            at_odds(s.total_cents, odds),
+            at_odds(s.total_cents, odds, rules.payouts.rounding),
             s.total_cents,
             "natural paid at once",
             odds,
@@ -215,7 +218,7 @@ def _win(
         stake.player,
         index + 1,
         EntryKind.PAYOUT,
-        at_odds(stake.total_cents, odds.odds),
+        at_odds(stake.total_cents, odds.odds, rules.payouts.rounding),
         stake.total_cents,
         odds.reason,
         odds.odds,
@@ -290,7 +293,7 @@ def settle_surrender(rules: Variant, box: Box, dealer_natural: bool) -> list[Led
                 )
             )
         else:
-            kept = w.amount_cents // 2
+            kept = at_odds(w.amount_cents, Fraction(1, 2), rules.payouts.rounding)  # returned
             out.append(
                 _entry(
                     box,
@@ -321,7 +324,7 @@ def settle_insurance(rules: Variant, box: Box, dealer_natural: bool) -> list[Led
                     bet.player,
                     None,
                     EntryKind.INSURANCE_PAYOUT,
-                    at_odds(bet.amount_cents, odds),
+                    at_odds(bet.amount_cents, odds, rules.payouts.rounding),
                     bet.amount_cents,
                     "insurance wins: dealer natural",
                     odds,

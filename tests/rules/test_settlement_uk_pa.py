@@ -2,6 +2,10 @@
 
 from fractions import Fraction
 
+import pytest
+
+from controller.errors import ConfigError
+
 from controller.hands import Result, Tier, compare, dealer_rank, player_rank
 from controller.rules import load_variant
 from controller.settlement import EntryKind, settle_round, settle_surrender
@@ -88,3 +92,29 @@ def test_pa_surrender_of_an_odd_wager_returns_half_rounded_down() -> None:
 def test_pa_dealer_blackjack_takes_every_stake_with_no_original_only_rule() -> None:
     ledger = settle_round(PA, [one_hand_box("TH 9D")], cards("AC KD"))
     assert ledger.net_by_player() == {"ann": -1000}
+
+
+PA_HALF_UP = load_variant("pa-blackjack", {"payouts.rounding": "half-up"})
+
+
+def test_a_blackjack_on_an_odd_wager_is_paid_rounded_down_by_default() -> None:
+    ledger = settle_round(PA, [one_hand_box("AS KH", cents=1001)], cards("9C 8D"))
+    assert [e.amount_cents for e in ledger.entries] == [1501]  # 1501.5
+
+
+def test_half_up_rounding_pays_the_half_cent_of_a_blackjack_to_the_player() -> None:
+    ledger = settle_round(PA_HALF_UP, [one_hand_box("AS KH", cents=1001)], cards("9C 8D"))
+    assert [e.amount_cents for e in ledger.entries] == [1502]
+
+
+def test_half_up_rounding_returns_the_larger_half_of_an_odd_surrendered_wager() -> None:
+    box = one_hand_box("TH 6D", cents=1001, surrendered=True)
+    [entry] = settle_surrender(PA_HALF_UP, box, dealer_natural=False)
+    assert entry.amount_cents == -500
+
+
+def test_an_unknown_rounding_is_refused_naming_what_is_allowed() -> None:
+    with pytest.raises(ConfigError) as refused:
+        load_variant("pa-blackjack", {"payouts.rounding": "nearest"})
+    message = str(refused.value)
+    assert "payouts.rounding" in message and "half-up" in message
