@@ -5,7 +5,6 @@ from fractions import Fraction
 import pytest
 
 from controller.errors import ConfigError
-
 from controller.hands import Result, Tier, compare, dealer_rank, player_rank
 from controller.rules import load_variant
 from controller.settlement import EntryKind, settle_round, settle_surrender
@@ -117,4 +116,5 @@ def test_an_unknown_rounding_is_refused_naming_what_is_allowed() -> None:
     with pytest.raises(ConfigError) as refused:
         load_variant("pa-blackjack", {"payouts.rounding": "nearest"})
     message = str(refused.value)
-    assert "payouts.rounding" in message and "half-up" in message
+    assert "payouts.rounding" in message
+    assert "half-up" in message
