@@ -292,6 +292,8 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
         return f"{'OVERRIDE':<9} {p.get('action')} by {p.get('by')}: {p.get('detail', '')}"
     if kind == "note":
         return f"{'note':<9} {p.get('device')}: {p.get('text')}"
+    if kind == "access":
+        return f"{'access':<9} {p.get('text')}"
     return None  # state changes, device commands: in --json steps only
 
 

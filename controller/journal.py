@@ -29,7 +29,9 @@ history, audit and recovery code that reads them):
 ``call``          ``{method, args}`` (``method`` ``place_bet`` or ``supervisor``, the latter with
                   ``action``) -- a bet or a supervisor's decision from the display, written
                   before the table applies it (with ``device_event``, the causes a recovery
-                  replays)
+                  replays); ``{method: "pin", role, result, at, source, name, max_wrong_pins,
+                  lockout_seconds}`` -- a PIN attempt's outcome, never the PIN
+                  (:class:`controller.access.PinAttempt`); ``{method: "sign_out", reason}``
 ``recovery``      ``{round, state, causes, effects_checked, effects_written, text}`` -- the table
                   was rebuilt from the journal after a restart (what the dealer was told)
 ``input``         ``{action, data, accepted, reason, keys, by}`` -- a dealer or supervisor input:
@@ -40,6 +42,9 @@ history, audit and recovery code that reads them):
                   (amounts in integer cents, signed from the player's side; odds ``"3:2"``)
 ``state``         ``{source, dest, action}`` -- a round state change
 ``supervisor``    ``{action, by, detail}`` -- a supervisor's override, with who
+``access``        ``{role, event, accepted, text, source, wrong_in_a_row, locked_until}`` -- a
+                  sign-in, a wrong PIN, a lockout (until: wall-clock seconds), a refused
+                  attempt or a sign-out (:class:`controller.access.AccessEvent`)
 ``command``       ``{device, command, args}`` -- a command sent to a device
 ``round_start``   ``{round, variant}``
 ``round_end``     ``{round, net_cents, net_by_player}`` -- net to the players, integer cents
@@ -108,6 +113,7 @@ ROW_KINDS = frozenset(
         "ledger",
         "state",
         "supervisor",
+        "access",
         "command",
         "round_start",
         "round_end",
@@ -933,6 +939,10 @@ def entry_for(item: object) -> tuple[str, JSONDict]:
             "keys": to_value(tuple(getattr(item, "keys", ()))),
             "by": getattr(item, "by", None),
         }
+    if name == "AccessEvent":
+        record = to_record(item)
+        del record["type"]
+        return "access", record
     if name == "DeviceNote":
         return "note", {"device": getattr(item, "device", ""), "text": getattr(item, "text", "")}
     raise TypeError(f"no journal row kind for a {name}")

@@ -13,6 +13,11 @@
 effects must match what the journal holds: the journal may miss a tail (the process died after
 a cause was committed and before its effects were), which is then written; any other difference
 is a :class:`RecoveryMismatch`, and the table does not guess.
+
+A PIN never reaches the journal: the digits keyed on the panel's PIN pad are neither journalled
+nor logged, and a PIN attempt (``OK_`` after them, or a PIN from the display) is checked first and
+journalled as its outcome (a ``call`` row with ``method: "pin"``), which the replay applies as
+it is. A rebuilt table signs out whoever was signed in (a restart is not the same person's shift).
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ from typing import Any
 
 import structlog
 
+from controller.access import KEY_ONLY, AccessEvent, AccessPolicy, PinAttempt
 from controller.cards import Card
 from controller.errors import CroupierError, JournalUnavailable
 from controller.journal import Journal, entry_for
@@ -32,13 +38,20 @@ from controller.prompts import Prompt, PromptCode
 from controller.records import from_record, to_record, to_value
 from controller.round import Action, State, StateChanged
 from controller.rules import Variant
-from controller.table import DeviceCommands, InputResult, NoDevices, TableApp, TableOutput
-from drivers.events import DeviceEvent
+from controller.table import (
+    DIGIT_KEYS,
+    DeviceCommands,
+    InputResult,
+    NoDevices,
+    TableApp,
+    TableOutput,
+)
+from drivers.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
 CAUSE_KINDS = ("device_event", "call")
-EFFECT_KINDS = ("prompt", "ledger", "state", "input", "supervisor", "command", "note")
+EFFECT_KINDS = ("prompt", "ledger", "state", "input", "supervisor", "access", "command", "note")
 MARK_KINDS = ("round_start", "round_end")
 
 Entry = tuple[str, dict[str, Any]]
@@ -86,12 +99,14 @@ class JournaledTable:
         *,
         show: Callable[[TableOutput], None] | None = None,
         start: State = State.BURN,
+        access: AccessPolicy = KEY_ONLY,
     ) -> JournaledTable:
         """A fresh table on an empty journal, or the table the journal describes."""
         if next(journal.iter_rows(kinds=[*CAUSE_KINDS, *EFFECT_KINDS]), None) is None:
             # nothing of a table in it yet (perhaps the start-up's software and config rows)
-            return cls(TableApp(rules, commands, start=start), journal, show=show)
-        return recover(rules, journal, commands, show=show, start=start)
+            app = TableApp(rules, commands, start=start, access=access)
+            return cls(app, journal, show=show)
+        return recover(rules, journal, commands, show=show, start=start, access=access)
 
     @property
     def controller(self) -> Any:
@@ -101,12 +116,43 @@ class JournaledTable:
 
     def handle(self, event: DeviceEvent) -> bool:
         """Journal and apply a device event. False when the journal cannot be written: the
-        event is not applied (and must not be acknowledged, so the device sends it again)."""
+        event is not applied (and must not be acknowledged, so the device sends it again).
+
+        On the PIN pad a digit is applied unjournalled (it is part of a PIN), and ``OK_`` after
+        digits is journalled as the attempt's outcome instead of as the key press."""
+        if isinstance(event, ButtonPressed) and self.app.pin_pad_role() is not None:
+            if event.button in DIGIT_KEYS:
+                self.app.handle(event)
+                return True
+            if event.button is Button.OK and self.app.pin_keyed():
+                return self._attempt(self.app.check_pin(source="panel")) is not None
         if not self._cause("device_event", to_record(event)):
             return False
         self.app.handle(event)
         self._flush()
         return True
+
+    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
+        """A PIN from the display: checked, its outcome journalled, then applied."""
+        event = self._attempt(self.app.check_pin(pin, source=source))
+        if event is None:
+            return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
+        return event
+
+    def _attempt(self, attempt: PinAttempt) -> AccessEvent | None:
+        if not self._cause("call", attempt.payload()):
+            return None
+        event = self.app.apply_pin(attempt)
+        self._flush()
+        return event
+
+    def sign_out(self, reason: str) -> None:
+        """Sign out whoever is signed in (journalled as a cause first)."""
+        if self.app.signin.role is None:
+            return
+        if self._cause("call", {"method": "sign_out", "reason": reason}):
+            self.app.sign_out(reason)
+            self._flush()
 
     def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
         args = {"box": box, "player": player, "amount_cents": amount_cents}
@@ -209,6 +255,10 @@ def apply_cause(app: TableApp, kind: str, payload: Mapping[str, Any], seq: int =
         if isinstance(data.get("card"), str):
             data["card"] = Card.parse(data["card"])
         app.supervisor(Action(payload["action"]), **data)
+    elif payload.get("method") == "pin":
+        app.apply_pin(PinAttempt.from_payload(payload))
+    elif payload.get("method") == "sign_out":
+        app.sign_out(str(payload.get("reason", "")))
     else:
         raise RecoveryMismatch(seq, (kind, dict(payload)), None)
 
@@ -237,9 +287,10 @@ def recover(
     *,
     show: Callable[[TableOutput], None] | None = None,
     start: State = State.BURN,
+    access: AccessPolicy = KEY_ONLY,
 ) -> JournaledTable:
     """Rebuild the table from its journal (see the module docstring)."""
-    app = TableApp(rules, NoDevices(), start=start)
+    app = TableApp(rules, NoDevices(), start=start, access=access)
     replayed: list[Entry] = []
     journaled: list[tuple[int, Entry]] = []
     causes = 0
@@ -277,6 +328,7 @@ def recover(
     )
     if show is not None:
         show(Prompt(PromptCode.RESUMED, report.describe()))
+    table.sign_out("the table restarted")
     return table
 
 

@@ -132,6 +132,14 @@ def run(args: argparse.Namespace) -> int:
         print(f"devices: {devices}", flush=True)
         print(f"journal: {table.journal_path}", flush=True)
         print(f"audit log: {audit}", flush=True)
+        for role in (config.supervisor, config.technician):
+            title = type(role).__name__.lower()
+            if role.pin_hash is None:
+                print(
+                    f"{title} PIN: not set - {title} decisions are refused "
+                    f"(`croupier passwd --pin {title}`, then pin_hash under [{title}])",
+                    flush=True,
+                )
         if not config.display.loopback and not config.display.tls:
             print(
                 f"warning: the display is served WITHOUT TLS on {config.display.host} "

@@ -17,6 +17,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from controller.access import KEY_ONLY
 from controller.autoplay import (
     SUPERVISOR_ACTIONS,
     Decision,
@@ -352,7 +353,9 @@ def emulated_table(
         devices = stack.enter_context(open_table(*(r.url for r in runners)))
         for driver in devices.drivers:
             driver.wait_identified(wait_s)
-        app = TableApp(rules, DriverCommands(devices, rules), on_output=on_output)
+        # A scenario's supervisor decides with the key alone: the script plays the person, and
+        # PINs are proven on their own (tests/security). `croupier run` always takes PINs.
+        app = TableApp(rules, DriverCommands(devices, rules), on_output=on_output, access=KEY_ONLY)
         hands = DeviceHands(
             app,
             devices,

@@ -5,14 +5,20 @@ caller of the :class:`~controller.table.TableApp`. Everything else that wants to
 table - the display's on-screen buttons and bets, the demo dealer - goes through it:
 
 * the display calls :meth:`TableService.submit` with a :class:`Press` (one panel key, fed to
-  the table exactly as the panel's own ``ButtonPressed`` event) or a :class:`Bet`; the owner
-  carries it out between two device events and answers through a ``Future``;
+  the table exactly as the panel's own ``ButtonPressed`` event), a :class:`Bet`, a
+  :class:`Pin` (a sign-in), a :class:`Decide` (a supervisor's or technician's decision) or a
+  :class:`KeyCard` (the dealer keys in a card the shoe could not read); the owner carries it
+  out between two device events and answers through a ``Future``;
 * the demo dealer (:class:`~controller.demo.DemoDealer`) is ticked by the owner and acts on the
   emulated devices only.
 
 After every event or command the owner builds the display state
 (:func:`controller.display.state.table_state`) and publishes it (:class:`StateHub`), so the web
 server never reads the round controller.
+
+The table enforces the table file's PINs (:func:`controller.access.pin_policy`): a supervisor's
+or technician's decision needs the key and that role signed in; a role without a PIN in the file
+decides nothing.
 
 Devices named ``"emulated"`` in the table configuration are served in-process (``sim://``);
 any other value is a pyserial URL (a real port, or a pty of ``croupier emulate``).
@@ -28,7 +34,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import Future
 from contextlib import ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
@@ -37,13 +43,15 @@ from typing import Any
 import structlog
 
 from controller import __version__
+from controller.access import DECISIONS, AccessEvent, pin_policy
+from controller.cards import Card
 from controller.demo import DemoDealer
 from controller.display.state import DeviceHealth, RoundSummary, summarize, table_state
 from controller.journal import Journal
 from controller.journaled import JournaledTable, resume_points
 from controller.logs import bind_round
 from controller.prompts import Prompt, PromptCode, money
-from controller.round import State
+from controller.round import Action, State
 from controller.rules import resolve_variant_path
 from controller.scenario_file import ScriptedShoe, SeededShoe
 from controller.scenario_runner import DriverCommands, emulated_shoe
@@ -93,7 +101,28 @@ class Bet:
     amount_cents: int
 
 
-Command = Press | Bet
+@dataclass(frozen=True, slots=True)
+class Pin:
+    """A PIN keyed on the display for the role the key switch is at (never kept)."""
+
+    pin: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Decide:
+    """A supervisor's or technician's decision from the display (a name of ``DECISIONS``)."""
+
+    decision: str
+
+
+@dataclass(frozen=True, slots=True)
+class KeyCard:
+    """The dealer keys in the card the shoe could not read."""
+
+    card: Card
+
+
+Command = Press | Bet | Pin | Decide | KeyCard
 
 
 @dataclass(frozen=True, slots=True)
@@ -213,7 +242,9 @@ class TableService:
         journal.append_many(
             [("software", {"version": __version__}), ("config", self._config_row(journal))]
         )
-        self.journaled = JournaledTable.start(self.rules, journal, show=self._told)
+        self.journaled = JournaledTable.start(
+            self.rules, journal, show=self._told, access=pin_policy(self.config)
+        )
         if self.journaled.recovery is not None:
             log.info("table recovered", detail=self.journaled.recovery.describe())
         resume = resume_points(journal)
@@ -451,11 +482,26 @@ class TableService:
                 self.journaled.handle(press)
 
             self._applying(press_it)
-            results = [o for o in app.outputs[start:] if isinstance(o, InputResult)]
+            results = [o for o in app.outputs[start:] if isinstance(o, (InputResult, AccessEvent))]
             refused = next((r for r in results if not r.accepted), None)
             if refused is not None:
-                return Reply(False, refused.reason)
-            return Reply(True, results[-1].reason if results else "")
+                return Reply(False, _why(refused))
+            return Reply(True, _why(results[-1]) if results else "")
+        if isinstance(command, Pin):
+            event = self.journaled.enter_pin(command.pin)
+            return Reply(event.accepted, event.text)
+        if isinstance(command, (Decide, KeyCard)):
+            if isinstance(command, Decide):
+                action, data = DECISIONS[command.decision], {}
+            else:
+                action, data = Action.KEY_CARD, {"card": command.card}
+            outcome: list[InputResult] = []
+
+            def decide() -> None:
+                outcome.append(self.journaled.supervisor(action, **data))
+
+            self._applying(decide)
+            return Reply(outcome[0].accepted, outcome[0].reason)
         limits = self.config.limits
         problem = None
         if command.box not in self.config.boxes:
@@ -509,6 +555,10 @@ class TableService:
                 demo=self.demo is not None,
             )
         )
+
+
+def _why(item: InputResult | AccessEvent) -> str:
+    return item.text if isinstance(item, AccessEvent) else item.reason
 
 
 def _file_hash(path: Path) -> str:

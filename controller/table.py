@@ -13,6 +13,10 @@ The dealer panel has no keyboard, so decisions are entered as short key sequence
 like a till (``D2_ D5_ D0_`` is $2.50), then the decision key (``HIT``, ``STD``, ``DBL``,
 ``SPL``, ``SUR``, ``INS``, ``RES``, ``OK_``, ``UND``, ``SHF``, ``DEA``). ``CAN`` clears the
 entry. A press on a button that is not lit is ignored and reported.
+
+Supervisor and technician decisions need the key switch at ``SUP`` / ``TEC`` and, at a table
+that takes PINs, that role signed in (:mod:`controller.access`): until then the panel is a PIN
+pad, and the digits keyed on it are kept only until ``OK_`` (never output, logged or journalled).
 """
 
 from __future__ import annotations
@@ -23,8 +27,26 @@ from typing import Any, Protocol
 
 import structlog
 
+from controller.access import (
+    DECISION_NAMES,
+    KEY_ONLY,
+    KEY_ROLES,
+    PIN_ENTRY_MAX,
+    ROLE_ACTIONS,
+    ROLE_KEYS,
+    AccessEvent,
+    AccessPolicy,
+    AttemptResult,
+    PinAttempt,
+    Role,
+    SignIn,
+    set_pin_hint,
+    technician_lockup,
+    when,
+)
 from controller.prompts import Prompt, PromptCode
 from controller.round import (
+    SUPERVISOR_ACTIONS,
     Action,
     ActionRefused,
     DeviceCommand,
@@ -121,7 +143,7 @@ class DeviceNote:
     text: str
 
 
-TableOutput = Output | InputResult | DeviceNote
+TableOutput = Output | InputResult | DeviceNote | AccessEvent
 
 
 @dataclass
@@ -148,8 +170,12 @@ class TableApp:
         *,
         start: State = State.BURN,
         on_output: Callable[[TableOutput], None] | None = None,
+        access: AccessPolicy = KEY_ONLY,
     ) -> None:
         self.rules = rules
+        self.access = access  # KEY_ONLY: the key alone (scenario runs, the simulator, tests)
+        self.signin = SignIn()
+        self._pin = ""  # digits keyed on the PIN pad: never output, logged or journalled
         self.controller = RoundController(rules, start=start)
         self.commands: DeviceCommands = commands if commands is not None else NoDevices()
         self.outputs: list[TableOutput] = []
@@ -192,7 +218,9 @@ class TableApp:
             if self.card_in_reader and self._peek_arm and self.controller.state is State.PEEK:
                 self.commands.arm_peek(self._peek_arm)  # (again, after a U or E answer)
         elif isinstance(event, ButtonPressed):
-            if self._supervising():
+            if self.pin_pad_role() is not None:
+                self._pin_key(event.button)
+            elif self._supervising():
                 self._supervisor_key(event.button, held=False)
             else:
                 self._button(event.button)
@@ -201,6 +229,11 @@ class TableApp:
         elif isinstance(event, KeySwitch):
             self.controller.set_key_position(event.position.value)
             self._note(event.device.type, f"key switch at {event.position.value}")
+            self._pin = ""
+            if self.signin.role is not None and KEY_ROLES.get(event.position.value) is not (
+                self.signin.role
+            ):
+                self.sign_out(f"the key turned to {event.position.value}")
         elif isinstance(event, FaultRaised):
             self._fault(event)
         elif isinstance(event, FaultCleared):
@@ -303,10 +336,174 @@ class TableApp:
         return result
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
-        """A supervisor's decision (needs the key switch at SUP)."""
-        result = self._perform(action, data)
+        """A supervisor's (or technician's) decision, or the dealer's keyed-in card. A decision
+        needs the key switch at SUP (TEC: a technician's) and, at a table that takes PINs, that
+        role signed in; who decided is then the signed-in person, whatever ``by`` says."""
+        refusal = self._access_refusal(action)
+        if refusal is not None:
+            result = InputResult(action, False, refusal)
+            log.info("input refused", action=action.value, reason=refusal)
+            self._push(result)
+        else:
+            role = KEY_ROLES.get(self.controller.table.key_position)
+            if action in SUPERVISOR_ACTIONS and self.access.pins_required and role is not None:
+                data = {**data, "by": self._who(role)}
+            result = self._perform(action, data)
         self._flush()
         return result
+
+    # --- roles and PINs (controller.access) ------------------------------------------------------
+
+    def pin_pad_role(self) -> Role | None:
+        """The role whose PIN the panel takes now: the key is at its position, the table takes
+        PINs, and that role is not signed in."""
+        role = KEY_ROLES.get(self.controller.table.key_position)
+        if role is None or not self.access.pins_required or self.signin.role is role:
+            return None
+        return role
+
+    def pin_keyed(self) -> int:
+        """How many digits are keyed on the PIN pad (what the display shows as dots)."""
+        return len(self._pin)
+
+    def check_pin(self, pin: str | None = None, *, source: str = "panel") -> PinAttempt:
+        """The outcome of a PIN attempt (``pin``, or the digits keyed on the panel), without
+        applying it. The PIN is checked only when it may count: never for a locked role."""
+        text = self._pin if pin is None else pin
+        policy = self.access
+        role = KEY_ROLES.get(self.controller.table.key_position)
+        at = policy.clock()
+        if role is None:
+            result = AttemptResult.NO_KEY
+        elif not policy.pins_required:
+            result = AttemptResult.NOT_NEEDED
+        elif self.signin.role is role:
+            result = AttemptResult.ALREADY
+        elif not policy.has_pin(role):
+            result = AttemptResult.NO_PIN
+        elif self.signin.locked_until(role, at) is not None:
+            result = AttemptResult.LOCKED
+        else:
+            right = policy.verify(role, text)
+            result = AttemptResult.RIGHT if right else AttemptResult.WRONG
+        return PinAttempt(
+            role,
+            result,
+            at,
+            source,
+            name=policy.name(role) if role is not None else "",
+            max_wrong_pins=policy.max_wrong_pins,
+            lockout_seconds=policy.lockout_seconds,
+        )
+
+    def apply_pin(self, attempt: PinAttempt) -> AccessEvent:
+        """Apply an attempt's outcome (live, or replayed from the journal); the last event."""
+        self._pin = ""
+        events = self.signin.apply(attempt)
+        for event in events:
+            self._push(event)
+            if not event.accepted:
+                log.info("sign-in refused", role=event.role, access=event.event)
+        self._flush()
+        return events[-1]
+
+    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
+        """Check and apply a PIN in one step (a table without a journal)."""
+        return self.apply_pin(self.check_pin(pin, source=source))
+
+    def sign_out(self, reason: str) -> AccessEvent | None:
+        event = self.signin.sign_out(reason)
+        if event is not None:
+            self._push(event)
+            self._flush()
+        return event
+
+    def _who(self, role: Role) -> str:
+        if self.access.pins_required and self.signin.role is role:
+            return self.signin.who()
+        return f"{role.value} (key)"
+
+    def _granted(self, role: Role) -> bool:
+        return not self.access.pins_required or self.signin.role is role
+
+    def _access_refusal(self, action: Action) -> str | None:
+        """Why the role on the key may not take ``action`` now (None: it may, as far as access
+        goes; the round decides the rest). The dealer's actions need nothing."""
+        if action not in SUPERVISOR_ACTIONS:
+            return None
+        role = KEY_ROLES.get(self.controller.table.key_position)
+        if role is None:
+            return None  # the round refuses it: "needs the supervisor key"
+        if action not in ROLE_ACTIONS[role] or (
+            role is Role.TECHNICIAN and not self._technician_lockup()
+        ):
+            return (
+                f"a {role.value} may clear only a device's hardware lockup; "
+                f"{DECISION_NAMES[action].replace('_', ' ')} needs the supervisor "
+                "(key at SUP and the supervisor PIN)"
+            )
+        if self._granted(role):
+            return None
+        if not self.access.has_pin(role):
+            return set_pin_hint(role)
+        until = self.signin.locks[role].locked_until
+        if until is not None and self.access.clock() < until:
+            return f"the {role.value} PIN is locked after wrong PINs until {when(until)}"
+        return (
+            f"enter the {role.value} PIN: digits D0_-D9_ then OK_ on the panel with the key at "
+            f"{ROLE_KEYS[role]}, or the PIN field on the display"
+        )
+
+    def _technician_lockup(self) -> bool:
+        """Whether the lockup a clear would clear (the first) is a technician's."""
+        lockups = [h for h in self.controller.hold_reasons if h.kind is HoldKind.LOCKUP]
+        return bool(lockups) and technician_lockup(lockups[0])
+
+    def _pin_key(self, button: Button) -> None:
+        """A key on the PIN pad: a digit, CAN (clear) or OK_ (sign in). Digits make no output."""
+        if button in DIGIT_KEYS:
+            if len(self._pin) < PIN_ENTRY_MAX:
+                self._pin += str(DIGIT_KEYS.index(button))
+            return
+        if button is Button.CANCEL:
+            self._pin = ""
+            return
+        if button is Button.CALL:
+            self._button(button)
+            return
+        role = self.pin_pad_role()
+        assert role is not None
+        if button is Button.OK and self._pin:
+            self.apply_pin(self.check_pin(source="panel"))
+            return
+        reason = (
+            f"enter the {role.value} PIN first: digits D0_-D9_, then OK_ (CAN clears)"
+            if button is not Button.OK
+            else f"key in the {role.value} PIN digits first, then OK_"
+        )
+        self._push(InputResult(DECISION_KEYS.get(button), False, reason, (button.value,)))
+
+    def supervisor_choices(self) -> list[str]:
+        """The decisions the role on the key may take now (the display's supervisor buttons):
+        names of :data:`controller.access.DECISIONS`."""
+        role = KEY_ROLES.get(self.controller.table.key_position)
+        if role is None or not self._granted(role):
+            return []
+        c = self.controller
+        holds = c.hold_reasons if c.state is State.HOLD else []
+        kinds = {h.kind for h in holds}
+        choices: list[Action] = []
+        if HoldKind.UNEXPECTED_CARD in kinds and c.table.resume_state is State.PLAYING:
+            choices.append(Action.ASSIGN_CARD)
+        if HoldKind.UNEXPECTED_CARD in kinds:
+            choices.append(Action.BURN_CARD)
+        if any(h.kind is HoldKind.UNREADABLE_CARD and h.card is not None for h in holds):
+            choices.append(Action.CONFIRM_CARD)
+        if HoldKind.LOCKUP in kinds:
+            choices.append(Action.CLEAR_LOCKUP)
+        if Action.VOID in c.allowed_actions() and any(b.hands for b in c.round.boxes.values()):
+            choices.append(Action.VOID)
+        return [DECISION_NAMES[a] for a in choices if self._access_refusal(a) is None]
 
     # --- the supervisor at the panel ----------------------------------------------------------
     #
@@ -316,9 +513,15 @@ class TableApp:
     # voids the round. Each is journalled with who decided (the supervisor on the key).
 
     def _supervising(self) -> bool:
-        return self.controller.table.key_position == "SUP" and self.controller.state is State.HOLD
+        role = KEY_ROLES.get(self.controller.table.key_position)
+        return role is not None and self.controller.state is State.HOLD and self._granted(role)
 
     def _supervisor_action(self, button: Button, held: bool) -> Action | None:
+        if KEY_ROLES.get(self.controller.table.key_position) is Role.TECHNICIAN:
+            # a technician's OK_ clears a device's own lockup, and nothing else
+            if button is Button.OK and self._technician_lockup():
+                return Action.CLEAR_LOCKUP
+            return None
         holds = {h.kind for h in self.controller.hold_reasons}
         if button is Button.HIT and HoldKind.UNEXPECTED_CARD in holds:
             return Action.ASSIGN_CARD
@@ -342,12 +545,13 @@ class TableApp:
         return None
 
     def _supervisor_key(self, button: Button, *, held: bool) -> None:
+        role = KEY_ROLES[self.controller.table.key_position]
         action = self._supervisor_action(button, held)
         if action is None:
-            reason = f"with the supervisor key, {button.value} decides nothing now"
+            reason = f"with the {role.value} key, {button.value} decides nothing now"
             self._push(InputResult(None, False, reason, (button.value,)))
             return
-        self._perform(action, {"by": "supervisor (key)"}, (button.value,))
+        self._perform(action, {"by": self._who(role)}, (button.value,))
 
     def _button(self, button: Button) -> None:
         if button not in self.lit:
@@ -477,6 +681,8 @@ class TableApp:
 
     def valid_buttons(self) -> frozenset[Button]:
         c = self.controller
+        if self.pin_pad_role() is not None:
+            return frozenset({Button.OK, Button.CANCEL, Button.CALL, *DIGIT_KEYS})
         if self._supervising():
             keys = (Button.HIT, Button.CANCEL, Button.OK, Button.DEAL)
             return frozenset(

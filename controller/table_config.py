@@ -2,9 +2,10 @@
 
 One file per table: its id, the variant it deals, the limits, the boxes in use, the three
 devices (pyserial URLs, or ``"emulated"`` for an in-process emulated device), where the dealer
-display listens, the journal and log paths, and the secrets: the supervisor's password and the
-pit's read-only view token, each stored as a salted scrypt hash (never as plain text; make one
-with ``croupier passwd``).
+display listens, the journal and log paths, and the secrets: the supervisor's and the
+technician's PINs and the pit's read-only view token, each stored as a salted scrypt hash (never
+as plain text; make one with ``croupier passwd``), with how many wrong PINs in a row lock a role
+and for how long (``[access]``, see :mod:`controller.access`).
 
 An unknown key, a wrong type or a bad value is refused with the file, the key, the value and
 what is allowed (:class:`~controller.errors.ConfigError`), like the variant files.
@@ -221,11 +222,38 @@ class Display(_Section):
         return self
 
 
-class Supervisor(_Section):
-    name: Annotated[str, Field(min_length=1, max_length=40)] = "supervisor"
-    password_hash: str | None = None  # `croupier passwd`
+PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)
 
-    _hash = field_validator("password_hash")(_check_hash)
+
+class _Role(_Section):
+    pin_hash: str | None = None  # `croupier passwd --pin ROLE`; none: that role decides nothing
+
+    _hash = field_validator("pin_hash")(_check_hash)
+
+
+class Supervisor(_Role):
+    name: Annotated[str, Field(min_length=1, max_length=40)] = "supervisor"
+    password_hash: str | None = None  # replaced by pin_hash: refused with how to migrate
+
+    @field_validator("password_hash")
+    @classmethod
+    def _migrated(cls, value: str | None) -> str | None:
+        if value is not None:
+            raise ValueError(
+                "no longer used: the supervisor signs in with a PIN at the panel (digits only); "
+                "make one with `croupier passwd --pin supervisor` and put the pin_hash line it "
+                "prints under [supervisor] in place of password_hash"
+            )
+        return value
+
+
+class Technician(_Role):
+    name: Annotated[str, Field(min_length=1, max_length=40)] = "technician"
+
+
+class Access(_Section):
+    max_wrong_pins: Annotated[StrictInt, Field(ge=1, le=20)] = 5  # in a row: the role locks
+    lockout_seconds: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300  # for this long
 
 
 class Logs(_Section):
@@ -247,6 +275,8 @@ class TableConfig(_Section):
     display: Display = Display()
     journal: Journal = Journal()
     supervisor: Supervisor = Supervisor()
+    technician: Technician = Technician()
+    access: Access = Access()
     logs: Logs = Logs()
 
     @field_validator("boxes")
@@ -341,11 +371,17 @@ def default_table() -> LoadedTable:
 def register(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "passwd",
-        help="make a salted hash of a supervisor password or a read-only view token",
-        description="Print a salted scrypt hash for config/table.toml: the supervisor's "
-        "password (read from the terminal, or one line on stdin) for supervisor.password_hash, "
-        "or with --token a new random view token (printed once) and its hash for "
-        "display.view_token_hash.",
+        help="make a salted hash of a supervisor or technician PIN, or a read-only view token",
+        description="Print a salted scrypt hash for config/table.toml: a role's PIN (6-12 "
+        "digits, read from the terminal or one line on stdin) for [supervisor] or "
+        "[technician] pin_hash, or with --token a new random view token (printed once) and its "
+        "hash for display.view_token_hash.",
+    )
+    parser.add_argument(
+        "--pin",
+        choices=("supervisor", "technician"),
+        default="supervisor",
+        help="whose PIN (default supervisor)",
     )
     parser.add_argument(
         "--token", action="store_true", help="make a new read-only view token and its hash"
@@ -359,15 +395,21 @@ def passwd(args: argparse.Namespace) -> int:
         print(f"view token (give it to the pit; it is not stored): {token}")
         print(f'view_token_hash = "{hash_secret(token)}"')
         return 0
+    role = args.pin
     if sys.stdin.isatty():
-        first = getpass.getpass("supervisor password: ")
+        first = getpass.getpass(f"{role} PIN ({PIN_DIGITS[0]}-{PIN_DIGITS[1]} digits): ")
         if getpass.getpass("again: ") != first:
             print("croupier passwd: the two entries differ", file=sys.stderr)
             return 1
     else:
         first = sys.stdin.readline().rstrip("\n")
-    if len(first) < 8:
-        print("croupier passwd: use at least 8 characters", file=sys.stderr)
+    low, high = PIN_DIGITS
+    if not (first.isascii() and first.isdigit() and low <= len(first) <= high):
+        print(
+            f"croupier passwd: a PIN is {low} to {high} digits (the panel keys D0_-D9_ only)",
+            file=sys.stderr,
+        )
         return 2
-    print(f'password_hash = "{hash_secret(first)}"')
+    print(f"# under [{role}] in the table file", file=sys.stderr)
+    print(f'pin_hash = "{hash_secret(first)}"')
     return 0

@@ -34,7 +34,7 @@ def _problems(tmp_path: Path, text: str) -> list[str]:
 @pytest.mark.parametrize(
     ("text", "problem"),
     [
-        ("tabel_id = 'x'", "tabel_id: unknown key (value 'x'); allowed here: boxes, devices"),
+        ("tabel_id = 'x'", "tabel_id: unknown key (value 'x'); allowed here: access, boxes, dev"),
         ("[display]\nport = '80'", "display.port = '80': Input should be a valid integer"),
         ("[display]\nport = 70000", "display.port = 70000: Input should be less than or equal"),
         ("[display]\nhots = '1.2.3.4'", "display.hots: unknown key (value '1.2.3.4'); allowed"),
@@ -45,7 +45,12 @@ def _problems(tmp_path: Path, text: str) -> list[str]:
         ("boxes = []", "boxes = []: at least one box must be in use"),
         ("variant = 'nz-poontoon'", "variant = 'nz-poontoon': no such variant file; known"),
         ("[devices]\nshoe = 'COM3'", "devices.shoe = 'COM3': must be 'emulated'"),
-        ("[supervisor]\npassword_hash = 'hunter22'", "never the plain password or token"),
+        ("[supervisor]\npin_hash = '246810'", "never the plain password or token"),
+        ("[technician]\npin_hash = 'x'", "technician.pin_hash = 'x': must be a salted hash"),
+        ("[supervisor]\npassword_hash = 'scrypt$'", "make one with `croupier passwd --pin super"),
+        ("[access]\nmax_wrong_pins = 0", "access.max_wrong_pins = 0: Input should be greater"),
+        ("[access]\nlockout_seconds = '5m'", "access.lockout_seconds = '5m': Input should be a"),
+        ("[access]\nlockout_secs = 60", "access.lockout_secs: unknown key (value 60); allowed"),
         ("[display]\nview_token_hash = 'scrypt$2$1$1$AA==$AA=='", "scrypt cost too low"),
         ("[display]\ntls_certfile = 'a.crt'", "tls_certfile and tls_keyfile go together"),
     ],
@@ -81,15 +86,18 @@ def test_a_secret_is_kept_as_a_salted_hash_that_only_its_secret_matches() -> Non
 def test_passwd_prints_a_hash_line_for_the_table_file(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(sys, "stdin", io.StringIO("s3cret-supervisor\n"))
-    assert main(["passwd"]) == 0
-    line = capsys.readouterr().out.strip()
-    assert line.startswith('password_hash = "scrypt$')
-    assert verify_secret("s3cret-supervisor", line.split('"')[1])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("24681012\n"))
+    assert main(["passwd", "--pin", "technician"]) == 0
+    printed = capsys.readouterr()
+    line = printed.out.strip()
+    assert line.startswith('pin_hash = "scrypt$')
+    assert "under [technician]" in printed.err
+    assert verify_secret("24681012", line.split('"')[1])
 
-    monkeypatch.setattr(sys, "stdin", io.StringIO("short\n"))
-    assert main(["passwd"]) == 2
-    assert "at least 8 characters" in capsys.readouterr().err
+    for bad in ("12345", "1234567890123", "24681x"):
+        monkeypatch.setattr(sys, "stdin", io.StringIO(f"{bad}\n"))
+        assert main(["passwd"]) == 2
+        assert "a PIN is 6 to 12 digits" in capsys.readouterr().err
 
     assert main(["passwd", "--token"]) == 0
     token_line, hash_line = capsys.readouterr().out.strip().splitlines()
