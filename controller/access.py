@@ -223,7 +223,12 @@ class SignIn:
 
     def who(self) -> str:
         assert self.role is not None
+        if self.name == self.role.value:
+            return f"{self.name} (key and PIN)"
         return f"{self.name} ({self.role.value}, key and PIN)"
+
+    def _person(self, role: Role, name: str) -> str:
+        return role.value if name == role.value else f"{role.value} {name}"
 
     def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
         """Apply an attempt's outcome; what to tell the dealer and journal."""
@@ -261,7 +266,7 @@ class SignIn:
                     label,
                     "signed_in",
                     True,
-                    f"{label} {self.name} signed in until the key leaves {key}",
+                    f"{self._person(role, self.name)} signed in until the key leaves {key}",
                     attempt.source,
                 )
             ]
@@ -308,7 +313,7 @@ class SignIn:
         role, name = self.role, self.name
         self.role, self.name = None, ""
         return AccessEvent(
-            role.value, "signed_out", True, f"{role.value} {name} signed out: {reason}"
+            role.value, "signed_out", True, f"{self._person(role, name)} signed out: {reason}"
         )
 
 

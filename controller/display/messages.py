@@ -2,19 +2,26 @@
 
 ``{"type": "press", "key": "HIT"}``: one panel key (the same key sequences as the panel, see
 ``docs/panel.md``). ``{"type": "bet", "box": 2, "player": "ann", "amount_cents": 1000}``: a
-bet while bets are open. Anything else - not JSON, an unknown type, a missing, extra or
-mistyped field - is answered with ``{"type": "error", "error": "..."}`` saying what is allowed,
-and changes nothing.
+bet while bets are open. ``{"type": "pin", "pin": "246810"}``: sign in the role the key switch
+is at. ``{"type": "supervisor", "decision": "void"}``: a supervisor's (or technician's) decision,
+one of ``assign``, ``burn``, ``confirm``, ``clear_lockup``, ``void``. ``{"type": "key_card",
+"card": "8S"}``: the dealer keys in the card the shoe could not read. Anything else - not JSON,
+an unknown type, a missing, extra or mistyped field - is answered with ``{"type": "error",
+"error": "..."}`` saying what is allowed, and changes nothing. A PIN is never repeated in an
+answer.
 """
 
 from __future__ import annotations
 
 import json
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
-from controller.service import Bet, Command, Press
+from controller.access import DECISIONS
+from controller.cards import Card
+from controller.errors import CardNotationError
+from controller.service import Bet, Command, Decide, KeyCard, Pin, Press
 from drivers.events import Button
 
 MAX_MESSAGE_BYTES = 4096
@@ -38,9 +45,29 @@ class BetMessage(_Message):
     amount_cents: Annotated[StrictInt, Field(gt=0, le=100_000_000)]
 
 
-Message = Annotated[PressMessage | BetMessage, Field(discriminator="type")]
-_ADAPTER: TypeAdapter[PressMessage | BetMessage] = TypeAdapter(Message)
-TYPES = ("press", "bet")
+class PinMessage(_Message):
+    type: Literal["pin"]
+    pin: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
+
+
+Decision = Literal["assign", "burn", "confirm", "clear_lockup", "void"]  # DECISIONS' names
+assert set(get_args(Decision)) == set(DECISIONS)
+
+
+class SupervisorMessage(_Message):
+    type: Literal["supervisor"]
+    decision: Decision
+
+
+class KeyCardMessage(_Message):
+    type: Literal["key_card"]
+    card: Annotated[str, Field(min_length=2, max_length=2)]
+
+
+AnyMessage = PressMessage | BetMessage | PinMessage | SupervisorMessage | KeyCardMessage
+Message = Annotated[AnyMessage, Field(discriminator="type")]
+_ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(Message)
+TYPES = ("press", "bet", "pin", "supervisor", "key_card")
 
 
 class BadMessage(ValueError):
@@ -66,15 +93,31 @@ def parse_message(text: str) -> tuple[Command, int | None]:
         raise BadMessage("; ".join(_describe(e) for e in exc.errors())) from None
     if isinstance(message, PressMessage):
         return Press(message.key), message.id
+    if isinstance(message, PinMessage):
+        return Pin(message.pin), message.id
+    if isinstance(message, SupervisorMessage):
+        return Decide(message.decision), message.id
+    if isinstance(message, KeyCardMessage):
+        try:
+            card = Card.parse(message.card)
+        except CardNotationError as exc:
+            raise BadMessage(f"card: {exc}") from None
+        return KeyCard(card), message.id
     return Bet(message.box, message.player, message.amount_cents), message.id
 
 
-def _describe(error: object) -> str:
+def _describe(error: Any) -> str:
     assert isinstance(error, dict)
-    loc = [str(p) for p in error.get("loc", ()) if p not in TYPES]
+    loc = [str(p) for p in error.get("loc", ())]
+    if loc and loc[0] in TYPES:  # the union's tag (not a field: "pin" is both)
+        loc = loc[1:]
     key = ".".join(loc) or "message"
     value = error.get("input")
     kind = error.get("type")
+    if key == "pin" and kind != "missing":
+        return "pin: digits only, 1 to 16 of them (the value is not repeated)"
+    if key == "decision" and kind != "missing":
+        return f"decision = {value!r}: not a decision; allowed: {', '.join(DECISIONS)}"
     if kind == "extra_forbidden":
         return f"{key}: unknown field (value {value!r})"
     if kind == "missing":

@@ -11,10 +11,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.access import KEY_ROLES, AccessEvent, Role, when
 from controller.cards import Card
 from controller.hands import hand_value
 from controller.prompts import Prompt, money
-from controller.round import State
+from controller.round import HoldKind, State
 from controller.round_model import BoxState, RoundState, total
 from controller.settlement import EntryKind, LedgerEntry
 from controller.table import InputResult, TableApp
@@ -178,6 +179,34 @@ def _prompt_json(prompt: Prompt | None) -> dict[str, Any] | None:
     return None if prompt is None else prompt.to_json_dict()
 
 
+def _access_json(app: TableApp) -> dict[str, Any]:
+    """Roles and sign-in as the display shows them (never a PIN: only how many digits)."""
+    policy = app.access
+    role = KEY_ROLES.get(app.controller.table.key_position)
+    now = policy.clock()
+    holds = app.controller.hold_reasons
+    message = next((o for o in reversed(app.outputs[-60:]) if isinstance(o, AccessEvent)), None)
+    return {
+        "pins": policy.pins_required,
+        "key_role": None if role is None else role.value,
+        "signed_in": None if app.signin.role is None else app.signin.role.value,
+        "pin_pad": app.pin_pad_role() is not None,
+        "pin_keyed": app.pin_keyed(),
+        "pin_set": {r.value: policy.has_pin(r) for r in Role} if policy.pins_required else {},
+        "locked": {
+            r.value: when(until)
+            for r in Role
+            if (until := app.signin.locked_until(r, now)) is not None
+        },
+        "decisions": app.supervisor_choices(),
+        "key_in": app.key_in_needed(),
+        "keyed": any(h.kind is HoldKind.UNREADABLE_CARD and h.card is not None for h in holds),
+        "message": None
+        if message is None
+        else {"text": message.text, "accepted": message.accepted, "event": message.event},
+    }
+
+
 def table_state(
     app: TableApp,
     config: TableConfig,
@@ -239,6 +268,7 @@ def table_state(
             "reason": last_input.reason,
             "keys": list(last_input.keys),
         },
+        "access": _access_json(app),
         "devices": [d.as_json() for d in devices],
         "devices_lost": lost,
         "last_rounds": [r.as_json() for r in reversed(last_rounds)],

@@ -8,9 +8,10 @@ Routes:
 * ``GET /api/state``: the table state as JSON (the dealer's cards as the table shows them: the
   hole card is withheld until it is turned over). Loopback, or ``?token=``.
 * ``WS /ws`` (``?token=`` for the read-only view): ``{"type": "hello", "role": ...}``, then a
-  ``{"type": "state", "state": {...}}`` after every change; the dealer's page sends ``press``
-  and ``bet`` messages (:mod:`controller.display.messages`), each answered with ``result`` or
-  ``error``. A viewer's actions are refused.
+  ``{"type": "state", "state": {...}}`` after every change; the dealer's page sends ``press``,
+  ``bet``, ``pin``, ``supervisor`` and ``key_card`` messages
+  (:mod:`controller.display.messages`), each answered with ``result`` or ``error``. A viewer's
+  actions are refused, a sign-in too.
 
 The server never touches the table: it reads the published state (:class:`StateHub`) and
 queues commands to the table owner (:meth:`TableService.submit`).

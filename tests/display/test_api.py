@@ -15,9 +15,13 @@ from websockets.typing import Origin
 
 from controller.service import Bet, Press
 from controller.table import InputResult
+from controller.table_config import hash_secret
 from drivers.events import Button
 
-from .conftest import WAIT_S, Table, running_table, table_config
+from .conftest import VIEW_TOKEN, VIEW_TOKEN_HASH, WAIT_S, Table, running_table, table_config
+
+SUPERVISOR_PIN = "73915084"
+SUPERVISOR_HASH = hash_secret(SUPERVISOR_PIN)
 
 # PA: burn, box 1 T 8, the dealer's ace up (peek) and the 5 of diamonds in the hole; the
 # dealer then draws the 2 of clubs (ace, five, two: soft 18).
@@ -126,6 +130,17 @@ BAD_MESSAGES = [
     ('{"type": "bet", "box": 1, "player": "ann", "amount_cents": true}', "amount_cents = True"),
     ('{"type": "bet", "box": 1, "player": "ann", "amount_cents": -500}', "amount_cents = -500"),
     ('{"type": "press", "key": "' + "X" * 5000 + '"}', "message too long"),
+    ('{"type": "pin"}', "pin: required field is missing"),
+    ('{"type": "pin", "pin": 73915084}', "pin: digits only, 1 to 16 of them"),
+    ('{"type": "pin", "pin": "7391-5084"}', "pin: digits only, 1 to 16 of them"),
+    ('{"type": "pin", "pin": "73915084", "role": "supervisor"}', "role: unknown field"),
+    ('{"type": "supervisor", "decision": "undo"}', "decision = 'undo': not a decision; allowed"),
+    ('{"type": "supervisor"}', "decision: required field is missing"),
+    ('{"type": "supervisor", "decision": "void", "by": "sue"}', "by: unknown field"),
+    ('{"type": "key_card", "card": "10S"}', "card = '10S': String should have at most 2"),
+    ('{"type": "key_card", "card": "ZS"}', "card: card 'ZS': rank 'Z' is not one of"),
+    ('{"type": "key_card", "card": "8s"}', "card: card '8s': suit 's' is not one of"),
+    ('{"type": "key_card"}', "card: required field is missing"),
 ]
 
 
@@ -141,6 +156,7 @@ def test_bad_socket_messages_are_answered_with_an_error_and_change_nothing() -> 
                 answer = _answer(ws)
                 assert answer["type"] == "error", text
                 assert error in answer["error"], (text, answer["error"])
+                assert "73915084" not in answer["error"]  # a PIN is never repeated
             ws.send(b"\x00binary")
             assert "text frames" in _answer(ws)["error"]
             # A valid message that the table refuses is a result, not an error.
@@ -154,6 +170,52 @@ def test_bad_socket_messages_are_answered_with_an_error_and_change_nothing() -> 
             }
         assert _table_view(table) == before
         assert all(box["wagers"] == [] for box in table.state()["boxes"])
+        assert _pin_rows(table) == []
+
+
+def _pin_rows(table: Table) -> list[Any]:
+    journal = table.service.journaled.journal
+    calls = journal.rows(kinds=["call"])
+    return [r.payload for r in calls if r.payload.get("method") == "pin"]
+
+
+def test_the_read_only_view_cannot_sign_in_key_a_card_or_take_a_supervisor_decision() -> None:
+    loaded = table_config(
+        "nz-pontoon",
+        display={"view_token_hash": VIEW_TOKEN_HASH},
+        supervisor={"pin_hash": SUPERVISOR_HASH},
+    )
+    with running_table(loaded) as table:
+        table.draw()
+        table.wait_for(lambda s: s["state"] == "betting", "bets open")
+        table.panel.turn_key("SUP")
+        table.wait_for(lambda s: s["access"]["pin_pad"], "the PIN pad")
+        before = _table_view(table)
+        with connect(_ws_url(table, f"?token={VIEW_TOKEN}"), open_timeout=WAIT_S) as ws:
+            assert _answer(ws) == {"type": "hello", "role": "viewer"}
+            for message in (
+                {"type": "pin", "pin": SUPERVISOR_PIN},
+                {"type": "supervisor", "decision": "void"},
+                {"type": "key_card", "card": "8S"},
+            ):
+                ws.send(json.dumps({**message, "id": 3}))
+                answer = _answer(ws)
+                assert answer == {
+                    "type": "error",
+                    "id": 3,
+                    "error": "this is the read-only view: it cannot act on the table",
+                }
+        assert _table_view(table) == before
+        assert table.state()["access"]["signed_in"] is None
+        assert _pin_rows(table) == []
+        # the dealer's page, on this machine, can
+        with connect(_ws_url(table), open_timeout=WAIT_S) as ws:
+            assert _answer(ws)["type"] == "hello"
+            ws.send(json.dumps({"type": "pin", "pin": SUPERVISOR_PIN, "id": 4}))
+            answer = _answer(ws)
+            assert answer["accepted"] is True
+            assert answer["reason"] == "supervisor signed in until the key leaves SUP"
+        assert [p["result"] for p in _pin_rows(table)] == ["right"]
 
 
 def test_a_press_from_the_socket_is_the_panel_key_carried_out_by_the_table() -> None:

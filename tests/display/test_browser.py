@@ -10,6 +10,8 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from controller.table import InputResult
+from controller.table_config import hash_secret
+from sim_hardware.faults import Misread
 
 from .conftest import (
     VIEW_TOKEN,
@@ -257,3 +259,64 @@ def test_an_unplugged_device_shows_as_lost_and_the_buttons_disable(page: Page) -
         expect(key(page, "HIT")).to_be_enabled()
         press(page, "STD")
         expect(prompt(page)).to_have_text("deal the dealer's second card")
+
+
+# burn, box 1 9H 3D against the dealer's 7C; box 1 hits and the shoe cannot read the 8S
+KEY_IN_ROUND = "2C 9H 7C 3D 8S 4S 5S 6S"
+SUPERVISOR_PIN = "73915084"
+
+
+def test_an_unreadable_card_is_keyed_in_by_the_dealer_and_confirmed_by_the_signed_in_supervisor(
+    page: Page,
+) -> None:
+    loaded = table_config("nz-pontoon", supervisor={"pin_hash": hash_secret(SUPERVISOR_PIN)})
+    with running_table(loaded, KEY_IN_ROUND) as table:
+        page.goto(table.url)
+        table.draw()
+        bet(page, 1, "ann", "10")
+        press(page, "DEA")
+        expect(prompt(page)).to_have_text("deal to box 1")
+        for _ in range(3):
+            table.draw()
+        expect(prompt(page)).to_contain_text("box 1 hand 1: 9H 3D (12)")
+        expect(page.locator("#key-card-send")).to_be_disabled()
+        press(page, "HIT")
+        expect(prompt(page)).to_contain_text("deal to box 1")
+        table.shoe.inject(Misread(table.shoe.draw_no + 1))
+        table.shoe.draw()  # the 8S leaves the shoe unread
+        expect(page.locator("#hold")).to_contain_text("the shoe could not read a card")
+
+        # the dealer keys it in...
+        page.select_option("#key-card-rank", "8")
+        page.select_option("#key-card-suit", "S")
+        page.click("#key-card-send")
+        expect(prompt(page)).to_have_text("supervisor: confirm the keyed card")
+        expect(page.locator("#decide-confirm")).to_be_disabled()
+
+        # ...and the supervisor, key at SUP, signs in and confirms it
+        table.panel.turn_key("SUP")
+        expect(page.locator("#access-status")).to_contain_text("enter the supervisor PIN")
+        page.fill("#pin-input", "11112222")
+        page.click("#pin-sign-in")
+        expect(page.locator("#access-message")).to_contain_text("wrong supervisor PIN")
+        expect(page.locator("#decide-confirm")).to_be_disabled()
+        page.fill("#pin-input", SUPERVISOR_PIN)
+        page.click("#pin-sign-in")
+        expect(page.locator("#access-status")).to_contain_text("supervisor signed in")
+        expect(page.locator("#pin-input")).to_have_value("")
+        assert SUPERVISOR_PIN not in page.content()
+        screenshot(page, "key-in-signed-in")
+        page.click("#decide-confirm")
+        expect(page.locator("#hold")).to_be_hidden()
+        expect(page.locator('#box-1-hand-1 [data-card="8S"]')).to_be_visible()
+        expect(page.locator("#box-1-hand-1 .total")).to_have_text("20")
+        table.panel.turn_key("RUN")
+        expect(page.locator("#access-status")).to_have_text("key at RUN")
+        expect(page.locator("#access-message")).to_have_text(
+            "supervisor signed out: the key turned to RUN"
+        )
+        overrides = table.service.journaled.journal.rows(kinds=["supervisor"])
+        assert [(o.payload["action"], o.payload["by"]) for o in overrides] == [
+            ("confirm_card", "supervisor (key and PIN)")
+        ]
+        screenshot(page, "key-in-confirmed")

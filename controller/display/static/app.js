@@ -11,6 +11,12 @@ const DECISIONS = ["DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_"
 const ENTRY = ["B1_", "B2_", "B3_", "B4_", "B5_", "B6_", "B7_", "W1_", "W2_", "W3_"];
 const DIGITS = ["D1_", "D2_", "D3_", "D4_", "D5_", "D6_", "D7_", "D8_", "D9_", "D0_"];
 const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
+// The supervisor's decisions (the "supervisor" message), in the order the display shows them.
+const SUPERVISOR = [
+  ["confirm", "CONFIRM CARD"], ["assign", "ASSIGN CARD"], ["burn", "BURN CARD"],
+  ["clear_lockup", "CLEAR LOCKUP"], ["void", "VOID ROUND"],
+];
 
 const token = new URLSearchParams(location.search).get("token");
 let socket = null;
@@ -46,6 +52,36 @@ function buildButtons() {
       row.appendChild(b);
     }
   }
+  const decisions = document.getElementById("supervisor-decisions");
+  for (const [decision, text] of SUPERVISOR) {
+    const b = el("button", null, text);
+    b.type = "button";
+    b.id = "decide-" + decision;
+    b.disabled = true;
+    b.addEventListener("click", () => send({ type: "supervisor", decision }));
+    decisions.appendChild(b);
+  }
+  for (const [id, values, show] of [["key-card-rank", RANKS, (r) => (r === "T" ? "10" : r)],
+                                    ["key-card-suit", Object.keys(SUITS), (s) => SUITS[s]]]) {
+    const select = document.getElementById(id);
+    for (const v of values) {
+      const o = el("option", null, show(v));
+      o.value = v;
+      select.appendChild(o);
+    }
+  }
+  document.getElementById("pin-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const input = document.getElementById("pin-input");
+    const pin = input.value.trim();
+    input.value = ""; // the PIN is kept nowhere on the page
+    send({ type: "pin", pin });
+  });
+  document.getElementById("key-card-form").addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const card = document.getElementById("key-card-rank").value + document.getElementById("key-card-suit").value;
+    send({ type: "key_card", card });
+  });
   document.getElementById("bet-form").addEventListener("submit", (ev) => {
     ev.preventDefault();
     const amount = Math.round(parseFloat(document.getElementById("bet-amount").value) * 100);
@@ -185,6 +221,25 @@ function renderButtons(s) {
   document.getElementById("entry-text").textContent = s.entry.length ? s.entry.join(" ") : "-";
 }
 
+function renderAccess(s) {
+  const a = s.access;
+  const live = socket && socket.readyState === WebSocket.OPEN && role === "dealer";
+  let status = "key at " + s.key;
+  if (a.signed_in) status += " \u00b7 " + a.signed_in + " signed in";
+  else if (a.pin_pad) status += " \u00b7 enter the " + a.key_role + " PIN" + (a.pin_keyed ? " " + "\u2022".repeat(a.pin_keyed) : "");
+  for (const [who, until] of Object.entries(a.locked)) status += " \u00b7 " + who + " PIN locked until " + until;
+  document.getElementById("access-status").textContent = status;
+  document.getElementById("pin-sign-in").disabled = !(live && a.pin_pad);
+  const allowed = new Set(a.decisions);
+  for (const [decision] of SUPERVISOR) {
+    document.getElementById("decide-" + decision).disabled = !(live && allowed.has(decision));
+  }
+  document.getElementById("key-card-send").disabled = !(live && a.key_in);
+  const message = document.getElementById("access-message");
+  message.textContent = a.message ? a.message.text : "";
+  message.className = a.message && !a.message.accepted ? "refused" : "";
+}
+
 function renderHistory(s) {
   const rows = document.getElementById("history-rows");
   rows.replaceChildren();
@@ -204,6 +259,7 @@ function render() {
   renderDealer(state);
   renderBoxes(state);
   renderButtons(state);
+  renderAccess(state);
   renderHistory(state);
 }
 
