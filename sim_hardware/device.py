@@ -352,6 +352,19 @@ class DeviceCore:
             return dict(self._faults)
 
     @property
+    def acks_seen(self) -> int:
+        """ACKs received so far (what an ``nth=`` ACK spec counts; ``nth=acks_seen + 1`` is
+        the next one)."""
+        with self.lock:
+            return self._acks_seen
+
+    def transmitted_of(self, kind: str) -> int:
+        """Frames of TYPE ``kind`` sent so far, resends included (what ``CorruptByte(kind=)``
+        counts)."""
+        with self.lock:
+            return self._tx_kind[kind]
+
+    @property
     def cable_connected(self) -> bool:
         return self._cable
 
@@ -694,6 +707,7 @@ class DeviceCore:
         if split is None:
             self._outbox.append((at, raw))
         else:
+            self.stats["tx_split_frames"] += 1
             pos = 0
             while pos < len(raw):
                 size = self.rng.randint(1, split.max_chunk)
