@@ -5,18 +5,20 @@ Layers, bottom up (each usable and tested on its own):
 - :mod:`drivers.framing` -- pure ``encode``/``decode`` of frames and :class:`FrameDecoder`
   (the 50 ms stale-partial rule, timed from a partial frame's last byte).
 - :mod:`drivers.transport` -- :class:`SerialTransport`: any pyserial URL, opened exclusively;
-  pyserial/OS errors become :mod:`drivers.errors`; reconnect with capped back-off.
+  pyserial/OS errors become :mod:`drivers.errors`; reconnect with capped back-off; a read waits
+  as long as asked and another thread can end it at once (``wake()``).
 - :mod:`drivers.link` -- :class:`Link`, the sans-IO protocol core: ACK, duplicate suppression
   by (boot_count, SEQ), in-order acceptance, retries, the 500 ms poll, link loss and
   recovery, identification and refusal of a wrong device. Bytes and ``now`` in; bytes and
-  events out.
+  events out; ``next_deadline()`` says when its next timer is due.
 - :mod:`drivers.payloads` -- strict parsers from payload text to typed events
   (:mod:`drivers.events`).
 - :mod:`drivers.device` -- :class:`DeviceDriver`: one thread per device owns a transport and
-  a link, delivers events to ONE shared ``queue.Queue`` and takes commands from any thread
-  (each returns a ``concurrent.futures.Future``). :mod:`drivers.shoe`, :mod:`drivers.peek` and
-  :mod:`drivers.panel` add the device commands; :func:`drivers.table.open_table` opens all
-  three onto one queue.
+  a link, sleeps until bytes arrive or the link's next timer is due, delivers events to ONE
+  shared ``queue.Queue`` and takes commands from any thread (each returns a
+  ``concurrent.futures.Future`` and wakes the device's thread). :mod:`drivers.shoe`,
+  :mod:`drivers.peek` and :mod:`drivers.panel` add the device commands;
+  :func:`drivers.table.open_table` opens all three onto one queue.
 - :mod:`drivers.watch_cli` -- ``croupier watch``: print the events of connected devices.
 
 Typical use by the round controller::

@@ -10,11 +10,14 @@
     event = events.get()               # CardDrawn, LinkLost, ... from every device, in order
     shoe.close()                       # joins the thread and closes the port
 
-One thread per device reads the port (waking every ``read_timeout`` at most), feeds the link
-core, writes what it asks for and puts its events on the ONE queue shared by every device.
-Commands may be submitted from any thread; they are handed to the device's thread, which is
-the only one touching the port and the link. Drivers never call game code. The port is reopened
-with capped exponential back-off when it fails; the link core reports the outage.
+One thread per device reads the port, feeds the link core, writes what it asks for and puts its
+events on the ONE queue shared by every device. Between bytes it sleeps until the link's next
+timer is due (a poll, a resend, a lost link: :meth:`~drivers.link.Link.next_deadline`), so an idle
+device costs a few wake-ups a second, not one every few milliseconds. Commands and confirmations
+may be submitted from any thread; they are handed to the device's thread, which is the only one
+touching the port and the link, and wake it at once (so does :meth:`DeviceDriver.close`).
+Drivers never call game code. The port is reopened with capped exponential back-off when it
+fails; the link core reports the outage.
 """
 
 from __future__ import annotations
@@ -65,7 +68,12 @@ from drivers.transport import (
 log = structlog.get_logger("croupier.drivers")
 
 EventSink = queue.Queue[DeviceEvent]
-_SERVE_SLICE_S = 0.05
+# The longest the thread sleeps with nothing due (the link always has a timer while connected:
+# this only bounds a link that has none, and a clock the caller replaced).
+MAX_IDLE_WAIT_S = 1.0
+# A timer found already due after the link ran its timers waits this long, never less: the
+# thread does not spin even if a deadline and the link's clock disagreed.
+MIN_WAIT_S = 0.001
 
 
 def format_utc(when: datetime) -> str:
@@ -101,7 +109,9 @@ class DeviceDriver:
         confirm_events: bool = False,
     ) -> None:
         """``utc_now``: after each identification the driver sends ``T`` with this time (pass
-        None to leave time sync to the caller). ``resume``: the ``(boot, seq)`` of the last
+        None to leave time sync to the caller). ``read_timeout``: the port's own read timeout
+        (the thread's waits are set by the link's timers). ``resume``: the ``(boot, seq)`` of
+        the last
         event of this device the controller applied before it restarted (see
         :class:`~drivers.events.FrameEvent`). ``confirm_events``: acknowledge an event to the
         device only when :meth:`confirm` is called for it (after the controller has journaled
@@ -125,10 +135,14 @@ class DeviceDriver:
         self._inbox_lock = threading.Lock()
         self._accepting = False  # True while the thread runs and takes commands
         self._stop = threading.Event()
+        self._nudge = threading.Event()  # wakes the back-off wait while the port is gone
         self._identified = threading.Event()
         self._thread: threading.Thread | None = None
         self._closed = False
         self._log = log.bind(device=str(self.ref))
+        # Reads the thread has made (each ends with bytes, a timer due or a wake-up): an idle
+        # driver makes a few a second; a spinning one would show here.
+        self.reads = 0
 
     # --- life cycle -----------------------------------------------------------------------------
 
@@ -152,6 +166,7 @@ class DeviceDriver:
         with self._inbox_lock:
             self._accepting = False
         self._stop.set()
+        self._wake()
         thread = self._thread
         if thread is not None and thread is not threading.current_thread():
             thread.join(timeout)
@@ -223,6 +238,7 @@ class DeviceDriver:
         with self._inbox_lock:
             if self._accepting:
                 self._inbox.put((kind, payload, future))
+                self._wake()
                 return future
         if self._link.state is LinkState.REFUSED:
             message = f"{self.ref}: the device was refused (wrong type); nothing is sent to it"
@@ -246,6 +262,7 @@ class DeviceDriver:
                 url=self.ref.port,
             )
         self._confirms.put(event.seq)
+        self._wake()
 
     def poll(self) -> Future[Reply]:
         return self.send("Q")
@@ -283,8 +300,9 @@ class DeviceDriver:
                     self._deliver(link.connection_made(self._clock()))
                     continue
                 self._take_commands()
+                self.reads += 1
                 try:
-                    data = transport.read()
+                    data = transport.read(self._wait_s())
                 except PortIOError as exc:
                     self._deliver(link.connection_lost(self._clock(), str(exc)))
                     continue
@@ -307,6 +325,18 @@ class DeviceDriver:
             transport.close()
             self._fail_inbox()
             self._identified.set()
+
+    def _wake(self) -> None:
+        """Any thread: the device's thread should look at its inbox (or its stop flag) now."""
+        self._nudge.set()
+        self._transport.wake()
+
+    def _wait_s(self) -> float:
+        """How long the thread may wait for bytes: until the link's next timer is due."""
+        due = self._link.next_deadline()
+        if due is None:
+            return MAX_IDLE_WAIT_S
+        return min(MAX_IDLE_WAIT_S, max(MIN_WAIT_S, due - self._clock()))
 
     def _deliver(self, out: Output) -> None:
         if out.to_send:
@@ -350,14 +380,16 @@ class DeviceDriver:
             self._deliver(out)
 
     def _serve_while_waiting(self, delay: float) -> None:
-        """Back-off sleep that still answers submitted commands (they fail: link down)."""
+        """Back-off sleep that still answers submitted commands (they fail: link down); a
+        command, a confirmation or close ends the sleep early."""
         end = time.monotonic() + delay
         while not self._stop.is_set():
+            self._nudge.clear()
             self._take_commands()
             left = end - time.monotonic()
             if left <= 0:
                 return
-            self._stop.wait(min(left, _SERVE_SLICE_S))
+            self._nudge.wait(left)
 
     def _fail_inbox(self) -> None:
         while True:

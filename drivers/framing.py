@@ -195,6 +195,9 @@ def decode(buffer: bytes | bytearray) -> DecodeResult:
     return DecodeResult(pos, frames, errors)
 
 
+_STALE_EPSILON_S = 1e-6
+
+
 class FrameDecoder:
     """A stream decoder: feed bytes, get frames. Applies the 50 ms stale-partial rule.
 
@@ -217,6 +220,17 @@ class FrameDecoder:
     def pending(self) -> int:
         """Bytes held back as a partial frame."""
         return len(self._buffer)
+
+    @property
+    def stale_at(self) -> float | None:
+        """When the partial frame held back turns stale (on ``clock``), or None if none is.
+
+        A feed at or after this moment drops it (the rule is "older than ``stale_after``", so
+        the moment is a microsecond past the limit)."""
+        since = self._partial_since
+        if not self._buffer or since is None:
+            return None
+        return since + self._stale_after + _STALE_EPSILON_S
 
     def feed(self, data: bytes = b"") -> DecodeResult:
         """Add bytes (possibly none, to let the clock expire a stale partial) and decode."""

@@ -1,9 +1,9 @@
 """The sans-IO core of one TBL-21 device link: bytes and time in, bytes and events out.
 
 :class:`Link` never touches a port, a thread or the real clock. The caller feeds it what the port
-delivered (``receive(data, now)``), calls ``tick(now)`` often (every 10-20 ms is plenty), writes
-``Output.to_send`` to the port and hands ``Output.events`` on. That keeps every timer testable
-with a fake clock.
+delivered (``receive(data, now)``), calls ``tick(now)`` by ``next_deadline()`` (the moment its next
+timer is due; ticking more often is harmless), writes ``Output.to_send`` to the port and hands
+``Output.events`` on. That keeps every timer testable with a fake clock.
 
 What it does (protocol.md, "Sequencing..." and "Link supervision"):
 
@@ -102,6 +102,10 @@ def validate_command(kind: str, payload: str, device: DeviceRef) -> None:
         Frame("H", 0, kind, payload)
     except ValueError as exc:
         raise CommandError(f"{device}: command {kind}: {exc}", url=device.port) from exc
+
+
+def _earlier(due: float | None, at: float) -> float:
+    return at if due is None or at < due else due
 
 
 @dataclass(frozen=True, slots=True)
@@ -308,6 +312,36 @@ class Link:
     def tick(self, now: float) -> Output:
         """Let time pass: stale partial frames, retries, polls, link loss."""
         return self.receive(b"", now)
+
+    def next_deadline(self) -> float | None:
+        """The earliest ``now`` at which :meth:`tick` has something to do: resend a command or
+        a poll, poll again, declare the link lost, drop a stale partial frame. None: nothing
+        until bytes arrive, a command is queued or the port is (re)connected.
+
+        On the clock of the ``now`` values passed in. A caller may sleep until then or until
+        bytes arrive, whichever comes first, instead of ticking every few milliseconds; after
+        any call that ran the timers the deadline lies after that call's ``now``.
+        """
+        if self.state in (LinkState.CLOSED, LinkState.REFUSED) or not self.connected:
+            return None
+        cfg = self.config
+        due = self._decoder.stale_at
+        probe = self._probe
+        if probe is not None:
+            if probe.sent_at is not None:
+                due = _earlier(due, probe.sent_at + cfg.retry_after)
+        elif self._last_probe_at is None:
+            due = _earlier(due, self._now)
+        else:
+            due = _earlier(due, self._last_probe_at + cfg.poll_interval)
+        if self.state is LinkState.UP:
+            current = self._inflight
+            if current is not None:
+                if current.sent_at is not None:
+                    due = _earlier(due, current.sent_at + cfg.retry_after)
+            elif self._queue:
+                due = _earlier(due, self._now)
+        return due
 
     def command(
         self,
@@ -628,6 +662,8 @@ class Link:
     # --- timers and frames out -------------------------------------------------------------------
 
     def _run_timers(self, now: float) -> None:
+        # Each timer is due at the very moment next_deadline() names (same sums, so the float
+        # rounding agrees): a caller that sleeps until then finds it due.
         if self.state in (LinkState.CLOSED, LinkState.REFUSED) or not self.connected:
             return
         cfg = self.config
@@ -635,7 +671,7 @@ class Link:
         if (
             probe is not None
             and probe.sent_at is not None
-            and now - probe.sent_at >= cfg.retry_after
+            and now >= probe.sent_at + cfg.retry_after
         ):
             self._misses += 1
             if self.state is LinkState.UP and self._misses >= cfg.missed_replies_for_loss:
@@ -645,7 +681,7 @@ class Link:
             else:
                 self._probe = None
         if self._probe is None and (
-            self._last_probe_at is None or now - self._last_probe_at >= cfg.poll_interval
+            self._last_probe_at is None or now >= self._last_probe_at + cfg.poll_interval
         ):
             self._probe = PendingCommand("Q" if self.state is LinkState.UP else "I", "")
             self._send_new(self._probe, now)
@@ -656,7 +692,7 @@ class Link:
         if (
             current is not None
             and current.sent_at is not None
-            and now - current.sent_at >= cfg.retry_after
+            and now >= current.sent_at + cfg.retry_after
         ):
             if current.attempts <= cfg.max_retries:
                 self._resend(current, now)

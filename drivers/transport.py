@@ -7,10 +7,21 @@ writes whole buffers, and turns every pyserial and OS error into :mod:`drivers.e
 ``raise ... from``. A read or write that fails means the port is dead: the transport closes
 itself and the owner reopens it with :meth:`SerialTransport.reconnect`, which backs off
 exponentially up to a cap. Raw bytes are logged on the ``croupier.wire`` debug logger.
+
+A read waits as long as its caller says (``read(timeout)``: the device driver waits for the
+link's next timer) and returns early, empty, when another thread calls :meth:`wake` (a command
+to send, a confirmation, close). A port with a descriptor (a real or pseudo terminal, also under
+``spy://``, and ``socket://``) is waited on with ``select`` together with a wake-up pipe, so an
+idle port costs nothing; any other port (``loop://``, ``sim://``, a test's opener) is read with
+its own timeout, at most :data:`MAX_BLIND_WAIT_S` at a time, and woken with its
+``cancel_read()`` where it has one.
 """
 
 from __future__ import annotations
 
+import contextlib
+import os
+import select
 import threading
 import time
 import weakref
@@ -28,13 +39,19 @@ DEFAULT_BAUD = 115200
 DEFAULT_READ_TIMEOUT = 0.01
 DEFAULT_WRITE_TIMEOUT = 1.0
 READ_CHUNK = 4096
+# The longest one read of a port without a descriptor waits: its cancel_read() (if any) can be
+# missed when it comes just before the read starts, so a wake-up is never later than this.
+MAX_BLIND_WAIT_S = 0.05
 
 wire = structlog.get_logger("croupier.wire")
 log = structlog.get_logger("croupier.drivers")
 
 
 class SerialPort(Protocol):
-    """The part of a pyserial port the transport uses."""
+    """The part of a pyserial port the transport uses (``fileno()`` and ``cancel_read()`` too,
+    where a port has them)."""
+
+    timeout: float | None
 
     @property
     def in_waiting(self) -> int: ...
@@ -146,6 +163,11 @@ class SerialTransport:
         self.write_timeout = write_timeout
         self._opener = opener
         self._port: SerialPort | None = None
+        self._fd: int | None = None  # the port's descriptor, if it is waited on with select
+        self._wake_lock = threading.Lock()  # guards the pipe and the port against wake()
+        self._wake_r: int | None = None
+        self._wake_w: int | None = None
+        self._woken = False  # a wake() for a port without a descriptor, not yet seen by read
         self._wire = wire.bind(port=url)
 
     @property
@@ -168,7 +190,22 @@ class SerialTransport:
                 port = self._open_with(exclusive=None)
         except (serial.SerialException, OSError, ValueError, TypeError) as exc:
             raise PortOpenError(self._open_advice(exc), url=self.url) from exc
-        self._port = port
+        fd = _selectable_fd(port)
+        with self._wake_lock:
+            if fd is not None:
+                try:
+                    self._wake_r, self._wake_w = os.pipe()
+                except OSError as exc:
+                    _close_quietly(port, self.url)
+                    raise PortOpenError(
+                        f"cannot open {self.url}: no descriptor left for its wake-up pipe: {exc}",
+                        url=self.url,
+                    ) from exc
+                os.set_blocking(self._wake_r, False)
+                os.set_blocking(self._wake_w, False)
+            self._fd = fd
+            self._woken = False
+            self._port = port
         with _registry_lock:
             _open_transports.add(self)
         log.info("port opened", port=self.url, baudrate=self.baudrate)
@@ -198,25 +235,52 @@ class SerialTransport:
         return f"cannot open {self.url}: {text}; {hint}"
 
     def close(self) -> None:
-        port, self._port = self._port, None
+        with self._wake_lock:
+            port, self._port = self._port, None
+            pipe = (self._wake_r, self._wake_w)
+            self._wake_r = self._wake_w = self._fd = None
         with _registry_lock:
             _open_transports.discard(self)
+        for fd in pipe:
+            if fd is not None:
+                os.close(fd)
         if port is None:
             return
-        try:
-            port.close()
-        except (serial.SerialException, OSError) as exc:
-            log.info("error while closing a port ignored", port=self.url, error=str(exc))
+        _close_quietly(port, self.url)
         log.info("port closed", port=self.url)
 
-    def read(self) -> bytes:
-        """What has arrived, waiting at most ``read_timeout`` for the first byte (b"" if none).
+    def wake(self) -> None:
+        """Make a read in progress (or the next one) return at once, empty. Any thread."""
+        with self._wake_lock:
+            if self._wake_w is not None:
+                # A full pipe already holds a wake-up.
+                with contextlib.suppress(BlockingIOError):
+                    os.write(self._wake_w, b"!")
+                return
+            port = self._port
+            if port is None:
+                return
+            self._woken = True
+            cancel = getattr(port, "cancel_read", None)
+        if cancel is not None:
+            with contextlib.suppress(serial.SerialException, OSError, ValueError, TypeError):
+                cancel()
+
+    def read(self, timeout: float | None = None) -> bytes:
+        """What has arrived, waiting at most ``timeout`` seconds (``read_timeout`` if None) for
+        the first byte; b"" if none came or :meth:`wake` was called.
 
         A failure closes the port and raises :class:`PortIOError`.
         """
         port = self._require_open("read")
+        wait = self.read_timeout if timeout is None else max(0.0, timeout)
         try:
-            data = port.read(1)
+            if self._fd is not None:
+                if not self._wait_readable(self._fd, wait):
+                    return b""
+                data = port.read(1)
+            else:
+                data = self._blind_read(port, wait)
             if data:
                 waiting = port.in_waiting
                 if waiting:
@@ -231,6 +295,27 @@ class SerialTransport:
         if data:
             self._wire.debug("rx", hex=data.hex(" "))
         return data
+
+    def _wait_readable(self, fd: int, wait: float) -> bool:
+        """Whether ``fd`` has bytes (or a hang-up) within ``wait``; False when woken."""
+        wake_r = self._wake_r
+        if wake_r is None:  # closed meanwhile by another thread
+            return False
+        readable, _, _ = select.select([fd, wake_r], [], [], wait)
+        if wake_r in readable:
+            with contextlib.suppress(BlockingIOError):
+                os.read(wake_r, 4096)
+        return fd in readable
+
+    def _blind_read(self, port: SerialPort, wait: float) -> bytes:
+        """One byte from a port without a descriptor, read with its own timeout."""
+        if self._woken:
+            self._woken = False
+            wait = 0.0
+        wait = min(wait, MAX_BLIND_WAIT_S)
+        if port.timeout != wait:
+            port.timeout = wait
+        return port.read(1)
 
     def write(self, data: bytes) -> None:
         """Write all of ``data``. A failure closes the port and raises :class:`PortIOError`."""
@@ -297,3 +382,40 @@ class SerialTransport:
 
     def __repr__(self) -> str:
         return f"<SerialTransport {self.url} {'open' if self.is_open else 'closed'}>"
+
+
+def _selectable_fd(port: SerialPort) -> int | None:
+    """The descriptor of a port whose bytes ``select`` sees (pyserial's POSIX ports, also under
+    ``spy://``, and ``socket://``: neither buffers what it has read); None for any other."""
+    if not isinstance(port, _SELECTABLE_PORTS):
+        return None
+    fileno = getattr(port, "fileno", None)
+    if fileno is None:
+        return None
+    try:
+        fd = fileno()
+    except (serial.SerialException, OSError, ValueError):
+        return None
+    return fd if isinstance(fd, int) and fd >= 0 else None
+
+
+def _close_quietly(port: SerialPort, url: str) -> None:
+    try:
+        port.close()
+    except (serial.SerialException, OSError) as exc:
+        log.info("error while closing a port ignored", port=url, error=str(exc))
+
+
+def _selectable_port_types() -> tuple[type, ...]:
+    found: list[type] = []
+    with contextlib.suppress(ImportError):
+        from serial.serialposix import Serial as PosixSerial  # noqa: PLC0415 - POSIX only
+
+        found.append(PosixSerial)
+    from serial.urlhandler.protocol_socket import Serial as SocketSerial  # noqa: PLC0415
+
+    found.append(SocketSerial)
+    return tuple(found)
+
+
+_SELECTABLE_PORTS = _selectable_port_types()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import itertools
+from collections.abc import Callable
 from typing import TypeVar
 
 import pytest
@@ -97,6 +98,18 @@ class Harness:
             for frame in self._take(self.link.tick(self.now)):
                 if self.answer_polls and frame.kind == "Q":
                     self.feed(encode(Frame("S", frame.seq, "s", STATUS)))
+
+    def run_by_deadline(self, seconds: float) -> None:
+        """Let time pass jumping from one ``next_deadline()`` to the next (as the driver's thread
+        sleeps), answering polls while ``answer_polls`` is set."""
+        end = self.now + seconds
+        while (due := self.link.next_deadline()) is not None and due <= end:
+            assert due > self.now, "after the timers ran, the next one lies ahead"
+            self.now = due
+            for frame in self._take(self.link.tick(self.now)):
+                if self.answer_polls and frame.kind == "Q":
+                    self.feed(encode(Frame("S", frame.seq, "s", STATUS)))
+        self.now = end
 
     def command(self, kind: str, payload: str = "") -> tuple[PendingCommand, list[Frame]]:
         pending, out = self.link.command(kind, payload, self.now)
@@ -497,3 +510,56 @@ def test_close_fails_pending_commands() -> None:
     h.link.close(h.now)
     assert isinstance(pending.error, LinkDownError)
     assert h.state() is LinkState.CLOSED
+
+
+# --- the next deadline -----------------------------------------------------------------------
+
+
+def _a_session(h: Harness, advance: Callable[[Harness, float], None]) -> None:
+    """Polls answered, a command never answered, a frame cut off midway, polls unanswered
+    until the link is lost, the device back: every timer of the link fires at least once."""
+    h.up()
+    advance(h, 1.2)
+    h.command("E")
+    advance(h, 1.5)
+    h.feed(card(1, 1)[:6])
+    advance(h, 0.3)
+    h.answer_polls = False
+    advance(h, 3.0)
+    probe = [f for _, f in h.sent if f.kind == "I"][-1]
+    h.feed(encode(Frame("S", probe.seq, "i", IDENT)))
+    h.answer_polls = True
+    advance(h, 1.0)
+
+
+def test_ticking_only_at_the_next_deadline_does_what_ticking_every_millisecond_does() -> None:
+    stepped, by_deadline = Harness(), Harness()
+    _a_session(stepped, lambda h, seconds: h.run(seconds, step=0.001))
+    _a_session(by_deadline, Harness.run_by_deadline)
+    assert [(f.kind, f.seq) for _, f in by_deadline.sent] == [
+        (f.kind, f.seq) for _, f in stepped.sent
+    ]
+    for (at, _), (stepped_at, _) in zip(by_deadline.sent, stepped.sent, strict=True):
+        assert stepped_at - 0.0011 <= at <= stepped_at, "never later than a 1 ms tick"
+    assert [type(e) for e in by_deadline.events] == [type(e) for e in stepped.events]
+    assert by_deadline.link.stats == stepped.link.stats
+    assert stepped.link.stats.retries > 0
+    assert stepped.link.stats.links_lost == 1
+    assert stepped.link.stats.bad_frames == 1, "the cut-off frame was dropped as stale"
+
+
+def test_the_next_deadline_is_the_earliest_of_poll_resend_and_stale_partial() -> None:
+    h = Harness()
+    assert h.link.next_deadline() is None, "not connected yet"
+    h.up()
+    assert h.link.next_deadline() == pytest.approx(0.5), "the next poll"
+    h.now = 0.1
+    h.command("E")
+    assert h.link.next_deadline() == pytest.approx(0.35), "the command's resend"
+    h.now = 0.2
+    h.feed(card(1, 1)[:6])
+    assert h.link.next_deadline() == pytest.approx(0.25, abs=1e-5), "the partial turns stale"
+    h.run_by_deadline(0.06)
+    assert h.link.stats.bad_frames == 1
+    h.link.close(h.now)
+    assert h.link.next_deadline() is None, "a closed link has nothing to time"

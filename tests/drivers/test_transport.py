@@ -5,8 +5,10 @@ from __future__ import annotations
 import os
 import socket
 import threading
+import time
 import tty
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, closing
 from pathlib import Path
 
 import pytest
@@ -225,6 +227,103 @@ def test_socket_url_reaches_a_device_in_another_process_and_notices_it_going() -
         transport.close()
         thread.join(5)
         server.close()
+
+
+# --- waiting and waking ----------------------------------------------------------------------
+
+Port = tuple[SerialTransport, Callable[[], None]]  # a transport, and what makes bytes arrive
+
+
+@pytest.fixture(params=["pty", "socket", "loop"])
+def any_port(request: pytest.FixtureRequest) -> Iterator[Port]:
+    """An open transport over a pty, a ``socket://`` peer or ``loop://`` (no descriptor: read
+    with its own timeout), and a way to make bytes arrive on it."""
+    with ExitStack() as stack:
+        if request.param == "pty":
+            pty = stack.enter_context(closing(Pty()))
+            transport = SerialTransport(pty.path)
+
+            def send() -> None:
+                os.write(pty.master, b"\x02hi")
+
+        elif request.param == "socket":
+            server = stack.enter_context(socket.create_server(("127.0.0.1", 0)))
+            transport = SerialTransport(f"socket://127.0.0.1:{server.getsockname()[1]}")
+            transport.open()
+            peer = stack.enter_context(server.accept()[0])
+
+            def send() -> None:
+                peer.sendall(b"\x02hi")
+
+        else:
+            transport = SerialTransport("loop://")
+
+            def send() -> None:
+                transport.write(b"\x02hi")
+
+        transport.open()
+        stack.callback(transport.close)
+        yield transport, send
+
+
+def test_a_wake_before_the_read_makes_it_return_at_once(
+    any_port: Port,
+) -> None:
+    transport, _ = any_port
+    transport.wake()
+    assert transport.read(timeout=30.0) == b"", "the wake-up was kept, not lost"
+
+
+def test_a_wake_from_another_thread_ends_a_long_read(
+    any_port: Port,
+) -> None:
+    transport, _ = any_port
+    fired = threading.Event()
+
+    def wake() -> None:
+        fired.set()
+        transport.wake()
+
+    timer = threading.Timer(0.05, wake)
+    timer.start()
+    started = time.monotonic()
+    try:
+        data = transport.read(timeout=30.0)
+        while not fired.is_set():  # loop:// has no descriptor: its reads end every 50 ms
+            data += transport.read(timeout=30.0)
+    finally:
+        timer.join()
+    assert data == b""
+    assert time.monotonic() - started < 10.0, "woken, not timed out"
+
+
+def test_bytes_end_a_long_read_as_soon_as_they_arrive(
+    any_port: Port,
+) -> None:
+    transport, send = any_port
+    timer = threading.Timer(0.05, send)
+    timer.start()
+    try:
+        data = b""
+        for _ in range(400):  # a 30 s read each on a pty or socket, 50 ms on loop://
+            data += transport.read(timeout=30.0)
+            if len(data) >= 3:
+                break
+    finally:
+        timer.join()
+    assert data == b"\x02hi"
+
+
+def test_closing_a_transport_closes_its_wake_up_pipe_and_a_late_wake_is_harmless(
+    pty: Pty,
+) -> None:
+    transport = SerialTransport(pty.path)
+    fds_before = set(os.listdir("/proc/self/fd"))
+    transport.open()
+    transport.wake()
+    transport.close()
+    assert set(os.listdir("/proc/self/fd")) <= fds_before
+    transport.wake()  # after close: nothing to wake, no error
 
 
 # --- reconnecting ----------------------------------------------------------------------------
