@@ -31,7 +31,8 @@ history, audit and recovery code that reads them):
                   before the table applies it (with ``device_event``, the causes a recovery
                   replays); ``{method: "pin", role, result, at, source, name, max_wrong_pins,
                   lockout_seconds}`` -- a PIN attempt's outcome, never the PIN
-                  (:class:`controller.access.PinAttempt`); ``{method: "sign_out", reason}``
+                  (:class:`controller.access.PinAttempt`); ``{method: "sign_out", reason}``;
+                  ``{method: "require_pins", required}`` -- PINs required from now on (or not)
 ``recovery``      ``{round, state, causes, effects_checked, effects_written, text}`` -- the table
                   was rebuilt from the journal after a restart (what the dealer was told)
 ``input``         ``{action, data, accepted, reason, keys, by}`` -- a dealer or supervisor input:

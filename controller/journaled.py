@@ -18,13 +18,16 @@ A PIN never reaches the journal: the digits keyed on the panel's PIN pad are nei
 nor logged, and a PIN attempt (``OK_`` after them, or a PIN from the display) is checked first and
 journalled as its outcome (a ``call`` row with ``method: "pin"``), which the replay applies as
 it is. A rebuilt table signs out whoever was signed in (a restart is not the same person's shift).
+Whether PINs are required is journalled too (``method: "require_pins"``) when it changes: a table
+starts key-only and the first start that requires PINs says so, so a journal written before PINs
+(or by a key-only table) replays as it was.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
@@ -104,8 +107,10 @@ class JournaledTable:
         """A fresh table on an empty journal, or the table the journal describes."""
         if next(journal.iter_rows(kinds=[*CAUSE_KINDS, *EFFECT_KINDS]), None) is None:
             # nothing of a table in it yet (perhaps the start-up's software and config rows)
-            app = TableApp(rules, commands, start=start, access=access)
-            return cls(app, journal, show=show)
+            app = TableApp(rules, commands, start=start, access=_key_only(access))
+            table = cls(app, journal, show=show)
+            table.require_pins(access.pins_required)
+            return table
         return recover(rules, journal, commands, show=show, start=start, access=access)
 
     @property
@@ -145,6 +150,14 @@ class JournaledTable:
         event = self.app.apply_pin(attempt)
         self._flush()
         return event
+
+    def require_pins(self, required: bool) -> None:
+        """Journal (as a cause) and apply a change of the table's PIN policy."""
+        if required is self.app.access.pins_required:
+            return
+        if self._cause("call", {"method": "require_pins", "required": required}):
+            self.app.require_pins(required)
+            self._flush()
 
     def sign_out(self, reason: str) -> None:
         """Sign out whoever is signed in (journalled as a cause first)."""
@@ -259,6 +272,8 @@ def apply_cause(app: TableApp, kind: str, payload: Mapping[str, Any], seq: int =
         app.apply_pin(PinAttempt.from_payload(payload))
     elif payload.get("method") == "sign_out":
         app.sign_out(str(payload.get("reason", "")))
+    elif payload.get("method") == "require_pins":
+        app.require_pins(bool(payload["required"]))
     else:
         raise RecoveryMismatch(seq, (kind, dict(payload)), None)
 
@@ -290,7 +305,8 @@ def recover(
     access: AccessPolicy = KEY_ONLY,
 ) -> JournaledTable:
     """Rebuild the table from its journal (see the module docstring)."""
-    app = TableApp(rules, NoDevices(), start=start, access=access)
+    # The journal says when PINs became required (a journal from before them replays as it was).
+    app = TableApp(rules, NoDevices(), start=start, access=_key_only(access))
     replayed: list[Entry] = []
     journaled: list[tuple[int, Entry]] = []
     causes = 0
@@ -329,7 +345,12 @@ def recover(
     if show is not None:
         show(Prompt(PromptCode.RESUMED, report.describe()))
     table.sign_out("the table restarted")
+    table.require_pins(access.pins_required)
     return table
+
+
+def _key_only(access: AccessPolicy) -> AccessPolicy:
+    return replace(access, pins_required=False)
 
 
 def _normal(entry: Entry) -> tuple[str, Any]:

@@ -22,7 +22,7 @@ pad, and the digits keyed on it are kept only until ``OK_`` (never output, logge
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import structlog
@@ -406,6 +406,24 @@ class TableApp:
                 log.info("sign-in refused", role=event.role, access=event.event)
         self._flush()
         return events[-1]
+
+    def require_pins(self, required: bool) -> None:
+        """From now on decisions need (or no longer need) a PIN besides the key: the table
+        journals when its policy changes, so a journal written before PINs replays as it was."""
+        if required is self.access.pins_required:
+            return
+        self.access = replace(self.access, pins_required=required)
+        self._pin = ""
+        signed_out = None if required else self.signin.sign_out("PINs are no longer required")
+        if signed_out is not None:
+            self._push(signed_out)
+        text = (
+            "supervisor and technician decisions need the key and that role's PIN"
+            if required
+            else "supervisor and technician decisions need the key alone"
+        )
+        self._push(AccessEvent(None, "policy", True, text))
+        self._flush()
 
     def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
         """Check and apply a PIN in one step (a table without a journal)."""

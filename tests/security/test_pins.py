@@ -11,7 +11,7 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from controller.access import Role
+from controller.access import KEY_ONLY, Role
 from controller.round import Action, HoldKind, State
 from drivers.events import Button, KeyPosition
 
@@ -149,6 +149,7 @@ def test_every_attempt_right_or_wrong_and_every_sign_out_is_journalled_without_t
     ]
     assert all(a["at"] == START for a in attempts)
     assert [(a["event"], a["role"]) for a in _access_rows(t)] == [
+        ("policy", None),  # the table's first start requires PINs
         ("wrong_pin", "supervisor"),
         ("signed_in", "supervisor"),
         ("signed_out", "supervisor"),
@@ -307,3 +308,38 @@ def test_a_technician_clears_a_hardware_lockup_but_nothing_that_moves_money_or_d
     t.press(Button.OK)
     assert state(t) is State.PLAYING
     t.close()
+
+
+def test_a_journal_from_before_pins_replays_as_it_was_and_pins_are_required_from_then_on(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.sqlite3"
+    before = PinTable(path, KEY_ONLY)  # a table of the key alone (as before PINs)
+    before.card("8S")
+    before.key(KeyPosition.SUPERVISOR)
+    before.press(Button.CANCEL)  # burnt by the key alone
+    before.key(KeyPosition.RUN)
+    assert state(before) is State.PLAYING
+    before.close()
+
+    clock = Clock()
+    after = PinTable(path, pins(clock), deal=False)  # replays without a mismatch
+    assert after.app.controller.table.cards_burned == 2
+    policy = [p for p in _calls(after) if p.get("method") == "require_pins"]
+    assert policy == [{"method": "require_pins", "required": True}]
+    after.card("4H")  # nobody asked for it either
+    after.key(KeyPosition.SUPERVISOR)
+    after.press(Button.CANCEL)
+    assert state(after) is State.HOLD  # the key alone no longer burns it
+    after.pin(SUPERVISOR_PIN)
+    after.press(Button.CANCEL)
+    assert state(after) is State.PLAYING
+    after.close()
+    again = PinTable(path, pins(clock), deal=False)
+    assert [p for p in _calls(again) if p.get("method") == "require_pins"] == policy
+    assert again.app.controller.table.cards_burned == 3
+    again.close()
+
+
+def _calls(t: PinTable) -> list[dict[str, Any]]:
+    return [r.payload for r in t.journal.iter_rows(kinds=["call"])]
