@@ -155,6 +155,20 @@ def clear_lockup(dealer: Dealer, state: dict[str, Any]) -> None:
     rig.wait_for(lambda s: s["key"] == "RUN", "the key back at RUN")
 
 
+def key_in_then_confirm(dealer: Dealer, state: dict[str, Any]) -> None:
+    """The dealer keys in the card the shoe could not read (on the display) and the supervisor
+    confirms it (key at SUP, OK_): the documented reaction to 0x10."""
+    rig = dealer.rig
+    reply = rig.send({"type": "key_card", "card": dealer.last_physical})
+    assert reply.get("accepted"), reply
+    supervisor_sign_in(rig.panel)
+    rig.wait_for(lambda s: s["key"] == "SUP" and "OK_" in s["lit"], "the confirm key lit")
+    rig.panel.tap("OK_")
+    rig.wait_for(lambda s: not s["holding"], "the keyed-in card confirmed")
+    supervisor_sign_out(rig.panel)
+    rig.wait_for(lambda s: s["key"] == "RUN", "the key back at RUN")
+
+
 def reset_shoe_then_void(code: int) -> Callable[[Dealer, dict[str, Any]], None]:
     """A technician takes the bad card out and resets the shoe's lockup; the supervisor voids
     the round (the card is in a hand already: nothing else gives every player their due)."""
@@ -322,15 +336,14 @@ CASES: dict[str, FaultCase] = {
         FaultCase(
             "misread",
             CARD_PHASES,
-            "hold: the card is keyed in (not yet possible at the panel or display) or the "
-            "supervisor voids the round",
-            Outcome.VOID,
+            "hold: the dealer keys the card in on the display, the supervisor confirms it",
+            Outcome.SAME,
             inject_card(lambda n: Misread(draw=n)),
             fault_event("FaultRaised", 0x10),
             fault_event("FaultCleared", 0x10),
             None,
-            void_round,
-            "void",
+            key_in_then_confirm,
+            "confirm_card",
         ),
         FaultCase(
             "unexpected_card",

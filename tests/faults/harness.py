@@ -33,7 +33,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from controller.table_config import Supervisor, hash_secret
+from controller.table_config import hash_secret
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
 
 WAIT_S = 8.0  # the longest any single effect may take (a stall, a reconnect, a 2 s hold)
@@ -65,20 +65,12 @@ class HarnessError(AssertionError):
 # --- the table under test ---------------------------------------------------------------------
 
 
-SUPERVISOR_PIN = "246810"
-
-
-def pins_supported() -> bool:
-    """Whether this croupier signs a supervisor in with a PIN (``[supervisor] pin_hash``); before
-    PINs, the key switch alone made a supervisor."""
-    return "pin_hash" in Supervisor.model_fields
+SUPERVISOR_PIN = "246810"  # its salted hash goes in the table file
 
 
 def table_file(folder: Path, variant: str, ports: dict[str, str], boxes: list[int]) -> Path:
     path = folder / "table.toml"
-    supervisor = (
-        f'\n[supervisor]\npin_hash = "{hash_secret(SUPERVISOR_PIN)}"\n' if pins_supported() else ""
-    )
+    supervisor = f'\n[supervisor]\npin_hash = "{hash_secret(SUPERVISOR_PIN)}"\n'
     path.write_text(
         f"""table_id = "fault-rig"
 variant = "{variant}"
@@ -292,11 +284,11 @@ class Rig:
     def changed_since(self, version: int, timeout: float = WAIT_S) -> dict[str, Any]:
         return self.wait_for(lambda s: s["version"] > version, "a new state", timeout)
 
-    def bet(self, box: int, player: str, cents: int) -> dict[str, Any]:
+    def send(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send one display message (docs: controller/display/messages.py); its answer."""
         assert self.ws is not None
         msg_id = next(self._ids)
-        message = {"type": "bet", "id": msg_id, "box": box, "player": player}
-        self.ws.send(json.dumps({**message, "amount_cents": cents}))
+        self.ws.send(json.dumps({**message, "id": msg_id}))
         deadline = time.monotonic() + WAIT_S
         while time.monotonic() < deadline:
             try:
@@ -305,20 +297,22 @@ class Rig:
                 continue
             if reply.get("id") == msg_id:
                 return reply
-        raise HarnessError(f"no answer to the bet {message}")
+        raise HarnessError(f"no answer to {message}")
+
+    def bet(self, box: int, player: str, cents: int) -> dict[str, Any]:
+        return self.send({"type": "bet", "box": box, "player": player, "amount_cents": cents})
 
 
 # --- the supervisor ---------------------------------------------------------------------------
 
 
 def supervisor_sign_in(panel: EmulatedPanel) -> None:
-    """The supervisor takes the panel (docs/panel.md): the key switch at SUP, then, at a table
-    that takes PINs, the PIN's digits and OK_."""
+    """The supervisor signs in at the panel (docs/panel.md): the key switch at SUP, then the
+    PIN's digits and OK_. Signed out again when the key leaves SUP."""
     panel.turn_key("SUP")
-    if pins_supported():
-        for digit in SUPERVISOR_PIN:
-            panel.tap(f"D{digit}_")
-        panel.tap("OK_")
+    for digit in SUPERVISOR_PIN:
+        panel.tap(f"D{digit}_")
+    panel.tap("OK_")
 
 
 def supervisor_sign_out(panel: EmulatedPanel) -> None:
@@ -392,7 +386,7 @@ class Dealer:
         self.hole_in_reader = False
         self.fresh_shoe = False
         self.log: RoundLog | None = None
-        self._last_physical = ""
+        self.last_physical = ""  # the card that really left the shoe last (a misread's too)
         self.hold_at_draw: int | None = None  # this draw makes the table hold (a card fault)
         self.on_phase_end: Callable[[], object] | None = None  # undo a phase-long injection
 
@@ -423,12 +417,12 @@ class Dealer:
                 self.log.draws.append(
                     (drawn.draw_no, None if drawn.card is None else str(drawn.card))
                 )
-            self._last_physical = str(drawn.physical)
+            self.last_physical = str(drawn.physical)
 
         before = self.rig.state
         state = self.act_and_wait(pull)
         if state["dealer"]["face_down"] > before["dealer"]["face_down"]:
-            self.hole = self._last_physical
+            self.hole = self.last_physical
         if self.hold_at_draw == drawn_no:
             # A card fault: the card (if read) and the fault come one after the other; no
             # further card may be drawn until the table has seen both.
