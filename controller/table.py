@@ -464,12 +464,12 @@ class TableApp:
             return None
         if not self.access.has_pin(role):
             return set_pin_hint(role)
+        # (no clock here: a replay, at another time, must refuse with the same words)
         until = self.signin.locks[role].locked_until
-        if until is not None and self.access.clock() < until:
-            return f"the {role.value} PIN is locked after wrong PINs until {when(until)}"
+        locked = "" if until is None else f"; wrong PINs locked it until {when(until)}"
         return (
             f"enter the {role.value} PIN: digits D0_-D9_ then OK_ on the panel with the key at "
-            f"{ROLE_KEYS[role]}, or the PIN field on the display"
+            f"{ROLE_KEYS[role]}, or the PIN field on the display{locked}"
         )
 
     def _technician_lockup(self) -> bool:
