@@ -36,7 +36,7 @@ from websockets.sync.client import ClientConnection, connect
 from controller.table_config import hash_secret
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
 
-WAIT_S = 8.0  # the longest any single effect may take (a stall, a reconnect, a 2 s hold)
+WAIT_S = 10.0  # the longest any single effect may take (a stall, a reconnect, a 2 s hold)
 START_S = 30.0
 
 # Pennsylvania Blackjack, two boxes, ace up so the round goes through every phase:
@@ -347,6 +347,25 @@ def signature(state: dict[str, Any]) -> tuple[Any, ...]:
     )
 
 
+def cards_out(state: dict[str, Any]) -> int:
+    """Cards on the table: every hand's and the dealer's (face down included)."""
+    dealer = state["dealer"]
+    return _hands_total(state) + len(dealer["cards"]) + int(dealer["face_down"])
+
+
+def _answered(key: str) -> Callable[[dict[str, Any], dict[str, Any]], bool]:
+    """The table answered a press of ``key`` (accepted or refused)."""
+    return lambda before, now: ((now.get("last_input") or {}).get("keys") or [])[-1:] == [key]
+
+
+def _card_taken(before: dict[str, Any], now: dict[str, Any]) -> bool:
+    """The table took the card drawn (one more card out), or holds for it, or (a burn card)
+    moved on."""
+    return bool(
+        cards_out(now) != cards_out(before) or now["holding"] or now["state"] != before["state"]
+    )
+
+
 @dataclass
 class RoundLog:
     """What the dealer did in one round."""
@@ -392,19 +411,33 @@ class Dealer:
 
     # --- helpers for hooks -------------------------------------------------------------------
 
-    def act_and_wait(self, act: Callable[[], None], timeout: float = WAIT_S) -> dict[str, Any]:
+    def act_and_wait(
+        self,
+        act: Callable[[], None],
+        effect: Callable[[dict[str, Any], dict[str, Any]], bool] | None = None,
+        timeout: float = WAIT_S,
+    ) -> dict[str, Any]:
+        """Do ``act``, then wait for a state that shows its ``effect(before, now)`` (by default
+        any change of :func:`signature`). The state in hand may be a little behind the table's,
+        and a late event of a fault may change it meanwhile, so an effect names what only this
+        act can do (its key's input result, one more card) where it can."""
         before = self.rig.state
         sig = signature(before)
         started = time.monotonic()
         act()
-        state = self.rig.wait_for(lambda s: signature(s) != sig, "the effect of an act", timeout)
+        state = self.rig.wait_for(
+            lambda s: signature(s) != sig and (effect is None or effect(before, s)),
+            "the effect of an act",
+            timeout,
+        )
         if self.log is not None:
             self.log.acts += 1
             self.log.waits.append(time.monotonic() - started)
         return state
 
     def tap(self, key: str) -> dict[str, Any]:
-        return self.act_and_wait(lambda: self.rig.panel.tap(key))
+        """Press and release ``key``; wait for the table's answer to that key."""
+        return self.act_and_wait(lambda: self.rig.panel.tap(key), _answered(key))
 
     def draw(self) -> dict[str, Any]:
         drawn_no = 0
@@ -420,7 +453,7 @@ class Dealer:
             self.last_physical = str(drawn.physical)
 
         before = self.rig.state
-        state = self.act_and_wait(pull)
+        state = self.act_and_wait(pull, _card_taken)
         if state["dealer"]["face_down"] > before["dealer"]["face_down"]:
             self.hole = self.last_physical
         if self.hold_at_draw == drawn_no:
@@ -510,7 +543,10 @@ class Dealer:
                 assert self.hole is not None, "no hole card was dealt"
                 hole = self.hole
                 self.hole_in_reader = True
-                self.act_and_wait(lambda: self.rig.peek.insert_hole_card(hole))
+                self.act_and_wait(
+                    lambda: self.rig.peek.insert_hole_card(hole),
+                    lambda before, now: now["state"] != "peek",
+                )
         elif name in ("offers", "insurance", "surrender", "rescue", "reveal", "settling"):
             self.tap("OK_")
         elif name == "playing":
