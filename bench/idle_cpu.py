@@ -5,7 +5,8 @@ on real ptys in this process (PtyRunner threads), the production drivers open th
 main thread waits on the event queue and hands every event to the :class:`TableApp`, as the
 table does between rounds (bets open, nobody at the table). CPU time is read per thread from
 ``/proc/self/task/*/stat`` and split between the emulated devices (threads ``sim-*``) and the
-table (everything else: drivers, main thread); the percentages are of one core.
+table (everything else: drivers, main thread); the percentages are of one core. Also how often
+each driver's thread woke to read (``DeviceDriver.reads``) during the quiet spell.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def main() -> int:
         while time.monotonic() < settle_until:
             with suppress(queue.Empty):
                 app.handle(devices.events.get(timeout=0.1))
+        reads_before = [d.reads for d in devices.drivers]
         before = thread_cpu()
         process_before = time.process_time()
         started = time.monotonic()
@@ -85,6 +87,10 @@ def main() -> int:
         wall = time.monotonic() - started
         process_cpu = time.process_time() - process_before
         after = thread_cpu()
+        reads = {
+            d.ref.type.label: round((d.reads - r) / wall, 1)
+            for d, r in zip(devices.drivers, reads_before, strict=True)
+        }
     used = {name: after.get(name, 0.0) - before.get(name, 0.0) for name in after}
     devices_cpu = sum(v for k, v in used.items() if k.startswith("sim-"))
     table_cpu = process_cpu - devices_cpu
@@ -96,6 +102,7 @@ def main() -> int:
         "cpu_pct_process": round(100 * process_cpu / wall, 3),
         "cpu_pct_table": round(100 * table_cpu / wall, 3),
         "cpu_pct_emulated_devices": round(100 * devices_cpu / wall, 3),
+        "driver_reads_per_s": reads,
         "busiest_threads": dict(sorted(used.items(), key=lambda kv: -kv[1])[:5]),
         "target_pct": TARGET_PCT,
         "python": platform.python_version(),

@@ -12,8 +12,8 @@ back to back, as a dealer sliding them out quickly).
 Measured per card: from the moment the last byte of its ``c`` frame has been written to the pty
 (the runner's ``os.write`` returned) to the moment the table published the first prompt the
 card caused (``TableApp``'s output sink). Both clocks are this process's ``perf_counter``.
-Not measured yet: the dealer display message (the display is not built; it will add its own
-leg after the prompt). No journal is attached to the table here.
+No journal is attached to the table here, and no display: ``display_latency.py`` measures the
+whole way to the dealer display's WebSocket message, journal included.
 """
 
 from __future__ import annotations
@@ -179,7 +179,6 @@ def main() -> int:
         "p99_ms": round(percentile(ms, 0.99), 3),
         "max_ms": round(max(ms), 3),
         "mean_ms": round(statistics.fmean(ms), 3),
-        "display_ms": None,  # the display leg comes with the display
         "seconds": round(time.perf_counter() - started, 1),
         "python": platform.python_version(),
         "machine": platform.machine(),

@@ -1,0 +1,158 @@
+"""``croupier run``: start-to-ready time, resident memory after start, idle CPU: one JSON line.
+
+``python bench/startup.py [--runs N] [--idle S] [--config FILE]``
+
+Each run starts the real command as a new process (``.venv/bin/croupier run --port 0`` with the
+table file, by default ``config/table.toml``: every device emulated in-process) in a new
+temporary directory (the file's relative journal and log paths land there: a fresh journal),
+stdin closed (no dealer at the terminal), and measures from just before the process is spawned
+to:
+
+* ``ready``: the ``display: http://...`` line on its stdout (printed once the journal is open,
+  the devices identified, the table's owner running and the display accepting connections);
+* ``answering``: the first ``200`` from ``GET /api/state``, polled every 5 ms from then on.
+
+Then, from ``/proc/<pid>/status``, its resident memory (``VmRSS``; ``VmHWM`` the peak) right
+after it answered and after ``--idle`` seconds of waiting, and its CPU time over that idle
+spell (``/proc/<pid>/stat``, utime + stime; a percentage of one core). SIGTERM ends it; it must
+exit 0 ("stopped cleanly"). Times are medians over the runs, with the minimum and maximum.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+CROUPIER = Path(sys.executable).with_name("croupier")
+TICKS = os.sysconf("SC_CLK_TCK")
+READY_PREFIX = "display: "
+TIMEOUT_S = 30.0
+TARGET_S = 1.5
+
+
+def status_kb(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(f"{field}:"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} in /proc/{pid}/status")
+
+
+def cpu_s(pid: int) -> float:
+    stat = Path(f"/proc/{pid}/stat").read_text()
+    fields = stat[stat.rindex(")") + 2 :].split()
+    return (int(fields[11]) + int(fields[12])) / TICKS
+
+
+def one_run(config: str, idle_s: float) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="croupier-start-") as work:
+        command = [str(CROUPIER), "run", "--config", str(Path(config).resolve()), "--port", "0"]
+        env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+        started = time.perf_counter()
+        proc = subprocess.Popen(  # noqa: S603 - our own command
+            command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            cwd=work,  # the table file's relative paths (journal, logs) land here: fresh
+            env=env,
+        )
+        try:
+            assert proc.stdout is not None
+            url = ""
+            for line in proc.stdout:
+                if line.startswith(READY_PREFIX):
+                    url = line[len(READY_PREFIX) :].strip()
+                    break
+            ready = time.perf_counter() - started
+            if not url:
+                raise RuntimeError(f"croupier run printed no display line: {proc.stderr!r}")
+            answering = _first_answer(f"{url}api/state", started)
+            rss_start = status_kb(proc.pid, "VmRSS")
+            cpu_before, idle_from = cpu_s(proc.pid), time.perf_counter()
+            time.sleep(idle_s)
+            idle_cpu = (cpu_s(proc.pid) - cpu_before) / (time.perf_counter() - idle_from)
+            rss_idle = status_kb(proc.pid, "VmRSS")
+            peak = status_kb(proc.pid, "VmHWM")
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            try:
+                out, err = proc.communicate(timeout=TIMEOUT_S)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                out, err = proc.communicate()
+        if proc.returncode != 0:
+            raise RuntimeError(f"croupier run exited {proc.returncode}: {err.strip()[-500:]}")
+        return {
+            "ready_s": ready,
+            "answering_s": answering,
+            "rss_after_start_mb": rss_start / 1024,
+            "rss_after_idle_mb": rss_idle / 1024,
+            "peak_mb": peak / 1024,
+            "idle_cpu_pct": 100 * idle_cpu,
+            "stopped_cleanly": "stopped cleanly" in out,
+        }
+
+
+def _first_answer(url: str, started: float) -> float:
+    end = time.monotonic() + TIMEOUT_S
+    while time.monotonic() < end:
+        try:
+            with urllib.request.urlopen(url, timeout=1.0) as reply:  # noqa: S310 - loopback
+                if reply.status == 200:
+                    return time.perf_counter() - started
+        except OSError:
+            pass
+        time.sleep(0.005)
+    raise RuntimeError(f"{url} did not answer within {TIMEOUT_S} s")
+
+
+def spread(values: list[float], digits: int = 3) -> dict[str, float]:
+    return {
+        "median": round(statistics.median(values), digits),
+        "min": round(min(values), digits),
+        "max": round(max(values), digits),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds idle after start")
+    parser.add_argument("--config", default=str(ROOT / "config" / "table.toml"))
+    args = parser.parse_args()
+    runs = [one_run(args.config, args.idle) for _ in range(args.runs)]
+    line = {
+        "benchmark": "croupier_run_start",
+        "config": os.path.relpath(args.config, ROOT),
+        "runs": len(runs),
+        "ready_s": spread([r["ready_s"] for r in runs]),
+        "answering_s": spread([r["answering_s"] for r in runs]),
+        "rss_after_start_mb": spread([r["rss_after_start_mb"] for r in runs], 1),
+        "rss_after_idle_mb": spread([r["rss_after_idle_mb"] for r in runs], 1),
+        "peak_mb": spread([r["peak_mb"] for r in runs], 1),
+        "idle_s": args.idle,
+        "idle_cpu_pct": spread([r["idle_cpu_pct"] for r in runs], 2),
+        "all_stopped_cleanly": all(r["stopped_cleanly"] for r in runs),
+        "target_ready_s": TARGET_S,
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+    }
+    print(json.dumps(line))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
