@@ -12,6 +12,7 @@ import json
 import os
 import platform
 import sys
+import time
 
 from controller.rules import VARIANT_IDS
 from controller.simulate import CHUNK_ROUNDS, SimConfig, simulate
@@ -30,8 +31,12 @@ def main() -> int:
             config = SimConfig(
                 variant, rounds=args.rounds, boxes=args.boxes, seed=args.seed, workers=workers
             )
+            cpu = time.process_time()
             result = simulate(config)
+            cpu = time.process_time() - cpu
             row[f"rounds_per_s_{workers}w"] = round(args.rounds / result.seconds, 1)
+            if workers == 1:  # on a shared machine the CPU time is the steadier figure
+                row["rounds_per_cpu_s_1w"] = round(args.rounds / cpu, 1)
         row["speedup_2w"] = round(row["rounds_per_s_2w"] / row["rounds_per_s_1w"], 2)
         results[variant] = row
     line = {
@@ -44,6 +49,7 @@ def main() -> int:
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),
+        "load_average": os.getloadavg(),
     }
     print(json.dumps(line))
     return 0
