@@ -200,6 +200,8 @@ def test_the_read_only_view_needs_its_token_and_cannot_act(page: Page) -> None:
         assert "CAL" in table.state()["lit"]  # lit for the dealer...
         expect(page.locator("button.key:enabled")).to_have_count(0)  # ...never for the pit
         expect(page.locator("#bet-form")).to_be_hidden()
+        for form in ("#pin-form", "#supervisor-decisions", "#key-card-form"):
+            expect(page.locator(form)).to_be_hidden()  # no sign-in, decision or key-in here
         screenshot(page, "view-read-only")
 
         before = inputs(table)
@@ -214,16 +216,19 @@ def test_the_read_only_view_needs_its_token_and_cannot_act(page: Page) -> None:
                       ws.send(JSON.stringify({type: "press", key: "CAL", id: 1}));
                       ws.send(JSON.stringify({type: "bet", box: 1, player: "ann",
                                               amount_cents: 1000, id: 2}));
+                      ws.send(JSON.stringify({type: "pin", pin: "73915084", id: 3}));
+                      ws.send(JSON.stringify({type: "supervisor", decision: "void", id: 4}));
+                      ws.send(JSON.stringify({type: "key_card", card: "8S", id: 5}));
                     }
                     if (msg.type === "error") { answers.push(msg); }
-                    if (answers.length === 2) { ws.close(); done(); }
+                    if (answers.length === 5) { ws.close(); done(); }
                   };
                 });
                 return answers;
             }""",
             VIEW_TOKEN,
         )
-        assert [a["id"] for a in answers] == [1, 2]
+        assert [a["id"] for a in answers] == [1, 2, 3, 4, 5]
         assert all("read-only view: it cannot act" in a["error"] for a in answers)
         assert inputs(table) == before
         assert table.state()["boxes"][0]["wagers"] == []
