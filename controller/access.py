@@ -132,7 +132,7 @@ class AccessEvent:
     """What became of a sign-in, a lockout or a sign-out (journal row kind ``access``)."""
 
     role: str | None
-    event: str  # signed_in, wrong_pin, locked, refused, signed_out
+    event: str  # signed_in, wrong_pin, locked, refused, signed_out, policy
     accepted: bool
     text: str  # what the dealer is told
     source: str = ""

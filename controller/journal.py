@@ -45,7 +45,8 @@ history, audit and recovery code that reads them):
 ``supervisor``    ``{action, by, detail}`` -- a supervisor's override, with who
 ``access``        ``{role, event, accepted, text, source, wrong_in_a_row, locked_until}`` -- a
                   sign-in, a wrong PIN, a lockout (until: wall-clock seconds), a refused
-                  attempt or a sign-out (:class:`controller.access.AccessEvent`)
+                  attempt, a sign-out or the PIN policy changed (``event`` ``policy``)
+                  (:class:`controller.access.AccessEvent`)
 ``command``       ``{device, command, args}`` -- a command sent to a device
 ``round_start``   ``{round, variant}``
 ``round_end``     ``{round, net_cents, net_by_player}`` -- net to the players, integer cents
