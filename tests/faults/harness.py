@@ -353,9 +353,24 @@ def cards_out(state: dict[str, Any]) -> int:
     return _hands_total(state) + len(dealer["cards"]) + int(dealer["face_down"])
 
 
+def _moved_on(before: dict[str, Any], now: dict[str, Any]) -> bool:
+    """The round itself moved: its state, round, turn, cards or holds."""
+    return bool(
+        now["state"] != before["state"]
+        or now["round"] != before["round"]
+        or now["turn"] != before["turn"]
+        or cards_out(now) != cards_out(before)
+        or now["holds"] != before["holds"]
+    )
+
+
 def _answered(key: str) -> Callable[[dict[str, Any], dict[str, Any]], bool]:
-    """The table answered a press of ``key`` (accepted or refused)."""
-    return lambda before, now: ((now.get("last_input") or {}).get("keys") or [])[-1:] == [key]
+    """The table answered a press of ``key`` (accepted or refused), or the round moved on
+    (the display gets the latest state only, so the answer itself may be skipped over when
+    another input follows at once: SHF, then the shoe's "loaded")."""
+    return lambda before, now: bool(
+        ((now.get("last_input") or {}).get("keys") or [])[-1:] == [key] or _moved_on(before, now)
+    )
 
 
 def _card_taken(before: dict[str, Any], now: dict[str, Any]) -> bool:
