@@ -243,7 +243,12 @@ def journal_entries(app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry
             entries.append(
                 ("round_start", {"round": app.controller.round.number, "variant": app.rules.id})
             )
-        elif isinstance(item, StateChanged) and item.dest is State.SETTLING:
+        elif (
+            isinstance(item, StateChanged)
+            and item.dest is State.SETTLING
+            # A hold while settling resumes into SETTLING: the round ended once, at the first.
+            and (item.source is not State.HOLD or item.action is Action.VOID)
+        ):
             net: dict[str, int] = {}
             for e in app.controller.round.ledger:
                 net[e.player] = net.get(e.player, 0) + e.amount_cents

@@ -189,6 +189,7 @@ class TableApp:
         self.last_draw_no: int | None = None  # the shoe's last draw number applied
         self.unread_draws = 0  # unreadable cards since then (each leaves a gap of one)
         self._peek_arm: str | None = None
+        self._peek_held = False  # a hold interrupted the peek
         self._on_output = on_output
         self._flush()
 
@@ -681,8 +682,18 @@ class TableApp:
             self._push(item)
             if isinstance(item, DeviceCommand):
                 self._command(item)
-        if self.controller.state is not State.PEEK:
+        state = self.controller.state
+        if state is State.HOLD and self.controller.table.resume_state is State.PEEK:
+            self._peek_held = True  # the round goes back to the peek: keep what to arm
+        elif state is not State.PEEK:
             self._peek_arm = None
+            self._peek_held = False
+        elif self._peek_held:
+            # Back from a hold (a lid, a lost link): the reader may have lost its arming, so arm
+            # it again for the hole card already in it, or when the card is sensed.
+            self._peek_held = False
+            if self._peek_arm and self.card_in_reader:
+                self.commands.arm_peek(self._peek_arm)
         lit = self.valid_buttons()
         if lit != self.lit:
             self.lit = lit

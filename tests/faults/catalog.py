@@ -515,29 +515,12 @@ CASES: dict[str, FaultCase] = {
 
 # Found while writing this suite (product bugs, in files owned elsewhere): strict xfails, so
 # the fix turns them into failures that ask for the mark to go.
-PEEK_ARM_LOST = (
-    "a hold during the peek phase loses the reader's arming: TableApp._flush forgets _peek_arm "
-    "whenever the state is not PEEK (HOLD included), and the resume to PEEK does not arm the "
-    "reader again, so the hole card slid in after the hold is never read and the round hangs "
-    "in PEEK"
-)
 PUSHBACK_SETTLED = (
     "a card pushed back on the dealer's last draw: the shoe sends c then fault 0x12; the table "
     "applies the card, which completes the dealer's hand and settles the round, before the "
     "lockup; the void then finds no open wager to return (the round keeps the ledger of a card "
     "that went back into the shoe) and a second round_end row is written for the round"
 )
-SETTLING_TWICE = (
-    "a hold while the round is settling (lid lockup, link lost) resumes to SETTLING, and "
-    "journaled.journal_entries writes a round_end row on every change into SETTLING: the round "
-    "gets two round_end rows, and whoever adds up round_end rows counts its net twice"
-)
 KNOWN: dict[tuple[str, str], str] = {
-    ("lid_open", "settlement"): SETTLING_TWICE,
-    ("stall", "settlement"): SETTLING_TWICE,
-    ("unplug", "settlement"): SETTLING_TWICE,
-    ("lid_open", "peek"): PEEK_ARM_LOST,
-    ("stall", "peek"): PEEK_ARM_LOST,
-    ("unplug", "peek"): PEEK_ARM_LOST,
     ("pushback", "dealer"): PUSHBACK_SETTLED,
 }
