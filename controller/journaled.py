@@ -246,9 +246,10 @@ def journal_entries(app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry
         elif (
             isinstance(item, StateChanged)
             and item.dest is State.SETTLING
-            # A hold while settling resumes into SETTLING: the round ended once, at the first.
-            and (item.source is not State.HOLD or item.action is Action.VOID)
+            # A hold while settling resumes into SETTLING: a round ends once, at the first.
+            and app.round_end_journaled != app.controller.round.number
         ):
+            app.round_end_journaled = app.controller.round.number
             net: dict[str, int] = {}
             for e in app.controller.round.ledger:
                 net[e.player] = net.get(e.player, 0) + e.amount_cents

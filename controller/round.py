@@ -212,6 +212,7 @@ class HoldKind(StrEnum):
     UNEXPECTED_CARD = "unexpected_card"
     UNREADABLE_CARD = "unreadable_card"
     LOCKUP = "lockup"
+    REDRAW = "redraw"  # a card the shoe pushed back must be drawn again (it is dealt already)
 
 
 @dataclass

@@ -44,6 +44,7 @@ from controller.access import (
     technician_lockup,
     when,
 )
+from controller.cards import Card
 from controller.prompts import Prompt, PromptCode
 from controller.round import (
     SUPERVISOR_ACTIONS,
@@ -81,6 +82,7 @@ from drivers.events import (
 log = structlog.get_logger("croupier.table")
 
 CARD_UNREADABLE = 0x10
+CARD_PUSHBACK = 0x12
 
 DECISION_KEYS: dict[Button, Action] = {
     Button.HIT: Action.HIT,
@@ -190,6 +192,9 @@ class TableApp:
         self.unread_draws = 0  # unreadable cards since then (each leaves a gap of one)
         self._peek_arm: str | None = None
         self._peek_held = False  # a hold interrupted the peek
+        self.last_card: Card | None = None  # the last card from the shoe the table applied
+        self.pushed_back: Card | None = None  # applied, then pushed back into the shoe (0x12)
+        self.round_end_journaled: int | None = None  # (kept by controller.journaled)
         self._on_output = on_output
         self._flush()
 
@@ -276,6 +281,19 @@ class TableApp:
                 f"before (last draw {last}): not applied again",
             )
             return
+        if self.pushed_back is not None and event.card == self.pushed_back:
+            # The card the shoe pushed back comes out again: it was dealt already, so it goes
+            # where it went the first time and is not applied a second time.
+            self.last_draw_no = event.draw_no
+            self.unread_draws = 0
+            self.pushed_back = None
+            self._note(
+                DeviceType.SHOE,
+                f"card {event.card} drawn again after its pushback (draw {event.draw_no}): "
+                "already dealt, not applied again",
+            )
+            self._perform(Action.RESUME, {"kind": HoldKind.REDRAW.value, "device": "shoe"})
+            return
         if last is not None and event.draw_no > last + 1 + self.unread_draws:
             missing = event.draw_no - last - 1 - self.unread_draws
             self._perform(
@@ -290,7 +308,8 @@ class TableApp:
             )
         self.last_draw_no = event.draw_no
         self.unread_draws = 0
-        self._perform(Action.CARD, {"card": event.card})
+        result = self._perform(Action.CARD, {"card": event.card})
+        self.last_card = event.card if result.accepted else None
         self.cards_handled += 1  # (a repeat is not counted: it is not a new card)
 
     def _device_back(self, label: str) -> None:
@@ -314,14 +333,29 @@ class TableApp:
                 },
             )
         elif event.severity is Severity.LOCKUP:
+            pushed = self.last_card if event.code == CARD_PUSHBACK else None
             self._perform(
                 Action.HOLD,
                 {
                     "kind": HoldKind.LOCKUP.value,
-                    "detail": f"{device} lockup {event.name}",
+                    "detail": f"{device} lockup {event.name}"
+                    + ("" if pushed is None else f": {pushed} went back into the shoe"),
                     "device": device,
                 },
             )
+            if pushed is not None and self.pushed_back is None:
+                # The card was applied before the shoe pushed it back: it stays dealt, and the
+                # table holds until it is drawn again (or the round is voided).
+                self.pushed_back = pushed
+                self._perform(
+                    Action.HOLD,
+                    {
+                        "kind": HoldKind.REDRAW.value,
+                        "detail": f"draw {pushed} again: it is dealt already and goes where it "
+                        "went the first time",
+                        "device": device,
+                    },
+                )
 
     def _note(self, device: DeviceType, text: str) -> None:
         self._push(DeviceNote(device.label, text))
@@ -682,6 +716,10 @@ class TableApp:
             self._push(item)
             if isinstance(item, DeviceCommand):
                 self._command(item)
+        if self.pushed_back is not None and not any(
+            h.kind is HoldKind.REDRAW for h in self.controller.hold_reasons
+        ):
+            self.pushed_back = None  # the round was voided: the card comes out as a new one
         state = self.controller.state
         if state is State.HOLD and self.controller.table.resume_state is State.PEEK:
             self._peek_held = True  # the round goes back to the peek: keep what to arm

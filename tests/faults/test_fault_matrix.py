@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.faults.catalog import CASES, KNOWN, FaultCase, Outcome, clear_lockup, hooks
+from tests.faults.catalog import CASES, KNOWN, FaultCase, Outcome, hooks
 from tests.faults.harness import (
     Dealer,
     JournalRow,
@@ -206,25 +206,10 @@ def test_after_each_fault_the_table_plays_an_undisturbed_round_to_the_same_ledge
     assert round_end(rows, clean.number)["net_by_player"] == baseline_net(runs)
 
 
-def reset_shoe_then_clear(dealer: Dealer, state: dict[str, Any]) -> None:
-    if 0x12 in dealer.rig.shoe.active_faults:
-        dealer.rig.shoe.clear_fault(0x12)
-    clear_lockup(dealer, state)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="no supervisor decision takes back the card of a pushback: the table applied the "
-    "card read before fault 0x12, the card went back into the shoe, and after the lockup is "
-    "cleared the next draw reads it again under a new draw number and the table applies it a "
-    "second time (to the next hand due); only a void gives every player their due",
-)
 def test_a_pushed_back_card_is_not_applied_twice_when_the_supervisor_clears_the_lockup(
     runs: Any, tmp_path: Path
 ) -> None:
-    case = dataclasses.replace(
-        CASES["pushback"], phases=("players",), on_hold=reset_shoe_then_clear
-    )
+    case = dataclasses.replace(CASES["pushback"], phases=("players",))
     run = play(tmp_path, case)
     assert run.errors == {}
     log = run.rounds["players"]
