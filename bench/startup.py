@@ -12,10 +12,15 @@ to:
   the devices identified, the table's owner running and the display accepting connections);
 * ``answering``: the first ``200`` from ``GET /api/state``, polled every 5 ms from then on.
 
+``--ptys``: the devices are instead ``croupier emulate``'s, in another process on real ptys (one
+emulator for all the runs, like hardware that stays on), named in a copy of the table file, as
+a table with serial devices runs.
+
 Then, from ``/proc/<pid>/status``, its resident memory (``VmRSS``; ``VmHWM`` the peak) right
 after it answered and after ``--idle`` seconds of waiting, and its CPU time over that idle
-spell (``/proc/<pid>/stat``, utime + stime; a percentage of one core). SIGTERM ends it; it must
-exit 0 ("stopped cleanly"). Times are medians over the runs, with the minimum and maximum.
+spell (``/proc/<pid>/stat``, utime + stime; a percentage of one core), and whether
+``/api/state`` then shows every device connected. SIGTERM ends it; it must exit 0 ("stopped
+cleanly"). Times are medians over the runs, with the minimum and maximum.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ import argparse
 import json
 import os
 import platform
+import re
 import signal
 import statistics
 import subprocess
@@ -85,6 +91,8 @@ def one_run(config: str, idle_s: float) -> dict[str, Any]:
             time.sleep(idle_s)
             idle_cpu = (cpu_s(proc.pid) - cpu_before) / (time.perf_counter() - idle_from)
             rss_idle = status_kb(proc.pid, "VmRSS")
+            with urllib.request.urlopen(f"{url}api/state", timeout=5.0) as reply:  # noqa: S310
+                devices = {d["role"]: d["status"] for d in json.load(reply)["devices"]}
             peak = status_kb(proc.pid, "VmHWM")
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -103,6 +111,7 @@ def one_run(config: str, idle_s: float) -> dict[str, Any]:
             "peak_mb": peak / 1024,
             "idle_cpu_pct": 100 * idle_cpu,
             "stopped_cleanly": "stopped cleanly" in out,
+            "devices_connected": set(devices.values()) == {"connected"},
         }
 
 
@@ -127,16 +136,53 @@ def spread(values: list[float], digits: int = 3) -> dict[str, float]:
     }
 
 
+def emulator_table(config: str, work: Path) -> tuple[subprocess.Popen[str], Path]:
+    """Start ``croupier emulate`` and write a copy of ``config`` naming its three ptys."""
+    proc = subprocess.Popen(  # noqa: S603 - our own command
+        [str(CROUPIER), "emulate"],
+        stdin=subprocess.PIPE,  # kept open: the emulator serves until it is told to stop
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.stdout is not None
+    paths = dict(proc.stdout.readline().split() for _ in range(3))
+    text = Path(config).read_text()
+    for role in ("shoe", "peek", "panel"):
+        text, count = re.subn(
+            rf'^{role}\s*=\s*"emulated"', f'{role} = "{paths[role]}"', text, flags=re.M
+        )
+        if count != 1:
+            raise RuntimeError(f"{config}: no '{role} = \"emulated\"' line to point at a pty")
+    table = work / "table-on-ptys.toml"
+    table.write_text(text)
+    return proc, table
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds idle after start")
     parser.add_argument("--config", default=str(ROOT / "config" / "table.toml"))
+    parser.add_argument("--ptys", action="store_true", help="devices: croupier emulate's ptys")
     args = parser.parse_args()
-    runs = [one_run(args.config, args.idle) for _ in range(args.runs)]
+    with tempfile.TemporaryDirectory(prefix="croupier-emulate-") as work:
+        emulator = None
+        config = args.config
+        if args.ptys:
+            emulator, table = emulator_table(args.config, Path(work))
+            config = str(table)
+        try:
+            runs = [one_run(config, args.idle) for _ in range(args.runs)]
+        finally:
+            if emulator is not None:
+                emulator.terminate()
+                emulator.communicate(timeout=TIMEOUT_S)
     line = {
         "benchmark": "croupier_run_start",
         "config": os.path.relpath(args.config, ROOT),
+        "devices": "croupier emulate on ptys" if args.ptys else "as in the table file",
         "runs": len(runs),
         "ready_s": spread([r["ready_s"] for r in runs]),
         "answering_s": spread([r["answering_s"] for r in runs]),
@@ -146,6 +192,7 @@ def main() -> int:
         "idle_s": args.idle,
         "idle_cpu_pct": spread([r["idle_cpu_pct"] for r in runs], 2),
         "all_stopped_cleanly": all(r["stopped_cleanly"] for r in runs),
+        "all_devices_connected_when_idle": all(r["devices_connected"] for r in runs),
         "target_ready_s": TARGET_S,
         "python": platform.python_version(),
         "machine": platform.machine(),
