@@ -231,7 +231,7 @@ class DeviceCore:
         self._last_heard = self._now
         self._faults: dict[int, Severity] = {}
         self._tamper: set[str] = set()
-        self._reply_cache: tuple[tuple[int, str, str], Frame, float] | None = None
+        self._reply_cache: dict[tuple[int, str, str], tuple[Frame, float]] = {}
         self._stall_until: float | None = None
         self._stall_then_reboot = False
         self._delayed_acks: list[tuple[float, Frame]] = []
@@ -490,22 +490,28 @@ class DeviceCore:
                 self._transmit(head.frame, now)
         else:
             key = (frame.seq, frame.kind, frame.payload)
-            cache = self._reply_cache
+            cached = self._reply_cache.get(key)
             if (
                 frame.kind not in ("Q", "I")
-                and cache is not None
-                and cache[0] == key
-                and now - cache[2] <= REPEAT_WINDOW_S
+                and cached is not None
+                and now - cached[1] <= REPEAT_WINDOW_S
             ):
                 self.stats["rx_repeated_command"] += 1
-                self._transmit(cache[1], now)
+                self._transmit(cached[0], now)
                 return
             self._deferring = True
             try:
                 reply = self._command(frame, now)
             finally:
                 self._deferring = False
-            self._reply_cache = (key, reply, now)
+            if frame.kind not in ("Q", "I"):
+                # Remember every command of the last REPEAT_WINDOW_S, not only the last one: a
+                # poll or another command between a lost reply and the host's retry must not
+                # make the retry look new (a shoe would load a second new shoe).
+                self._reply_cache = {
+                    k: v for k, v in self._reply_cache.items() if now - v[1] <= REPEAT_WINDOW_S
+                }
+                self._reply_cache[key] = (reply, now)
             self._transmit(reply, now)
             self._pump_queue(now)
 
