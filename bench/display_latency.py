@@ -29,6 +29,7 @@ import bisect
 import json
 import os
 import platform
+import shutil
 import signal
 import statistics
 import subprocess
@@ -219,6 +220,7 @@ def main() -> int:
         vars(pty_module)["os"] = os
         vars(service_module)["serve"] = serve
         reset_logging()
+        shutil.rmtree(work, ignore_errors=True)  # the journal and the audit log
     written = clock.card_written
     versions = [v for v, _ in arrivals]
     handled_counts = [h for _, _, h in published]
