@@ -1,8 +1,9 @@
 """Every fault of protocol.md as a case the harness can inject in a phase of a round.
 
 A :class:`FaultCase` says which phases it makes sense in, how it is injected when the round
-enters the phase (``inject``), what a person does when the table holds for it (``on_hold``:
-a technician resets the device, a supervisor clears the lockup or voids the round), whether the
+enters the phase (``inject``), what people do when the table holds for it (``on_hold``: the
+dealer keys in an unreadable card and the supervisor confirms it; a technician resets the shoe;
+the supervisor, signed in with the PIN, clears the lockup or voids the round), whether the
 round must end with the undisturbed ledger (``outcome = SAME``) or voided with every wager
 returned (``VOID``), and how the journal shows it raised and cleared.
 
