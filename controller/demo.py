@@ -156,10 +156,10 @@ class DemoDealer:
 
     def _keys(self, now: float, keys: list[str], done: Callable[[], bool] | None = None) -> bool:
         app = self.app
-        start = len(app.outputs)
+        start = app.output_mark()  # (the table service may trim its outputs meanwhile)
 
         def answered() -> bool:
-            for item in app.outputs[start:]:
+            for item in app.outputs_since(start):
                 if isinstance(item, InputResult):
                     if not item.accepted:
                         self._refusals += 1

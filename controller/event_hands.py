@@ -110,12 +110,12 @@ class EventHands:
             return
         box = self.app.controller.round.boxes.get(int(data.get("box", 0) or 0))
         players = [w.player for w in box.wagers] if box is not None else []
-        start = len(self.app.outputs)
+        start = self.app.output_mark()
         for key in keys_for(action, data, players):
             self._send(DeviceType.PANEL, ButtonPressed, button=key, held_ms=0)
         if action is Action.SHUFFLE and self.app.shuffle_requested:
             self._send(DeviceType.SHOE, ShoeLoaded, cards_detected=None)
-        for item in self.app.outputs[start:]:
+        for item in self.app.outputs_since(start):
             if isinstance(item, InputResult) and not item.accepted:
                 raise ActionRefused(action, self.app.controller.state, item.reason)
 

@@ -175,12 +175,12 @@ class DeviceHands(Hands):
             self.shoe.prepare_next_shoe(self.shoe.cards_left)
         box = self.app.controller.round.boxes.get(int(data.get("box", 0) or 0))
         players = [w.player for w in box.wagers] if box is not None else []
-        start = len(self.app.outputs)
+        start = self.app.output_mark()
         for key in keys_for(action, data, players):
             self.panel.tap(key.value)
 
         def result() -> InputResult | None:
-            for item in self.app.outputs[start:]:
+            for item in self.app.outputs_since(start):
                 # this entry's result, or a refusal of one of the keys pressed for it
                 if isinstance(item, InputResult) and (
                     item.action is action or (not item.accepted and bool(item.keys))
@@ -296,8 +296,8 @@ def output_cursor(app: TableApp) -> Callable[[], list[Any]]:
 
     def drain() -> list[Any]:
         nonlocal seen
-        new = app.outputs[seen:]
-        seen = len(app.outputs)
+        new = app.outputs_since(seen)
+        seen = app.output_mark()
         return new
 
     return drain

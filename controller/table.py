@@ -83,6 +83,7 @@ log = structlog.get_logger("croupier.table")
 
 CARD_UNREADABLE = 0x10
 CARD_PUSHBACK = 0x12
+BETWEEN_ROUNDS = frozenset({State.BETTING, State.SHUFFLE, State.BURN, State.SETTLING})
 
 DECISION_KEYS: dict[Button, Action] = {
     Button.HIT: Action.HIT,
@@ -180,7 +181,8 @@ class TableApp:
         self._pin = ""  # digits keyed on the PIN pad: never output, logged or journalled
         self.controller = RoundController(rules, start=start)
         self.commands: DeviceCommands = commands if commands is not None else NoDevices()
-        self.outputs: list[TableOutput] = []
+        self.outputs: list[TableOutput] = []  # the recent ones (see trim_outputs)
+        self.outputs_trimmed = 0  # outputs dropped from the front of ``outputs`` so far
         self.entry = PanelEntry()
         self.lit: frozenset[Button] = frozenset()
         self.cards_handled = 0
@@ -216,6 +218,18 @@ class TableApp:
             if self.shuffle_requested:
                 self.shuffle_requested = False
                 self._perform(Action.SHUFFLE, {})
+            elif self.controller.state not in BETWEEN_ROUNDS:
+                # Nobody asked for it and a round is open: its cards so far came from the old
+                # shoe, the next from the new one. A supervisor checks before play goes on.
+                self._perform(
+                    Action.HOLD,
+                    {
+                        "kind": HoldKind.LOCKUP.value,
+                        "device": "shoe",
+                        "detail": "SHOE_RELOADED: the shoe loaded a new shoe in the middle of "
+                        f"round {self.controller.round.number}; supervisor verification",
+                    },
+                )
         elif isinstance(event, PeekResult):
             self._perform(Action.PEEK, {"outcome": event.outcome.value})
             self.peeks_handled += 1
@@ -777,6 +791,21 @@ class TableApp:
         return frozenset(lit)
 
     # --- views -----------------------------------------------------------------------------------
+
+    def output_mark(self) -> int:
+        """A position in the table's outputs that stays valid across :meth:`trim_outputs`."""
+        return self.outputs_trimmed + len(self.outputs)
+
+    def outputs_since(self, mark: int) -> list[TableOutput]:
+        """The outputs after ``mark`` (those still kept)."""
+        return self.outputs[max(0, mark - self.outputs_trimmed) :]
+
+    def trim_outputs(self, keep: int) -> None:
+        """Keep only the last ``keep`` outputs in memory (the journal has every one)."""
+        drop = len(self.outputs) - keep
+        if drop > 0:
+            del self.outputs[:drop]
+            self.outputs_trimmed += drop
 
     def prompts(self) -> list[Prompt]:
         return [o for o in self.outputs if isinstance(o, Prompt)]

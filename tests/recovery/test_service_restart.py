@@ -92,3 +92,19 @@ def test_a_variant_file_changed_between_starts_is_flagged(tmp_path: Path) -> Non
         rows = [r.payload for r in journal.iter_rows(kinds=["config"])]
     assert [r["changed"] for r in rows] == [[], ["variant_sha256"]]
     assert rows[0]["variant_sha256"] != rows[1]["variant_sha256"]
+
+
+def test_a_long_running_table_keeps_only_its_recent_outputs_in_memory(tmp_path: Path) -> None:
+    demo = DemoOptions(pace_s=0.0, boxes=(1, 2, 3), seed=9)
+
+    class Small(TableService):
+        keep_outputs = 40
+
+    with Small(loaded(tmp_path), demo=demo) as service:
+        state = wait(service, lambda s: s["rounds_completed"] >= 4, "four rounds played")
+        assert service.app is not None
+        assert len(service.app.outputs) <= 2 * Small.keep_outputs + 100  # + one unit of work
+        assert state["prompt"]  # the display still has what it shows
+    assert service.errors == []
+    with Journal.open(tmp_path / "journal.sqlite3", table_id="t-restart") as journal:
+        assert len(journal.rows(kinds=["round_end"])) >= 4  # the journal keeps everything
