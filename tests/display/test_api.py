@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
+import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -51,54 +54,85 @@ def _table_view(table: Table) -> tuple[Any, ...]:
     return (len(inputs), app.inputs_handled, s["state"], s["boxes"], s["entry"], s["lit"])
 
 
+def play_to_the_reveal(table: Table, check: Callable[[str], object]) -> None:
+    """The PA round up to the turned-over hole card, calling ``check(step)`` at every step."""
+    check("burn")
+    table.draw()
+    table.wait_for(lambda s: s["state"] == "betting", "bets open")
+    assert table.service.submit(Bet(1, "ann", 1000)).result(WAIT_S).accepted
+    assert table.service.submit(Press(Button.DEAL)).result(WAIT_S).accepted
+    for _ in range(4):
+        table.draw()
+        check("deal")
+    state = table.wait_for(lambda s: s["state"] == "insurance", "the insurance window")
+    assert state["dealer"] == {
+        "cards": ["AS"],
+        "face_down": 1,
+        "total": "soft 11",
+        "revealed": False,
+    }
+    check("insurance")
+    assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
+    table.wait_for(lambda s: s["state"] == "surrender", "the surrender window")
+    check("surrender")
+    assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
+    table.wait_for(lambda s: s["state"] == "peek", "the peek")
+    check("peek")
+    table.reader.insert_hole_card(HOLE)
+    table.wait_for(lambda s: s["state"] == "playing", "play")
+    table.reader.remove_hole_card()
+    check("playing")
+    assert table.service.submit(Press(Button.STAND)).result(WAIT_S).accepted
+    table.wait_for(lambda s: s["state"] == "reveal", "the reveal prompt")
+    check("reveal prompt")
+    assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
+    state = table.wait_for(lambda s: s["state"] == "dealer", "the dealer draws")
+    assert state["dealer"]["cards"] == ["AS", HOLE]
+    assert state["dealer"]["face_down"] == 0
+
+
 def test_api_state_never_holds_the_hole_card_before_the_reveal() -> None:
     with running_table(table_config("pa-blackjack"), PA_ROUND) as table:
         seen: list[str] = []
 
-        def check(step: str) -> dict[str, Any]:
+        def check(step: str) -> None:
             text = table.api_state_text()
             seen.append(step)
             assert HOLE not in text, f"the hole card is in /api/state at {step}"
-            state = json.loads(text)
-            assert isinstance(state, dict)
-            return state
+            assert isinstance(json.loads(text), dict)
 
-        check("burn")
-        table.draw()
-        table.wait_for(lambda s: s["state"] == "betting", "bets open")
-        assert table.service.submit(Bet(1, "ann", 1000)).result(WAIT_S).accepted
-        assert table.service.submit(Press(Button.DEAL)).result(WAIT_S).accepted
-        for _ in range(4):
-            table.draw()
-            check("deal")
-        state = table.wait_for(lambda s: s["state"] == "insurance", "the insurance window")
-        assert state["dealer"] == {
-            "cards": ["AS"],
-            "face_down": 1,
-            "total": "soft 11",
-            "revealed": False,
-        }
-        check("insurance")
-        assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
-        table.wait_for(lambda s: s["state"] == "surrender", "the surrender window")
-        check("surrender")
-        assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
-        table.wait_for(lambda s: s["state"] == "peek", "the peek")
-        check("peek")
-        table.reader.insert_hole_card(HOLE)
-        table.wait_for(lambda s: s["state"] == "playing", "play")
-        table.reader.remove_hole_card()
-        check("playing")
-        assert table.service.submit(Press(Button.STAND)).result(WAIT_S).accepted
-        table.wait_for(lambda s: s["state"] == "reveal", "the reveal prompt")
-        check("reveal prompt")
-
-        assert table.service.submit(Press(Button.OK)).result(WAIT_S).accepted
-        state = table.wait_for(lambda s: s["state"] == "dealer", "the dealer draws")
-        assert state["dealer"]["cards"] == ["AS", HOLE]
-        assert state["dealer"]["face_down"] == 0
+        play_to_the_reveal(table, check)
         assert HOLE in table.api_state_text()
         assert seen[-1] == "reveal prompt"
+
+
+def test_the_socket_stream_never_carries_the_hole_card_before_the_reveal() -> None:
+    with running_table(table_config("pa-blackjack"), PA_ROUND) as table:
+        received: list[str] = []
+        with connect(_ws_url(table), open_timeout=WAIT_S) as ws:
+            stop = threading.Event()
+
+            def listen() -> None:
+                while not stop.is_set():
+                    with contextlib.suppress(TimeoutError):
+                        received.append(str(ws.recv(timeout=0.1)))
+
+            listener = threading.Thread(target=listen, daemon=True)
+            listener.start()
+            play_to_the_reveal(table, lambda step: None)
+            deadline = time.monotonic() + WAIT_S
+            while not any(HOLE in m for m in received) and time.monotonic() < deadline:
+                time.sleep(0.01)
+            stop.set()
+            listener.join(WAIT_S)
+        states = [json.loads(m)["state"] for m in received if json.loads(m)["type"] == "state"]
+        # the first state after the dealer turned the hole card over (OK at the reveal)
+        turned = next(i for i, s in enumerate(states) if s["state"] == "dealer")
+        assert {"betting", "insurance", "peek", "playing", "reveal"} <= {
+            s["state"] for s in states[:turned]
+        }  # the whole round so far came over the socket
+        assert [i for i, s in enumerate(states[:turned]) if HOLE in json.dumps(s)] == []
+        assert HOLE in json.dumps(states[turned])
 
 
 def test_api_state_and_the_socket_refuse_a_remote_caller_without_the_token() -> None:
