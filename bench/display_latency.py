@@ -46,37 +46,14 @@ from controller.display.web import DisplayServer
 from controller.logs import configure_logging, reset_logging
 from controller.service import DemoOptions, TableService
 from controller.table_config import load_table_config
-from drivers.framing import FrameDecoder
 from sim_hardware import PtyRunner
 from sim_hardware import pty_runner as pty_module
 from sim_hardware.device import DeviceCore
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from latency import WriteClock
+
 STALL_S = 30.0  # no card for this long: the demo stopped (the reason is printed)
-
-
-class WriteClock:
-    """Stands in for ``os`` inside the pty runner module: times each new shoe ``c`` frame's last
-    byte as it leaves for the pty (a resend, same SEQ, keeps the first time)."""
-
-    def __init__(self) -> None:
-        self.shoe_fd: int | None = None
-        self.decoder = FrameDecoder()
-        self.card_written: list[float] = []
-        self._last_seq: int | None = None
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(os, name)
-
-    def write(self, fd: int, data: bytes | bytearray) -> int:
-        written = os.write(fd, data)
-        now = time.perf_counter()
-        if fd == self.shoe_fd and written:
-            for frame in self.decoder.feed(bytes(data[:written])).frames:
-                if frame.kind == "c" and frame.seq != self._last_seq:
-                    self.card_written.append(now)
-                if frame.kind.islower():
-                    self._last_seq = frame.seq if frame.kind == "c" else None
-        return written
 
 
 class PtyServed(PtyRunner):

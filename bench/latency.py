@@ -47,13 +47,15 @@ WAIT_S = 10.0
 
 
 class WriteClock:
-    """Stands in for ``os`` inside the pty runner module: times each shoe ``c`` frame's last
-    byte as it leaves for the pty (everything else goes to ``os`` untouched)."""
+    """Stands in for ``os`` inside the pty runner module: times each new shoe ``c`` frame's last
+    byte as it leaves for the pty (a resend, same SEQ, keeps the first time; everything else
+    goes to ``os`` untouched). ``display_latency.py`` uses it too."""
 
     def __init__(self) -> None:
         self.shoe_fd: int | None = None
         self.decoder = FrameDecoder()
         self.card_written: list[float] = []
+        self._last_seq: int | None = None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(os, name)
@@ -63,8 +65,10 @@ class WriteClock:
         now = time.perf_counter()
         if fd == self.shoe_fd and written:
             for frame in self.decoder.feed(bytes(data[:written])).frames:
-                if frame.kind == "c":
+                if frame.kind == "c" and frame.seq != self._last_seq:
                     self.card_written.append(now)
+                if frame.kind.islower():
+                    self._last_seq = frame.seq if frame.kind == "c" else None
         return written
 
 
