@@ -41,11 +41,11 @@ from typing import Any
 
 from websockets.sync.client import connect
 
-import controller.service as service_module
+import controller.service.service as service_module
 from controller.display.web import DisplayServer
-from controller.logs import configure_logging, reset_logging
-from controller.service import DemoOptions, TableService
-from controller.table_config import load_table_config
+from controller.journal.logs import configure_logging, reset_logging
+from controller.service.service import DemoOptions, TableService
+from controller.table.config import load_table_config
 from sim_hardware import PtyRunner
 from sim_hardware import pty_runner as pty_module
 from sim_hardware.device import DeviceCore

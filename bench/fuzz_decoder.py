@@ -15,7 +15,7 @@ import platform
 import random
 import time
 
-from drivers.framing import Frame, FrameDecoder, crc16_kermit, decode, encode
+from drivers.tbl21.framing import Frame, FrameDecoder, crc16_kermit, decode, encode
 
 KINDS = "cxelkhbyfopsinQIATEDLGKMWN"
 

@@ -22,10 +22,10 @@ import time
 from contextlib import ExitStack, suppress
 from pathlib import Path
 
-from controller.rules import load_variant
-from controller.scenario_cli import quiet_logs
-from controller.scenario_runner import DriverCommands
-from controller.table import TableApp
+from controller.cli.scenario import quiet_logs
+from controller.game.rules import load_variant
+from controller.play.scenario_runner import DriverCommands
+from controller.table.app import TableApp
 from drivers.table import open_table
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
 

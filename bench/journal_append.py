@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 
 PAYLOAD: dict[str, Any] = {
     "type": "CardDrawn",

@@ -29,17 +29,17 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from typing import Any
 
-from controller.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.prompts import Prompt
-from controller.round import State
-from controller.rules import load_variant
-from controller.scenario_cli import quiet_logs
-from controller.scenario_runner import DeviceHands, DriverCommands, output_cursor
-from controller.strategy import StrategyPlayer, strategy_for
-from controller.table import TableApp, TableOutput
-from drivers.events import CardDrawn, DeviceEvent
-from drivers.framing import FrameDecoder
+from controller.cli.scenario import quiet_logs
+from controller.game.prompts import Prompt
+from controller.game.rules import load_variant
+from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
+from controller.play.scenario_runner import DeviceHands, DriverCommands, output_cursor
+from controller.play.strategy import StrategyPlayer, strategy_for
+from controller.round.spec import State
+from controller.table.app import TableApp, TableOutput
 from drivers.table import open_table
+from drivers.tbl21.events import CardDrawn, DeviceEvent
+from drivers.tbl21.framing import FrameDecoder
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
 from sim_hardware import pty_runner as pty_module
 

@@ -35,11 +35,11 @@ def main() -> int:
     parser.add_argument("--variant", default="nz-pontoon")
     args = parser.parse_args()
     bare = status_kb("VmRSS")
-    from controller.round import RoundController  # noqa: PLC0415 - measured after the bare start
-    from controller.rules import load_variant  # noqa: PLC0415
-    from controller.simulate import SimConfig, simulate  # noqa: PLC0415
-    from controller.strategy import strategy_for  # noqa: PLC0415
-    from controller.table import TableApp  # noqa: PLC0415
+    from controller.game.rules import load_variant  # noqa: PLC0415
+    from controller.play.simulate import SimConfig, simulate  # noqa: PLC0415
+    from controller.play.strategy import strategy_for  # noqa: PLC0415
+    from controller.round.controller import RoundController  # noqa: PLC0415
+    from controller.table.app import TableApp  # noqa: PLC0415
 
     rules = load_variant(args.variant)
     strategy_for(rules)

@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from controller.rules import load_variant
-from controller.strategy import strategy_for
+from controller.game.rules import load_variant
+from controller.play.strategy import strategy_for
 from tests.simulate.test_reference_pontoon import (
     WAGER,
     ReferencePontoon,

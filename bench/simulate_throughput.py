@@ -14,8 +14,8 @@ import platform
 import sys
 import time
 
-from controller.rules import VARIANT_IDS
-from controller.simulate import CHUNK_ROUNDS, SimConfig, simulate
+from controller.game.rules import VARIANT_IDS
+from controller.play.simulate import CHUNK_ROUNDS, SimConfig, simulate
 
 
 def main() -> int:

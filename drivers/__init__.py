@@ -19,7 +19,7 @@ Layers, bottom up (each usable and tested on its own):
   ``concurrent.futures.Future`` and wakes the device's thread). :mod:`drivers.shoe`,
   :mod:`drivers.peek` and :mod:`drivers.panel` add the device commands;
   :func:`drivers.table.open_table` opens all three onto one queue.
-- :mod:`drivers.watch_cli` -- ``croupier watch``: print the events of connected devices.
+- :mod:`drivers.watch` -- ``croupier watch``: print the events of connected devices.
 
 Typical use by the round controller::
 

@@ -42,7 +42,9 @@ from drivers.errors import (
     PortIOError,
     WrongDeviceError,
 )
-from drivers.events import (
+from drivers.link import Link, LinkConfig, LinkState, LinkStats, Output, PendingCommand
+from drivers.link import validate_command as _validate
+from drivers.tbl21.events import (
     DeviceEvent,
     DeviceIdentified,
     DeviceIdentity,
@@ -54,8 +56,6 @@ from drivers.events import (
     LinkLost,
     Reply,
 )
-from drivers.link import Link, LinkConfig, LinkState, LinkStats, Output, PendingCommand
-from drivers.link import validate_command as _validate
 from drivers.transport import (
     DEFAULT_BAUD,
     DEFAULT_READ_TIMEOUT,

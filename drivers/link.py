@@ -58,7 +58,8 @@ from drivers.errors import (
     ProtocolError,
     WrongDeviceError,
 )
-from drivers.events import (
+from drivers.tbl21.errors import PayloadError
+from drivers.tbl21.events import (
     CommandFailed,
     DeviceEvent,
     DeviceIdentified,
@@ -74,7 +75,7 @@ from drivers.events import (
     Reply,
     ViolationKind,
 )
-from drivers.framing import (
+from drivers.tbl21.framing import (
     STALE_PARTIAL_S,
     DecodeError,
     DecodeErrorKind,
@@ -82,7 +83,7 @@ from drivers.framing import (
     FrameDecoder,
     encode,
 )
-from drivers.payloads import EVENT_PARSERS, EventParser, parse_identity, parse_status
+from drivers.tbl21.payloads import EVENT_PARSERS, EventParser, parse_identity, parse_status
 
 log = structlog.get_logger("croupier.drivers")
 
@@ -482,7 +483,7 @@ class Link:
             return
         try:
             reply: Reply = parse_identity(frame) if frame.kind == "i" else parse_status(frame)
-        except ProtocolError as exc:
+        except PayloadError as exc:
             self._violation(ViolationKind.MALFORMED_PAYLOAD, str(exc), frame, now)
             self._fail(pending, ProtocolError(f"{self.device}: {exc}", url=self.device.port))
             return
@@ -560,7 +561,7 @@ class Link:
         if frame.kind == "p" and parser is not None:
             try:
                 event = parser(frame, self.device, now)
-            except ProtocolError:
+            except PayloadError:
                 pass
             else:
                 assert isinstance(event, PowerUp)
@@ -630,7 +631,7 @@ class Link:
             return
         try:
             event = parser(frame, self.device, now)
-        except ProtocolError as exc:
+        except PayloadError as exc:
             self._ack(frame.seq)
             self.stats.rejected_frames += 1
             self._violation(ViolationKind.MALFORMED_PAYLOAD, str(exc), frame, now)

@@ -12,7 +12,7 @@ from typing import ClassVar, Literal, TypeVar
 
 from drivers.device import DeviceDriver
 from drivers.errors import CommandError
-from drivers.events import Button, DeviceType, Reply
+from drivers.tbl21.events import Button, DeviceType, Reply
 
 E = TypeVar("E", bound=StrEnum)
 

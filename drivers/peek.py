@@ -10,10 +10,10 @@ from concurrent.futures import Future
 from enum import StrEnum
 from typing import ClassVar
 
-from controller.cards import Card
 from drivers.device import DeviceDriver
 from drivers.errors import CommandError
-from drivers.events import DeviceType, Reply
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import DeviceType, Reply
 
 
 class PeekUpCard(StrEnum):

@@ -9,10 +9,10 @@ from __future__ import annotations
 from concurrent.futures import Future
 from typing import ClassVar
 
-from controller.cards import DeckType
 from drivers.device import DeviceDriver
 from drivers.errors import CommandError
-from drivers.events import DeviceType, Reply
+from drivers.tbl21.cards import DeckType
+from drivers.tbl21.events import DeviceType, Reply
 
 MAX_DECKS = 8
 

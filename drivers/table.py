@@ -5,13 +5,13 @@ from __future__ import annotations
 import queue
 from dataclasses import dataclass, field
 
-from drivers.closing import Closing
 from drivers.device import DeviceDriver, EventSink
 from drivers.errors import CommandError, DeviceError
-from drivers.events import DeviceEvent, FrameEvent
 from drivers.panel import PanelDriver
 from drivers.peek import PeekDriver
 from drivers.shoe import ShoeDriver
+from drivers.tbl21.closing import Closing
+from drivers.tbl21.events import DeviceEvent, FrameEvent
 from drivers.transport import DEFAULT_BAUD
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from controller.cards import Card
-from controller.errors import CardNotationError
+from drivers.tbl21.cards import Card
+from drivers.tbl21.errors import CardNotationError
 from sim_hardware.errors import CardListError
 
 

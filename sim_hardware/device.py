@@ -47,8 +47,8 @@ from datetime import datetime
 from enum import IntFlag
 from typing import ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar
 
-from drivers.events import DeviceState, Severity  # one definition, the drivers'
-from drivers.framing import Frame, FrameDecoder, encode
+from drivers.tbl21.events import DeviceState, Severity
+from drivers.tbl21.framing import Frame, FrameDecoder, encode
 from sim_hardware.errors import SimConfigError
 from sim_hardware.faults import (
     COMMON_FAULTS,

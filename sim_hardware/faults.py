@@ -30,8 +30,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 
-from controller.cards import Card
-from controller.errors import CardNotationError
+from drivers.tbl21.cards import Card
+from drivers.tbl21.errors import CardNotationError
 from sim_hardware.errors import SimConfigError
 
 

@@ -26,7 +26,7 @@ from collections.abc import Callable
 
 import serial
 
-from drivers.closing import Closing
+from drivers.tbl21.closing import Closing
 from sim_hardware.device import DeviceCore
 from sim_hardware.errors import DeviceNameInUseError, SimConfigError
 from sim_hardware.live import track, untrack

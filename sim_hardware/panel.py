@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Unpack
 
-from drivers.framing import Frame
+from drivers.tbl21.framing import Frame
 from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
 from sim_hardware.errors import SimActionError, SimConfigError
 from sim_hardware.faults import COMMON_FAULTS, FaultSpec, StuckButton

@@ -14,8 +14,8 @@ import dataclasses
 import random
 from typing import Unpack
 
-from controller.cards import Card
-from drivers.framing import Frame
+from drivers.tbl21.cards import Card
+from drivers.tbl21.framing import Frame
 from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
 from sim_hardware.errors import SimActionError
 from sim_hardware.faults import COMMON_FAULTS, PeekAnswer, PeekMode

@@ -30,7 +30,7 @@ import tty
 from collections.abc import Callable
 from pathlib import Path
 
-from drivers.closing import Closing
+from drivers.tbl21.closing import Closing
 from sim_hardware.device import DeviceCore
 from sim_hardware.errors import SimError
 from sim_hardware.live import track, untrack

@@ -31,9 +31,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Unpack
 
-from controller.cards import Card, DeckType, Rank, shoe_cards
-from drivers.events import DeviceState, Severity
-from drivers.framing import Frame
+from drivers.tbl21.cards import Card, DeckType, Rank, shoe_cards
+from drivers.tbl21.events import DeviceState, Severity
+from drivers.tbl21.framing import Frame
 from sim_hardware.cardlist import parse_card_list, read_card_file
 from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
 from sim_hardware.errors import ShoeEmptyError, SimActionError, SimConfigError

@@ -15,7 +15,7 @@ kept in ``host.log``; events are acknowledged at once when ``auto_ack`` is on.
 
 from __future__ import annotations
 
-from drivers.framing import DecodeError, Frame, FrameDecoder, encode
+from drivers.tbl21.framing import DecodeError, Frame, FrameDecoder, encode
 from sim_hardware.device import DeviceCore
 
 

@@ -82,6 +82,6 @@ def logging_as_it_was() -> Iterator[None]:
     """A command run by a test configures logging for the process: undo it afterwards, so no
     later test logs through a handler bound to a closed capture stream."""
     yield
-    from controller.logs import reset_logging  # noqa: PLC0415
+    from controller.journal.logs import reset_logging  # noqa: PLC0415
 
     reset_logging()

@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import Card, DeckType, Rank, Suit, deck, parse_cards, shoe_cards
-from controller.errors import CardNotationError
+from drivers.tbl21.cards import Card, DeckType, Rank, Suit, deck, parse_cards, shoe_cards
+from drivers.tbl21.errors import CardNotationError
 
 
 def test_notation_parses_rank_then_suit() -> None:

@@ -2,7 +2,7 @@
 
 import pytest
 
-from drivers.framing import Frame, crc16_kermit, decode, encode
+from drivers.tbl21.framing import Frame, crc16_kermit, decode, encode
 
 VECTORS = [
     (

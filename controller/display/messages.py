@@ -18,11 +18,11 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
-from controller.access import DECISIONS
-from controller.cards import Card
-from controller.errors import CardNotationError
-from controller.service import Bet, Command, Decide, KeyCard, Pin, Press
-from drivers.events import Button
+from controller.service.service import Bet, Command, Decide, KeyCard, Pin, Press
+from controller.table.access import DECISIONS
+from drivers.tbl21.cards import Card
+from drivers.tbl21.errors import CardNotationError
+from drivers.tbl21.events import Button
 
 MAX_MESSAGE_BYTES = 4096
 KEYS = ", ".join(b.value for b in Button)

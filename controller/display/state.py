@@ -11,16 +11,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.access import KEY_ROLES, AccessEvent, Role, when
-from controller.cards import Card
-from controller.hands import hand_value
-from controller.prompts import Prompt, money
-from controller.round import HoldKind, State
-from controller.round_model import BoxState, RoundState, total
-from controller.settlement import EntryKind, LedgerEntry
-from controller.table import InputResult, TableApp
-from controller.table_config import TableConfig
-from drivers.events import Button
+from controller.game.hands import hand_value
+from controller.game.prompts import Prompt, money
+from controller.game.settlement import EntryKind, LedgerEntry
+from controller.round.model import BoxState, HoldKind, RoundState, total
+from controller.round.spec import State
+from controller.table.access import KEY_ROLES, AccessEvent, Role, when
+from controller.table.app import InputResult, TableApp
+from controller.table.config import TableConfig
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import Button
 
 # The buttons of the panel in the order the display lays them out.
 DECISION_BUTTONS = ("DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_", "UND", "SHF")

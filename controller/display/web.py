@@ -39,8 +39,8 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller.display.messages import BadMessage, parse_message
-from controller.service import StateHub, TableService
-from controller.table_config import Display, verify_secret
+from controller.service.service import StateHub, TableService
+from controller.table.config import Display, verify_secret
 
 log = structlog.get_logger("croupier.display")
 

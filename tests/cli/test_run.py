@@ -20,7 +20,7 @@ import pytest
 import structlog
 from websockets.sync.client import connect
 
-from controller.cli import main
+from controller.cli.main import main
 
 WAIT_S = 30.0
 CROUPIER = [sys.executable, "-m", "controller.cli"]

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 
-from controller.cards import parse_cards
 from controller.display.web import DisplayServer
-from controller.scenario_file import ScriptedShoe
-from controller.service import TableService
-from controller.table_config import LoadedTable, table_from_mapping
+from controller.play.scenario_file import ScriptedShoe
+from controller.service.service import TableService
+from controller.table.config import LoadedTable, table_from_mapping
+from drivers.tbl21.cards import parse_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 
 CHROMIUM = Path("/usr/bin/chromium")

@@ -16,10 +16,10 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
-from controller.service import Bet, Press
-from controller.table import InputResult
-from controller.table_config import hash_secret
-from drivers.events import Button
+from controller.service.service import Bet, Press
+from controller.table.app import InputResult
+from controller.table.config import hash_secret
+from drivers.tbl21.events import Button
 
 from .conftest import VIEW_TOKEN, VIEW_TOKEN_HASH, WAIT_S, Table, running_table, table_config
 

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
-from controller.table import InputResult
-from controller.table_config import hash_secret
+from controller.table.app import InputResult
+from controller.table.config import hash_secret
 from sim_hardware.faults import Misread
 
 from .conftest import (

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.errors import ConfigError
-from controller.table_config import DEFAULT_CONFIG, hash_secret, load_table_config, verify_secret
+from controller.cli.main import main
+from controller.game.errors import ConfigError
+from controller.table.config import DEFAULT_CONFIG, hash_secret, load_table_config, verify_secret
 
 
 def test_the_shipped_table_file_is_valid_and_runs_everything_emulated_on_this_machine() -> None:

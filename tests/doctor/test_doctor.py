@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.doctor_cli import diagnose
-from controller.journal import Journal
-from controller.table_config import LoadedTable, table_from_mapping
+from controller.cli.doctor import diagnose
+from controller.cli.main import main
+from controller.journal.store import Journal
+from controller.table.config import LoadedTable, table_from_mapping
 
 SIM_SHOE_FW = "A90DFD37667C8C8C"
 SIM_PEEK_FW = "B0B7F1854CBB8688"

@@ -16,7 +16,6 @@ from typing import TypeVar
 
 import pytest
 
-from controller.cards import Card
 from drivers.device import DeviceDriver, format_utc
 from drivers.errors import (
     CommandError,
@@ -26,7 +25,13 @@ from drivers.errors import (
     PortOpenError,
     WrongDeviceError,
 )
-from drivers.events import (
+from drivers.link import LinkState
+from drivers.panel import LedColour, LedMode, PanelDriver
+from drivers.peek import PeekDriver, PeekUpCard
+from drivers.shoe import ShoeDriver
+from drivers.table import open_table
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     Button,
     ButtonPressed,
     ButtonReleased,
@@ -49,11 +54,6 @@ from drivers.events import (
     ProtocolViolation,
     ViolationKind,
 )
-from drivers.link import LinkState
-from drivers.panel import LedColour, LedMode, PanelDriver
-from drivers.peek import PeekDriver, PeekUpCard
-from drivers.shoe import ShoeDriver
-from drivers.table import open_table
 from sim_hardware import (
     DeviceCore,
     EmulatedPanel,

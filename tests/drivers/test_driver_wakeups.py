@@ -17,9 +17,9 @@ import pytest
 
 import drivers.device as device_module
 from drivers.device import DeviceDriver
-from drivers.events import DeviceEvent, DeviceStatusReport, LinkLost
 from drivers.link import LinkConfig
 from drivers.shoe import ShoeDriver
+from drivers.tbl21.events import DeviceEvent, DeviceStatusReport, LinkLost
 from drivers.transport import Backoff
 from sim_hardware import EmulatedShoe, InProcessRunner, PtyRunner, serve
 

@@ -7,7 +7,7 @@ import itertools
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from drivers.framing import (
+from drivers.tbl21.framing import (
     MAX_PAYLOAD,
     STX,
     DecodeErrorKind,

@@ -8,7 +8,6 @@ from typing import TypeVar
 
 import pytest
 
-from controller.cards import Card
 from drivers.errors import (
     CommandError,
     CommandRejectedError,
@@ -16,7 +15,9 @@ from drivers.errors import (
     LinkDownError,
     WrongDeviceError,
 )
-from drivers.events import (
+from drivers.link import Link, LinkConfig, LinkState, Output, PendingCommand
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     CardDrawn,
     CommandFailed,
     DeviceEvent,
@@ -34,8 +35,7 @@ from drivers.events import (
     ProtocolViolation,
     ViolationKind,
 )
-from drivers.framing import Frame, decode, encode
-from drivers.link import Link, LinkConfig, LinkState, Output, PendingCommand
+from drivers.tbl21.framing import Frame, decode, encode
 
 E = TypeVar("E", bound=DeviceEvent)
 

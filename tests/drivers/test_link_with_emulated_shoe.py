@@ -13,9 +13,9 @@ import random
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DeckType, shoe_cards
-from drivers.events import CardDrawn, DeviceEvent, DeviceRef, DeviceType, LinkLost, PowerUp
 from drivers.link import Link, LinkState
+from drivers.tbl21.cards import DeckType, shoe_cards
+from drivers.tbl21.events import CardDrawn, DeviceEvent, DeviceRef, DeviceType, LinkLost, PowerUp
 from sim_hardware import Draw, EmulatedShoe
 from sim_hardware.faults import (
     DelayAck,

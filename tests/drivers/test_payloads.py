@@ -6,9 +6,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import RANKS, SUITS, Card
-from drivers.errors import ProtocolError
-from drivers.events import (
+from drivers.panel import LedColour, LedMode, buzzer_payload, led_payload, text_payload
+from drivers.shoe import new_shoe_payload
+from drivers.tbl21.cards import RANKS, SUITS, Card
+from drivers.tbl21.errors import PayloadError
+from drivers.tbl21.events import (
     Button,
     ButtonHeld,
     ButtonPressed,
@@ -35,10 +37,8 @@ from drivers.events import (
     ShoeEmpty,
     ShoeLoaded,
 )
-from drivers.framing import Frame, decode, encode
-from drivers.panel import LedColour, LedMode, buzzer_payload, led_payload, text_payload
-from drivers.payloads import EVENT_PARSERS, parse_identity, parse_status
-from drivers.shoe import new_shoe_payload
+from drivers.tbl21.framing import Frame, decode, encode
+from drivers.tbl21.payloads import EVENT_PARSERS, parse_identity, parse_status
 
 SHOE = DeviceRef(DeviceType.SHOE, "x")
 PEEK = DeviceRef(DeviceType.PEEK, "x")
@@ -278,7 +278,7 @@ def test_a_malformed_event_payload_names_the_bad_field(
     device: DeviceRef, kind: str, payload: str, message: str
 ) -> None:
     frame = Frame(device.type.value, 1, kind, payload)
-    with pytest.raises(ProtocolError, match=message):
+    with pytest.raises(PayloadError, match=message):
         EVENT_PARSERS[device.type][kind](frame, device, 0.0)
 
 
@@ -287,7 +287,7 @@ def test_a_malformed_event_payload_names_the_bad_field(
     ["READY;0023;00", "SLEEPY;0023;00;00", "READY;23;00;00", "READY;0023;0;00", "READY;0023;00;x"],
 )
 def test_a_malformed_status_is_refused(payload: str) -> None:
-    with pytest.raises(ProtocolError):
+    with pytest.raises(PayloadError):
         parse_status(Frame("S", 1, "s", payload))
 
 
@@ -296,5 +296,5 @@ def test_a_malformed_status_is_refused(payload: str) -> None:
     ["M;S;1.0;0123456789ABCDEF", "M;S;1.0;0123456789ABCDEG;1", ";S;1.0;0123456789ABCDEF;1"],
 )
 def test_a_malformed_ident_is_refused(payload: str) -> None:
-    with pytest.raises(ProtocolError):
+    with pytest.raises(PayloadError):
         parse_identity(Frame("S", 1, "i", payload))

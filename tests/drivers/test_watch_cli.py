@@ -9,7 +9,7 @@ from collections.abc import Iterator
 import pytest
 import structlog
 
-from drivers.watch_cli import register, watch
+from drivers.watch import register, watch
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
 
 

@@ -33,7 +33,7 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from controller.table_config import hash_secret
+from controller.table.config import hash_secret
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
 
 WAIT_S = 10.0  # the longest any single effect may take (a stall, a reconnect, a 2 s hold)
@@ -106,7 +106,7 @@ def croupier_command() -> list[str]:
     script = Path(sys.executable).with_name("croupier")
     if script.exists():
         return [str(script)]
-    return [sys.executable, "-c", "from controller.cli import main; raise SystemExit(main())"]
+    return [sys.executable, "-c", "from controller.cli.main import main; raise SystemExit(main())"]
 
 
 class Rig:

@@ -9,8 +9,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.errors import ConfigError
-from controller.rules import VARIANT_IDS, VARIANTS_DIR, Variant, load_variant, variant_from_mapping
+from controller.game.errors import ConfigError
+from controller.game.rules import (
+    VARIANT_IDS,
+    VARIANTS_DIR,
+    Variant,
+    load_variant,
+    variant_from_mapping,
+)
 
 ORIGINALS = {v: tomllib.loads((VARIANTS_DIR / f"{v}.toml").read_text()) for v in VARIANT_IDS}
 

@@ -13,9 +13,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from controller.display.messages import MAX_MESSAGE_BYTES, BadMessage, parse_message
-from controller.errors import ConfigError
-from controller.service import Bet, Press
-from controller.table_config import DEFAULT_CONFIG, LoadedTable, load_table_config
+from controller.game.errors import ConfigError
+from controller.service.service import Bet, Press
+from controller.table.config import DEFAULT_CONFIG, LoadedTable, load_table_config
 from tests.fuzz.test_config_fuzz import mutate, paths, scalars
 
 SHIPPED = tomllib.loads(DEFAULT_CONFIG.read_text())

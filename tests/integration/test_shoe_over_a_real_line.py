@@ -14,8 +14,9 @@ from typing import TypeVar
 
 import pytest
 
-from controller.cards import Card, DeckType, shoe_cards
-from drivers.events import (
+from drivers.shoe import ShoeDriver
+from drivers.tbl21.cards import Card, DeckType, shoe_cards
+from drivers.tbl21.events import (
     CardDrawn,
     DeviceEvent,
     DeviceIdentified,
@@ -24,7 +25,6 @@ from drivers.events import (
     PowerUp,
     ProtocolViolation,
 )
-from drivers.shoe import ShoeDriver
 from sim_hardware import Draw, EmulatedShoe
 from sim_hardware.faults import (
     CorruptByte,

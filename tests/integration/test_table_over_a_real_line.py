@@ -8,7 +8,10 @@ from typing import TypeVar
 
 import pytest
 
-from drivers.events import (
+from drivers.panel import LedColour, LedMode
+from drivers.peek import PeekUpCard
+from drivers.table import TableDevices, open_table
+from drivers.tbl21.events import (
     Button,
     ButtonHeld,
     ButtonPressed,
@@ -23,9 +26,6 @@ from drivers.events import (
     PeekOutcome,
     PeekResult,
 )
-from drivers.panel import LedColour, LedMode
-from drivers.peek import PeekUpCard
-from drivers.table import TableDevices, open_table
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.faults import PeekMode
 

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import structlog
 
-from controller.journal import Journal
+from controller.journal.store import Journal
 
 START = datetime(2026, 1, 1, 12, 0, tzinfo=UTC)
 
@@ -89,7 +89,7 @@ def restore_logging() -> Iterator[None]:
     try:
         yield
     finally:
-        from controller.logs import reset_logging  # noqa: PLC0415
+        from controller.journal.logs import reset_logging  # noqa: PLC0415
 
         reset_logging()
         for handler in list(root.handlers):

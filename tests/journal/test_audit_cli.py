@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.journal import Journal, canonical_json, row_hash
+from controller.cli.main import main
+from controller.journal.store import Journal, canonical_json, row_hash
 from tests.journal.conftest import FakeClock
 
 
@@ -126,7 +126,7 @@ def test_audit_without_an_action_shows_help_and_exits_2(
 
 
 def test_parse_since_of_a_date_is_that_midnight_utc() -> None:
-    from controller.audit_cli import parse_since  # noqa: PLC0415
+    from controller.cli.audit import parse_since  # noqa: PLC0415
 
     assert parse_since("2026-11-29") == datetime(2026, 11, 29, tzinfo=UTC)
     assert parse_since("2026-11-29T13:00:00+02:00") == datetime(2026, 11, 29, 11, tzinfo=UTC)

@@ -9,13 +9,14 @@ from typing import Any
 
 import pytest
 
-from controller.cards import Card
-from controller.cli import main
-from controller.journal import Journal, entry_for
-from controller.prompts import Prompt, PromptCode
-from controller.round import Action, State, StateChanged, SupervisorAction
-from controller.settlement import EntryKind, LedgerEntry
-from drivers.events import (
+from controller.cli.main import main
+from controller.game.prompts import Prompt, PromptCode
+from controller.game.settlement import EntryKind, LedgerEntry
+from controller.journal.store import Journal, entry_for
+from controller.round.controller import StateChanged, SupervisorAction
+from controller.round.spec import Action, State
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     Button,
     ButtonPressed,
     CardDrawn,

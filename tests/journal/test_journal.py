@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import JournalUnavailable
-from controller.journal import (
+from controller.journal.errors import JournalUnavailable
+from controller.journal.store import (
     DEFAULT_JOURNAL_PATH,
     DEFAULT_RETENTION,
     GENESIS_HASH,

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import structlog
 
-from controller.logs import (
+from controller.journal.logs import (
     bind_round,
     configure_logging,
     reset_logging,

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.journal import Journal
+from controller.cli.main import main
+from controller.journal.store import Journal
 from tests.journal.conftest import FakeClock, fill
 from tests.journal.test_tamper import tamper
 

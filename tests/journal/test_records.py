@@ -14,14 +14,15 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import Card, Rank, Suit
-from controller.journal import canonical_json, entry_for
-from controller.prompts import Prompt, PromptCode
-from controller.records import RecordError, from_record, record_types, to_record, to_value
-from controller.round import Action, DeviceCommand, State, StateChanged, SupervisorAction
-from controller.settlement import EntryKind, LedgerEntry
-from drivers import events
-from drivers.events import (
+from controller.game.prompts import Prompt, PromptCode
+from controller.game.settlement import EntryKind, LedgerEntry
+from controller.journal.records import RecordError, from_record, record_types, to_record, to_value
+from controller.journal.store import canonical_json, entry_for
+from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction
+from controller.round.spec import Action, State
+from drivers.tbl21 import events
+from drivers.tbl21.cards import Card, Rank, Suit
+from drivers.tbl21.events import (
     CardDrawn,
     DeviceEvent,
     DeviceRef,

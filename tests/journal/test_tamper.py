@@ -12,8 +12,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.cli import main
-from controller.journal import Journal
+from controller.cli.main import main
+from controller.journal.store import Journal
 
 ROWS = 6
 COLUMNS = ("seq", "ts", "table_id", "round_id", "kind", "payload", "prev_hash", "hash")
@@ -146,7 +146,7 @@ def test_a_row_added_by_hand_with_a_correct_hash_is_still_caught(
     with Journal.open(path, readonly=True) as j:
         last = j.last_row()
     assert last is not None
-    from controller.journal import row_hash  # noqa: PLC0415
+    from controller.journal.store import row_hash  # noqa: PLC0415
 
     seq, payload = last.seq + 1, '{"text":"forged"}'
     digest = row_hash(seq, last.ts, "T1", None, "note", payload, last.hash)

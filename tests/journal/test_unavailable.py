@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.errors import JournalUnavailable
-from controller.journal import Journal
+from controller.cli.main import main
+from controller.journal.errors import JournalUnavailable
+from controller.journal.store import Journal
 from tests.journal.conftest import FakeClock
 
 NO_ROUND = "no round can start"

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.autoplay import RoundRecord, play_rounds
-from controller.event_hands import EventHands, EventTable
-from controller.journal import Journal
-from controller.journaled import JournaledTable
-from controller.rules import Variant
-from controller.scenario_file import Scenario, ScriptedShoe, load_scenario
-from controller.scenario_runner import output_cursor, scenario_rules, scripted_rounds
-from controller.table import TableApp
+from controller.game.rules import Variant
+from controller.journal.journaled import JournaledTable
+from controller.journal.store import Journal
+from controller.play.autoplay import RoundRecord, play_rounds
+from controller.play.event_hands import EventHands, EventTable
+from controller.play.scenario_file import Scenario, ScriptedShoe, load_scenario
+from controller.play.scenario_runner import output_cursor, scenario_rules, scripted_rounds
+from controller.table.app import TableApp
 
 SCENARIOS = Path(__file__).resolve().parents[1] / "scenarios"
 

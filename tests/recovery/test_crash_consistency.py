@@ -23,13 +23,13 @@ from typing import Any
 
 import pytest
 
-from controller.autoplay import ScriptedBet, ScriptedRound, TableEvent, play_rounds
-from controller.event_hands import EventHands
-from controller.journal import Journal
-from controller.journaled import CAUSE_KINDS, JournaledTable
-from controller.rules import Variant, load_variant
-from controller.scenario_runner import output_cursor
-from controller.strategy import StrategyPlayer, load_strategy
+from controller.game.rules import Variant, load_variant
+from controller.journal.journaled import CAUSE_KINDS, JournaledTable
+from controller.journal.store import Journal
+from controller.play.autoplay import ScriptedBet, ScriptedRound, TableEvent, play_rounds
+from controller.play.event_hands import EventHands
+from controller.play.scenario_runner import output_cursor
+from controller.play.strategy import StrategyPlayer, load_strategy
 from sim_hardware import EmulatedShoe
 
 WHERE = ("before", "inside", "after")

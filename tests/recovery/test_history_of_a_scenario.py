@@ -5,8 +5,8 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.scenario_file import ScriptedShoe
+from controller.cli.main import main
+from controller.play.scenario_file import ScriptedShoe
 
 from .sessions import journaled, play, rules_of, scenario
 

@@ -6,15 +6,15 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from controller.autoplay import play_rounds
-from controller.errors import JournalUnavailable
-from controller.event_hands import EventHands
-from controller.journal import Journal
-from controller.journaled import JournaledTable, RecoveryMismatch, recover
-from controller.prompts import Prompt, PromptCode
-from controller.round import State
-from controller.scenario_file import ScriptedShoe
-from controller.scenario_runner import output_cursor, scripted_rounds
+from controller.game.prompts import Prompt, PromptCode
+from controller.journal.errors import JournalUnavailable, RecoveryMismatch
+from controller.journal.journaled import JournaledTable, recover
+from controller.journal.store import Journal
+from controller.play.autoplay import play_rounds
+from controller.play.event_hands import EventHands
+from controller.play.scenario_file import ScriptedShoe
+from controller.play.scenario_runner import output_cursor, scripted_rounds
+from controller.round.spec import State
 from tests.scenarios.test_scenarios import EXPECTED
 
 from .sessions import journaled, net, plain, play, rules_of, scenario

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from controller.cards import Card
-from controller.journal import Journal
-from controller.journaled import JournaledTable, recover
-from controller.round import Action, State
-from controller.rules import load_variant
-from drivers.events import (
+from controller.game.rules import load_variant
+from controller.journal.journaled import JournaledTable, recover
+from controller.journal.store import Journal
+from controller.round.spec import Action, State
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     Button,
     ButtonPressed,
     CardDrawn,

@@ -5,9 +5,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from controller.journal import Journal
-from controller.service import DemoOptions, TableService
-from controller.table_config import LoadedTable, table_from_mapping
+from controller.journal.store import Journal
+from controller.service.service import DemoOptions, TableService
+from controller.table.config import LoadedTable, table_from_mapping
 
 WAIT_S = 30.0
 

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from controller.autoplay import (
+from controller.game.rules import load_variant
+from controller.play.autoplay import (
     Decision,
     DirectHands,
     Rejection,
@@ -13,9 +14,9 @@ from controller.autoplay import (
     ScriptedRound,
     play_rounds,
 )
-from controller.cards import parse_cards
-from controller.round import Action, RoundController
-from controller.rules import load_variant
+from controller.round.controller import RoundController
+from controller.round.spec import Action
+from drivers.tbl21.cards import parse_cards
 
 
 def decide(action: str, **data: Any) -> Decision:

@@ -2,7 +2,7 @@
 
 from pathlib import Path
 
-from controller.diagram import document
+from controller.round.diagram import document
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "round-machine.md"
 

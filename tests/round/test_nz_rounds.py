@@ -1,8 +1,9 @@
 """NZ Pontoon rounds played through the round controller."""
 
-from controller.cards import Card
-from controller.round import Action, RoundController, State
-from controller.rules import load_variant
+from controller.game.rules import load_variant
+from controller.round.controller import RoundController
+from controller.round.spec import Action, State
+from drivers.tbl21.cards import Card
 
 from .driver import bet, codes, decide, net, play
 

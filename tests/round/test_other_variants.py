@@ -2,9 +2,11 @@
 
 import pytest
 
-from controller.cards import Card
-from controller.round import Action, ActionRefused, RoundController, State
-from controller.rules import load_variant
+from controller.game.rules import load_variant
+from controller.round.controller import RoundController
+from controller.round.errors import ActionRefused
+from controller.round.spec import Action, State
+from drivers.tbl21.cards import Card
 
 from .driver import bet, codes, decide, net, play
 

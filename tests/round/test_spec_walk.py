@@ -6,15 +6,11 @@ from typing import Any
 
 import pytest
 
-from controller.cards import Card
-from controller.round import (
-    SPEC,
-    Action,
-    ActionRefused,
-    RoundController,
-    State,
-)
-from controller.rules import load_variant
+from controller.game.rules import load_variant
+from controller.round.controller import RoundController
+from controller.round.errors import ActionRefused
+from controller.round.spec import SPEC, Action, State
+from drivers.tbl21.cards import Card
 
 NZ = load_variant("nz-pontoon")
 PA = load_variant("pa-blackjack")

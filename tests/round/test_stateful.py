@@ -12,14 +12,16 @@ from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
-from controller.autoplay import CARD_STATES, WINDOW_ACTIONS
-from controller.cards import DeckType, deck
-from controller.hands import is_natural
-from controller.prompts import Prompt
-from controller.round import Action, ActionRefused, HoldKind, RoundController, State
-from controller.round_model import RoundState
-from controller.rules import load_variant
-from controller.settlement import LedgerEntry
+from controller.game.hands import is_natural
+from controller.game.prompts import Prompt
+from controller.game.rules import load_variant
+from controller.game.settlement import LedgerEntry
+from controller.play.autoplay import CARD_STATES, WINDOW_ACTIONS
+from controller.round.controller import RoundController
+from controller.round.errors import ActionRefused
+from controller.round.model import HoldKind, RoundState
+from controller.round.spec import Action, State
+from drivers.tbl21.cards import DeckType, deck
 
 VARIANTS = [load_variant(v) for v in ("nz-pontoon", "uk-pontoon", "pa-blackjack",
                                       "pontoon-blackjack")]  # fmt: skip

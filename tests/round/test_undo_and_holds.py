@@ -2,10 +2,12 @@
 
 import pytest
 
-from controller.cards import Card
-from controller.round import Action, ActionRefused, RoundController, State
-from controller.rules import load_variant
-from controller.settlement import EntryKind
+from controller.game.rules import load_variant
+from controller.game.settlement import EntryKind
+from controller.round.controller import RoundController
+from controller.round.errors import ActionRefused
+from controller.round.spec import Action, State
+from drivers.tbl21.cards import Card
 
 NZ = load_variant("nz-pontoon")
 

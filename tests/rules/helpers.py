@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from controller.cards import Card, parse_cards
-from controller.settlement import Box, Hand, InsuranceBet, Stake, Wager
+from controller.game.settlement import Box, Hand, InsuranceBet, Stake, Wager
+from drivers.tbl21.cards import Card, parse_cards
 
 
 def cards(text: str) -> tuple[Card, ...]:

@@ -7,10 +7,9 @@ from itertools import product
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import Card, DeckType, deck
-from controller.hands import Tier, hand_value
-from controller.rules import Variant, load_variant
-from controller.settlement import (
+from controller.game.hands import Tier, hand_value
+from controller.game.rules import Variant, load_variant
+from controller.game.settlement import (
     Box,
     EntryKind,
     Hand,
@@ -20,6 +19,7 @@ from controller.settlement import (
     insurance_limit_cents,
     settle_round,
 )
+from drivers.tbl21.cards import Card, DeckType, deck
 
 VARIANTS = {v: load_variant(v) for v in ("nz-pontoon", "uk-pontoon", "pa-blackjack",
                                           "pontoon-blackjack")}  # fmt: skip

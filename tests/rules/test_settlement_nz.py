@@ -4,8 +4,8 @@ from fractions import Fraction
 
 import pytest
 
-from controller.rules import BonusHand, load_variant
-from controller.settlement import (
+from controller.game.rules import BonusHand, load_variant
+from controller.game.settlement import (
     Box,
     EntryKind,
     Hand,

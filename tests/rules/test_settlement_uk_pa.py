@@ -4,10 +4,10 @@ from fractions import Fraction
 
 import pytest
 
-from controller.errors import ConfigError
-from controller.hands import Result, Tier, compare, dealer_rank, player_rank
-from controller.rules import load_variant
-from controller.settlement import EntryKind, settle_round, settle_surrender
+from controller.game.errors import ConfigError
+from controller.game.hands import Result, Tier, compare, dealer_rank, player_rank
+from controller.game.rules import load_variant
+from controller.game.settlement import EntryKind, settle_round, settle_surrender
 
 from .helpers import cards, one_hand_box
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import main
-from controller.errors import ConfigError
-from controller.rules import VARIANT_IDS, VARIANTS_DIR, load_variant
+from controller.cli.main import main
+from controller.game.errors import ConfigError
+from controller.game.rules import VARIANT_IDS, VARIANTS_DIR, load_variant
 
 NZ_FILE = VARIANTS_DIR / "nz-pontoon.toml"
 

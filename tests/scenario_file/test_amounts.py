@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.scenario_file import ScenarioError, parse_scenario, units_text
+from controller.play.scenario_file import ScenarioError, parse_scenario, units_text
 
 
 def bet_amounts(*amounts: str) -> list[int]:

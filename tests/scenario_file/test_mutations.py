@@ -12,7 +12,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.scenario_file import Problem, ScenarioError, parse_scenario
+from controller.play.scenario_file import Problem, ScenarioError, parse_scenario
 
 Path_ = tuple[str | int, ...]
 

@@ -6,9 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.cards import parse_cards
-from controller.scenario_file import Double, Stand
-from controller.scenario_report import (
+from controller.play.scenario_file import Double, Stand
+from controller.play.scenario_report import (
     BoxReport,
     DealerReport,
     HandReport,
@@ -20,6 +19,7 @@ from controller.scenario_report import (
     WagerReport,
     sum_net_cents,
 )
+from drivers.tbl21.cards import parse_cards
 
 # The report example of scenarios.md, verbatim.
 CONTRACT_JSON = """

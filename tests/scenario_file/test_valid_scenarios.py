@@ -6,8 +6,7 @@ from textwrap import dedent
 
 import pytest
 
-from controller.cards import parse_cards
-from controller.scenario_file import (
+from controller.play.scenario_file import (
     Bet,
     Double,
     Hit,
@@ -24,6 +23,7 @@ from controller.scenario_file import (
     load_scenario,
     parse_scenario,
 )
+from drivers.tbl21.cards import parse_cards
 
 # The example of scenarios.md with its placeholder second round filled in.
 CONTRACT_EXAMPLE = dedent(

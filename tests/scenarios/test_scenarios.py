@@ -9,9 +9,9 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from controller.cli import main
-from controller.scenario_file import load_scenario
-from controller.scenario_runner import run_scenario
+from controller.cli.main import main
+from controller.play.scenario_file import load_scenario
+from controller.play.scenario_runner import run_scenario
 
 HERE = Path(__file__).parent
 

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from controller.access import AccessEvent, AccessPolicy, Role
-from controller.cards import Card
-from controller.journal import Journal
-from controller.journaled import JournaledTable
-from controller.rules import load_variant
-from controller.table import DIGIT_KEYS, InputResult, TableApp
-from controller.table_config import hash_secret
-from drivers.events import (
+from controller.game.rules import load_variant
+from controller.journal.journaled import JournaledTable
+from controller.journal.store import Journal
+from controller.table.access import AccessEvent, AccessPolicy, Role
+from controller.table.app import DIGIT_KEYS, InputResult, TableApp
+from controller.table.config import hash_secret
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     Button,
     ButtonHeld,
     ButtonPressed,

@@ -3,8 +3,8 @@ table file's PINs, and the hole card is not in what it sends the panel before th
 
 from __future__ import annotations
 
-from controller.service import Bet, Decide, Pin, Press, Reply
-from drivers.events import Button
+from controller.service.service import Bet, Decide, Pin, Press, Reply
+from drivers.tbl21.events import Button
 from tests.display.conftest import WAIT_S, Table, running_table, table_config
 
 from .conftest import SUPERVISOR_HASH, SUPERVISOR_PIN

@@ -11,9 +11,10 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from controller.access import KEY_ONLY, Role
-from controller.round import Action, HoldKind, State
-from drivers.events import Button, KeyPosition
+from controller.round.model import HoldKind
+from controller.round.spec import Action, State
+from controller.table.access import KEY_ONLY, Role
+from drivers.tbl21.events import Button, KeyPosition
 
 from .conftest import (
     LOCKOUT_S,

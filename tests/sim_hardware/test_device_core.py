@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.events import DeviceState
-from drivers.framing import Frame, encode
+from drivers.tbl21.events import DeviceState
+from drivers.tbl21.framing import Frame, encode
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, SimConfigError
 from sim_hardware.device import DeviceCore
 from sim_hardware.faults import DropAck

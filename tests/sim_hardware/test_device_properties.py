@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.cards import DeckType, shoe_cards
-from drivers.framing import Frame, FrameDecoder, decode, encode
+from drivers.tbl21.cards import DeckType, shoe_cards
+from drivers.tbl21.framing import Frame, FrameDecoder, decode, encode
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.device import DeviceCore
 from sim_hardware.faults import (

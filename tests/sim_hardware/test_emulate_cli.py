@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 import serial
 
-from drivers.framing import Frame, FrameDecoder, encode
+from drivers.tbl21.framing import Frame, FrameDecoder, encode
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
-from sim_hardware.emulate_cli import Console, register, run
+from sim_hardware.emulate import Console, register, run
 
-START = "import sys; from sim_hardware.emulate_cli import main; sys.exit(main(sys.argv[1:]))"
+START = "import sys; from sim_hardware.emulate import main; sys.exit(main(sys.argv[1:]))"
 
 
 @pytest.fixture
@@ -136,7 +136,7 @@ def test_the_dealer_console_explains_a_bad_command_and_quits_on_q() -> None:
 
 def test_lines_that_arrive_together_on_stdin_are_all_carried_out() -> None:
     proc = subprocess.Popen(
-        [sys.executable, "-m", "sim_hardware.emulate_cli", "--seed", "3"],
+        [sys.executable, "-m", "sim_hardware.emulate", "--seed", "3"],
         stdin=subprocess.PIPE,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from drivers.framing import DecodeErrorKind, Frame, decode, encode
+from drivers.tbl21.framing import DecodeErrorKind, Frame, decode, encode
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, SimConfigError
 from sim_hardware.faults import (
     CorruptByte,

@@ -9,7 +9,7 @@ from collections.abc import Callable
 import pytest
 import serial
 
-from drivers.framing import Frame, FrameDecoder, encode
+from drivers.tbl21.framing import Frame, FrameDecoder, encode
 from sim_hardware import EmulatedPanel, EmulatedShoe, PtyRunner, SimError, live_devices
 
 

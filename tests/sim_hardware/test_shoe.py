@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cards import Card, Rank
+from drivers.tbl21.cards import Card, Rank
 from sim_hardware import CardListError, EmulatedShoe, ShoeEmptyError, SimConfigError
 from sim_hardware.testing import FakeHost
 

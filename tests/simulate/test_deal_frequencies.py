@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import math
 
-from controller.cards import Card
-from controller.hands import is_natural
-from controller.round_model import DealTarget, deal_plan
-from controller.rules import Variant, load_variant
-from controller.simulate import ShoeStream, SimConfig, chunk_seed, simulate
+from controller.game.hands import is_natural
+from controller.game.rules import Variant, load_variant
+from controller.play.simulate import ShoeStream, SimConfig, chunk_seed, simulate
+from controller.round.model import DealTarget, deal_plan
+from drivers.tbl21.cards import Card
 
 BOXES = 7  # seven two-card hands per shuffled shoe
 

@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from controller.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.prompts import Prompt
-from controller.round import RoundController
-from controller.rules import VARIANT_IDS, load_variant
-from controller.simulate import ShoeStream, SimHands, Tally
-from controller.strategy import StrategyPlayer, strategy_for
+from controller.game.prompts import Prompt
+from controller.game.rules import VARIANT_IDS, load_variant
+from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
+from controller.play.simulate import ShoeStream, SimHands, Tally
+from controller.play.strategy import StrategyPlayer, strategy_for
+from controller.round.controller import RoundController
 
 ROUNDS = 150
 

@@ -20,12 +20,13 @@ from dataclasses import dataclass, field
 
 import pytest
 
-from controller.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.cards import Card, Rank
-from controller.round import Action, RoundController
-from controller.rules import SplitMatch, Ties, Variant, load_variant
-from controller.simulate import ShoeStream, SimHands, Tally
-from controller.strategy import Strategy, StrategyPlayer, strategy_for
+from controller.game.rules import SplitMatch, Ties, Variant, load_variant
+from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
+from controller.play.simulate import ShoeStream, SimHands, Tally
+from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
+from controller.round.controller import RoundController
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, Rank
 
 ROUNDS = 3_000
 WAGER = 1000

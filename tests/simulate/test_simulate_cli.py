@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
-from controller import simulate as sim
-from controller.cards import Card, DeckType
-from controller.cli import main
-from controller.simulate import ShoeStream, SimConfig, chunk_seed, report, simulate
-from controller.simulate_cli import ProgressBar
+from controller.cli.main import main
+from controller.cli.simulate import ProgressBar
+from controller.play import simulate as sim
+from controller.play.simulate import ShoeStream, SimConfig, chunk_seed, report, simulate
+from drivers.tbl21.cards import Card, DeckType
 from sim_hardware import EmulatedShoe
 from sim_hardware.testing import FakeHost
 

@@ -8,8 +8,8 @@ import dataclasses
 from collections.abc import Iterator
 from fractions import Fraction
 
-from controller.cards import parse_cards
-from controller.round_model import (
+from controller.game.settlement import EntryKind, LedgerEntry, Wager
+from controller.round.model import (
     BoxState,
     DealerState,
     DealTarget,
@@ -18,7 +18,7 @@ from controller.round_model import (
     StakeState,
     copy_round,
 )
-from controller.settlement import EntryKind, LedgerEntry, Wager
+from drivers.tbl21.cards import parse_cards
 
 
 def busy_round() -> RoundState:

@@ -11,10 +11,10 @@ import platform
 import random
 import time
 
-from controller.cards import Card, shoe_cards
-from controller.hands import hand_value
-from controller.rules import VARIANT_IDS, load_variant
-from controller.strategy import load_strategy
+from controller.game.hands import hand_value
+from controller.game.rules import VARIANT_IDS, load_variant
+from controller.play.strategy import load_strategy
+from drivers.tbl21.cards import Card, shoe_cards
 from tests.strategy.helpers import box_with
 
 HANDS = 20_000

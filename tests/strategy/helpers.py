@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from controller.cards import Card, DeckType, Rank, Suit
-from controller.hands import hand_value
-from controller.round_model import BoxState, HandState, StakeState
-from controller.rules import Variant
-from controller.settlement import Wager
-from controller.strategy import COLUMN_RANKS, Strategy
+from controller.game.hands import hand_value
+from controller.game.rules import Variant
+from controller.game.settlement import Wager
+from controller.play.strategy import COLUMN_RANKS, Strategy
+from controller.round.model import BoxState, HandState, StakeState
+from drivers.tbl21.cards import Card, DeckType, Rank, Suit
 
 SUITS = (Suit.SPADES, Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS)
 NON_ACE_POINTS = (2, 3, 4, 5, 6, 7, 8, 9, 10)

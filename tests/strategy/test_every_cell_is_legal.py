@@ -13,10 +13,18 @@ from dataclasses import dataclass
 
 import pytest
 
-from controller.cards import Card, Rank, Suit
-from controller.hands import hand_value
-from controller.round import Action
-from controller.round_model import (
+from controller.game.hands import hand_value
+from controller.game.rules import VARIANT_IDS, CardsAfterDouble, Variant, load_variant
+from controller.play.strategy import (
+    HARD_ROWS,
+    MAX_FROM_CARDS,
+    PAIR_ROWS,
+    SOFT_ROWS,
+    UP_COLUMNS,
+    Strategy,
+    load_strategy,
+)
+from controller.round.model import (
     BoxState,
     HandState,
     end_of_hand,
@@ -27,16 +35,8 @@ from controller.round_model import (
     why_not_stand,
     why_not_surrender,
 )
-from controller.rules import VARIANT_IDS, CardsAfterDouble, Variant, load_variant
-from controller.strategy import (
-    HARD_ROWS,
-    MAX_FROM_CARDS,
-    PAIR_ROWS,
-    SOFT_ROWS,
-    UP_COLUMNS,
-    Strategy,
-    load_strategy,
-)
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, Rank, Suit
 from tests.strategy.helpers import (
     box_with,
     hands_for,

@@ -6,7 +6,7 @@ import math
 
 import pytest
 
-from controller.strategy import load_strategy
+from controller.play.strategy import load_strategy
 from tests.strategy import nz_derivation as nz
 
 

@@ -7,7 +7,7 @@ from functools import cache
 
 import pytest
 
-from controller.strategy import load_strategy
+from controller.play.strategy import load_strategy
 from tests.strategy import pontoon_derivation as pontoon
 
 TOLERANCE = 0.005  # units per hand: closer calls than this are left to the published chart

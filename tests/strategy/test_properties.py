@@ -5,10 +5,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from controller.cards import Card, DeckType, Rank, Suit
-from controller.hands import hand_value
-from controller.round import Action
-from controller.round_model import (
+from controller.game.hands import hand_value
+from controller.game.rules import VARIANT_IDS, CardsAfterDouble, load_variant
+from controller.play.strategy import load_strategy
+from controller.round.model import (
     end_of_hand,
     surrender_offered,
     why_not_double,
@@ -17,8 +17,8 @@ from controller.round_model import (
     why_not_stand,
     why_not_surrender,
 )
-from controller.rules import VARIANT_IDS, CardsAfterDouble, load_variant
-from controller.strategy import load_strategy
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, DeckType, Rank, Suit
 from tests.strategy.helpers import box_with
 
 RULES = {v: load_variant(v) for v in VARIANT_IDS}

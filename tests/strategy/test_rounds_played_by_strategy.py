@@ -9,11 +9,12 @@ from collections.abc import Iterator, Mapping
 
 import pytest
 
-from controller.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
-from controller.cards import Card, shoe_cards
-from controller.round import Action, RoundController, StateChanged
-from controller.rules import VARIANT_IDS, load_variant
-from controller.strategy import StrategyPlayer, strategy_for
+from controller.game.rules import VARIANT_IDS, load_variant
+from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
+from controller.play.strategy import StrategyPlayer, strategy_for
+from controller.round.controller import RoundController, StateChanged
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, shoe_cards
 
 ROUNDS = 150
 

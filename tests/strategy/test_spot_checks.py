@@ -6,10 +6,10 @@ from collections.abc import Mapping
 
 import pytest
 
-from controller.cards import Card, Rank, parse_cards
-from controller.round import Action
-from controller.rules import load_variant
-from controller.strategy import load_strategy, strategy_for
+from controller.game.rules import load_variant
+from controller.play.strategy import load_strategy, strategy_for
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, Rank, parse_cards
 from tests.strategy.helpers import box_with
 
 

@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from controller.errors import ConfigError
-from controller.rules import VARIANT_IDS, load_variant
-from controller.strategy import STRATEGIES_DIR, load_strategy, strategy_for
+from controller.game.errors import ConfigError
+from controller.game.rules import VARIANT_IDS, load_variant
+from controller.play.strategy import STRATEGIES_DIR, load_strategy, strategy_for
 
 
 def written(tmp_path: Path, variant_id: str, old: str, new: str) -> Path:

@@ -1,10 +1,11 @@
 """The table checks the shoe's draw numbers: a repeat is not applied twice, a jump locks up."""
 
-from controller.cards import Card
-from controller.round import Action, HoldKind, State
-from controller.rules import load_variant
-from controller.table import TableApp
-from drivers.events import (
+from controller.game.rules import load_variant
+from controller.round.model import HoldKind
+from controller.round.spec import Action, State
+from controller.table.app import TableApp
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     CardDrawn,
     DeviceIdentified,
     DeviceIdentity,

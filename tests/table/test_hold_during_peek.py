@@ -4,11 +4,11 @@ is sensed. (Found by the fault suite: the round used to wait in PEEK for ever.)"
 
 from __future__ import annotations
 
-from controller.cards import Card
-from controller.round import State
-from controller.rules import load_variant
-from controller.table import TableApp
-from drivers.events import (
+from controller.game.rules import load_variant
+from controller.round.spec import State
+from controller.table.app import TableApp
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     Button,
     CardDrawn,
     CardMotion,

@@ -4,11 +4,12 @@ between rounds the table just notes it."""
 
 from __future__ import annotations
 
-from controller.cards import Card
-from controller.round import HoldKind, State
-from controller.rules import load_variant
-from controller.table import TableApp
-from drivers.events import CardDrawn, DeviceRef, DeviceType, ShoeLoaded
+from controller.game.rules import load_variant
+from controller.round.model import HoldKind
+from controller.round.spec import State
+from controller.table.app import TableApp
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import CardDrawn, DeviceRef, DeviceType, ShoeLoaded
 
 SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
 

@@ -1,11 +1,11 @@
 """With the key at SUP while the table holds, the panel takes the supervisor's decisions."""
 
-from controller.cards import Card
-from controller.round import State
-from controller.rules import load_variant
-from controller.settlement import EntryKind
-from controller.table import TableApp
-from drivers.events import (
+from controller.game.rules import load_variant
+from controller.game.settlement import EntryKind
+from controller.round.spec import State
+from controller.table.app import TableApp
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import (
     Button,
     ButtonHeld,
     ButtonPressed,

@@ -1,0 +1,226 @@
+"""``croupier doctor``: is this table fit to deal? Every check says what to do when it fails.
+
+Checks: the journal can be written and its hash chain is intact; each device answers, is the
+right type and runs approved firmware (``devices.firmware_allow`` in the table file); the clock
+is sane (not before the journal's last row, not before this software was written); there is disk
+space for the journal. Exit status 0 when every check passes, 1 otherwise, 2 for a table file
+that cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import TYPE_CHECKING, Any
+
+from controller.game.errors import ConfigError
+from controller.journal.errors import JournalUnavailable
+from controller.journal.logs import configure_logging
+from controller.journal.store import Journal, parse_ts
+from controller.table.config import EMULATED, LoadedTable, load_table_config
+from drivers.errors import DeviceError
+from drivers.table import open_table
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
+from sim_hardware.device import DeviceCore
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[Any]
+
+MIN_FREE_BYTES = 200 * 1024 * 1024  # a day of rounds is a few MB; ask for a lot of room
+SOFTWARE_DATE = datetime(2026, 11, 1, tzinfo=UTC)  # no sane clock reads earlier than this
+IDENTIFY_S = 3.0
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    fix: str = ""
+    warning: bool = False  # passes, but someone should look
+
+    def line(self) -> str:
+        mark = "ok  " if self.ok and not self.warning else ("warn" if self.ok else "FAIL")
+        text = f"[{mark}] {self.name}: {self.detail}"
+        return text + (f"\n       what to do: {self.fix}" if self.fix and not self.ok else "")
+
+
+def register(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "doctor", help="check that the table is fit to deal (journal, devices, clock, disk)"
+    )
+    parser.add_argument("--config", help="the table file (default config/table.toml)")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    configure_logging(console=True, level="WARNING")
+    try:
+        table = load_table_config(args.config)
+    except ConfigError as exc:
+        print(f"croupier doctor: {exc}", file=sys.stderr)
+        return 2
+    checks = diagnose(table)
+    for check in checks:
+        print(check.line())
+    failed = [c for c in checks if not c.ok]
+    print(
+        f"\n{len(checks) - len(failed)} of {len(checks)} checks passed"
+        + (": the table must not deal until the failures are fixed" if failed else "")
+    )
+    return 1 if failed else 0
+
+
+def diagnose(table: LoadedTable, *, now: Callable[[], datetime] | None = None) -> list[Check]:
+    clock = now or (lambda: datetime.now(UTC))
+    checks = journal_checks(table, clock())
+    checks += device_checks(table)
+    checks.append(disk_check(table))
+    return checks
+
+
+def journal_checks(table: LoadedTable, now: datetime) -> list[Check]:
+    path = table.journal_path
+    checks: list[Check] = []
+    last_ts: datetime | None = None
+    try:
+        journal = Journal.open(path, table_id=table.config.table_id)
+    except JournalUnavailable as exc:
+        return [
+            Check("journal", False, str(exc), "see the message; no round can start"),
+            clock_check(now, None),
+        ]
+    with journal:
+        try:
+            journal.check_writable()
+            checks.append(Check("journal writable", True, str(path)))
+        except JournalUnavailable as exc:
+            checks.append(
+                Check(
+                    "journal writable", False, str(exc), "free space or fix the file's permissions"
+                )
+            )
+        verified = journal.verify()
+        if verified.ok:
+            checks.append(Check("journal chain", True, f"{verified.rows_checked} rows intact"))
+        else:
+            checks.append(
+                Check(
+                    "journal chain",
+                    False,
+                    verified.describe(),
+                    "keep the file for investigation and call a supervisor; "
+                    "`croupier audit verify` names the first broken row",
+                )
+            )
+        last = journal.last_row()
+        last_ts = parse_ts(last.ts) if last is not None else None
+    checks.append(clock_check(now, last_ts))
+    return checks
+
+
+def clock_check(now: datetime, last_row_at: datetime | None) -> Check:
+    if now < SOFTWARE_DATE:
+        return Check(
+            "clock",
+            False,
+            f"the clock reads {now:%Y-%m-%d %H:%M}Z, before this software was written",
+            "set the system clock (NTP) before dealing",
+        )
+    if last_row_at is not None and now < last_row_at:
+        return Check(
+            "clock",
+            False,
+            f"the clock reads {now:%Y-%m-%d %H:%M:%S}Z, before the "
+            f"journal's last row ({last_row_at:%Y-%m-%d %H:%M:%S}Z)",
+            "set the system clock (NTP); journal times must not go backwards",
+        )
+    return Check("clock", True, f"{now:%Y-%m-%d %H:%M:%S}Z")
+
+
+def disk_check(table: LoadedTable) -> Check:
+    folder = table.journal_path.parent
+    while not folder.exists() and folder != folder.parent:
+        folder = folder.parent
+    free = shutil.disk_usage(folder).free
+    detail = f"{free / 2**30:.1f} GiB free at {folder}"
+    if free < MIN_FREE_BYTES:
+        return Check(
+            "disk space",
+            False,
+            detail,
+            f"free at least {MIN_FREE_BYTES // 2**20} MiB for the journal and logs",
+        )
+    return Check("disk space", True, detail)
+
+
+def device_checks(table: LoadedTable) -> list[Check]:
+    config = table.config
+    allowed = {h.upper() for h in config.devices.firmware_allow}
+    makers: dict[str, Callable[[], DeviceCore]] = {
+        "shoe": lambda: EmulatedShoe(decks=table.rules.shoe.decks, deck_type=table.rules.shoe.deck),
+        "peek": EmulatedPeekReader,
+        "panel": EmulatedPanel,
+    }
+    checks: list[Check] = []
+    with ExitStack() as stack:
+        urls = dict(config.devices.urls)
+        for role, url in urls.items():
+            if url == EMULATED:
+                urls[role] = stack.enter_context(serve(makers[role](), f"doctor-{role}")).url
+        try:
+            devices = stack.enter_context(
+                open_table(
+                    urls["shoe"], urls["peek"], urls["panel"], baudrate=config.devices.baudrate
+                )
+            )
+        except DeviceError as exc:
+            return [
+                Check(
+                    "devices",
+                    False,
+                    str(exc),
+                    "check the cables and the port names in the table file's [devices]",
+                )
+            ]
+        for role, driver in zip(("shoe", "peek", "panel"), devices.drivers, strict=True):
+            where = config.devices.urls[role]
+            try:
+                ident = driver.wait_identified(IDENTIFY_S)
+            except DeviceError as exc:
+                checks.append(
+                    Check(
+                        f"{role}",
+                        False,
+                        f"{where}: {exc}",
+                        "check the device is powered, cabled and of the right type",
+                    )
+                )
+                continue
+            detail = (
+                f"{where}: {ident.model} {ident.serial} fw {ident.fw_version} ({ident.fw_hash})"
+            )
+            if not allowed:
+                checks.append(
+                    Check(
+                        role, True, detail + "; firmware not checked (no allow-list)", warning=True
+                    )
+                )
+            elif ident.fw_hash.upper() in allowed:
+                checks.append(Check(role, True, detail + "; firmware approved"))
+            else:
+                checks.append(
+                    Check(
+                        role,
+                        False,
+                        detail + "; firmware NOT on the allow-list",
+                        "stop using this device; a technician installs approved "
+                        "firmware or the allow-list is amended by the operator",
+                    )
+                )
+    return checks

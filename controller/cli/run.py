@@ -1,0 +1,232 @@
+"""``croupier run [--config FILE] [--demo]``: the table with its dealer display.
+
+Starts the devices (emulated in-process where the table file says ``"emulated"``, the default;
+otherwise the serial ports it names), the round controller on its one owner thread, and the
+dealer display; prints where the display is, and runs until Ctrl-C or SIGTERM, when it stops the
+display, joins the owner and releases the devices.
+
+``--demo`` adds emulated players who bet and decide by basic strategy and an emulated dealer
+who draws, peeks and acknowledges at a human pace (``--pace``), so rounds play by themselves in
+the browser. Without ``--demo``, emulated devices take the dealer's hands on stdin (the commands
+of ``croupier emulate``: ``d`` draws a card, ``p HIT`` presses a panel key...). ``--rounds N``
+stops after N rounds (for scripts and tests).
+"""
+
+from __future__ import annotations
+
+import argparse
+import select
+import signal
+import sys
+import threading
+from collections.abc import Callable
+from types import FrameType
+from typing import TYPE_CHECKING, Any
+
+from controller.cli.scenario import quiet_logs
+from controller.display.web import DisplayServer
+from controller.game.errors import ConfigError
+from controller.journal.logs import configure_logging, reset_logging
+from controller.service.service import DemoOptions, TableService
+from controller.table.config import load_table_config
+from drivers.errors import DeviceError
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
+from sim_hardware.emulate import Console
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[Any]
+
+
+def register(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "run",
+        help="run the table: devices, round controller and the dealer display",
+        description="Run a table: start its devices (emulated by default), the round "
+        "controller and the dealer display; print the display's address; stop cleanly on "
+        "Ctrl-C or SIGTERM.",
+    )
+    parser.add_argument(
+        "--config",
+        metavar="FILE",
+        default=None,
+        help="the table file (default: the shipped config/table.toml, every device emulated)",
+    )
+    parser.add_argument(
+        "--demo",
+        action="store_true",
+        help="emulated players and dealer play rounds by themselves (needs emulated devices)",
+    )
+    parser.add_argument(
+        "--pace", type=float, default=0.8, help="demo: seconds between the dealer's acts (0.8)"
+    )
+    parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
+    parser.add_argument("--variant", default=None, help="deal this variant instead of the file's")
+    parser.add_argument(
+        "--port", type=int, default=None, help="display port instead of the file's (0: any)"
+    )
+    parser.add_argument("--seed", type=int, default=7, help="demo: shuffle and bet seed (7)")
+    parser.set_defaults(handler=run)
+
+
+def _check(args: argparse.Namespace) -> str | None:
+    if not 0 <= args.pace <= 10:
+        return f"--pace must be 0-10 seconds, got {args.pace}"
+    if args.rounds is not None and not 1 <= args.rounds <= 100_000:
+        return f"--rounds must be 1-100000, got {args.rounds}"
+    return None
+
+
+def run(args: argparse.Namespace) -> int:
+    quiet_logs()
+    problem = _check(args)
+    if problem:
+        print(f"croupier run: {problem}", file=sys.stderr)
+        return 2
+    overrides: dict[str, Any] = {}
+    if args.variant is not None:
+        overrides["variant"] = args.variant
+    if args.port is not None:
+        overrides["display.port"] = args.port
+    try:
+        table = load_table_config(args.config, overrides)
+        service = TableService(
+            table,
+            demo=DemoOptions(pace_s=args.pace, seed=args.seed) if args.demo else None,
+        )
+    except (ConfigError, ValueError) as exc:
+        print(f"croupier run: {exc}", file=sys.stderr)
+        return 2
+    audit = table.path(table.config.logs.audit)
+    try:
+        # Everything the controller and the libraries log goes to the audit log as JSON lines;
+        # the console keeps what this command prints.
+        configure_logging(console=False, json_path=audit, level="INFO")
+    except OSError as exc:
+        print(f"croupier run: cannot write the audit log {audit}: {exc}", file=sys.stderr)
+        return 2
+    stop = threading.Event()
+    restore = _on_signals(stop)
+    display = DisplayServer(service, table.config.display)
+    try:
+        try:
+            service.start()
+        except DeviceError as exc:
+            print(f"croupier run: cannot open the devices: {exc}", file=sys.stderr)
+            return 1
+        try:
+            display.start()
+        except OSError as exc:
+            print(
+                f"croupier run: cannot serve the display on {table.config.display.host}:"
+                f"{table.config.display.port}: {exc.strerror or exc} (another croupier running? "
+                "set display.port in the table file or use --port)",
+                file=sys.stderr,
+            )
+            return 1
+        if not display.wait_started():
+            print("croupier run: the display did not start", file=sys.stderr)
+            return 1
+        config = table.config
+        print(f"croupier: table {config.table_id}, {table.rules.name}", flush=True)
+        devices = ", ".join(f"{r} {u}" for r, u in config.devices.urls.items())
+        print(f"devices: {devices}", flush=True)
+        print(f"journal: {table.journal_path}", flush=True)
+        print(f"audit log: {audit}", flush=True)
+        for role in (config.supervisor, config.technician):
+            title = type(role).__name__.lower()
+            if role.pin_hash is None:
+                print(
+                    f"{title} PIN: not set - {title} decisions are refused "
+                    f"(`croupier passwd --pin {title}`, then pin_hash under [{title}])",
+                    flush=True,
+                )
+        if not config.display.loopback and not config.display.tls:
+            print(
+                f"warning: the display is served WITHOUT TLS on {config.display.host} "
+                "(allow_insecure_remote = true in the table file)",
+                flush=True,
+            )
+        print(f"display: {display.url}", flush=True)
+        console = _console(service) if not args.demo else None
+        if args.demo:
+            print("demo: emulated players and dealer are playing; Ctrl-C to stop", flush=True)
+        elif console is not None:
+            print(
+                "the devices are emulated in this process: type the dealer's hands here - "
+                "d (draw a card), i KH (hole card in the reader), r (take it out), p HIT "
+                "(a panel key), help, q (quit)",
+                flush=True,
+            )
+        _watch(service, stop, args.rounds, console)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        display.close()
+        service.close()
+        restore()
+        reset_logging()
+    if service.errors:
+        print("croupier run: the table owner caught errors:", file=sys.stderr)
+        for error in service.errors:
+            print(f"  {error}", file=sys.stderr)
+        return 1
+    print("stopped cleanly: display closed, devices released", flush=True)
+    return 0
+
+
+def _console(service: TableService) -> Console | None:
+    """The dealer's hands on stdin (``croupier emulate``'s commands) when all three devices are
+    emulated in this process and nobody else plays them."""
+    shoe, peek, panel = (service.emulated.get(role) for role in ("shoe", "peek", "panel"))
+    if not (
+        isinstance(shoe, EmulatedShoe)
+        and isinstance(peek, EmulatedPeekReader)
+        and isinstance(panel, EmulatedPanel)
+    ):
+        return None
+    return Console(shoe, peek, panel, out=sys.stdout)
+
+
+def _watch(
+    service: TableService, stop: threading.Event, rounds: int | None, console: Console | None
+) -> None:
+    """Print each finished round until stopped (or ``rounds`` rounds are done, or ``q``);
+    pass the lines typed on stdin to ``console``."""
+    printed = 0
+    reading = console is not None
+    while not stop.is_set():
+        if console is not None and reading:
+            ready, _, _ = select.select([sys.stdin], [], [], 0.2)
+            if ready:
+                line = sys.stdin.readline()
+                if line == "":
+                    reading = False  # stdin closed: go on until a signal
+                elif not console.handle(line):
+                    return
+        else:
+            stop.wait(0.2)
+        _, state = service.hub.latest()
+        done = int(state.get("rounds_completed", 0))
+        for summary in reversed(state.get("last_rounds", [])[: max(0, done - printed)]):
+            net = ", ".join(f"{n['player']} {n['text']}" for n in summary["net"])
+            dealer = " ".join(summary["dealer"])
+            print(f"round {summary['round']} over: dealer {dealer}; {net}", flush=True)
+        printed = done
+        if rounds is not None and done >= rounds:
+            return
+
+
+def _on_signals(stop: threading.Event) -> Callable[[], None]:
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        stop.set()
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
+
+    def restore() -> None:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+    return restore

@@ -1,0 +1,1 @@
+"""The game: cards' values, hands, variant rules, settlement and prompts (pure code, no I/O)."""

@@ -1,0 +1,465 @@
+"""The rules of a game variant as validated data (``config/variants/*.toml``).
+
+Every rule that differs between casinos or variants is a parameter here, never a constant in
+code. :func:`load_variant` validates a file: an unknown key, a wrong type or an impossible
+combination is refused with the file, the key, the value and what is allowed.
+
+Amounts are integer cents (keys end in ``_cents``); odds are exact fractions written ``"3:2"``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import tomllib
+from collections.abc import Mapping
+from enum import StrEnum
+from fractions import Fraction
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainSerializer,
+    PlainValidator,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    model_validator,
+)
+
+from controller.game.errors import ConfigError
+from drivers.tbl21.cards import Card, DeckType, Rank
+
+# The shipped configuration: ``config/`` of the source tree, installed with the package as
+# ``controller/defaults`` (a link to it in the tree, so each file exists once).
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "defaults"
+VARIANTS_DIR = CONFIG_DIR / "variants"
+VARIANT_IDS = ("nz-pontoon", "uk-pontoon", "pa-blackjack", "pontoon-blackjack")
+
+
+def parse_odds(value: object) -> Fraction:
+    """``"3:2"`` -> Fraction(3, 2). Both sides positive whole numbers."""
+    if isinstance(value, Fraction):
+        return value
+    if not isinstance(value, str) or value.count(":") != 1:
+        raise ValueError(f"odds are written as text 'A:B' such as '3:2', got {value!r}")
+    left, right = value.split(":")
+    if not (left.strip().isdigit() and right.strip().isdigit()):
+        raise ValueError(f"odds 'A:B' need whole numbers on both sides, got {value!r}")
+    num, den = int(left), int(right)
+    if num <= 0 or den <= 0:
+        raise ValueError(f"odds must be positive on both sides, got {value!r}")
+    return Fraction(num, den)
+
+
+def format_odds(odds: Fraction) -> str:
+    return f"{odds.numerator}:{odds.denominator}"
+
+
+Odds = Annotated[Fraction, PlainValidator(parse_odds), PlainSerializer(format_odds)]
+Cents = Annotated[StrictInt, Field(ge=0)]
+PositiveCents = Annotated[StrictInt, Field(gt=0)]
+
+
+class Ties(StrEnum):
+    PUSH = "push"
+    DEALER_WINS = "dealer-wins"
+
+
+class SecondCard(StrEnum):
+    """When the dealer's second card comes out."""
+
+    AFTER_BOXES = "after-boxes"  # NZ: no hole card, drawn after every box has played
+    HOLE_CARD = "hole-card"  # dealt face down at the deal
+
+
+class DoubleAmount(StrEnum):
+    UP_TO_ORIGINAL = "up-to-original"  # any amount from the table increment up to the wager
+    ORIGINAL = "original"  # exactly the original wager
+
+
+class CardsAfterDouble(StrEnum):
+    ONE = "one"  # exactly one more card, then the hand ends
+    ANY = "any"  # the player may keep drawing
+
+
+class SplitMatch(StrEnum):
+    VALUE = "value"  # equal point value (K-Q splits)
+    RANK = "rank"  # same rank only
+
+
+class SurrenderTiming(StrEnum):
+    EARLY = "early"  # before the dealer's second card / any check for a natural
+    LATE = "late"  # decided before any other decision; dealer natural takes the whole wager
+
+
+class Rounding(StrEnum):
+    """What happens to a fraction of a cent in a payout at odds or a surrender's returned half."""
+
+    DOWN = "down"  # to the cent below: the house keeps the fraction
+    HALF_UP = "half-up"  # to the nearest cent, half a cent up: the player gets it
+
+
+class NaturalPolicy(StrEnum):
+    """What a dealer natural takes from a doubled or split box."""
+
+    ORIGINAL_ONLY = "original-only"  # the original wager; double and split stakes returned
+    ALL = "all"  # every stake on the hand
+
+
+class BonusHand(StrEnum):
+    FIVE_CARD_21 = "five-card-21"
+    SIX_CARD_21 = "six-card-21"
+    SEVEN_PLUS_CARD_21 = "seven-plus-card-21"
+    SIX_SEVEN_EIGHT_MIXED = "678-mixed"
+    SIX_SEVEN_EIGHT_SUITED = "678-suited"
+    SIX_SEVEN_EIGHT_SPADES = "678-spades"
+    SEVEN_SEVEN_SEVEN_MIXED = "777-mixed"
+    SEVEN_SEVEN_SEVEN_SUITED = "777-suited"
+    SEVEN_SEVEN_SEVEN_SPADES = "777-spades"
+
+
+BONUS_DESCRIPTIONS: dict[BonusHand, str] = {
+    BonusHand.FIVE_CARD_21: "5 cards totalling 21",
+    BonusHand.SIX_CARD_21: "6 cards totalling 21",
+    BonusHand.SEVEN_PLUS_CARD_21: "7 or more cards totalling 21",
+    BonusHand.SIX_SEVEN_EIGHT_MIXED: "6-7-8 mixed suits",
+    BonusHand.SIX_SEVEN_EIGHT_SUITED: "6-7-8 same suit",
+    BonusHand.SIX_SEVEN_EIGHT_SPADES: "6-7-8 all spades",
+    BonusHand.SEVEN_SEVEN_SEVEN_MIXED: "7-7-7 mixed suits",
+    BonusHand.SEVEN_SEVEN_SEVEN_SUITED: "7-7-7 same suit",
+    BonusHand.SEVEN_SEVEN_SEVEN_SPADES: "7-7-7 all spades",
+}
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class ShoeRules(_Section):
+    deck: DeckType
+    decks: Annotated[StrictInt, Field(ge=1, le=8)]
+    burn_cards: Annotated[StrictInt, Field(ge=0, le=10)] = 1
+    cut_card_reserve: Annotated[StrictInt, Field(ge=0)] = Field(
+        description="cards left behind the cut card"
+    )
+
+
+class TableRules(_Section):
+    boxes: Annotated[StrictInt, Field(ge=1, le=7)] = 7
+    wagers_per_box: Annotated[StrictInt, Field(ge=1, le=3)] = 1
+    min_increment_cents: PositiveCents = 100
+
+
+class DealerRules(_Section):
+    second_card: SecondCard
+    first_card_face_up: StrictBool = True
+    peek_up_cards: tuple[Rank, ...] = ()
+    hits_soft_17: StrictBool
+    stands_on_five_cards: StrictBool = False
+
+
+class HandRules(_Section):
+    ties: Ties
+    natural_after_split: StrictBool = False
+    five_card_trick: StrictBool = False
+    dealer_five_card_trick: StrictBool = False
+    stand_minimum: Annotated[StrictInt, Field(ge=0, le=21)] = 0
+    max_cards: Annotated[StrictInt, Field(ge=0, le=12)] = 0  # 0: no limit
+
+
+class BonusRow(_Section):
+    hand: BonusHand
+    odds: Odds
+
+
+class PayoutRules(_Section):
+    win: Odds = Fraction(1)
+    natural: Odds
+    five_card_trick: Odds | None = None
+    natural_paid_at_once: StrictBool = False
+    twenty_one_paid_at_once: StrictBool = False
+    bonus: tuple[BonusRow, ...] = ()
+    rounding: Rounding = Rounding.DOWN  # the seeds are silent; rules.md: down to the cent
+
+
+class SuperBonusBand(_Section):
+    min_cents: Cents
+    max_cents: Cents | None = None  # None: no upper bound
+    amount_cents: PositiveCents
+
+
+class SuperBonusRules(_Section):
+    enabled: StrictBool = False
+    hand: Literal[BonusHand.SEVEN_SEVEN_SEVEN_SUITED] = BonusHand.SEVEN_SEVEN_SEVEN_SUITED
+    dealer_first_rank: Rank = Rank.SEVEN
+    bands: tuple[SuperBonusBand, ...] = ()
+    other_wagers_cents: Cents = 0
+    paid_on_doubled: StrictBool = False
+    paid_on_split: StrictBool = False
+
+
+class DoubleRules(_Section):
+    allowed: StrictBool
+    min_cards: Annotated[StrictInt, Field(ge=2, le=12)] = 2
+    max_cards: Annotated[StrictInt, Field(ge=0, le=12)] = 2  # 0: no limit
+    max_total_after_two: Annotated[StrictInt, Field(ge=0, le=21)] = 21
+    amount: DoubleAmount = DoubleAmount.ORIGINAL
+    times_per_hand: Annotated[StrictInt, Field(ge=1, le=3)] = 1
+    cards_after: CardsAfterDouble = CardsAfterDouble.ONE
+    after_split: StrictBool = True
+    on_split_aces: StrictBool = False
+    initial_aces_count_one: StrictBool = False
+    bonus_odds_on_doubled: StrictBool = True  # NZ 12.5: false, doubled hands paid 1:1 only
+    rescue: StrictBool = False
+
+
+class SplitRules(_Section):
+    allowed: StrictBool
+    match: SplitMatch = SplitMatch.VALUE
+    max_hands: Annotated[StrictInt, Field(ge=2, le=4)] = 2
+    resplit_aces: StrictBool = False
+    split_aces_one_card: StrictBool = True
+
+
+class SurrenderRules(_Section):
+    allowed: StrictBool
+    timing: SurrenderTiming = SurrenderTiming.LATE
+    up_cards: tuple[Rank, ...] = ()
+    dealer_natural_takes_all: StrictBool = True
+
+
+class InsuranceRules(_Section):
+    allowed: StrictBool
+    up_cards: tuple[Rank, ...] = (Rank.ACE,)
+    max_fraction: Odds = Fraction(1, 2)
+    pays: Odds = Fraction(2)
+    natural_boxes_may_insure: StrictBool = False
+
+
+class DealerNaturalRules(_Section):
+    against_doubles: NaturalPolicy = NaturalPolicy.ALL
+    against_splits: NaturalPolicy = NaturalPolicy.ALL
+
+
+class Variant(_Section):
+    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+    name: str
+    sources: tuple[str, ...] = ()
+    shoe: ShoeRules
+    table: TableRules = TableRules()
+    dealer: DealerRules
+    hands: HandRules
+    payouts: PayoutRules
+    super_bonus: SuperBonusRules = SuperBonusRules()
+    double: DoubleRules
+    split: SplitRules
+    surrender: SurrenderRules
+    insurance: InsuranceRules
+    dealer_natural: DealerNaturalRules = DealerNaturalRules()
+
+    @model_validator(mode="after")
+    def _combinations(self) -> Variant:
+        problems = list(_impossible_combinations(self))
+        if problems:
+            raise ValueError("; ".join(problems))
+        return self
+
+    # Convenience views -------------------------------------------------------------------
+
+    @property
+    def has_hole_card(self) -> bool:
+        return self.dealer.second_card is SecondCard.HOLE_CARD
+
+    def bonus_odds(self, hand: BonusHand) -> Fraction | None:
+        for row in self.payouts.bonus:
+            if row.hand is hand:
+                return row.odds
+        return None
+
+    def super_bonus_amount(self, wager_cents: int) -> int:
+        """The flat Super Bonus for a wager, 0 where no band covers it."""
+        for band in self.super_bonus.bands:
+            if wager_cents >= band.min_cents and (
+                band.max_cents is None or wager_cents <= band.max_cents
+            ):
+                return band.amount_cents
+        return 0
+
+
+def _impossible_combinations(v: Variant) -> list[str]:
+    out: list[str] = []
+    if v.shoe.deck is DeckType.SPANISH_48:
+        for where, ranks in (
+            ("dealer.peek_up_cards", v.dealer.peek_up_cards),
+            ("surrender.up_cards", v.surrender.up_cards),
+            ("insurance.up_cards", v.insurance.up_cards),
+        ):
+            if Rank.TEN in ranks:
+                out.append(f"{where} names 'T' but a Spanish 48-card deck has no tens")
+    if v.shoe.cut_card_reserve >= v.shoe.decks * v.shoe.deck.size:
+        out.append(
+            f"shoe.cut_card_reserve = {v.shoe.cut_card_reserve} leaves no cards to play in a "
+            f"shoe of {v.shoe.decks * v.shoe.deck.size}"
+        )
+    if v.dealer.second_card is SecondCard.AFTER_BOXES and v.dealer.peek_up_cards:
+        out.append("dealer.peek_up_cards needs a hole card, but dealer.second_card = 'after-boxes'")
+    if v.dealer.second_card is SecondCard.AFTER_BOXES and not v.dealer.first_card_face_up:
+        out.append("dealer.first_card_face_up = false needs dealer.second_card = 'hole-card'")
+    if v.hands.five_card_trick and v.payouts.five_card_trick is None:
+        out.append("hands.five_card_trick = true needs payouts.five_card_trick odds")
+    if v.hands.five_card_trick and 0 < v.hands.max_cards < 5:
+        out.append(f"hands.max_cards = {v.hands.max_cards} makes a five-card trick impossible")
+    if v.double.rescue and not v.double.allowed:
+        out.append("double.rescue = true needs double.allowed = true")
+    if v.double.max_cards and v.double.max_cards < v.double.min_cards:
+        out.append(
+            f"double.max_cards = {v.double.max_cards} is below double.min_cards = "
+            f"{v.double.min_cards}"
+        )
+    if v.surrender.allowed and not v.surrender.up_cards:
+        out.append(
+            "surrender.allowed = true needs surrender.up_cards (the dealer cards it is "
+            "offered against)"
+        )
+    if v.insurance.allowed:
+        if not v.insurance.up_cards:
+            out.append("insurance.allowed = true needs insurance.up_cards")
+        if v.has_hole_card:
+            unchecked = [r.value for r in v.insurance.up_cards if r not in v.dealer.peek_up_cards]
+            if unchecked:
+                out.append(
+                    f"insurance.up_cards {unchecked} are not in dealer.peek_up_cards: the "
+                    "insurance could not be settled before the boxes play"
+                )
+    if v.super_bonus.enabled:
+        if not v.super_bonus.bands:
+            out.append("super_bonus.enabled = true needs super_bonus.bands")
+        last_max: int | None = -1
+        for i, band in enumerate(v.super_bonus.bands):
+            if band.max_cents is not None and band.max_cents < band.min_cents:
+                out.append(f"super_bonus.bands[{i}]: max_cents is below min_cents")
+            if last_max is None or band.min_cents <= last_max:
+                out.append(
+                    f"super_bonus.bands[{i}] overlaps the band before it (keep them "
+                    "in rising order without overlap)"
+                )
+            last_max = band.max_cents
+    seen: set[BonusHand] = set()
+    for row in v.payouts.bonus:
+        if row.hand in seen:
+            out.append(f"payouts.bonus lists {row.hand.value!r} twice")
+        seen.add(row.hand)
+    return out
+
+
+# ---------------------------------------------------------------------------------------------
+# Loading
+
+
+def _field_names(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
+    """The keys allowed at ``loc`` (for 'unknown key' messages)."""
+    current: Any = model
+    for part in loc[:-1]:
+        if isinstance(part, int):
+            continue
+        fields = getattr(current, "model_fields", None)
+        if not fields or part not in fields:
+            return []
+        annotation = fields[part].annotation
+        args = getattr(annotation, "__args__", ())
+        candidates = [annotation, *args]
+        current = next(
+            (c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None
+        )
+        if current is None:
+            return []
+    fields = getattr(current, "model_fields", None)
+    return sorted(fields) if fields else []
+
+
+def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> str:
+    loc = tuple(error["loc"])
+    key = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
+    value = error.get("input")
+    kind = error["type"]
+    if kind == "extra_forbidden":
+        allowed = ", ".join(_field_names(model, loc))
+        return f"{key}: unknown key (value {value!r}); allowed here: {allowed}"
+    if kind == "missing":
+        return f"{key}: required key is missing"
+    message = str(error["msg"]).removeprefix("Value error, ")
+    if not key:
+        return message
+    return f"{key} = {value!r}: {message}"
+
+
+def variant_from_mapping(data: Mapping[str, Any], source: str) -> Variant:
+    try:
+        return Variant.model_validate(dict(data))
+    except ValidationError as exc:
+        raise ConfigError(source, [_describe(e, Variant) for e in exc.errors()]) from None
+
+
+def resolve_variant_path(name_or_path: str | Path) -> Path:
+    """A variant id (``nz-pontoon``) or a path to a variant file."""
+    text = str(name_or_path)
+    if text in VARIANT_IDS or (
+        "/" not in text and not text.endswith(".toml") and (VARIANTS_DIR / f"{text}.toml").exists()
+    ):
+        return VARIANTS_DIR / f"{text}.toml"
+    return Path(text)
+
+
+def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Variant:
+    """Load and validate a variant by id or path, optionally with ``section.key`` overrides."""
+    path = resolve_variant_path(name_or_path)
+    if not path.exists():
+        raise ConfigError(
+            str(path),
+            [f"no such variant file; known variants: {', '.join(VARIANT_IDS)}"],
+        )
+    raw = path.read_bytes()
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(path), [f"not valid TOML: {exc}"]) from None
+    if overrides:
+        data = apply_overrides(data, overrides, str(path))
+    return variant_from_mapping(data, str(path))
+
+
+def apply_overrides(
+    data: Mapping[str, Any], overrides: Mapping[str, Any], source: str
+) -> dict[str, Any]:
+    """Return a copy of ``data`` with ``{"section.key": value}`` (or ``"key"``) replaced."""
+    out: dict[str, Any] = {k: (dict(v) if isinstance(v, dict) else v) for k, v in data.items()}
+    problems: list[str] = []
+    for dotted, value in overrides.items():
+        parts = dotted.split(".")
+        target: dict[str, Any] = out
+        for part in parts[:-1]:
+            nxt = target.get(part)
+            if nxt is None:
+                nxt = {}
+                target[part] = nxt
+            if not isinstance(nxt, dict):
+                problems.append(f"override {dotted!r}: {part!r} is not a section")
+                break
+            target = nxt
+        else:
+            target[parts[-1]] = value
+    if problems:
+        raise ConfigError(source, problems)
+    return out
+
+
+def variant_hash(path: Path) -> str:
+    """SHA-256 of a variant file's bytes (journalled at start so a changed file is flagged)."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def up_card_in(card: Card, ranks: tuple[Rank, ...]) -> bool:
+    return card.rank in ranks

@@ -1,0 +1,946 @@
+"""The journal: an append-only, hash-chained record of everything that happens at a table.
+
+Rows live in one SQLite table (standard library, WAL, ``synchronous=FULL``)::
+
+    seq       INTEGER PRIMARY KEY  1, 2, 3... with no gaps (except below a prune anchor)
+    ts        TEXT                 UTC, ISO-8601 with milliseconds: 2026-11-29T11:43:38.123Z
+    table_id  TEXT                 the table the journal belongs to
+    round_id  INTEGER NULL         the round the row belongs to, NULL between rounds
+    kind      TEXT                 one of ROW_KINDS, below
+    payload   TEXT                 canonical JSON of a dict (sorted keys, no spaces, UTF-8)
+    prev_hash TEXT                 the hash of row seq-1 (64 zeros for row 1)
+    hash      TEXT                 sha256 hex of the canonical JSON of the seven columns above
+
+:meth:`Journal.append` commits before it returns, so a caller writes the journal *first* and only
+then shows, acknowledges or acts on what it wrote. Triggers in the file refuse UPDATE and DELETE
+(only :meth:`Journal.prune` removes rows, and it leaves an anchor row), and a one-row
+``journal_head`` table records the last seq and hash. Editing, deleting or reordering rows is then
+only possible by editing the file by hand, which :meth:`Journal.verify` detects and reports as the
+first broken row.
+
+Row kinds and their payloads (the contract between the table application that writes rows and the
+history, audit and recovery code that reads them):
+
+================  ===========================================================================
+``software``      ``{version}`` -- at start-up
+``config``        ``{variant, path, sha256}`` -- a configuration file loaded, with its hash
+``device_event``  :func:`controller.records.to_record` of a :mod:`drivers.events` event
+                  (``{"type": "CardDrawn", "device": {"type": "shoe", "port": ...}, ...}``)
+``call``          ``{method, args}`` (``method`` ``place_bet`` or ``supervisor``, the latter with
+                  ``action``) -- a bet or a supervisor's decision from the display, written
+                  before the table applies it (with ``device_event``, the causes a recovery
+                  replays); ``{method: "pin", role, result, at, source, name, max_wrong_pins,
+                  lockout_seconds}`` -- a PIN attempt's outcome, never the PIN
+                  (:class:`controller.access.PinAttempt`); ``{method: "sign_out", reason}``;
+                  ``{method: "require_pins", required}`` -- PINs required from now on (or not)
+``recovery``      ``{round, state, causes, effects_checked, effects_written, text}`` -- the table
+                  was rebuilt from the journal after a restart (what the dealer was told)
+``input``         ``{action, data, accepted, reason, keys, by}`` -- a dealer or supervisor input:
+                  ``action`` an Action value or null, ``data`` its data as record values,
+                  ``keys`` the panel keys, ``by`` who (null for the dealer's panel)
+``prompt``        :meth:`controller.prompts.Prompt.to_json_dict`
+``ledger``        ``{box, player, hand, kind, amount_cents, stake_cents, odds, reason}``
+                  (amounts in integer cents, signed from the player's side; odds ``"3:2"``)
+``state``         ``{source, dest, action}`` -- a round state change
+``supervisor``    ``{action, by, detail}`` -- a supervisor's override, with who
+``access``        ``{role, event, accepted, text, source, wrong_in_a_row, locked_until}`` -- a
+                  sign-in, a wrong PIN, a lockout (until: wall-clock seconds), a refused
+                  attempt, a sign-out or the PIN policy changed (``event`` ``policy``)
+                  (:class:`controller.access.AccessEvent`)
+``command``       ``{device, command, args}`` -- a command sent to a device
+``round_start``   ``{round, variant}``
+``round_end``     ``{round, net_cents, net_by_player}`` -- net to the players, integer cents
+                  (all of them, and per player)
+``note``          ``{device, text}`` -- a device event worth recording that changes nothing
+``anchor``        ``{seq, hash, ts, pruned_rows}`` -- written by :meth:`Journal.prune`: the seq,
+                  hash and ts of the last pruned row, so the chain verifies from here on
+================  ===========================================================================
+
+:func:`entry_for` turns a controller or table output into its ``(kind, payload)``.
+
+When the journal cannot be opened, read or written, :class:`~controller.errors.JournalUnavailable`
+says why, with one of these messages (``{path}`` the file, ``{detail}`` SQLite's own words):
+
+- ``disk_full``: "Journal unavailable: {path} cannot be written because the disk is full
+  ({detail}). Free disk space; no round can start until the journal can be written."
+- ``read_only``: "Journal unavailable: {path} cannot be written because the file or its folder
+  is read-only ({detail}). Give croupier write access to both; no round can start until then."
+- ``locked``: "Journal unavailable: {path} is locked by another program ({detail}). Close the other
+  croupier or database tool using it; no round can start until the journal can be written."
+- ``corrupt``: "Journal unavailable: {path} is damaged or not a croupier journal ({detail}). Keep
+  the file for investigation and call a technician; no round can start on it."
+- ``cannot_open`` / ``io_error`` / ``error``: the same pattern with the cause in words.
+
+Retention: :meth:`Journal.prune` deletes rows older than the table's retention
+(:data:`DEFAULT_RETENTION`, 90 days) after appending an ``anchor`` row naming the last pruned row;
+:meth:`Journal.verify` accepts a journal that starts right after an anchor's row.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import hashlib
+import json
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self, TypeVar
+from urllib.parse import quote
+
+from controller.journal.errors import JournalUnavailable
+from controller.journal.records import to_record, to_value
+
+DEFAULT_JOURNAL_PATH = Path("var/journal.sqlite3")
+DEFAULT_RETENTION = timedelta(days=90)
+DEFAULT_BUSY_TIMEOUT_S = 0.5
+GENESIS_HASH = "0" * 64
+SCHEMA_VERSION = 1
+PROBE_BYTES = 64 * 1024  # check_writable proves this much room (a few rounds of rows)
+
+ROW_KINDS = frozenset(
+    {
+        "software",
+        "config",
+        "device_event",
+        "call",
+        "recovery",
+        "input",
+        "prompt",
+        "ledger",
+        "state",
+        "supervisor",
+        "access",
+        "command",
+        "round_start",
+        "round_end",
+        "note",
+        "anchor",
+    }
+)
+
+T = TypeVar("T")
+Clock = Callable[[], datetime]
+JSONDict = dict[str, Any]
+
+_MESSAGES = {
+    "disk_full": (
+        "Journal unavailable: {path} cannot be written because the disk is full ({detail}). "
+        "Free disk space; no round can start until the journal can be written."
+    ),
+    "read_only": (
+        "Journal unavailable: {path} cannot be written because the file or its folder is "
+        "read-only ({detail}). Give croupier write access to both; no round can start until then."
+    ),
+    "locked": (
+        "Journal unavailable: {path} is locked by another program ({detail}). Close the other "
+        "croupier or database tool using it; no round can start until the journal can be written."
+    ),
+    "corrupt": (
+        "Journal unavailable: {path} is damaged or not a croupier journal ({detail}). Keep the "
+        "file for investigation and call a technician; no round can start on it."
+    ),
+    "cannot_open": (
+        "Journal unavailable: {path} cannot be opened ({detail}). Check that its folder exists "
+        "and croupier may write there; no round can start until then."
+    ),
+    "io_error": (
+        "Journal unavailable: {path} could not be read or written because of a disk error "
+        "({detail}). Call a technician; no round can start until the journal can be written."
+    ),
+    "error": (
+        "Journal unavailable: {path} failed ({detail}). No round can start until the journal "
+        "can be written."
+    ),
+}
+
+# primary SQLite result codes (sqlite3.Error.sqlite_errorcode & 0xFF)
+_SQLITE_CAUSES = {
+    5: "locked",  # SQLITE_BUSY
+    6: "locked",  # SQLITE_LOCKED
+    8: "read_only",  # SQLITE_READONLY
+    10: "io_error",  # SQLITE_IOERR
+    11: "corrupt",  # SQLITE_CORRUPT
+    13: "disk_full",  # SQLITE_FULL
+    14: "cannot_open",  # SQLITE_CANTOPEN
+    26: "corrupt",  # SQLITE_NOTADB
+}
+
+_NO_UPDATE = (
+    "CREATE TRIGGER IF NOT EXISTS journal_no_update BEFORE UPDATE ON journal BEGIN "
+    "SELECT RAISE(ABORT, 'journal rows are append-only: UPDATE refused'); END"
+)
+_NO_DELETE = (
+    "CREATE TRIGGER IF NOT EXISTS journal_no_delete BEFORE DELETE ON journal BEGIN "
+    "SELECT RAISE(ABORT, 'journal rows are append-only: DELETE refused "
+    "(old rows are removed only by Journal.prune)'); END"
+)
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS journal (
+        seq INTEGER PRIMARY KEY,
+        ts TEXT NOT NULL,
+        table_id TEXT NOT NULL,
+        round_id INTEGER,
+        kind TEXT NOT NULL,
+        payload TEXT NOT NULL,
+        prev_hash TEXT NOT NULL,
+        hash TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS journal_round ON journal(round_id) WHERE round_id IS NOT NULL",
+    "CREATE INDEX IF NOT EXISTS journal_ts ON journal(ts)",
+    """CREATE TABLE IF NOT EXISTS journal_head (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        table_id TEXT NOT NULL,
+        seq INTEGER NOT NULL,
+        hash TEXT NOT NULL
+    )""",
+    "CREATE TABLE IF NOT EXISTS journal_probe (id INTEGER PRIMARY KEY, pad BLOB NOT NULL)",
+    _NO_UPDATE,
+    _NO_DELETE,
+)
+_INSERT = (
+    "INSERT INTO journal (seq, ts, table_id, round_id, kind, payload, prev_hash, hash) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_SELECT = "SELECT seq, ts, table_id, round_id, kind, payload, prev_hash, hash FROM journal"
+_ALL_ROWS = _SELECT + " ORDER BY seq"
+_LAST_ROW = _SELECT + " ORDER BY seq DESC LIMIT 1"
+_ANCHOR_ROWS = _SELECT + " WHERE kind = 'anchor' ORDER BY seq"
+_CHUNK = 1000
+
+
+# --- canonical forms -------------------------------------------------------------------------
+
+
+def utc_now() -> datetime:
+    return datetime.now(UTC)
+
+
+def format_ts(at: datetime) -> str:
+    """``2026-11-29T11:43:38.123Z``: UTC, milliseconds. A naive datetime is refused."""
+    if at.tzinfo is None or at.utcoffset() is None:
+        raise ValueError(f"journal times must carry a time zone, got naive {at.isoformat()}")
+    return at.astimezone(UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_ts(text: str) -> datetime:
+    return datetime.fromisoformat(text)
+
+
+def canonical_json(value: object) -> str:
+    """Sorted keys, no spaces, UTF-8 text, no NaN: the one text a value has in the journal."""
+    return json.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+    )
+
+
+def row_hash(
+    seq: int,
+    ts: str,
+    table_id: str,
+    round_id: int | None,
+    kind: str,
+    payload: str,
+    prev_hash: str,
+) -> str:
+    """sha256 hex of the canonical JSON of a row's columns (``payload`` as its stored text)."""
+    text = canonical_json(
+        {
+            "seq": seq,
+            "ts": ts,
+            "table_id": table_id,
+            "round_id": round_id,
+            "kind": kind,
+            "payload": payload,
+            "prev_hash": prev_hash,
+        }
+    )
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class Row:
+    seq: int
+    ts: str
+    table_id: str
+    round_id: int | None
+    kind: str
+    payload: JSONDict
+    prev_hash: str
+    hash: str
+    payload_json: str = dataclasses.field(repr=False, compare=False, default="")
+
+    @property
+    def at(self) -> datetime:
+        return parse_ts(self.ts)
+
+    def computed_hash(self) -> str:
+        return row_hash(
+            self.seq,
+            self.ts,
+            self.table_id,
+            self.round_id,
+            self.kind,
+            self.payload_json,
+            self.prev_hash,
+        )
+
+    def to_json_dict(self) -> JSONDict:
+        """Every column; ``payload`` as an object (its canonical JSON is the hashed text)."""
+        return {
+            "seq": self.seq,
+            "ts": self.ts,
+            "table_id": self.table_id,
+            "round_id": self.round_id,
+            "kind": self.kind,
+            "payload": self.payload,
+            "prev_hash": self.prev_hash,
+            "hash": self.hash,
+        }
+
+    @classmethod
+    def _from_db(cls, values: tuple[Any, ...]) -> Row:
+        seq, ts, table_id, round_id, kind, payload, prev_hash, digest = values
+        try:
+            parsed = json.loads(payload)
+        except (TypeError, ValueError):
+            parsed = {"unreadable": str(payload)}
+        if not isinstance(parsed, dict):
+            parsed = {"unreadable": str(payload)}
+        return cls(seq, ts, table_id, round_id, kind, parsed, prev_hash, digest, payload)
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyResult:
+    ok: bool
+    rows_checked: int
+    first_bad_seq: int | None = None
+    reason: str = ""
+    last_seq: int | None = None
+    last_hash: str | None = None
+
+    def describe(self) -> str:
+        if self.ok:
+            head = "" if self.last_seq is None else f"; last row {self.last_seq} {self.last_hash}"
+            return f"chain intact: {self.rows_checked} rows verified{head}"
+        where = "journal" if self.first_bad_seq is None else f"row {self.first_bad_seq}"
+        return f"{where}: {self.reason}"
+
+
+@dataclass(frozen=True, slots=True)
+class PruneResult:
+    pruned_rows: int
+    anchor: Row | None
+
+
+# --- the journal -----------------------------------------------------------------------------
+
+
+class Journal:
+    """One table's journal file. Safe to share between threads (one lock around the file)."""
+
+    def __init__(
+        self,
+        db: sqlite3.Connection,
+        path: Path,
+        table_id: str,
+        clock: Clock,
+        *,
+        readonly: bool,
+    ) -> None:
+        self._db = db
+        self.path = path
+        self.table_id = table_id
+        self._clock = clock
+        self.readonly = readonly
+        self._lock = threading.RLock()
+
+    @classmethod
+    def open(
+        cls,
+        path: str | Path = DEFAULT_JOURNAL_PATH,
+        *,
+        table_id: str | None = None,
+        clock: Clock = utc_now,
+        busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
+        readonly: bool = False,
+    ) -> Journal:
+        """Open (and create, unless ``readonly``) the journal at ``path``.
+
+        A new journal needs ``table_id``; an existing one remembers its table and refuses a
+        different one. ``readonly`` opens an existing journal for reading only (history, audit).
+        """
+        path = Path(path)
+        where = str(path)
+        if readonly:
+            if not path.exists():
+                raise JournalUnavailable(
+                    where, "cannot_open", f"Journal unavailable: there is no journal at {path}."
+                )
+            uri = f"file:{quote(str(path.resolve()))}?mode=ro"
+            target, use_uri = uri, True
+        else:
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                cause = "read_only" if isinstance(exc, PermissionError) else "cannot_open"
+                raise JournalUnavailable(
+                    where, cause, _MESSAGES[cause].format(path=path, detail=exc.strerror or exc)
+                ) from exc
+            target, use_uri = str(path), False
+        db: sqlite3.Connection | None = None
+        try:
+            db = sqlite3.connect(
+                target,
+                timeout=busy_timeout_s,
+                isolation_level=None,
+                check_same_thread=False,
+                uri=use_uri,
+            )
+            if not readonly:
+                mode = db.execute("PRAGMA journal_mode=WAL").fetchone()[0]
+                if str(mode).lower() != "wal":
+                    cause = "read_only" if _read_only_place(path) else "error"
+                    raise JournalUnavailable(
+                        where,
+                        cause,
+                        _MESSAGES[cause].format(
+                            path=path, detail=f"cannot switch to WAL mode (mode is {mode})"
+                        ),
+                    )
+            db.execute("PRAGMA synchronous=FULL")
+            stored = _stored_table_id(db)
+            if stored is None:
+                if readonly:
+                    raise JournalUnavailable(
+                        where,
+                        "corrupt",
+                        _MESSAGES["corrupt"].format(path=path, detail="no journal tables in it"),
+                    )
+                if table_id is None:
+                    raise ValueError(f"a new journal ({path}) needs a table_id")
+                _create(db, table_id)
+                stored = table_id
+            elif table_id is not None and table_id != stored:
+                raise JournalUnavailable(
+                    where,
+                    "wrong_table",
+                    f"Journal unavailable: {path} is the journal of table {stored!r}, "
+                    f"not of table {table_id!r}. Point this table at its own journal file.",
+                )
+        except sqlite3.Error as exc:
+            if db is not None:
+                db.close()
+            raise _unavailable(path, exc) from exc
+        except BaseException:
+            if db is not None:
+                db.close()
+            raise
+        return cls(db, path, stored, clock, readonly=readonly)
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    # --- writing -------------------------------------------------------------------------------
+
+    def append(self, kind: str, payload: Mapping[str, Any], round_id: int | None = None) -> Row:
+        """Append one row and commit it (durably: WAL, synchronous FULL) before returning."""
+        return self.append_many([(kind, payload)], round_id=round_id)[0]
+
+    def append_many(
+        self, entries: Iterable[tuple[str, Mapping[str, Any]]], round_id: int | None = None
+    ) -> list[Row]:
+        """Append several rows in one transaction: all of them are committed, or none."""
+        prepared = [_prepare(kind, payload) for kind, payload in entries]
+        _check_round_id(round_id)
+        if not prepared:
+            return []
+        with self._lock:
+            ts = format_ts(self._clock())
+            return self._write(lambda: self._insert(prepared, ts, round_id))
+
+    def check_writable(self) -> None:
+        """Prove a real write works now (a committed write of :data:`PROBE_BYTES`, then removed).
+
+        Raises :class:`JournalUnavailable` with the reason; call it before starting a round.
+        """
+
+        def probe() -> None:
+            self._db.execute(
+                "INSERT OR REPLACE INTO journal_probe (id, pad) VALUES (1, zeroblob(?))",
+                (PROBE_BYTES,),
+            )
+
+        def clear() -> None:
+            self._db.execute("DELETE FROM journal_probe")
+
+        with self._lock:
+            self._write(probe)
+            self._write(clear)
+
+    def prune(self, older_than: timedelta = DEFAULT_RETENTION) -> PruneResult:
+        """Delete the rows older than ``older_than``, after appending an ``anchor`` row.
+
+        The anchor records the seq, hash and time of the last pruned row, so the chain still
+        verifies from the first remaining row. A round is never split: if the cut would fall
+        inside a round, that round's rows are all kept.
+        """
+        if older_than <= timedelta(0):
+            raise ValueError(f"retention must be positive, got {older_than}")
+        with self._lock:
+            now = self._clock()
+            cutoff = format_ts(now - older_than)
+            return self._write(lambda: self._prune(cutoff, format_ts(now)))
+
+    def _write(self, work: Callable[[], T]) -> T:
+        if self.readonly:
+            raise JournalUnavailable(
+                str(self.path),
+                "read_only",
+                _MESSAGES["read_only"].format(path=self.path, detail="opened read-only"),
+            )
+        db = self._db
+        try:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                result = work()
+                db.execute("COMMIT")
+            except BaseException:
+                if db.in_transaction:
+                    with contextlib.suppress(sqlite3.Error):
+                        db.execute("ROLLBACK")
+                raise
+        except sqlite3.Error as exc:
+            raise _unavailable(self.path, exc) from exc
+        return result
+
+    def _head(self) -> tuple[int, str]:
+        found = self._db.execute("SELECT seq, hash FROM journal_head WHERE id = 1").fetchone()
+        if found is None:
+            raise JournalUnavailable(
+                str(self.path),
+                "corrupt",
+                _MESSAGES["corrupt"].format(
+                    path=self.path, detail="its head record is missing; run croupier audit verify"
+                ),
+            )
+        return int(found[0]), str(found[1])
+
+    def _insert(self, prepared: list[tuple[str, str]], ts: str, round_id: int | None) -> list[Row]:
+        seq, prev = self._head()
+        rows: list[Row] = []
+        for kind, payload_json in prepared:
+            seq += 1
+            digest = row_hash(seq, ts, self.table_id, round_id, kind, payload_json, prev)
+            rows.append(
+                Row(
+                    seq,
+                    ts,
+                    self.table_id,
+                    round_id,
+                    kind,
+                    json.loads(payload_json),
+                    prev,
+                    digest,
+                    payload_json,
+                )
+            )
+            prev = digest
+        self._db.executemany(
+            _INSERT,
+            [
+                (r.seq, r.ts, r.table_id, r.round_id, r.kind, r.payload_json, r.prev_hash, r.hash)
+                for r in rows
+            ],
+        )
+        self._db.execute("UPDATE journal_head SET seq = ?, hash = ? WHERE id = 1", (seq, prev))
+        return rows
+
+    def _prune(self, cutoff: str, now: str) -> PruneResult:
+        db = self._db
+        first = db.execute("SELECT MIN(seq) FROM journal").fetchone()[0]
+        if first is None:
+            return PruneResult(0, None)
+        young = db.execute(
+            "SELECT seq, round_id FROM journal WHERE ts >= ? ORDER BY seq LIMIT 1", (cutoff,)
+        ).fetchone()
+        if young is None:
+            through = self._head()[0]
+        else:
+            through = int(young[0]) - 1
+            if young[1] is not None:  # never split a round
+                start = db.execute(
+                    "SELECT MIN(seq) FROM journal WHERE round_id = ?", (young[1],)
+                ).fetchone()[0]
+                through = min(through, int(start) - 1)
+        if through < first:
+            return PruneResult(0, None)
+        last_ts, last_hash = db.execute(
+            "SELECT ts, hash FROM journal WHERE seq = ?", (through,)
+        ).fetchone()
+        count = db.execute("SELECT COUNT(*) FROM journal WHERE seq <= ?", (through,)).fetchone()[0]
+        payload = {"seq": through, "hash": last_hash, "ts": last_ts, "pruned_rows": count}
+        (anchor,) = self._insert([("anchor", canonical_json(payload))], now, None)
+        db.execute("DROP TRIGGER journal_no_delete")
+        db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
+        db.execute(_NO_DELETE)
+        return PruneResult(int(count), anchor)
+
+    # --- reading -------------------------------------------------------------------------------
+
+    def last_row(self) -> Row | None:
+        with self._lock:
+            found = self._read(lambda: self._db.execute(_LAST_ROW).fetchone())
+        return None if found is None else Row._from_db(found)
+
+    def rows(
+        self,
+        since: datetime | None = None,
+        round_id: int | None = None,
+        kinds: Iterable[str] | None = None,
+        *,
+        after_seq: int = 0,
+    ) -> list[Row]:
+        """Rows in seq order: at or after ``since``, of ``round_id``, of the given kinds, with a
+        seq above ``after_seq`` (all of them by default)."""
+        return list(self.iter_rows(since, round_id, kinds, after_seq=after_seq))
+
+    def iter_rows(
+        self,
+        since: datetime | None = None,
+        round_id: int | None = None,
+        kinds: Iterable[str] | None = None,
+        *,
+        after_seq: int = 0,
+    ) -> Iterator[Row]:
+        """Like :meth:`rows`, read in chunks (for exports of a large journal)."""
+        where = ["seq > ?"]
+        params: list[Any] = []
+        if since is not None:
+            where.append("ts >= ?")
+            params.append(format_ts(since))
+        if round_id is not None:
+            where.append("round_id = ?")
+            params.append(round_id)
+        if kinds is not None:
+            wanted = sorted(set(kinds))
+            if not wanted:
+                return
+            where.append(f"kind IN ({', '.join('?' for _ in wanted)})")
+            params.extend(wanted)
+        # only fixed column names and ? placeholders are put into the text
+        sql = f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_CHUNK}"
+        after = after_seq
+        while True:
+            with self._lock:
+                chunk = self._read(
+                    lambda: self._db.execute(sql, (after, *params)).fetchall()  # noqa: B023
+                )
+            for values in chunk:
+                yield Row._from_db(values)
+            if len(chunk) < _CHUNK:
+                return
+            after = int(chunk[-1][0])
+
+    def round_ids(self) -> list[int]:
+        """The rounds in the journal, in the order they started."""
+        with self._lock:
+            found = self._read(
+                lambda: self._db.execute(
+                    "SELECT round_id FROM journal WHERE round_id IS NOT NULL "
+                    "GROUP BY round_id ORDER BY MIN(seq)"
+                ).fetchall()
+            )
+        return [int(r[0]) for r in found]
+
+    def _read(self, work: Callable[[], T]) -> T:
+        try:
+            return work()
+        except sqlite3.Error as exc:
+            raise _unavailable(self.path, exc) from exc
+
+    # --- verification --------------------------------------------------------------------------
+
+    def verify(self) -> VerifyResult:
+        """Check the whole chain and name the first broken row (see :class:`VerifyResult`)."""
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN")  # one snapshot for the head and every row
+                try:
+                    return self._verify()
+                finally:
+                    db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise _unavailable(self.path, exc) from exc
+
+    def _verify(self) -> VerifyResult:
+        db = self._db
+        head = db.execute("SELECT seq, hash FROM journal_head WHERE id = 1").fetchone()
+        anchors: dict[int, Row] = {}
+        bad_anchors: list[int] = []
+        for values in db.execute(_ANCHOR_ROWS):
+            anchor = Row._from_db(values)
+            through = anchor.payload.get("seq")
+            if anchor.computed_hash() != anchor.hash or not isinstance(through, int):
+                bad_anchors.append(anchor.seq)
+            else:
+                anchors[through] = anchor
+
+        def fail(seq: int | None, reason: str, checked: int) -> VerifyResult:
+            return VerifyResult(False, checked, seq, reason)
+
+        checked = 0
+        previous: Row | None = None
+        for values in db.execute(_ALL_ROWS):
+            row = Row._from_db(values)
+            if previous is not None and row.seq != previous.seq + 1:
+                missing = previous.seq + 1
+                span = (
+                    f"row {missing}" if row.seq == missing + 1 else f"rows {missing}..{row.seq - 1}"
+                )
+                return fail(
+                    missing,
+                    f"missing: {span} deleted (row {row.seq} follows row {previous.seq})",
+                    checked,
+                )
+            if previous is None:
+                problem = _check_start_gap(row, anchors, bad_anchors)
+                if problem is not None:
+                    return fail(*problem, checked)
+            if row.computed_hash() != row.hash:
+                return fail(
+                    row.seq,
+                    f"edited: its stored hash does not match its contents ({row.kind} row)",
+                    checked,
+                )
+            if previous is None:
+                problem = _check_start_link(row, anchors)
+                if problem is not None:
+                    return fail(*problem, checked)
+            elif row.prev_hash != previous.hash:
+                return fail(
+                    row.seq,
+                    f"out of chain: its prev_hash is not the hash of row {previous.seq}",
+                    checked,
+                )
+            checked += 1
+            previous = row
+
+        if head is None:
+            return fail(None, "the journal head record is missing (journal_head edited)", checked)
+        head_seq, head_hash = int(head[0]), str(head[1])
+        last_seq = 0 if previous is None else previous.seq
+        if head_seq > last_seq:
+            first_missing = last_seq + 1 if previous is not None else 1
+            return fail(
+                first_missing,
+                f"missing: rows {first_missing}..{head_seq} deleted from the end "
+                f"(the journal head records row {head_seq})",
+                checked,
+            )
+        if head_seq < last_seq:
+            return fail(
+                head_seq + 1,
+                f"added outside the journal: the journal head records row {head_seq} as the last",
+                checked,
+            )
+        if previous is not None and head_hash != previous.hash:
+            return fail(
+                previous.seq,
+                "replaced: its hash differs from the one the journal head recorded",
+                checked,
+            )
+        return VerifyResult(
+            True,
+            checked,
+            last_seq=None if previous is None else previous.seq,
+            last_hash=None if previous is None else previous.hash,
+        )
+
+
+def _check_start_gap(
+    first: Row, anchors: Mapping[int, Row], bad_anchors: list[int]
+) -> tuple[int, str] | None:
+    """Does the first remaining row start the chain, or follow right after an anchor's row?"""
+    if first.seq == 1 or first.seq - 1 in anchors:
+        return None
+    if bad_anchors:
+        return bad_anchors[0], "edited: this anchor row's hash does not match its contents"
+    covered = max((t for t in anchors if t < first.seq), default=0)
+    span = (
+        f"row {covered + 1}"
+        if covered + 1 == first.seq - 1
+        else f"rows {covered + 1}..{first.seq - 1}"
+    )
+    return covered + 1, f"missing: {span} deleted and no anchor row accounts for them"
+
+
+def _check_start_link(first: Row, anchors: Mapping[int, Row]) -> tuple[int, str] | None:
+    """Does the first remaining row chain from the genesis hash, or from the anchor's record?"""
+    if first.seq == 1:
+        if first.prev_hash != GENESIS_HASH:
+            return 1, "out of chain: row 1's prev_hash is not the genesis hash"
+        return None
+    anchor = anchors[first.seq - 1]
+    if first.prev_hash != anchor.payload.get("hash"):
+        return (
+            first.seq,
+            f"out of chain: its prev_hash is not the hash anchor row {anchor.seq} recorded "
+            f"for pruned row {first.seq - 1}",
+        )
+    return None
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _prepare(kind: str, payload: Mapping[str, Any]) -> tuple[str, str]:
+    if kind not in ROW_KINDS:
+        raise ValueError(f"unknown journal row kind {kind!r}; kinds are {sorted(ROW_KINDS)}")
+    if not isinstance(payload, Mapping):
+        raise TypeError(f"a {kind!r} row's payload must be a dict, got {type(payload).__name__}")
+    try:
+        text = canonical_json(dict(payload))
+        text.encode("utf-8")  # a lone surrogate cannot be stored or hashed
+    except (TypeError, ValueError) as exc:
+        raise TypeError(f"a {kind!r} row's payload is not plain JSON: {exc}") from exc
+    return kind, text
+
+
+def _check_round_id(round_id: object) -> None:
+    if round_id is not None and (isinstance(round_id, bool) or not isinstance(round_id, int)):
+        raise TypeError(f"round_id must be a whole number or None, got {round_id!r}")
+
+
+def _stored_table_id(db: sqlite3.Connection) -> str | None:
+    exists = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_head'"
+    ).fetchone()
+    if exists is None:
+        return None
+    found = db.execute("SELECT table_id FROM journal_head WHERE id = 1").fetchone()
+    if found is None:
+        # the tables are there but the head row is gone: never start a second chain over it
+        raise sqlite3.DatabaseError("its head record is missing; run croupier audit verify")
+    return str(found[0])
+
+
+def _create(db: sqlite3.Connection, table_id: str) -> None:
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        for statement in _SCHEMA:
+            db.execute(statement)
+        db.execute(
+            "INSERT OR IGNORE INTO journal_head (id, table_id, seq, hash) VALUES (1, ?, 0, ?)",
+            (table_id, GENESIS_HASH),
+        )
+        db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+        db.execute("COMMIT")
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+
+
+def _unavailable(path: Path, exc: sqlite3.Error) -> JournalUnavailable:
+    code = getattr(exc, "sqlite_errorcode", None)
+    detail = str(exc)
+    cause = _SQLITE_CAUSES.get(code & 0xFF, "error") if isinstance(code, int) else "error"
+    if isinstance(exc, sqlite3.IntegrityError) or "head record is missing" in detail:
+        cause = "corrupt"  # rows or the head changed by hand: the chain cannot go on here
+    if cause == "error":
+        lowered = detail.lower()
+        if "disk is full" in lowered:
+            cause = "disk_full"
+        elif "readonly" in lowered or "read-only" in lowered:
+            cause = "read_only"
+        elif "locked" in lowered:
+            cause = "locked"
+        elif "not a database" in lowered or "malformed" in lowered:
+            cause = "corrupt"
+    if cause in ("cannot_open", "error") and _read_only_place(path):
+        cause = "read_only"
+    return JournalUnavailable(str(path), cause, _MESSAGES[cause].format(path=path, detail=detail))
+
+
+def _read_only_place(path: Path) -> bool:
+    """Is the journal file, or the folder it needs for its -wal and -shm files, read-only?"""
+    folder = path.parent if str(path.parent) else Path()
+    if path.exists() and not os.access(path, os.W_OK):
+        return True
+    return folder.is_dir() and not os.access(folder, os.W_OK)
+
+
+# --- outputs as rows -------------------------------------------------------------------------
+
+
+def entry_for(item: object) -> tuple[str, JSONDict]:
+    """The ``(kind, payload)`` row of a controller or table output, or of a device event.
+
+    Knows Prompt, LedgerEntry, StateChanged, SupervisorAction, DeviceCommand, every
+    :mod:`drivers.events` event, and the table's InputResult and DeviceNote (by name, so that
+    this module does not depend on the table application).
+    """
+    from controller.game.prompts import Prompt  # noqa: PLC0415
+    from controller.game.settlement import LedgerEntry  # noqa: PLC0415
+    from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction  # noqa: PLC0415
+    from drivers.tbl21.events import DeviceEvent  # noqa: PLC0415
+
+    if isinstance(item, DeviceEvent):
+        return "device_event", to_record(item)
+    if isinstance(item, Prompt):
+        return "prompt", item.to_json_dict()
+    if isinstance(item, LedgerEntry):
+        record = to_record(item)
+        del record["type"]
+        return "ledger", record
+    if isinstance(item, StateChanged):
+        return "state", {
+            "source": item.source.value,
+            "dest": item.dest.value,
+            "action": item.action.value,
+        }
+    if isinstance(item, SupervisorAction):
+        return "supervisor", {"action": item.action.value, "by": item.by, "detail": item.detail}
+    if isinstance(item, DeviceCommand):
+        return "command", {
+            "device": item.device,
+            "command": item.command,
+            "args": list(item.args),
+        }
+    name = type(item).__name__
+    if name == "InputResult":
+        action = getattr(item, "action", None)
+        return "input", {
+            "action": None if action is None else to_value(action),
+            "data": to_value(dict(getattr(item, "data", None) or {})),
+            "accepted": bool(getattr(item, "accepted", False)),
+            "reason": str(getattr(item, "reason", "")),
+            "keys": to_value(tuple(getattr(item, "keys", ()))),
+            "by": getattr(item, "by", None),
+        }
+    if name == "AccessEvent":
+        record = to_record(item)
+        del record["type"]
+        return "access", record
+    if name == "DeviceNote":
+        return "note", {"device": getattr(item, "device", ""), "text": getattr(item, "text", "")}
+    raise TypeError(f"no journal row kind for a {name}")

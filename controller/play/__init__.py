@@ -1,0 +1,1 @@
+"""Playing without a dealer: strategy, scripted and demo play, the simulator, scenarios."""

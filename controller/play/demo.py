@@ -1,0 +1,177 @@
+"""The demo table's people: players who bet and decide by basic strategy, and a dealer who
+draws, slides the hole card into the reader and presses the panel, at a human pace.
+
+:class:`DemoDealer` is ticked by the table owner (:class:`~controller.service.TableService`)
+between events: it looks at what the table waits for and does ONE physical act on the emulated
+devices (pull a card from the shoe, insert the hole card, tap the panel keys of a decision),
+then waits until the table has seen the effect of that act before the next one. It never calls
+the round controller: its acts reach the table through the devices and the drivers, like a
+person's. The decisions come from :class:`~controller.strategy.StrategyPlayer`, the panel keys
+from :func:`~controller.table.keys_for`, as in the scenario runner's
+:class:`~controller.scenario_runner.DeviceHands` (which pumps the event queue itself and so
+cannot be used beside the table owner).
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from controller.play.strategy import Strategy, StrategyPlayer
+from controller.round.spec import Action, State
+from controller.table.app import InputResult, TableApp, keys_for
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
+from sim_hardware.errors import ShoeEmptyError
+
+PLAYERS = ("ann", "bob", "cat", "dan", "eve", "fay", "gus")
+WINDOWS = (State.OFFERS, State.INSURANCE, State.SURRENDER, State.RESCUE)
+CARD_STATES = (State.BURN, State.DEALING, State.CARD_DUE, State.DEALER)
+EFFECT_TIMEOUT_S = 10.0
+
+
+@dataclass
+class _Pending:
+    what: str
+    done: Callable[[], bool]
+    deadline: float
+
+
+class DemoDealer:
+    """Plays the table through the emulated devices; ``tick(now)`` from the owner's thread."""
+
+    def __init__(
+        self,
+        app: TableApp,
+        shoe: EmulatedShoe,
+        reader: EmulatedPeekReader,
+        panel: EmulatedPanel,
+        strategy: Strategy,
+        *,
+        boxes: tuple[int, ...],
+        min_cents: int,
+        max_cents: int,
+        increment_cents: int,
+        pace_s: float,
+        seed: int = 7,
+        place_bet: Callable[[int, str, int], object] | None = None,
+    ) -> None:
+        self.app = app
+        # Bets go in like the display's: through the journaled table when there is one.
+        self.place_bet = place_bet if place_bet is not None else app.place_bet
+        self.shoe = shoe
+        self.reader = reader
+        self.panel = panel
+        self.player = StrategyPlayer(strategy)
+        self.boxes = boxes
+        self.min_cents = min_cents
+        self.max_cents = max_cents
+        self.increment_cents = increment_cents
+        self.pace_s = pace_s
+        self.rng = random.Random(seed)
+        self.stalled = ""  # why the dealer stopped (the shoe ran out...)
+        self._pending: _Pending | None = None
+        self._next_at = 0.0
+        self._refusals = 0
+        self._hole_in_reader = False
+
+    def tick(self, now: float) -> None:
+        pending = self._pending
+        if pending is not None:
+            if not pending.done() and now < pending.deadline:
+                return
+            self._pending = None
+        if now < self._next_at or self.stalled:
+            return
+        if self._act(now):
+            self._next_at = now + self.pace_s
+
+    # --- one act ---------------------------------------------------------------------------------
+
+    def _act(self, now: float) -> bool:
+        app = self.app
+        state = app.controller.state
+        if self._hole_in_reader and state is not State.PEEK:
+            self.reader.remove_hole_card()
+            self._hole_in_reader = False
+        if state is State.HOLD:
+            return False  # a person (or a cable) has to clear it
+        if state in CARD_STATES:
+            return self._draw(now)
+        if state is State.PEEK:
+            return self._peek(now)
+        if state is State.SHUFFLE:
+            return self._keys(now, ["SHF"], lambda: app.controller.state is not State.SHUFFLE)
+        if state is State.BETTING:
+            if not app.controller.round.boxes:
+                self._bet()
+                return True
+            return self._keys(now, ["DEA"])
+        if state in (State.REVEAL, State.SETTLING):
+            return self._keys(now, ["OK_"])
+        if state in WINDOWS or state is State.PLAYING:
+            decision = self.player(app.controller)
+            if decision is None or self._refusals >= 2:
+                self._refusals = 0
+                fallback = "OK_" if state in WINDOWS else "STD"
+                return self._keys(now, [fallback])
+            round_ = app.controller.round
+            box = round_.boxes.get(int(decision.data.get("box", 0) or 0))
+            players = [w.player for w in box.wagers] if box is not None else []
+            keys = [k.value for k in keys_for(decision.action, decision.data, players)]
+            return self._keys(now, keys)
+        return False
+
+    def _bet(self) -> None:
+        steps = max(1, (min(self.max_cents, self.min_cents * 4) - self.min_cents))
+        steps //= self.increment_cents
+        for number in self.boxes:
+            cents = self.min_cents + self.increment_cents * self.rng.randint(0, steps)
+            self.place_bet(number, PLAYERS[number - 1], cents)
+
+    def _draw(self, now: float) -> bool:
+        app = self.app
+        before = app.cards_handled
+        try:
+            drawn = self.shoe.draw()
+        except ShoeEmptyError:
+            self.stalled = "the shoe ran out of cards"
+            return False
+        if drawn.card is None:
+            self._wait(now, "an unreadable card", app.key_in_needed)
+        else:
+            self._wait(now, f"card {drawn.card}", lambda: app.cards_handled > before)
+        return True
+
+    def _peek(self, now: float) -> bool:
+        app = self.app
+        if self._hole_in_reader:
+            return False
+        before = app.peeks_handled
+        # The dealer's hands slide the physical hole card into the reader.
+        self.reader.insert_hole_card(app.controller.round.dealer.cards[1])
+        self._hole_in_reader = True
+        self._wait(now, "the peek", lambda: app.peeks_handled > before)
+        return True
+
+    def _keys(self, now: float, keys: list[str], done: Callable[[], bool] | None = None) -> bool:
+        app = self.app
+        start = app.output_mark()  # (the table service may trim its outputs meanwhile)
+
+        def answered() -> bool:
+            for item in app.outputs_since(start):
+                if isinstance(item, InputResult):
+                    if not item.accepted:
+                        self._refusals += 1
+                    elif item.action is not Action.SHUFFLE:
+                        self._refusals = 0
+                    return done() if done is not None and item.accepted else True
+            return False
+
+        for key in keys:
+            self.panel.tap(key)
+        self._wait(now, " ".join(keys), answered)
+        return True
+
+    def _wait(self, now: float, what: str, done: Callable[[], bool]) -> None:
+        self._pending = _Pending(what, done, now + EFFECT_TIMEOUT_S)

@@ -1,0 +1,486 @@
+"""``croupier scenario run``: play a scenario file through the whole controller.
+
+The emulated shoe, hole-card reader and button panel are served in-process under ``sim://``
+URLs; the production drivers open them, their events go to the one queue, and the
+:class:`~controller.table.TableApp` feeds the round controller. The runner is the dealer's hands
+(:class:`DeviceHands`): it pulls cards out of the emulated shoe, slides the hole card into the
+emulated reader, and presses the scripted decisions on the emulated panel, key by key.
+"""
+
+from __future__ import annotations
+
+import itertools
+import queue
+import time
+from collections.abc import Callable, Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from controller.game.hands import hand_value, is_natural
+from controller.game.prompts import Prompt
+from controller.game.rules import Variant, load_variant
+from controller.game.settlement import EntryKind, LedgerEntry
+from controller.play.autoplay import (
+    SUPERVISOR_ACTIONS,
+    Decision,
+    Hands,
+    PlayError,
+    RoundRecord,
+    ScriptedBet,
+    ScriptedRound,
+    TableEvent,
+    play_rounds,
+)
+from controller.play.autoplay import Rejection as PlayRejection
+from controller.play.scenario_file import Action as ScriptAction
+from controller.play.scenario_file import (
+    Double,
+    Insurance,
+    Rescue,
+    Scenario,
+    ScriptedShoe,
+    SeededShoe,
+    Split,
+    Stand,
+    Surrender,
+)
+from controller.play.scenario_file import Hit as ScriptHit
+from controller.play.scenario_report import (
+    BoxReport,
+    DealerReport,
+    HandReport,
+    LedgerRecord,
+    PromptRecord,
+    Rejection,
+    Report,
+    RoundReport,
+    WagerReport,
+)
+from controller.round.errors import ActionRefused
+from controller.round.model import RoundState, total
+from controller.round.spec import Action
+from controller.table.access import KEY_ONLY
+from controller.table.app import InputResult, TableApp, TableOutput, keys_for
+from drivers.table import TableDevices, open_table
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import Button, DeviceEvent
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
+from sim_hardware.errors import ShoeEmptyError
+from sim_hardware.faults import Misread, PeekMode
+
+WAIT_S = 10.0
+_run_ids = itertools.count()
+
+
+class DriverCommands:
+    """Device commands of the table sent through the production drivers."""
+
+    def __init__(self, devices: TableDevices, rules: Variant) -> None:
+        self.devices = devices
+        self.rules = rules
+        self._lit: frozenset[Button] = frozenset()
+
+    def arm_peek(self, up: str) -> None:
+        self.devices.peek.arm(up)
+
+    def new_shoe(self) -> None:
+        self.devices.shoe.new_shoe(self.rules.shoe.decks, self.rules.shoe.deck)
+
+    def light(self, lit: frozenset[Button]) -> None:
+        panel = self.devices.panel
+        for button in sorted(self._lit - lit):
+            panel.set_led(button, "O", "W")
+        for button in sorted(lit - self._lit):
+            panel.set_led(button, "S", "G")
+        self._lit = lit
+
+
+class DeviceHands(Hands):
+    """The dealer's hands on the emulated devices; every act waits until the table saw it."""
+
+    def __init__(
+        self,
+        app: TableApp,
+        devices: TableDevices,
+        shoe: EmulatedShoe,
+        reader: EmulatedPeekReader,
+        panel: EmulatedPanel,
+        wait_s: float = WAIT_S,
+        *,
+        scripted: bool = True,
+    ) -> None:
+        self.scripted = scripted
+        self.app = app
+        self.devices = devices
+        self.shoe = shoe
+        self.reader = reader
+        self.panel = panel
+        self.wait_s = wait_s
+
+    def pump(self, done: Callable[[], bool], what: str) -> None:
+        deadline = time.monotonic() + self.wait_s
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                raise PlayError(f"{what} did not reach the controller within {self.wait_s:g} s")
+            try:
+                event: DeviceEvent = self.devices.events.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                continue
+            self.app.handle(event)
+
+    def settle_events(self, quiet_s: float = 0.05) -> None:
+        """Handle whatever the devices still send (power-up, identification, acks)."""
+        while True:
+            try:
+                event = self.devices.events.get(timeout=quiet_s)
+            except queue.Empty:
+                return
+            self.app.handle(event)
+
+    def draw(self) -> None:
+        before = self.app.cards_handled
+        try:
+            drawn = self.shoe.draw()
+        except ShoeEmptyError:
+            raise PlayError("the shoe ran out of cards") from None
+        if drawn.card is None:
+            self.pump(self.app.key_in_needed, "the unreadable-card fault")
+            return
+        self.pump(lambda: self.app.cards_handled > before, f"card {drawn.card}")
+
+    def peek(self) -> None:
+        before = self.app.peeks_handled
+        hole = self.app.controller.round.dealer.cards[1]
+        self.reader.insert_hole_card(hole)
+        try:
+            self.pump(lambda: self.app.peeks_handled > before, "the peek result")
+        finally:
+            self.reader.remove_hole_card()
+
+    def enter(self, action: Action, data: dict[str, Any]) -> None:
+        if action is Action.BET:
+            placed = self.app.place_bet(data["box"], data["player"], data["amount_cents"])
+            if not placed.accepted:
+                raise ActionRefused(action, self.app.controller.state, placed.reason)
+            return
+        if action is Action.SHUFFLE and self.scripted:
+            # A scripted shoe goes on with its remaining cards after the shuffle (the script
+            # placed one cut card only); a seeded shoe is shuffled anew with its cut card.
+            self.shoe.cut = None
+            self.shoe.prepare_next_shoe(self.shoe.cards_left)
+        box = self.app.controller.round.boxes.get(int(data.get("box", 0) or 0))
+        players = [w.player for w in box.wagers] if box is not None else []
+        start = self.app.output_mark()
+        for key in keys_for(action, data, players):
+            self.panel.tap(key.value)
+
+        def result() -> InputResult | None:
+            for item in self.app.outputs_since(start):
+                # this entry's result, or a refusal of one of the keys pressed for it
+                if isinstance(item, InputResult) and (
+                    item.action is action or (not item.accepted and bool(item.keys))
+                ):
+                    return item
+            return None
+
+        self.pump(lambda: result() is not None, f"the {action.value} entry")
+        outcome = result()
+        assert outcome is not None
+        if not outcome.accepted:
+            raise ActionRefused(action, self.app.controller.state, outcome.reason)
+        if action is Action.SHUFFLE:
+            self.pump(lambda: not self.app.shuffle_requested, "the new shoe")
+
+    def table_event(self, event: TableEvent) -> None:
+        app = self.app
+        if event.kind == "card_out_of_turn":
+            self.draw()
+        elif event.kind == "supervisor":
+            self._turn_key("SUP")
+            try:
+                action = SUPERVISOR_ACTIONS[event.data["decision"]]
+                result = app.supervisor(action, by="supervisor")
+            finally:
+                self._turn_key("RUN")
+            if not result.accepted:
+                raise ActionRefused(action, app.controller.state, result.reason)
+        elif event.kind == "key_card":
+            result = app.supervisor(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+            if not result.accepted:
+                raise ActionRefused(Action.KEY_CARD, app.controller.state, result.reason)
+        elif event.kind == "unreadable_card":
+            self.shoe.inject(Misread(self.shoe.draw_no + 1))
+        elif event.kind == "reader":
+            self.reader.set_answer_mode(PeekMode(event.data["answer"]), count=1)
+        elif event.kind in ("unplug", "replug"):
+            device = {"shoe": self.shoe, "peek": self.reader, "panel": self.panel}[
+                event.data["device"]
+            ]
+            if event.kind == "unplug":
+                device.unplug()
+                self.pump(self.app.holding, f"the {event.data['device']} link loss")
+            else:
+                device.replug()
+                self.pump(lambda: not self.app.holding(), f"the {event.data['device']} return")
+        else:
+            raise PlayError(f"unknown table event {event.kind!r}")
+
+    def _turn_key(self, position: str) -> None:
+        self.panel.turn_key(position)
+        self.pump(
+            lambda: self.app.controller.table.key_position == position,
+            f"the key switch at {position}",
+        )
+
+
+def decision_of(action: ScriptAction) -> Decision | TableEvent:
+    """A scenario file's action as a round-controller decision or a table event."""
+    if action.table_event:
+        body = next(iter(action.as_dict().values()))
+        return TableEvent(action.kind, body, action)
+    data: dict[str, Any] = {"box": action.box}
+    if isinstance(action, Insurance):
+        data |= {"player": action.player, "amount_cents": action.amount_cents}
+        kind = Action.INSURANCE
+    elif isinstance(action, Double):
+        if action.amount_cents is not None:
+            data["amount_cents"] = action.amount_cents
+        if action.players is not None:
+            data["players"] = list(action.players)
+        kind = Action.DOUBLE
+    elif isinstance(action, Rescue):
+        data["player"] = action.player
+        kind = Action.RESCUE
+    elif isinstance(action, Surrender):
+        kind = Action.SURRENDER
+    elif isinstance(action, ScriptHit):
+        kind = Action.HIT
+    elif isinstance(action, Stand):
+        kind = Action.STAND
+    elif isinstance(action, Split):
+        kind = Action.SPLIT
+    else:  # pragma: no cover - ACTION_TYPES and this mapping grow together
+        raise PlayError(f"no decision for scripted action {action.kind!r}")
+    return Decision(kind, data, action)
+
+
+def scripted_rounds(scenario: Scenario) -> list[ScriptedRound]:
+    return [
+        ScriptedRound(
+            [ScriptedBet(b.box, b.player, b.amount_cents) for b in r.bets],
+            [decision_of(a) for a in r.actions],
+        )
+        for r in scenario.rounds
+    ]
+
+
+def scenario_rules(scenario: Scenario) -> Variant:
+    overrides = {k: _rule_value(v) for k, v in scenario.rules.items()}
+    return load_variant(scenario.variant_path or scenario.variant, overrides or None)
+
+
+def _rule_value(value: object) -> object:
+    if isinstance(value, tuple):
+        return [_rule_value(v) for v in value]
+    return value
+
+
+def output_cursor(app: TableApp) -> Callable[[], list[Any]]:
+    """What the table emitted since the last call (the table drains the controller itself)."""
+    seen = 0
+
+    def drain() -> list[Any]:
+        nonlocal seen
+        new = app.outputs_since(seen)
+        seen = app.output_mark()
+        return new
+
+    return drain
+
+
+@dataclass
+class ScenarioResult:
+    report: Report
+    records: list[RoundRecord]
+
+
+def emulated_shoe(
+    rules: Variant, shoe: ScriptedShoe | SeededShoe, *, boot_count: int = 1
+) -> EmulatedShoe:
+    """The emulated shoe for a scripted card list or a seeded shuffle of the variant's shoe."""
+    if isinstance(shoe, ScriptedShoe):
+        return EmulatedShoe(
+            cards=list(shoe.cards),
+            decks=rules.shoe.decks,
+            deck_type=rules.shoe.deck,
+            cut=shoe.cut,
+            boot_count=boot_count,
+        )
+    cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
+    return EmulatedShoe(
+        seed=shoe.seed,
+        decks=rules.shoe.decks,
+        deck_type=rules.shoe.deck,
+        cut=shoe.cut or cards_in_shoe - rules.shoe.cut_card_reserve,
+        boot_count=boot_count,
+    )
+
+
+@contextmanager
+def emulated_table(
+    rules: Variant,
+    shoe: ScriptedShoe | SeededShoe,
+    *,
+    wait_s: float = WAIT_S,
+    on_output: Callable[[TableOutput], None] | None = None,
+) -> Iterator[DeviceHands]:
+    """A table with its three devices emulated in-process and the production drivers: yields
+    the dealer's hands (``hands.app`` is the table). Everything is closed on the way out."""
+    emulated = emulated_shoe(rules, shoe)
+    reader = EmulatedPeekReader()
+    panel = EmulatedPanel()
+    run = next(_run_ids)
+    with ExitStack() as stack:
+        runners = [
+            stack.enter_context(serve(device, f"table{run}-{role}"))
+            for role, device in (("shoe", emulated), ("peek", reader), ("panel", panel))
+        ]
+        devices = stack.enter_context(open_table(*(r.url for r in runners)))
+        for driver in devices.drivers:
+            driver.wait_identified(wait_s)
+        # A scenario's supervisor decides with the key alone: the script plays the person, and
+        # PINs are proven on their own (tests/security). `croupier run` always takes PINs.
+        app = TableApp(rules, DriverCommands(devices, rules), on_output=on_output, access=KEY_ONLY)
+        hands = DeviceHands(
+            app,
+            devices,
+            emulated,
+            reader,
+            panel,
+            wait_s,
+            scripted=isinstance(shoe, ScriptedShoe),
+        )
+        hands.settle_events()
+        yield hands
+
+
+def run_scenario(scenario: Scenario, *, wait_s: float = WAIT_S) -> ScenarioResult:
+    """Play ``scenario`` through emulated devices and the production drivers."""
+    rules = scenario_rules(scenario)
+    with emulated_table(rules, scenario.shoe, wait_s=wait_s) as hands:
+        records, rejected = play_rounds(
+            hands.app.controller, hands, scripted_rounds(scenario), drain=output_cursor(hands.app)
+        )
+    return ScenarioResult(build_report(scenario, rules, records, rejected), records)
+
+
+# --- the report -------------------------------------------------------------------------------
+
+
+def build_report(
+    scenario: Scenario,
+    rules: Variant,
+    records: list[RoundRecord],
+    rejected: list[PlayRejection],
+) -> Report:
+    rounds = [_round_report(rules, rec) for rec in records]
+    rejections = [Rejection(r.round, _scripted(r.decision), r.reason) for r in rejected]
+    return Report(
+        spec=scenario.spec, variant=rules.id, rounds=tuple(rounds), rejected=tuple(rejections)
+    )
+
+
+def _scripted(decision: Decision | TableEvent) -> ScriptAction:
+    assert isinstance(decision.source, ScriptAction)
+    return decision.source
+
+
+def _round_report(rules: Variant, rec: RoundRecord) -> RoundReport:
+    state: RoundState = rec.controller_round
+    dealer = rec.dealer_cards
+    value = hand_value(dealer) if dealer else None
+    dealer_report = DealerReport(
+        cards=tuple(dealer),
+        total=value.total if value else 0,
+        bust=bool(value and value.bust),
+        natural=len(dealer) == 2 and is_natural(rules, dealer, False),
+    )
+    boxes = []
+    for number in state.box_numbers():
+        box = state.boxes[number]
+        hands = []
+        for i, hand in enumerate(box.hands):
+            entries = [e for e in rec.ledger if e.box == number and e.hand == i + 1]
+            hands.append(
+                HandReport(
+                    tuple(hand.cards),
+                    total(rules, hand),
+                    hand.doubles > 0,
+                    _outcome(box.surrendered, entries, state.voided),
+                )
+            )
+        boxes.append(
+            BoxReport(
+                number,
+                tuple(WagerReport(w.player, w.amount_cents) for w in box.wagers),
+                tuple(hands),
+            )
+        )
+    net: dict[str, int] = {}
+    for number in state.box_numbers():
+        for w in state.boxes[number].wagers:
+            net.setdefault(w.player, 0)
+    for e in rec.ledger:
+        net[e.player] = net.get(e.player, 0) + e.amount_cents
+    return RoundReport(
+        round=rec.number,
+        dealer=dealer_report,
+        boxes=tuple(boxes),
+        prompts=tuple(_prompt_record(p) for p in rec.prompts),
+        ledger=tuple(_ledger_record(e) for e in rec.ledger),
+        net_cents=net,
+    )
+
+
+def _outcome(surrendered: bool, entries: list[LedgerEntry], voided: bool) -> str:
+    if surrendered:
+        return "surrender"
+    kinds = {e.kind for e in entries}
+    if EntryKind.RESCUE in kinds:
+        return "rescue"
+    if voided and kinds <= {EntryKind.RETURN}:
+        return "void"
+    amount = sum(e.amount_cents for e in entries)
+    if not entries:
+        return "open"
+    if amount > 0:
+        return "win"
+    if amount < 0:
+        return "lose"
+    return "push"
+
+
+def _prompt_record(p: Prompt) -> PromptRecord:
+    odds = None if p.odds is None else f"{p.odds.numerator}:{p.odds.denominator}"
+    return PromptRecord(
+        code=p.code.value,
+        box=p.box,
+        hand=p.hand,
+        player=p.player,
+        amount_cents=p.amount_cents,
+        odds=odds,
+        text=p.text,
+    )
+
+
+def _ledger_record(e: LedgerEntry) -> LedgerRecord:
+    return LedgerRecord(
+        box=e.box,
+        player=e.player,
+        kind=e.kind.value,
+        amount_cents=e.amount_cents,
+        odds=e.odds_text,
+        reason=e.reason,
+    )

@@ -1,0 +1,1082 @@
+"""The round controller: a ``transitions`` state machine behind a small typed facade.
+
+:class:`RoundController` is the only code that touches the machine. Its facade is
+``state``, ``allowed_actions()`` and ``perform(action, **data)``; every input (a card from the
+shoe, a peek result, a button decision, a supervisor's resolution) is an :class:`Action`.
+An action that is not allowed now raises :class:`ActionRefused` with the reason and changes
+nothing.
+
+How an action runs: the handler checks it against the rules (no change on refusal), applies it to
+the round data, works out where the procedure goes next, and only then moves the machine with the
+action's trigger and that destination. The machine holds the declared (state, action) ->
+destinations of :data:`SPEC` and nothing else, so a move outside the spec is impossible and a
+test can walk every state x action pair.
+
+What the controller emits goes to ``outbox`` in order (prompts, ledger entries, device commands,
+panel lights); the caller drains it (the journal first, then the display and the panel).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import structlog
+from transitions import Machine, MachineError
+
+from controller.game.hands import dealer_must_draw, hand_value, is_natural
+from controller.game.prompts import Prompt, PromptCode, money
+from controller.game.rules import Variant
+from controller.game.settlement import (
+    EntryKind,
+    LedgerEntry,
+    Wager,
+    is_super_bonus_hand,
+    settle_bust,
+    settle_dealer_natural,
+    settle_insurance,
+    settle_natural,
+    settle_rescue,
+    settle_showdown,
+    settle_super_bonus,
+    settle_surrender,
+    settle_twenty_one,
+)
+from controller.round.errors import ActionRefused, SpecViolation
+from controller.round.model import (
+    BoxState,
+    DealTarget,
+    HandState,
+    HoldKind,
+    HoldReason,
+    RoundState,
+    StakeState,
+    TableStatus,
+    copy_round,
+    deal_plan,
+    end_of_hand,
+    insurance_offered,
+    surrender_offered,
+    total,
+    why_not_double,
+    why_not_hit,
+    why_not_insure,
+    why_not_rescue,
+    why_not_split,
+    why_not_stand,
+    why_not_surrender,
+)
+from controller.round.spec import (
+    SPEC,
+    SUPERVISOR_ACTIONS,
+    TECHNICIAN_ACTIONS,
+    A,
+    Action,
+    S,
+    State,
+    describe,
+    when,
+)
+from drivers.tbl21.cards import Card
+
+log = structlog.get_logger("croupier.round")
+
+
+_TRIGGERS = {(a, d): f"{a.value}>{d.value}" for (_, a), dests in SPEC.items() for d in dests}
+_TRIGGER_ACTIONS = {name: a for (a, _), name in _TRIGGERS.items()}
+_STATES = {s.value: s for s in State}
+_ACTIONS: dict[object, Action] = {a.value: a for a in Action}
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceCommand:
+    """A command for a device, for the application to send (the controller does no I/O)."""
+
+    device: str  # "shoe", "peek", "panel"
+    command: str  # "arm_peek", "new_shoe", "gate"
+    args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class StateChanged:
+    source: State
+    dest: State
+    action: Action
+
+
+@dataclass(frozen=True, slots=True)
+class SupervisorAction:
+    action: Action
+    by: str
+    detail: str
+
+
+Output = Prompt | LedgerEntry | DeviceCommand | StateChanged | SupervisorAction
+
+
+@dataclass
+class _Snapshot:
+    state: State
+    round: RoundState
+
+
+class _Model:
+    """The object the transitions machine drives; private to the controller."""
+
+    state: str
+    trigger: Callable[..., bool]
+
+
+class RoundController:
+    """Runs rounds of one variant at one table."""
+
+    def __init__(self, rules: Variant, *, start: State = State.BURN, prompts: bool = True) -> None:
+        """``prompts=False`` makes a headless controller (the simulator's) that emits no prompt
+        for anybody to read; the round, its ledger and its state changes are the same."""
+        self.rules = rules
+        self.prompts = prompts
+        self.outbox: list[Output] = []
+        self.table = TableStatus(burn_left=rules.shoe.burn_cards)
+        self.round = RoundState(number=1)
+        self.table.round_number = 1
+        self._undo: list[_Snapshot] = []
+        self._model = _Model()
+        if start is State.BURN and rules.shoe.burn_cards == 0:
+            start = State.BETTING
+        self._machine = Machine(
+            model=self._model,
+            states=[s.value for s in State],
+            initial=start.value,
+            auto_transitions=False,
+            queued=False,  # no callback triggers the machine again
+            send_event=True,
+            after_state_change=self._record_change,
+        )
+        for (source, action), dests in SPEC.items():
+            for dest in dests:
+                # One trigger per declared move: no destination condition to evaluate for each
+                # candidate (a third of the machine's time), and any undeclared move is refused.
+                self._machine.add_transition(_TRIGGERS[action, dest], source.value, dest.value)
+        self._handlers: dict[Action, Callable[[Mapping[str, Any]], State]] = {
+            A.SHUFFLE: self._shuffle,
+            A.BET: self._bet,
+            A.DEAL: self._deal,
+            A.CARD: self._card,
+            A.PEEK: self._peek,
+            A.INSURANCE: self._insurance,
+            A.SURRENDER: self._surrender,
+            A.OK: self._ok,
+            A.HIT: self._hit,
+            A.STAND: self._stand,
+            A.DOUBLE: self._double,
+            A.SPLIT: self._split,
+            A.RESCUE: self._rescue,
+            A.UNDO: self._undo_last,
+            A.HOLD: self._hold,
+            A.RESUME: self._resume,
+            A.ASSIGN_CARD: self._assign_card,
+            A.BURN_CARD: self._burn_card,
+            A.KEY_CARD: self._key_card,
+            A.CONFIRM_CARD: self._confirm_card,
+            A.CLEAR_LOCKUP: self._clear_lockup,
+            A.VOID: self._void,
+        }
+        self._enter_prompt(State(start))
+
+    # --- facade ---------------------------------------------------------------------------------
+
+    @property
+    def state(self) -> State:
+        return _STATES[self._model.state]
+
+    def allowed_actions(self) -> set[Action]:
+        """The actions the spec allows now (a decision may still be refused by the rules)."""
+        return {a for (s, a) in SPEC if s is self.state}
+
+    def set_key_position(self, position: str) -> None:
+        """The dealer panel's key switch: RUN, SUP (supervisor) or TEC (technician)."""
+        self.table.key_position = position
+
+    def perform(self, action: Action | str, **data: Any) -> State:
+        """Carry out an action; return the new state. Refused actions change nothing."""
+        action = _ACTIONS.get(action) or Action(action)  # Action() raises on an unknown name
+        source = self.state
+        if (source, action) not in SPEC:
+            raise ActionRefused(
+                action, source, f"{describe(action)} is not possible {when(source)}"
+            )
+        if (
+            action in SUPERVISOR_ACTIONS
+            and self.table.key_position != "SUP"
+            and not (self.table.key_position == "TEC" and action in TECHNICIAN_ACTIONS)
+        ):
+            raise ActionRefused(
+                action, source, "needs the supervisor key (turn the key switch to SUP)"
+            )
+        # Handlers check everything before they change anything, so a refusal leaves the round
+        # as it was (the spec walk and the stateful test hold them to that).
+        try:
+            dest = self._handlers[action](data)
+        except _Refusal as refusal:
+            raise ActionRefused(action, source, str(refusal)) from None
+        if dest not in SPEC[source, action]:
+            raise SpecViolation(f"{source.value} --{action.value}--> {dest.value} is not in SPEC")
+        if dest is source:
+            # A move that stays in its state (a bet, another card of the deal or of the dealer's
+            # hand: a third of a round's moves) was checked against SPEC above and leaves the
+            # machine as it is, so it is recorded without the cost of a machine trigger.
+            self._emit(StateChanged(source, dest, action))
+        else:
+            try:
+                moved = self._model.trigger(_TRIGGERS[action, dest])
+            except MachineError as exc:  # pragma: no cover - SPEC and the machine agree
+                raise SpecViolation(str(exc)) from exc
+            if not moved:  # pragma: no cover
+                raise SpecViolation(f"the machine did not move {source.value} -> {dest.value}")
+        if action in SUPERVISOR_ACTIONS:
+            self._emit(SupervisorAction(action, str(data.get("by", "supervisor")), str(data)))
+        self._enter_prompt(dest, source)
+        return dest
+
+    def drain(self) -> list[Output]:
+        out, self.outbox = self.outbox, []
+        return out
+
+    # --- public views (never the hole card before the reveal) ------------------------------------
+
+    def dealer_visible_cards(self) -> list[Card]:
+        cards = self.round.dealer.cards
+        if not self.rules.has_hole_card or self.round.dealer.hole_revealed:
+            return list(cards)
+        visible = [c for i, c in enumerate(cards) if i >= 2]
+        if cards and self.rules.dealer.first_card_face_up:
+            visible.insert(0, cards[0])
+        return visible
+
+    @property
+    def hold_reasons(self) -> list[HoldReason]:
+        return list(self.table.holds)
+
+    # --- machine plumbing ------------------------------------------------------------------------
+
+    def _record_change(self, event: Any) -> None:
+        source = _STATES[event.transition.source]
+        dest = _STATES[event.transition.dest]
+        self._emit(StateChanged(source, dest, _TRIGGER_ACTIONS[event.event.name]))
+
+    def _emit(self, item: Output) -> None:
+        self.outbox.append(item)
+
+    def _prompt(self, code: PromptCode, text: str, **kw: Any) -> None:
+        if self.prompts:
+            self._emit(Prompt(code, text, **kw))
+
+    def _enter_prompt(self, dest: State, source: State | None = None) -> None:
+        if (dest is source and dest not in (S.PLAYING,)) or not self.prompts:
+            return
+        if dest is S.SHUFFLE:
+            self._prompt(PromptCode.SHUFFLE, "shuffle: load a new shoe, then press SHF")
+        elif dest is S.BURN:
+            self._prompt(PromptCode.BURN, f"burn {self.table.burn_left} card(s)")
+        elif dest is S.BETTING:
+            self._prompt(PromptCode.PLACE_BETS, f"round {self.round.number}: place your bets")
+        elif dest is S.PLAYING and self.round.turn is not None:
+            box, index = self.round.turn
+            hand = self.round.hand(box, index)
+            options = [a.value for a in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) if self.can(a)]
+            self._prompt(
+                PromptCode.PLAYER_TURN,
+                f"box {box} hand {index + 1}: {self._hand_text(hand)} - {', '.join(options)}",
+                box=box,
+                hand=index + 1,
+                player=self.round.boxes[box].controller,
+            )
+
+    def can(self, action: Action) -> bool:
+        """Whether a decision on the hand in play would be accepted now."""
+        return self.why_not(action) is None
+
+    def why_not(self, action: Action) -> str | None:
+        """Why ``action`` would be refused now (None when it would be accepted, as far as the
+        decisions on the hand in play go)."""
+        if (self.state, action) not in SPEC:
+            return f"{describe(action)} is not possible {when(self.state)}"
+        turn = self.round.turn
+        if action not in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) or turn is None:
+            return None
+        box = self.round.boxes[turn[0]]
+        hand = box.hands[turn[1]]
+        reasons = {
+            A.HIT: lambda: why_not_hit(self.rules, hand),
+            A.STAND: lambda: why_not_stand(self.rules, hand),
+            A.DOUBLE: lambda: why_not_double(
+                self.rules, box, hand, None, [s.player for s in hand.stakes]
+            ),
+            A.SPLIT: lambda: why_not_split(self.rules, box, hand),
+        }
+        return reasons[action]()
+
+    def _hand_text(self, hand: HandState) -> str:
+        cards = " ".join(str(c) for c in hand.cards)
+        value = total(self.rules, hand)
+        soft = hand_value(hand.cards).soft and not hand.doubles
+        return f"{cards} ({'soft ' if soft and value <= 21 else ''}{value})"
+
+    # --- handlers: each returns the destination state or raises _Refusal -------------------------
+
+    def _shuffle(self, data: Mapping[str, Any]) -> State:
+        if self.round.boxes:
+            raise _Refusal("bets are on the table: settle or clear them first")
+        self.table.shuffle_due = False
+        self.table.burn_left = self.rules.shoe.burn_cards
+        self.table.shoe_number += 1
+        return S.BURN if self.table.burn_left else S.BETTING
+
+    def _bet(self, data: Mapping[str, Any]) -> State:
+        box_no = _int(data, "box")
+        player = str(data.get("player") or "")
+        amount = _int(data, "amount_cents")
+        if not 1 <= box_no <= self.rules.table.boxes:
+            raise _Refusal(f"box must be 1-{self.rules.table.boxes}, got {box_no}")
+        if not player:
+            raise _Refusal("a bet needs a player")
+        if amount <= 0:
+            raise _Refusal(f"a bet must be more than 0, got {amount} cents")
+        increment = self.rules.table.min_increment_cents
+        if amount % increment:
+            raise _Refusal(f"a bet must be a multiple of the table increment {money(increment)}")
+        box = self.round.boxes.get(box_no)
+        if box is not None and box.wager_of(player) is not None:
+            raise _Refusal(f"{player!r} already has a wager on box {box_no}")
+        if box is not None and len(box.wagers) >= self.rules.table.wagers_per_box:
+            raise _Refusal(
+                f"box {box_no} already has {self.rules.table.wagers_per_box} wager(s), the most "
+                f"{self.rules.id} allows"
+            )
+        self._push_undo()
+        if box is None:
+            box = BoxState(box_no, [])
+            self.round.boxes[box_no] = box
+        box.wagers.append(Wager(player, amount))
+        return S.BETTING
+
+    def _deal(self, data: Mapping[str, Any]) -> State:
+        if not self.round.boxes:
+            raise _Refusal("no bets on the table")
+        self._undo.clear()
+        for box in self.round.boxes.values():
+            box.hands = [HandState([], [StakeState(w.player, w.amount_cents) for w in box.wagers])]
+        self.round.deal_plan = deal_plan(self.rules, self.round.box_numbers())
+        self._prompt_next_deal()
+        return S.DEALING
+
+    def _prompt_next_deal(self) -> None:
+        target, n = self.round.deal_plan[0]
+        if target is DealTarget.BOX:
+            self._prompt(PromptCode.DEAL, f"deal to box {n}", box=n)
+        else:
+            face = (
+                "face down" if (n == 2 or not self.rules.dealer.first_card_face_up) else "face up"
+            )
+            self._prompt(
+                PromptCode.DEAL, f"deal the dealer's {'first' if n == 1 else 'second'} card {face}"
+            )
+
+    # cards ---------------------------------------------------------------------------------------
+
+    def _card(self, data: Mapping[str, Any]) -> State:
+        card = data.get("card")
+        if not isinstance(card, Card):
+            raise _Refusal(f"a card event needs a card, got {card!r}")
+        return self._apply_card(card, self.state)
+
+    def _apply_card(self, card: Card, state: State) -> State:
+        self._undo.clear()
+        if state is S.BURN:
+            self.table.cards_burned += 1
+            self.table.burn_left -= 1
+            return S.BURN if self.table.burn_left > 0 else S.BETTING
+        if state is S.DEALING:
+            return self._deal_card(card)
+        if state is S.CARD_DUE:
+            return self._player_card(card)
+        if state is S.DEALER:
+            return self._dealer_card(card)
+        # Nobody asked for this card: hold and let the dealer and a supervisor decide.
+        if state is not S.HOLD:
+            self.table.resume_state = state
+        self.table.holds.append(
+            HoldReason(HoldKind.UNEXPECTED_CARD, f"card {card} drawn when no card was due", card)
+        )
+        self._prompt(
+            PromptCode.HOLD,
+            f"card {card} was not expected: hold. Supervisor: assign it to the hand in play, "
+            "burn it, or void the round",
+        )
+        return S.HOLD
+
+    def _deal_card(self, card: Card) -> State:
+        target, n = self.round.deal_plan.pop(0)
+        if target is DealTarget.BOX:
+            self.round.boxes[n].hands[0].cards.append(card)
+        else:
+            self.round.dealer.cards.append(card)
+        if self.round.deal_plan:
+            self._prompt_next_deal()
+            return S.DEALING
+        return self._after_deal()
+
+    def _after_deal(self) -> State:
+        rules = self.rules
+        if rules.payouts.natural_paid_at_once:
+            for box in self._boxes():
+                hand = box.hands[0]
+                if is_natural(rules, hand.cards, False):
+                    self._settle(settle_natural(rules, box.frozen(), 0))
+                    hand.finished = hand.settled = True
+                    hand.end_reason = "natural"
+                    box.natural_paid = True
+        first = self.round.dealer.first
+        if not rules.has_hole_card:
+            eligible = [b for b in self._boxes() if not b.natural_paid]
+            ins = insurance_offered(rules, first) and eligible
+            sur = surrender_offered(rules, first) and eligible
+            if ins:
+                self._prompt(PromptCode.OFFER_INSURANCE, "insurance: dealer's first card is an ace")
+            if sur:
+                self._prompt(PromptCode.OFFER_SURRENDER, f"surrender offered against {first}")
+            if ins or sur:
+                return S.OFFERS
+            return self._start_play()
+        if insurance_offered(rules, first):
+            self._prompt(PromptCode.OFFER_INSURANCE, "insurance: dealer's up card is an ace")
+            return S.INSURANCE
+        return self._after_insurance()
+
+    def _after_insurance(self) -> State:
+        if self.rules.surrender.allowed and surrender_offered(self.rules, self.round.dealer.first):
+            self._prompt(PromptCode.OFFER_SURRENDER, "surrender: any box may surrender now")
+            return S.SURRENDER
+        return self._after_surrender()
+
+    def _after_surrender(self) -> State:
+        first = self.round.dealer.first
+        if first is not None and first.rank in self.rules.dealer.peek_up_cards:
+            arm = "A" if first.is_ace else "T"
+            self._emit(DeviceCommand("peek", "arm_peek", (arm,)))
+            self._prompt(PromptCode.PEEK, "put the hole card in the reader")
+            return S.PEEK
+        # The dealer cannot have a natural: everything waiting on it settles now.
+        self._dealer_natural_known(False)
+        return self._start_play()
+
+    def _player_card(self, card: Card) -> State:
+        assert self.round.card_for is not None
+        box_no, index = self.round.card_for
+        self.round.card_for = None
+        box = self.round.boxes[box_no]
+        hand = box.hands[index]
+        hand.cards.append(card)
+        reason = end_of_hand(self.rules, hand)
+        if reason is None:
+            self.round.turn = (box_no, index)
+            return S.PLAYING
+        hand.finished = True
+        hand.end_reason = reason
+        if reason == "bust":
+            self._settle(settle_bust(self.rules, box.frozen(), index))
+            hand.settled = True
+        elif reason in ("21", "natural") and self._pays_21_at_once(hand):
+            self._settle(settle_twenty_one(self.rules, box.frozen(), index))
+            hand.settled = True
+        elif reason == "one card after a double" and self.rules.double.rescue:
+            self.round.turn = (box_no, index)
+            self._prompt(
+                PromptCode.OFFER_RESCUE,
+                f"box {box_no}: rescue? (take back the double, forfeit the wager)",
+                box=box_no,
+                hand=index + 1,
+            )
+            return S.RESCUE
+        return self._next_hand(box_no, index)
+
+    def _pays_21_at_once(self, hand: HandState) -> bool:
+        return self.rules.payouts.twenty_one_paid_at_once and not is_super_bonus_hand(
+            self.rules, hand.frozen(), self.round.dealer.first
+        )
+
+    # play order ------------------------------------------------------------------------------
+
+    def _boxes(self) -> list[BoxState]:
+        return [self.round.boxes[n] for n in self.round.box_numbers()]
+
+    def _start_play(self) -> State:
+        return self._find_turn(0, 0)
+
+    def _next_hand(self, box_no: int, index: int) -> State:
+        return self._find_turn(box_no, index + 1)
+
+    def _find_turn(self, box_no: int, index: int) -> State:
+        """The next hand that needs the dealer: its second card (split) or a decision."""
+        for box in self._boxes():
+            if box.number < box_no or box.surrendered:
+                continue
+            start = index if box.number == box_no else 0
+            for i in range(start, len(box.hands)):
+                hand = box.hands[i]
+                if hand.finished:
+                    continue
+                if len(hand.cards) < 2:
+                    return self._card_due(box.number, i, f"deal to box {box.number} hand {i + 1}")
+                reason = end_of_hand(self.rules, hand)
+                if reason is not None:  # e.g. a split hand dealt 21
+                    self.round.card_for = None
+                    hand.finished = True
+                    hand.end_reason = reason
+                    if reason in ("21", "natural") and self._pays_21_at_once(hand):
+                        self._settle(settle_twenty_one(self.rules, box.frozen(), i))
+                        hand.settled = True
+                    continue
+                self.round.turn = (box.number, i)
+                return S.PLAYING
+        self.round.turn = None
+        return self._dealer_phase()
+
+    # dealer ----------------------------------------------------------------------------------
+
+    def _unsettled(self) -> bool:
+        for box in self._boxes():
+            if box.insurance and not box.insurance_settled:
+                return True
+            if box.surrendered and not box.surrender_settled:
+                return True
+            if not box.surrendered and self.round.open_hands(box):
+                return True
+        return False
+
+    def _dealer_phase(self) -> State:
+        if not self.rules.has_hole_card:
+            if not self._unsettled():
+                return self._finish()
+            self._prompt(PromptCode.DEAL, "deal the dealer's second card")
+            return S.DEALER
+        if not self.round.dealer.hole_revealed:
+            self._prompt(PromptCode.REVEAL, "turn the hole card over, then press OK")
+            return S.REVEAL
+        return self._dealer_draws_or_finish()
+
+    def _dealer_card(self, card: Card) -> State:
+        dealer = self.round.dealer
+        dealer.cards.append(card)
+        if not self.rules.has_hole_card and len(dealer.cards) == 2:
+            natural = is_natural(self.rules, dealer.cards, False)
+            self._dealer_natural_known(natural)
+            if natural:
+                self._prompt(PromptCode.DEALER_NATURAL, "dealer has pontoon")
+                for box in self._boxes():
+                    self._settle_against_natural(box)
+                return self._finish()
+        return self._dealer_draws_or_finish()
+
+    def _dealer_draws_or_finish(self) -> State:
+        cards = self.round.dealer.cards
+        value = hand_value(cards)
+        if not self._unsettled():
+            return self._finish()
+        if dealer_must_draw(self.rules, cards):
+            self._prompt(PromptCode.DEALER_DRAWS, f"dealer has {value.describe()}: draw")
+            return S.DEALER
+        if value.bust:
+            self._prompt(PromptCode.DEALER_BUST, f"dealer busts with {value.total}")
+        else:
+            self._prompt(PromptCode.DEALER_STANDS, f"dealer stands on {value.describe()}")
+        for box in self._boxes():
+            if box.surrendered:
+                continue
+            for i in self.round.open_hands(box):
+                self._settle(settle_showdown(self.rules, box.frozen(), i, cards))
+                box.hands[i].settled = True
+        return self._finish()
+
+    def _finish(self) -> State:
+        entries = settle_super_bonus(
+            self.rules, [b.frozen() for b in self._boxes()], self.round.dealer.first
+        )
+        self._settle(entries)
+        net: dict[str, int] = {}
+        for e in self.round.ledger:
+            net[e.player] = net.get(e.player, 0) + e.amount_cents
+        summary = ", ".join(f"{p} {money(c)}" for p, c in net.items())
+        self._prompt(PromptCode.ROUND_OVER, f"round {self.round.number} over ({summary}): OK")
+        return S.SETTLING
+
+    def _dealer_natural_known(self, natural: bool) -> None:
+        self.round.dealer_natural = natural
+        for box in self._boxes():
+            if box.insurance and not box.insurance_settled:
+                self._settle(settle_insurance(self.rules, box.frozen(), natural))
+                box.insurance_settled = True
+            if box.surrendered and not box.surrender_settled:
+                self._settle(settle_surrender(self.rules, box.frozen(), natural))
+                box.surrender_settled = True
+                for hand in box.hands:
+                    hand.finished = hand.settled = True
+
+    def _settle_against_natural(self, box: BoxState) -> None:
+        if box.surrendered:
+            return
+        open_hands = self.round.open_hands(box)
+        if not open_hands:
+            return
+        lost: dict[str, int] = {}
+        for e in self.round.ledger:
+            if e.box == box.number and e.hand is not None and e.amount_cents < 0:
+                lost[e.player] = lost.get(e.player, 0) - e.amount_cents
+        self._settle(settle_dealer_natural(self.rules, box.frozen(), open_hands, lost))
+        for i in open_hands:
+            box.hands[i].finished = box.hands[i].settled = True
+
+    # settlement prompts -----------------------------------------------------------------------
+
+    def _settle(self, entries: list[LedgerEntry]) -> None:
+        for e in entries:
+            self.round.ledger.append(e)
+            self._emit(e)
+            self._prompt(
+                *_money_prompt(e),
+                box=e.box,
+                hand=e.hand,
+                player=e.player,
+                amount_cents=abs(e.amount_cents)
+                if e.kind is not EntryKind.RETURN
+                else e.stake_cents,
+                odds=e.odds,
+            )
+        if entries:
+            self._undo.clear()
+
+    # offers ------------------------------------------------------------------------------------
+
+    def _insurance(self, data: Mapping[str, Any]) -> State:
+        box = self._box(data)
+        if not insurance_offered(self.rules, self.round.dealer.first):
+            raise _Refusal(
+                "insurance is offered only against "
+                + ", ".join(r.value for r in self.rules.insurance.up_cards)
+            )
+        player = str(data.get("player") or box.controller)
+        amount = data.get("amount_cents")
+        wager = box.wager_of(player)
+        if amount is None and wager is not None:
+            amount = wager.amount_cents // 2
+        amount_cents = _as_int(amount, "amount_cents")
+        reason = why_not_insure(self.rules, box, player, amount_cents)
+        if reason:
+            raise _Refusal(reason)
+        self._push_undo()
+        box.insurance[player] = amount_cents
+        return self.state
+
+    def _surrender(self, data: Mapping[str, Any]) -> State:
+        box = self._box(data)
+        if self.state is S.OFFERS and not surrender_offered(self.rules, self.round.dealer.first):
+            raise _Refusal(
+                "surrender is offered only against "
+                + ", ".join(r.value for r in self.rules.surrender.up_cards)
+            )
+        reason = why_not_surrender(self.rules, box)
+        if reason:
+            raise _Refusal(reason)
+        self._push_undo()
+        box.surrendered = True
+        if self.round.dealer_natural is not None or self._natural_impossible():
+            self._settle(settle_surrender(self.rules, box.frozen(), False))
+            box.surrender_settled = True
+            for hand in box.hands:
+                hand.finished = hand.settled = True
+        return self.state
+
+    def _natural_impossible(self) -> bool:
+        first = self.round.dealer.first
+        return self.rules.has_hole_card and (
+            first is None or first.rank not in self.rules.dealer.peek_up_cards
+        )
+
+    def _ok(self, data: Mapping[str, Any]) -> State:
+        state = self.state
+        self._undo.clear()
+        if state is S.OFFERS:
+            return self._start_play()
+        if state is S.INSURANCE:
+            return self._after_insurance()
+        if state is S.SURRENDER:
+            return self._after_surrender()
+        if state is S.RESCUE:
+            assert self.round.turn is not None
+            return self._next_hand(*self.round.turn)
+        if state is S.REVEAL:
+            return self._reveal()
+        if state is S.SETTLING:
+            return self._next_round()
+        raise _Refusal(f"nothing to acknowledge {when(state)}")  # pragma: no cover
+
+    def _reveal(self) -> State:
+        dealer = self.round.dealer
+        dealer.hole_revealed = True
+        cards = " ".join(str(c) for c in dealer.cards)
+        natural = is_natural(self.rules, dealer.cards[:2], False)
+        self._prompt(
+            PromptCode.REVEAL, f"dealer shows {cards} ({hand_value(dealer.cards).describe()})"
+        )
+        if self.round.peek_result is not None and (self.round.peek_result == "Y") != natural:
+            self.table.resume_state = S.REVEAL
+            self.table.holds.append(
+                HoldReason(
+                    HoldKind.LOCKUP,
+                    f"PEEK_MISMATCH (0xA1): reader said "
+                    f"{self.round.peek_result}, the hole card makes "
+                    f"{'a natural' if natural else 'no natural'}",
+                )
+            )
+            self._prompt(
+                PromptCode.LOCKUP,
+                "lockup: the reader disagrees with the hole card; call a supervisor",
+            )
+            return S.HOLD
+        return self._after_reveal()
+
+    def _after_reveal(self) -> State:
+        natural = is_natural(self.rules, self.round.dealer.cards[:2], False)
+        if self.round.dealer_natural is None:
+            self._dealer_natural_known(natural)
+        if natural:
+            self._prompt(PromptCode.DEALER_NATURAL, "dealer has a natural")
+            for box in self._boxes():
+                self._settle_against_natural(box)
+            return self._finish()
+        return self._dealer_draws_or_finish()
+
+    def _peek(self, data: Mapping[str, Any]) -> State:
+        outcome = str(data.get("outcome", ""))
+        if outcome not in ("Y", "N", "U", "E"):
+            raise _Refusal(f"a peek result is Y, N, U or E, got {outcome!r}")
+        if outcome in ("U", "E"):
+            what = "could not read the card" if outcome == "U" else "has no card"
+            self._prompt(PromptCode.PEEK, f"the reader {what}: insert the hole card again")
+            return S.PEEK
+        self._undo.clear()
+        self.round.peek_result = outcome
+        natural = outcome == "Y"
+        self._dealer_natural_known(natural)
+        if natural:
+            self._prompt(PromptCode.REVEAL, "dealer natural: turn the hole card over, then OK")
+            return S.REVEAL
+        return self._start_play()
+
+    # decisions ---------------------------------------------------------------------------------
+
+    def _turn_hand(self, data: Mapping[str, Any]) -> tuple[BoxState, HandState, int]:
+        if self.round.turn is None:
+            raise _Refusal("no hand is in play")
+        box_no, index = self.round.turn
+        asked = data.get("box")
+        if asked is not None and _as_int(asked, "box") != box_no:
+            raise _Refusal(f"box {asked} is not in play; box {box_no} hand {index + 1} is")
+        box = self.round.boxes[box_no]
+        return box, box.hands[index], index
+
+    def _hit(self, data: Mapping[str, Any]) -> State:
+        box, hand, index = self._turn_hand(data)
+        reason = why_not_hit(self.rules, hand)
+        if reason:
+            raise _Refusal(reason)
+        self._push_undo()
+        return self._card_due(box.number, index, f"deal to box {box.number}")
+
+    def _card_due(self, box_no: int, index: int, text: str) -> State:
+        """A card is owed to a player hand: tell the dealer where it goes."""
+        self.round.card_for = (box_no, index)
+        self._prompt(PromptCode.DEAL, text, box=box_no, hand=index + 1)
+        return S.CARD_DUE
+
+    def _stand(self, data: Mapping[str, Any]) -> State:
+        box, hand, index = self._turn_hand(data)
+        reason = why_not_stand(self.rules, hand)
+        if reason:
+            raise _Refusal(reason)
+        self._undo.clear()
+        hand.finished = True
+        hand.end_reason = "stand"
+        return self._next_hand(box.number, index)
+
+    def _double(self, data: Mapping[str, Any]) -> State:
+        box, hand, index = self._turn_hand(data)
+        players = data.get("players")
+        joining = [s.player for s in hand.stakes] if players is None else [str(p) for p in players]
+        amount = data.get("amount_cents")
+        amount_cents = None if amount is None else _as_int(amount, "amount_cents")
+        reason = why_not_double(self.rules, box, hand, amount_cents, joining)
+        if reason:
+            raise _Refusal(reason)
+        self._push_undo()
+        for stake in hand.stakes:
+            if stake.player in joining:
+                stake.double_cents += stake.base_cents if amount_cents is None else amount_cents
+        hand.doubles += 1
+        hand.cards_at_double = len(hand.cards)
+        return self._card_due(box.number, index, f"deal one card to box {box.number} (doubled)")
+
+    def _split(self, data: Mapping[str, Any]) -> State:
+        box, hand, index = self._turn_hand(data)
+        reason = why_not_split(self.rules, box, hand)
+        if reason:
+            raise _Refusal(reason)
+        self._push_undo()
+        aces = hand.cards[0].is_ace
+        second = HandState(
+            [hand.cards.pop()],
+            [StakeState(s.player, s.base_cents) for s in hand.stakes],
+            from_split=True,
+            split_aces=aces,
+        )
+        hand.from_split = True
+        hand.split_aces = aces
+        box.hands.insert(index + 1, second)
+        return self._card_due(
+            box.number, index, f"split: deal to box {box.number} hand {index + 1}"
+        )
+
+    def _rescue(self, data: Mapping[str, Any]) -> State:
+        assert self.round.turn is not None
+        box_no, index = self.round.turn
+        box = self.round.boxes[box_no]
+        if data.get("box") is not None and _as_int(data["box"], "box") != box_no:
+            raise _Refusal(f"box {data['box']} is not in play; box {box_no} is")
+        hand = box.hands[index]
+        player = str(data.get("player") or box.controller)
+        reason = why_not_rescue(self.rules, hand, player)
+        if reason:
+            raise _Refusal(reason)
+        self._settle(settle_rescue(self.rules, box.frozen(), index, player))
+        stake = hand.stake_of(player)
+        assert stake is not None
+        stake.rescued = True
+        if not hand.live:
+            hand.settled = True
+        if any(s.double_cents and not s.rescued for s in hand.stakes):
+            return S.RESCUE
+        return self._next_hand(box_no, index)
+
+    # undo, holds and the supervisor ------------------------------------------------------------
+
+    def _push_undo(self) -> None:
+        self._undo.append(_Snapshot(self.state, copy_round(self.round)))
+
+    def _undo_last(self, data: Mapping[str, Any]) -> State:
+        if not self._undo:
+            raise _Refusal("nothing to undo since the last card or payment")
+        snap = self._undo.pop()
+        self.round = snap.round
+        # Drop the prompts the undone entry produced from what the dealer sees next.
+        return snap.state
+
+    def _hold(self, data: Mapping[str, Any]) -> State:
+        kind = _hold_kind(data)
+        if kind is HoldKind.UNEXPECTED_CARD:
+            raise _Refusal(f"a {kind.value} hold comes from a card, not from a hold request")
+        detail = str(data.get("detail", kind.value))
+        if self.state is not S.HOLD:
+            self.table.resume_state = self.state
+        self.table.holds.append(HoldReason(kind, detail, device=data.get("device")))
+        self._prompt(
+            PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP, f"hold: {detail}"
+        )
+        return S.HOLD
+
+    def _resume(self, data: Mapping[str, Any]) -> State:
+        kind = _hold_kind(data)
+        device = data.get("device")
+        matching = [
+            h for h in self.table.holds if h.kind is kind and (device is None or h.device == device)
+        ]
+        if not matching:
+            raise _Refusal(f"no {kind.value} hold to clear")
+        if kind in (HoldKind.UNEXPECTED_CARD, HoldKind.LOCKUP, HoldKind.UNREADABLE_CARD):
+            raise _Refusal(f"a {kind.value} hold is cleared by a supervisor decision")
+        for h in matching:
+            self.table.holds.remove(h)
+        return self._leave_hold_if_clear()
+
+    def _leave_hold_if_clear(self) -> State:
+        if self.table.holds:
+            return S.HOLD
+        target = self.table.resume_state or S.BETTING
+        self.table.resume_state = None
+        self._prompt(PromptCode.RESUMED, f"resume: {target.value}")
+        return target
+
+    def _pending(self, kind: HoldKind) -> HoldReason:
+        for h in self.table.holds:
+            if h.kind is kind:
+                return h
+        raise _Refusal(f"there is no {kind.value.replace('_', ' ')} waiting for a decision")
+
+    def _assign_card(self, data: Mapping[str, Any]) -> State:
+        hold = self._pending(HoldKind.UNEXPECTED_CARD)
+        resume = self.table.resume_state
+        if resume is not S.PLAYING or self.round.turn is None:
+            raise _Refusal("no hand is in play to take the card: burn it or void the round")
+        assert hold.card is not None
+        box_no, index = self.round.turn
+        self.table.holds.remove(hold)
+        self.round.card_for = (box_no, index)
+        dest = self._player_card(hold.card)
+        return self._after_supervisor(dest)
+
+    def _after_supervisor(self, dest: State) -> State:
+        if self.table.holds:
+            self.table.resume_state = dest
+            return S.HOLD
+        self.table.resume_state = None
+        self._prompt(PromptCode.RESUMED, f"resume: {dest.value}")
+        return dest
+
+    def _burn_card(self, data: Mapping[str, Any]) -> State:
+        hold = self._pending(HoldKind.UNEXPECTED_CARD)
+        self.table.holds.remove(hold)
+        self.table.cards_burned += 1
+        return self._leave_hold_if_clear()
+
+    def _key_card(self, data: Mapping[str, Any]) -> State:
+        hold = self._pending(HoldKind.UNREADABLE_CARD)
+        card = data.get("card")
+        if not isinstance(card, Card):
+            raise _Refusal(f"key in the card as rank and suit, got {card!r}")
+        hold.card = card
+        self._prompt(PromptCode.SUPERVISOR, "supervisor: confirm the keyed card")
+        return S.HOLD
+
+    def _confirm_card(self, data: Mapping[str, Any]) -> State:
+        hold = self._pending(HoldKind.UNREADABLE_CARD)
+        if hold.card is None:
+            raise _Refusal("the dealer has not keyed the card in yet")
+        self.table.holds.remove(hold)
+        resume = self.table.resume_state or S.BETTING
+        self.table.resume_state = None
+        dest = self._apply_card(hold.card, resume)
+        return self._after_supervisor(dest)
+
+    def _clear_lockup(self, data: Mapping[str, Any]) -> State:
+        hold = self._pending(HoldKind.LOCKUP)
+        self.table.holds.remove(hold)
+        if self.table.holds:
+            return S.HOLD
+        resume = self.table.resume_state
+        self.table.resume_state = None
+        if resume is S.REVEAL and self.round.dealer.hole_revealed:
+            # The turned-over card is the truth. Settlements already made on the reader's answer
+            # stand (they are journalled; a supervisor corrects them by hand).
+            natural = is_natural(self.rules, self.round.dealer.cards[:2], False)
+            if self.round.peek_result == "Y" and not natural:
+                # The reader claimed a natural that is not there: the boxes play after all.
+                self.round.peek_result = "N"
+                self.round.dealer_natural = False
+                return self._start_play()
+            return self._after_reveal()
+        return resume or S.BETTING
+
+    def _void(self, data: Mapping[str, Any]) -> State:
+        if not any(box.hands for box in self.round.boxes.values()):
+            raise _Refusal("no round has been dealt: there is nothing to void")
+        # A card held as unexpected goes to the discard rack with the round.
+        self.table.cards_burned += sum(
+            1 for h in self.table.holds if h.card is not None and h.kind is HoldKind.UNEXPECTED_CARD
+        )
+        self.table.holds.clear()
+        self.table.resume_state = None
+        self.round.voided = True
+        self.round.card_for = None
+        for box in self._boxes():
+            entries: list[LedgerEntry] = []
+            if box.insurance and not box.insurance_settled:
+                for player, cents in box.insurance.items():
+                    entries.append(_void_entry(box.number, player, None, cents))
+                box.insurance_settled = True
+            if box.surrendered and not box.surrender_settled:
+                for w in box.wagers:
+                    entries.append(_void_entry(box.number, w.player, None, w.amount_cents))
+                box.surrender_settled = True
+            elif not box.surrendered:
+                for i in self.round.open_hands(box):
+                    for s in box.hands[i].stakes:
+                        if not s.rescued:
+                            entries.append(
+                                _void_entry(
+                                    box.number, s.player, i + 1, s.base_cents + s.double_cents
+                                )
+                            )
+                    box.hands[i].finished = box.hands[i].settled = True
+            self._settle(entries)
+        self._prompt(PromptCode.VOID, f"round {self.round.number} void: every open wager returned")
+        return S.SETTLING
+
+    def _next_round(self) -> State:
+        number = self.round.number + 1
+        self.round = RoundState(number=number)
+        self.table.round_number = number
+        if self.table.shuffle_due:
+            return S.SHUFFLE
+        return S.BETTING
+
+    def cut_card_seen(self) -> None:
+        """The cut card came out: finish this round, shuffle before the next."""
+        self.table.shuffle_due = True
+        self._prompt(PromptCode.SHUFFLE, "cut card: shuffle after this round")
+
+    def _box(self, data: Mapping[str, Any]) -> BoxState:
+        box_no = _int(data, "box")
+        box = self.round.boxes.get(box_no)
+        if box is None:
+            raise _Refusal(f"box {box_no} has no bet this round")
+        return box
+
+
+class _Refusal(Exception):
+    pass
+
+
+def _hold_kind(data: Mapping[str, Any]) -> HoldKind:
+    value = str(data.get("kind", HoldKind.DEVICE_LOST))
+    try:
+        return HoldKind(value)
+    except ValueError:
+        raise _Refusal(f"hold kind must be one of {', '.join(HoldKind)}, got {value!r}") from None
+
+
+def _int(data: Mapping[str, Any], key: str) -> int:
+    if key not in data:
+        raise _Refusal(f"{key} is missing")
+    return _as_int(data[key], key)
+
+
+def _as_int(value: object, key: str) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise _Refusal(f"{key} must be a whole number, got {value!r}")
+    return value
+
+
+def _void_entry(box: int, player: str, hand: int | None, cents: int) -> LedgerEntry:
+    return LedgerEntry(box, player, hand, EntryKind.RETURN, 0, cents, None, "round void")
+
+
+def _money_prompt(e: LedgerEntry) -> tuple[PromptCode, str]:
+    where = f"box {e.box}" + (f" hand {e.hand}" if e.hand else "") + f" ({e.player})"
+    if e.kind is EntryKind.RETURN:
+        return PromptCode.RETURN, f"return {money(e.stake_cents)} to {where}: {e.reason}"
+    if e.amount_cents > 0:
+        odds = f" at {e.odds_text}" if e.odds is not None else ""
+        return PromptCode.PAY, f"pay {where} {money(e.amount_cents)}{odds}: {e.reason}"
+    if e.amount_cents < 0:
+        return PromptCode.COLLECT, f"collect {money(-e.amount_cents)} from {where}: {e.reason}"
+    return PromptCode.PUSH, f"push on {where}: {e.reason}"

@@ -1,0 +1,20 @@
+"""Errors of the round: an action refused now, and a move outside the spec (a bug)."""
+
+from __future__ import annotations
+
+from controller.game.errors import CroupierError
+from controller.round.spec import Action, State
+
+
+class ActionRefused(CroupierError):
+    """An action that is not allowed now. Nothing was changed."""
+
+    def __init__(self, action: Action, state: State, reason: str) -> None:
+        self.action = action
+        self.state = state
+        self.reason = reason
+        super().__init__(f"{action.value} refused in {state.value}: {reason}")
+
+
+class SpecViolation(CroupierError):
+    """The procedure tried a move the spec does not declare (a bug; the move was undone)."""

@@ -1,0 +1,1 @@
+"""The table service: the one owner loop and the wiring of devices, journal and display."""

@@ -1,0 +1,329 @@
+"""Who may take a supervisor's or a technician's decision: the key switch, and a PIN.
+
+Three roles work at a table: the dealer (the panel with its key at ``RUN``), the supervisor
+(key at ``SUP``) and the technician (key at ``TEC``). At a table that takes PINs
+(:func:`pin_policy`, what ``croupier run`` uses) the key alone is not enough: with the key at
+``SUP`` or ``TEC`` the panel is a PIN pad until that role signs in (digits ``D0_``..``D9_`` then
+``OK_``, or a ``pin`` message from the dealer's display), and the sign-in lasts until the key
+leaves that position (or the table restarts).
+
+What each role may decide (:data:`ROLE_ACTIONS`):
+
+- the supervisor: every supervisor decision - assign or burn a card nobody asked for, confirm a
+  keyed-in card, clear a lockup, void the round;
+- the technician: clear the lockup of a device's hardware fault (:data:`TECHNICIAN_FAULTS`: a
+  failed lamp, an overflowed event queue, a memory check failure), once the device is put
+  right; nothing that moves money or decides which cards count or whether a device can be
+  trusted: not the card lockups (``CARD_PUSHBACK``, ``CARD_UNEXPECTED``,
+  ``CARD_OVER_INVENTORY``, a draw-number gap, a reader that disagrees with the hole card), not
+  ``CASE_TAMPER`` or ``FW_SIGNATURE_FAIL``, no void, no card decision;
+- the dealer keys in a card the shoe could not read; a supervisor confirms it.
+
+PINs are kept as salted scrypt hashes in the table file (``[supervisor] pin_hash``,
+``[technician] pin_hash``; ``croupier passwd --pin ROLE``). ``max_wrong_pins`` wrong PINs in a row
+(``[access]``, default 5) lock the role for ``lockout_seconds``: every attempt is then refused,
+a right PIN too, and not even checked. The clock is the wall clock and each attempt's time is
+journalled, so a restart (which replays the journal) keeps the lockout.
+
+The table never journals or logs a PIN. What it journals for an attempt is its *outcome*
+(:class:`PinAttempt`: the role, right / wrong / locked..., when, and the limits in force), as a
+cause that the replay applies without the PIN; what it tells the dealer is an
+:class:`AccessEvent` (journal row kind ``access``).
+
+:data:`KEY_ONLY` is the key switch alone, as before PINs: for scenario runs, the simulator and
+tests that drive a table directly; never for ``croupier run``.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from enum import StrEnum
+from typing import Any
+
+from controller.round.model import HoldKind, HoldReason
+from controller.round.spec import SUPERVISOR_ACTIONS, Action
+from controller.table.config import TableConfig, verify_secret
+
+
+class Role(StrEnum):
+    SUPERVISOR = "supervisor"
+    TECHNICIAN = "technician"
+
+
+KEY_ROLES: dict[str, Role] = {"SUP": Role.SUPERVISOR, "TEC": Role.TECHNICIAN}
+ROLE_KEYS: dict[Role, str] = {role: key for key, role in KEY_ROLES.items()}
+ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
+    Role.SUPERVISOR: SUPERVISOR_ACTIONS,
+    Role.TECHNICIAN: frozenset({Action.CLEAR_LOCKUP}),
+}
+# The supervisor's decisions by the names the scenario files and the display use.
+DECISIONS: dict[str, Action] = {
+    "assign": Action.ASSIGN_CARD,
+    "burn": Action.BURN_CARD,
+    "confirm": Action.CONFIRM_CARD,
+    "clear_lockup": Action.CLEAR_LOCKUP,
+    "void": Action.VOID,
+}
+DECISION_NAMES = {action: name for name, action in DECISIONS.items()}
+# Device faults of lockup severity that are a technician's to clear: hardware, not the cards and
+# not tampering (drivers.events.FAULT_NAMES).
+TECHNICIAN_FAULTS = frozenset({"LAMP_FAIL", "QUEUE_OVERFLOW", "MEMORY_CRC_FAIL"})
+
+PIN_MIN_DIGITS, PIN_MAX_DIGITS = 6, 12
+PIN_ENTRY_MAX = 16  # digits kept from the panel; more are ignored (and the PIN is wrong)
+DEFAULT_MAX_WRONG_PINS = 5
+DEFAULT_LOCKOUT_SECONDS = 300
+
+
+class AttemptResult(StrEnum):
+    RIGHT = "right"
+    WRONG = "wrong"
+    LOCKED = "locked"  # refused unchecked: the role is locked out
+    NO_PIN = "no_pin"  # the table file sets no PIN for the role
+    NO_KEY = "no_key"  # the key is at RUN: no role to sign in
+    ALREADY = "already"  # that role is signed in already
+    NOT_NEEDED = "not_needed"  # a table without PINs (KEY_ONLY)
+
+
+@dataclass(frozen=True, slots=True)
+class PinAttempt:
+    """The outcome of one PIN attempt (never the PIN): the cause the journal keeps and a replay
+    applies. ``at`` is wall-clock seconds; the limits are the ones in force then."""
+
+    role: Role | None
+    result: AttemptResult
+    at: float
+    source: str  # "panel" or "display"
+    name: str = ""  # who the role is at this table (the table file's name)
+    max_wrong_pins: int = DEFAULT_MAX_WRONG_PINS
+    lockout_seconds: int = DEFAULT_LOCKOUT_SECONDS
+
+    def payload(self) -> dict[str, Any]:
+        return {
+            "method": "pin",
+            "role": None if self.role is None else self.role.value,
+            "result": self.result.value,
+            "at": self.at,
+            "source": self.source,
+            "name": self.name,
+            "max_wrong_pins": self.max_wrong_pins,
+            "lockout_seconds": self.lockout_seconds,
+        }
+
+    @classmethod
+    def from_payload(cls, payload: Mapping[str, Any]) -> PinAttempt:
+        role = payload.get("role")
+        return cls(
+            None if role is None else Role(role),
+            AttemptResult(payload["result"]),
+            float(payload["at"]),
+            str(payload["source"]),
+            str(payload.get("name", "")),
+            int(payload["max_wrong_pins"]),
+            int(payload["lockout_seconds"]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class AccessEvent:
+    """What became of a sign-in, a lockout or a sign-out (journal row kind ``access``)."""
+
+    role: str | None
+    event: str  # signed_in, wrong_pin, locked, refused, signed_out, policy
+    accepted: bool
+    text: str  # what the dealer is told
+    source: str = ""
+    wrong_in_a_row: int = 0
+    locked_until: float | None = None  # wall-clock seconds
+
+
+@dataclass(frozen=True)
+class AccessPolicy:
+    """Whether supervisor and technician decisions need a PIN besides the key, and the PINs."""
+
+    pins_required: bool
+    pin_hashes: Mapping[Role, str | None] = field(default_factory=dict)
+    names: Mapping[Role, str] = field(default_factory=dict)
+    max_wrong_pins: int = DEFAULT_MAX_WRONG_PINS
+    lockout_seconds: int = DEFAULT_LOCKOUT_SECONDS
+    clock: Callable[[], float] = time.time
+
+    def has_pin(self, role: Role) -> bool:
+        return self.pin_hashes.get(role) is not None
+
+    def verify(self, role: Role, pin: str) -> bool:
+        stored = self.pin_hashes.get(role)
+        if stored is None or not pin.isdigit() or len(pin) > PIN_ENTRY_MAX:
+            return False
+        return verify_secret(pin, stored)
+
+    def name(self, role: Role) -> str:
+        return self.names.get(role, role.value)
+
+
+KEY_ONLY = AccessPolicy(pins_required=False)
+
+
+def pin_policy(config: TableConfig, clock: Callable[[], float] = time.time) -> AccessPolicy:
+    """The table file's PINs and limits: what ``croupier run`` enforces."""
+    return AccessPolicy(
+        pins_required=True,
+        pin_hashes={
+            Role.SUPERVISOR: config.supervisor.pin_hash,
+            Role.TECHNICIAN: config.technician.pin_hash,
+        },
+        names={Role.SUPERVISOR: config.supervisor.name, Role.TECHNICIAN: config.technician.name},
+        max_wrong_pins=config.access.max_wrong_pins,
+        lockout_seconds=config.access.lockout_seconds,
+        clock=clock,
+    )
+
+
+def set_pin_hint(role: Role) -> str:
+    return (
+        f"no {role.value} PIN is set for this table: make one with "
+        f"`croupier passwd --pin {role.value}` and put the line it prints under [{role.value}] "
+        "in the table file"
+    )
+
+
+def when(at: float) -> str:
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
+
+
+def duration(seconds: float) -> str:
+    whole = max(1, math.ceil(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+@dataclass
+class RoleLock:
+    wrong: int = 0  # wrong PINs in a row
+    locked_until: float | None = None
+
+
+@dataclass
+class SignIn:
+    """Who is signed in, and each role's wrong PINs and lockout: rebuilt by the journal's
+    replay exactly as it was (every change comes from a journalled cause)."""
+
+    role: Role | None = None
+    name: str = ""
+    locks: dict[Role, RoleLock] = field(default_factory=lambda: {r: RoleLock() for r in Role})
+
+    def locked_until(self, role: Role, at: float) -> float | None:
+        until = self.locks[role].locked_until
+        return until if until is not None and at < until else None
+
+    def who(self) -> str:
+        assert self.role is not None
+        if self.name == self.role.value:
+            return f"{self.name} (key and PIN)"
+        return f"{self.name} ({self.role.value}, key and PIN)"
+
+    def _person(self, role: Role, name: str) -> str:
+        return role.value if name == role.value else f"{role.value} {name}"
+
+    def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
+        """Apply an attempt's outcome; what to tell the dealer and journal."""
+        role, result = attempt.role, attempt.result
+        label = "" if role is None else role.value
+
+        def refused(text: str, **extra: Any) -> list[AccessEvent]:
+            return [AccessEvent(label or None, "refused", False, text, attempt.source, **extra)]
+
+        if role is None or result is AttemptResult.NO_KEY:
+            return refused("turn the key switch to SUP (supervisor) or TEC (technician) first")
+        if result is AttemptResult.NOT_NEEDED:
+            return refused("this table takes no PINs: the key switch alone decides")
+        if result is AttemptResult.ALREADY:
+            return refused(f"the {label} is signed in already")
+        if result is AttemptResult.NO_PIN:
+            return refused(set_pin_hint(role))
+        lock = self.locks[role]
+        if lock.locked_until is not None and attempt.at >= lock.locked_until:
+            lock.locked_until, lock.wrong = None, 0  # the lockout is over
+        if result is AttemptResult.LOCKED:
+            until = lock.locked_until if lock.locked_until is not None else attempt.at
+            return refused(
+                f"the {label} PIN is locked until {when(until)} (another "
+                f"{duration(until - attempt.at)}) after {attempt.max_wrong_pins} wrong PINs in "
+                "a row",
+                locked_until=until,
+            )
+        if result is AttemptResult.RIGHT:
+            lock.wrong = 0
+            self.role, self.name = role, attempt.name or label
+            key = ROLE_KEYS[role]
+            return [
+                AccessEvent(
+                    label,
+                    "signed_in",
+                    True,
+                    f"{self._person(role, self.name)} signed in until the key leaves {key}",
+                    attempt.source,
+                )
+            ]
+        lock.wrong += 1
+        if lock.wrong < attempt.max_wrong_pins:
+            left = attempt.max_wrong_pins - lock.wrong
+            return [
+                AccessEvent(
+                    label,
+                    "wrong_pin",
+                    False,
+                    f"wrong {label} PIN: {left} more in a row lock the {label} PIN for "
+                    f"{duration(attempt.lockout_seconds)}",
+                    attempt.source,
+                    wrong_in_a_row=lock.wrong,
+                )
+            ]
+        wrong, lock.wrong = lock.wrong, 0
+        lock.locked_until = attempt.at + attempt.lockout_seconds
+        return [
+            AccessEvent(
+                label,
+                "wrong_pin",
+                False,
+                f"wrong {label} PIN ({wrong} in a row)",
+                attempt.source,
+                wrong_in_a_row=wrong,
+            ),
+            AccessEvent(
+                label,
+                "locked",
+                False,
+                f"the {label} PIN is locked until {when(lock.locked_until)} "
+                f"({duration(attempt.lockout_seconds)}) after {wrong} wrong PINs in a row",
+                attempt.source,
+                wrong_in_a_row=wrong,
+                locked_until=lock.locked_until,
+            ),
+        ]
+
+    def sign_out(self, reason: str) -> AccessEvent | None:
+        if self.role is None:
+            return None
+        role, name = self.role, self.name
+        self.role, self.name = None, ""
+        return AccessEvent(
+            role.value, "signed_out", True, f"{self._person(role, name)} signed out: {reason}"
+        )
+
+
+def technician_lockup(hold: HoldReason) -> bool:
+    """A lockup a technician may clear: the table's ``"<device> lockup <fault>"`` hold for one
+    of :data:`TECHNICIAN_FAULTS` (not a card or tamper fault, a draw-number gap or a reader that
+    disagrees with the hole card)."""
+    return (
+        hold.kind is HoldKind.LOCKUP
+        and hold.device is not None
+        and any(hold.detail == f"{hold.device} lockup {name}" for name in TECHNICIAN_FAULTS)
+    )

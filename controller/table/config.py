@@ -1,0 +1,358 @@
+"""The table's configuration (``config/table.toml``), validated on load.
+
+One file per table: its id, the variant it deals, the limits, the boxes in use, the three
+devices (pyserial URLs, or ``"emulated"`` for an in-process emulated device), where the dealer
+display listens, the journal and log paths, and the secrets: the supervisor's and the
+technician's PINs and the pit's read-only view token, each stored as a salted scrypt hash (never
+as plain text; make one with ``croupier passwd``), with how many wrong PINs in a row lock a role
+and for how long (``[access]``, see :mod:`controller.access`).
+
+An unknown key, a wrong type or a bad value is refused with the file, the key, the value and
+what is allowed (:class:`~controller.errors.ConfigError`), like the variant files.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import hmac
+import ipaddress
+import secrets
+import tomllib
+from pathlib import Path
+from typing import Annotated, Any
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictBool,
+    StrictInt,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
+
+from controller.game.errors import ConfigError
+from controller.game.prompts import money
+from controller.game.rules import CONFIG_DIR, Variant, _describe, apply_overrides, load_variant
+
+DEFAULT_CONFIG = CONFIG_DIR / "table.toml"
+EMULATED = "emulated"
+DEFAULT_PORT = 8321
+DEVICE_ROLES = ("shoe", "peek", "panel")
+
+# scrypt cost: 2**14 x 8 x 1 takes about 16 MiB and tens of milliseconds per check.
+SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
+_HASH_PREFIX = "scrypt"
+
+
+# --- secrets ---------------------------------------------------------------------------------
+
+
+def hash_secret(secret: str, *, salt: bytes | None = None) -> str:
+    """``scrypt$N$r$p$<salt>$<hash>`` (base64) for a password or a view token."""
+    if not secret:
+        raise ValueError("an empty secret cannot be hashed")
+    salt = salt if salt is not None else secrets.token_bytes(16)
+    digest = hashlib.scrypt(
+        secret.encode("utf-8"), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32
+    )
+    b64 = base64.urlsafe_b64encode
+    return (
+        f"{_HASH_PREFIX}${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}$"
+        f"{b64(salt).decode()}${b64(digest).decode()}"
+    )
+
+
+def _parse_hash(text: str) -> tuple[int, int, int, bytes, bytes]:
+    parts = text.split("$")
+    if len(parts) != 6 or parts[0] != _HASH_PREFIX:
+        raise ValueError(
+            "must be a salted hash 'scrypt$N$r$p$salt$hash' as printed by `croupier passwd` "
+            "(never the plain password or token)"
+        )
+    try:
+        n, r, p = int(parts[1]), int(parts[2]), int(parts[3])
+        salt = base64.urlsafe_b64decode(parts[4])
+        digest = base64.urlsafe_b64decode(parts[5])
+    except ValueError:
+        raise ValueError("the hash is damaged: make a new one with `croupier passwd`") from None
+    if n < 2**14 or n & (n - 1) or not 1 <= r <= 32 or not 1 <= p <= 16:
+        raise ValueError("scrypt cost too low or malformed: make a new one with `croupier passwd`")
+    if len(salt) < 16 or len(digest) != 32:
+        raise ValueError("salt or hash too short: make a new one with `croupier passwd`")
+    return n, r, p, salt, digest
+
+
+def verify_secret(secret: str, stored: str) -> bool:
+    """Whether ``secret`` matches ``stored`` (constant-time compare)."""
+    if not secret:
+        return False
+    try:
+        n, r, p, salt, digest = _parse_hash(stored)
+    except ValueError:
+        return False
+    # maxmem: scrypt needs 128 * n * r bytes; allow twice that.
+    candidate = hashlib.scrypt(
+        secret.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=len(digest), maxmem=256 * n * r
+    )
+    return hmac.compare_digest(candidate, digest)
+
+
+def _check_hash(value: str | None) -> str | None:
+    if value is not None:
+        _parse_hash(value)
+    return value
+
+
+# --- the model -------------------------------------------------------------------------------
+
+
+class _Section(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+Cents = Annotated[StrictInt, Field(gt=0)]
+
+
+class Limits(_Section):
+    min_cents: Cents = 500
+    max_cents: Cents = 50_000
+    increment_cents: Cents = 100
+
+    @model_validator(mode="after")
+    def _order(self) -> Limits:
+        if self.max_cents < self.min_cents:
+            raise ValueError(
+                f"max_cents {self.max_cents} is below min_cents {self.min_cents}: the maximum "
+                "bet must be at least the minimum"
+            )
+        for name in ("min_cents", "max_cents"):
+            if getattr(self, name) % self.increment_cents:
+                raise ValueError(
+                    f"{name} = {getattr(self, name)} is not a multiple of increment_cents "
+                    f"{self.increment_cents}"
+                )
+        return self
+
+
+def _device_url(value: str) -> str:
+    if value == EMULATED:
+        return value
+    if value.startswith("/") or ("://" in value and value.split("://", 1)[0].isidentifier()):
+        return value
+    raise ValueError(
+        f"must be {EMULATED!r} (an in-process emulated device) or a pyserial URL: a device path "
+        "such as '/dev/ttyUSB0' or '/dev/pts/5', or 'socket://host:port', 'spy://...', "
+        "'rfc2217://...'"
+    )
+
+
+class Devices(_Section):
+    shoe: str = EMULATED
+    peek: str = EMULATED
+    panel: str = EMULATED
+    baudrate: Annotated[StrictInt, Field(ge=1200, le=921_600)] = 115_200
+    # Firmware hashes (the 16 hex digits a device reports in its ident) approved for this
+    # table; `croupier doctor` fails on any other. Empty: not checked (doctor warns).
+    firmware_allow: tuple[Annotated[str, Field(pattern=r"^[0-9A-Fa-f]{16}$")], ...] = ()
+
+    _urls = field_validator("shoe", "peek", "panel")(_device_url)
+
+    @property
+    def urls(self) -> dict[str, str]:
+        return {"shoe": self.shoe, "peek": self.peek, "panel": self.panel}
+
+    @property
+    def all_emulated(self) -> bool:
+        return all(url == EMULATED for url in self.urls.values())
+
+
+class Display(_Section):
+    host: str = "127.0.0.1"
+    port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
+    tls_certfile: str | None = None
+    tls_keyfile: str | None = None
+    # Serve a non-loopback address without TLS anyway (logged as a warning at every start).
+    allow_insecure_remote: StrictBool = False
+    view_token_hash: str | None = None  # the pit's read-only view; `croupier passwd --token`
+    last_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 8
+
+    _token = field_validator("view_token_hash")(_check_hash)
+
+    @field_validator("host")
+    @classmethod
+    def _host(cls, value: str) -> str:
+        if value == "localhost":
+            return value
+        try:
+            ipaddress.ip_address(value)
+        except ValueError:
+            raise ValueError(
+                "must be an IP address such as '127.0.0.1' (this machine only), '::1' or "
+                "'0.0.0.0' (every interface), or 'localhost'"
+            ) from None
+        return value
+
+    @property
+    def loopback(self) -> bool:
+        return self.host == "localhost" or ipaddress.ip_address(self.host).is_loopback
+
+    @property
+    def tls(self) -> bool:
+        return self.tls_certfile is not None
+
+    @model_validator(mode="after")
+    def _remote(self) -> Display:
+        if (self.tls_certfile is None) != (self.tls_keyfile is None):
+            raise ValueError("tls_certfile and tls_keyfile go together: give both or neither")
+        if not self.loopback and not self.tls and not self.allow_insecure_remote:
+            raise ValueError(
+                f"host {self.host!r} is reachable from other machines: give tls_certfile and "
+                "tls_keyfile, or set allow_insecure_remote = true to serve plain HTTP anyway"
+            )
+        return self
+
+
+PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)
+
+
+class _Role(_Section):
+    pin_hash: str | None = None  # `croupier passwd --pin ROLE`; none: that role decides nothing
+
+    _hash = field_validator("pin_hash")(_check_hash)
+
+
+class Supervisor(_Role):
+    name: Annotated[str, Field(min_length=1, max_length=40)] = "supervisor"
+    password_hash: str | None = None  # replaced by pin_hash: refused with how to migrate
+
+    @field_validator("password_hash")
+    @classmethod
+    def _migrated(cls, value: str | None) -> str | None:
+        if value is not None:
+            raise ValueError(
+                "no longer used: the supervisor signs in with a PIN at the panel (digits only); "
+                "make one with `croupier passwd --pin supervisor` and put the pin_hash line it "
+                "prints under [supervisor] in place of password_hash"
+            )
+        return value
+
+
+class Technician(_Role):
+    name: Annotated[str, Field(min_length=1, max_length=40)] = "technician"
+
+
+class Access(_Section):
+    max_wrong_pins: Annotated[StrictInt, Field(ge=1, le=20)] = 5  # in a row: the role locks
+    lockout_seconds: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300  # for this long
+
+
+class Logs(_Section):
+    audit: str = "var/log/audit.jsonl"
+    debug: str = "var/log/debug.log"
+
+
+class Journal(_Section):
+    path: str = "var/journal.sqlite3"
+    retention_days: Annotated[StrictInt, Field(ge=1, le=36_500)] = 90  # older rows may be pruned
+
+
+class TableConfig(_Section):
+    table_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")] = "table-1"
+    variant: str = "nz-pontoon"
+    boxes: tuple[Annotated[StrictInt, Field(ge=1, le=7)], ...] = (1, 2, 3, 4, 5, 6, 7)
+    limits: Limits = Limits()
+    devices: Devices = Devices()
+    display: Display = Display()
+    journal: Journal = Journal()
+    supervisor: Supervisor = Supervisor()
+    technician: Technician = Technician()
+    access: Access = Access()
+    logs: Logs = Logs()
+
+    @field_validator("boxes")
+    @classmethod
+    def _boxes(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value:
+            raise ValueError("at least one box must be in use")
+        if len(set(value)) != len(value):
+            raise ValueError("a box is listed twice")
+        return tuple(sorted(value))
+
+
+class LoadedTable:
+    """A validated table configuration with its variant loaded, and paths made absolute."""
+
+    def __init__(self, config: TableConfig, rules: Variant, source: str, base: Path) -> None:
+        self.config = config
+        self.rules = rules
+        self.source = source
+        self.base = base
+
+    def path(self, relative: str) -> Path:
+        p = Path(relative)
+        return p if p.is_absolute() else self.base / p
+
+    @property
+    def journal_path(self) -> Path:
+        return self.path(self.config.journal.path)
+
+
+def table_from_mapping(data: dict[str, Any], source: str, base: Path) -> LoadedTable:
+    try:
+        config = TableConfig.model_validate(data)
+    except ValidationError as exc:
+        raise ConfigError(source, [_describe(e, TableConfig) for e in exc.errors()]) from None
+    variant = config.variant
+    if "/" in variant or variant.endswith(".toml"):
+        candidate = Path(variant)
+        variant = str(candidate if candidate.is_absolute() else base / candidate)
+    try:
+        rules = load_variant(variant)
+    except ConfigError as exc:
+        raise ConfigError(
+            source, [f"variant = {config.variant!r}: {p}" for p in exc.problems]
+        ) from None
+    problems: list[str] = []
+    too_high = [b for b in config.boxes if b > rules.table.boxes]
+    if too_high:
+        problems.append(
+            f"boxes = {list(config.boxes)}: {rules.id} has boxes 1-{rules.table.boxes} only"
+        )
+    step = rules.table.min_increment_cents
+    if config.limits.increment_cents % step:
+        problems.append(
+            f"limits.increment_cents = {config.limits.increment_cents}: must be a multiple of "
+            f"{rules.id}'s minimum increment {step} ({money(step)})"
+        )
+    if problems:
+        raise ConfigError(source, problems)
+    return LoadedTable(config, rules, source, base)
+
+
+def load_table_config(
+    path: str | Path | None = None, overrides: dict[str, Any] | None = None
+) -> LoadedTable:
+    """Load and validate a table file (default: ``config/table.toml`` of this checkout).
+
+    Relative paths in the file (journal, logs, a variant file) are taken from the directory
+    ``croupier`` was started in, like the paths on its command line. ``overrides``:
+    ``{"display.port": 0}`` style replacements (the command line's options).
+    """
+    file = Path(path) if path is not None else DEFAULT_CONFIG
+    if not file.exists():
+        raise ConfigError(str(file), ["no such file"])
+    try:
+        data = tomllib.loads(file.read_bytes().decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise ConfigError(str(file), [f"not valid TOML: {exc}"]) from None
+    if overrides:
+        data = apply_overrides(data, overrides, str(file))
+    return table_from_mapping(data, str(file), Path.cwd())
+
+
+def default_table() -> LoadedTable:
+    """The built-in defaults (every device emulated), without reading a file."""
+    return table_from_mapping({}, "<defaults>", Path.cwd())
