@@ -41,10 +41,11 @@ from typing import Any
 
 from websockets.sync.client import connect
 
-import controller.service.service as service_module
+import controller.service.devices as service_module
 from controller.display.web import DisplayServer
 from controller.journal.logs import configure_logging, reset_logging
-from controller.service.service import DemoOptions, TableService
+from controller.play.demo import DemoOptions, demo_dealer
+from controller.service.service import TableService
 from controller.table.config import load_table_config
 from sim_hardware import PtyRunner
 from sim_hardware import pty_runner as pty_module
@@ -151,22 +152,23 @@ def main() -> int:
         return runners[role]
 
     service = TableService(
-        table, demo=DemoOptions(pace_s=args.pace, boxes=(1, 2, 3), seed=args.seed)
+        table, actors=[demo_dealer(DemoOptions(pace_s=args.pace, boxes=(1, 2, 3), seed=args.seed))]
     )
     published: list[tuple[int, float, int]] = []  # (version, perf_counter, cards handled)
-    publish = service.hub.publish
+    display = DisplayServer(service, table.config.display)
+    hub = display.hub
+    publish = hub.publish
 
     def timed_publish(state: dict[str, Any]) -> None:
         at = time.perf_counter()
         publish(state)
         handled = service.app.cards_handled if service.app is not None else 0
-        published.append((service.hub.latest()[0], at, handled))
+        published.append((hub.latest()[0], at, handled))
 
-    service.hub.publish = timed_publish  # type: ignore[method-assign]
+    hub.publish = timed_publish  # type: ignore[method-assign]
     serve = vars(service_module)["serve"]
     vars(service_module)["serve"] = serve_on_pty  # the emulated devices go on ptys
     vars(pty_module)["os"] = clock  # the runners write through the clock
-    display = DisplayServer(service, table.config.display)
     client: Client | None = None
     stalled = ""
     started = time.perf_counter()
@@ -184,7 +186,8 @@ def main() -> int:
             if handled != last:
                 last, last_at = handled, time.monotonic()
             elif time.monotonic() - last_at > STALL_S:
-                stalled = (service.demo.stalled if service.demo else "") or "no card for 30 s"
+                dealer = service.actors[0] if service.actors else None
+                stalled = getattr(dealer, "stalled", "") or "no card for 30 s"
                 break
         time.sleep(0.5)  # the last state messages arrive
         arrivals = client.stop()

@@ -1,11 +1,11 @@
 """CPU use of a table waiting with emulated devices, over a quiet spell: one JSON line.
 
 ``python bench/idle_cpu.py [--seconds S] [--variant V]``. The emulated shoe, reader and panel run
-on real ptys in this process (PtyRunner threads), the production drivers open them, and the
-main thread waits on the event queue and hands every event to the :class:`TableApp`, as the
+on real ptys in this process (PtyRunner threads), and the table is ``croupier run``'s wiring
+(:class:`TableService`, journal included) with its owner thread waiting on its inbox, as the
 table does between rounds (bets open, nobody at the table). CPU time is read per thread from
 ``/proc/self/task/*/stat`` and split between the emulated devices (threads ``sim-*``) and the
-table (everything else: drivers, main thread); the percentages are of one core. Also how often
+table (everything else: drivers, the owner thread); the percentages are of one core. Also how often
 each driver's thread woke to read (``DeviceDriver.reads``) during the quiet spell.
 """
 
@@ -15,19 +15,18 @@ import argparse
 import json
 import os
 import platform
-import queue
 import sys
 import threading
 import time
-from contextlib import ExitStack, suppress
+from contextlib import ExitStack
 from pathlib import Path
 
 from controller.cli.scenario import quiet_logs
 from controller.game.rules import load_variant
-from controller.play.scenario_runner import DriverCommands
-from controller.table.app import TableApp
-from drivers.table import open_table
-from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
+from sim_hardware import EmulatedShoe
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tables import pty_table
 
 TICKS = os.sysconf("SC_CLK_TCK")
 TARGET_PCT = 1.0
@@ -57,34 +56,23 @@ def main() -> int:
     quiet_logs()
     rules = load_variant(args.variant)
     with ExitStack() as stack:
-        runners = [
-            stack.enter_context(PtyRunner(device, name=name))
-            for name, device in (
-                ("shoe", EmulatedShoe(seed=1, decks=rules.shoe.decks, deck_type=rules.shoe.deck)),
-                ("peek", EmulatedPeekReader()),
-                ("panel", EmulatedPanel()),
-            )
-        ]
-        devices = stack.enter_context(open_table(*(r.port for r in runners)))
-        for driver in devices.drivers:
-            driver.wait_identified(10.0)
-        app = TableApp(rules, DriverCommands(devices, rules))
-        settle_until = time.monotonic() + 1.0  # power-up chatter before the quiet spell
-        while time.monotonic() < settle_until:
-            with suppress(queue.Empty):
-                app.handle(devices.events.get(timeout=0.1))
+        shoe = EmulatedShoe(seed=1, decks=rules.shoe.decks, deck_type=rules.shoe.deck)
+        service, _ = pty_table(stack, rules, shoe)
+        service.start()
+        time.sleep(1.0)  # power-up chatter before the quiet spell
+        devices = service.devices
+        assert devices is not None
+        handled_before = service.journaled.journal.last_row()
         reads_before = [d.reads for d in devices.drivers]
         before = thread_cpu()
         process_before = time.process_time()
         started = time.monotonic()
-        events = 0
-        while (left := started + args.seconds - time.monotonic()) > 0:
-            try:
-                app.handle(devices.events.get(timeout=min(left, 0.5)))
-                events += 1
-            except queue.Empty:
-                pass
+        time.sleep(args.seconds)
         wall = time.monotonic() - started
+        handled_after = service.journaled.journal.last_row()
+        events = (handled_after.seq if handled_after else 0) - (
+            handled_before.seq if handled_before else 0
+        )
         process_cpu = time.process_time() - process_before
         after = thread_cpu()
         reads = {
@@ -98,7 +86,7 @@ def main() -> int:
         "benchmark": "idle_cpu",
         "variant": rules.id,
         "seconds": round(wall, 1),
-        "events_handled": events,
+        "journal_rows_written": events,
         "cpu_pct_process": round(100 * process_cpu / wall, 3),
         "cpu_pct_table": round(100 * table_cpu / wall, 3),
         "cpu_pct_emulated_devices": round(100 * devices_cpu / wall, 3),

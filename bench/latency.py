@@ -3,17 +3,18 @@
 ``python bench/latency.py [--cards N] [--pace S] [--variant V] [--seed S]``
 
 The emulated shoe, hole-card reader and panel each sit on a real pseudo-terminal
-(:class:`~sim_hardware.PtyRunner`); the production drivers open them like USB serial adapters;
-the :class:`~controller.table.TableApp` feeds the round controller, and basic-strategy players
-play (their decisions are pressed on the emulated panel). The dealer pulls a card every
-``--pace`` seconds, and the initial deal of each round in one burst (every card of it
-back to back, as a dealer sliding them out quickly).
+(:class:`~sim_hardware.PtyRunner`); the table is built by ``croupier run``'s wiring
+(:class:`~controller.service.service.TableService`: a journal in a temporary folder, the
+production drivers opening the ptys like USB serial adapters, the journaled table), whose owner
+loop this script pumps; basic-strategy players play (their decisions are pressed on the emulated
+panel). The dealer pulls a card every ``--pace`` seconds, and the initial deal of each round in
+one burst (every card of it back to back, as a dealer sliding them out quickly).
 
 Measured per card: from the moment the last byte of its ``c`` frame has been written to the pty
-(the runner's ``os.write`` returned) to the moment the table published the first prompt the
-card caused (``TableApp``'s output sink). Both clocks are this process's ``perf_counter``.
-No journal is attached to the table here, and no display: ``display_latency.py`` measures the
-whole way to the dealer display's WebSocket message, journal included.
+(the runner's ``os.write`` returned) to the moment the first prompt the card caused is shown
+(committed to the journal, then handed on). Both clocks are this process's ``perf_counter``.
+No display here: ``display_latency.py`` measures the whole way to the dealer display's
+WebSocket message.
 """
 
 from __future__ import annotations
@@ -27,21 +28,24 @@ import sys
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
+from pathlib import Path
 from typing import Any
 
 from controller.cli.scenario import quiet_logs
 from controller.game.prompts import Prompt
 from controller.game.rules import load_variant
 from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.play.scenario_runner import DeviceHands, DriverCommands, output_cursor
+from controller.play.scenario_runner import DeviceHands, output_cursor
 from controller.play.strategy import StrategyPlayer, strategy_for
 from controller.round.spec import State
-from controller.table.app import TableApp, TableOutput
-from drivers.table import open_table
+from controller.table.app import TableOutput
 from drivers.tbl21.events import CardDrawn, DeviceEvent
 from drivers.tbl21.framing import FrameDecoder
-from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
+from sim_hardware import EmulatedShoe
 from sim_hardware import pty_runner as pty_module
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from tables import pty_table
 
 WAIT_S = 10.0
 
@@ -107,13 +111,7 @@ def main() -> int:
     rules = load_variant(args.variant)
     player = StrategyPlayer(strategy_for(rules))
     clock = WriteClock()
-    published: list[float] = []
-
-    def sink(item: TableOutput) -> None:
-        if isinstance(item, Prompt):
-            published.append(time.perf_counter())
-
-    prompted: list[tuple[int, float]] = []  # (card index, prompt published)
+    prompted: list[tuple[int, float]] = []  # (card index, prompt shown)
     missing = 0
     cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
     shoe = EmulatedShoe(
@@ -126,35 +124,39 @@ def main() -> int:
     started = time.perf_counter()
     try:
         with ExitStack() as stack:
-            runners = [
-                stack.enter_context(PtyRunner(device, name=name))
-                for name, device in (
-                    ("shoe", shoe),
-                    ("peek", EmulatedPeekReader()),
-                    ("panel", EmulatedPanel()),
-                )
-            ]
+            service, runners = pty_table(stack, rules, shoe, boxes=args.boxes)
             clock.shoe_fd = runners[0]._master  # the bench's one look inside the runner
-            devices = stack.enter_context(open_table(*(r.port for r in runners)))
-            for driver in devices.drivers:
-                driver.wait_identified(WAIT_S)
-            app = TableApp(rules, DriverCommands(devices, rules), on_output=sink)
-            handle: Callable[[DeviceEvent], None] = app.handle
+            service.open()
+            app = service.app
+            assert app is not None
+            journaled = service.journaled
+            shown: list[float] = []
+            show = journaled.show
 
-            def timed_handle(event: DeviceEvent) -> None:
+            def timed_show(item: TableOutput) -> None:
+                if isinstance(item, Prompt):
+                    shown.append(time.perf_counter())
+                if show is not None:
+                    show(item)
+
+            journaled.show = timed_show
+            handle: Callable[[DeviceEvent], bool] = journaled.handle
+
+            def timed_handle(event: DeviceEvent) -> bool:
                 nonlocal missing
-                before = len(published)
-                handle(event)
-                if isinstance(event, CardDrawn):
-                    if len(published) > before:
+                before = len(shown)
+                applied = handle(event)
+                if isinstance(event, CardDrawn) and applied:
+                    if len(shown) > before:
                         # matched at the end: the pty thread may note the write time after the
                         # table has already handled the card
-                        prompted.append((app.cards_handled - 1, published[before]))
+                        prompted.append((app.cards_handled - 1, shown[before]))
                     else:
                         missing += 1
+                return applied
 
-            app.handle = timed_handle  # type: ignore[method-assign]
-            hands = PacedHands(app, devices, shoe, runners[1].device, runners[2].device)  # type: ignore[arg-type]
+            journaled.handle = timed_handle  # type: ignore[method-assign]
+            hands = PacedHands(service)
             hands.pace_s = args.pace
             hands.scripted = False
             hands.settle_events()
@@ -174,6 +176,7 @@ def main() -> int:
     line = {
         "benchmark": "card_to_prompt_latency",
         "transport": "pty",
+        "journal": "sqlite, synchronous=FULL",
         "variant": rules.id,
         "cards": len(ms),
         "cards_without_prompt": missing,

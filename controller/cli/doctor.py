@@ -22,11 +22,9 @@ from controller.game.errors import ConfigError
 from controller.journal.errors import JournalUnavailable
 from controller.journal.logs import configure_logging
 from controller.journal.store import Journal, parse_ts
-from controller.table.config import EMULATED, LoadedTable, load_table_config
+from controller.service.devices import open_devices, shown_urls
+from controller.table.config import LoadedTable, load_table_config
 from drivers.errors import DeviceError
-from drivers.table import open_table
-from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
-from sim_hardware.device import DeviceCore
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
@@ -162,23 +160,17 @@ def disk_check(table: LoadedTable) -> Check:
 def device_checks(table: LoadedTable) -> list[Check]:
     config = table.config
     allowed = {h.upper() for h in config.devices.firmware_allow}
-    makers: dict[str, Callable[[], DeviceCore]] = {
-        "shoe": lambda: EmulatedShoe(decks=table.rules.shoe.decks, deck_type=table.rules.shoe.deck),
-        "peek": EmulatedPeekReader,
-        "panel": EmulatedPanel,
-    }
     checks: list[Check] = []
+    shown = shown_urls(config.devices.urls)
     with ExitStack() as stack:
-        urls = dict(config.devices.urls)
-        for role, url in urls.items():
-            if url == EMULATED:
-                urls[role] = stack.enter_context(serve(makers[role](), f"doctor-{role}")).url
         try:
-            devices = stack.enter_context(
-                open_table(
-                    urls["shoe"], urls["peek"], urls["panel"], baudrate=config.devices.baudrate
-                )
-            )
+            devices = open_devices(
+                stack,
+                config.devices.urls,
+                table.rules,
+                name="doctor",
+                baudrate=config.devices.baudrate,
+            ).drivers
         except DeviceError as exc:
             return [
                 Check(
@@ -189,7 +181,7 @@ def device_checks(table: LoadedTable) -> list[Check]:
                 )
             ]
         for role, driver in zip(("shoe", "peek", "panel"), devices.drivers, strict=True):
-            where = config.devices.urls[role]
+            where = shown[role]
             try:
                 ident = driver.wait_identified(IDENTIFY_S)
             except DeviceError as exc:

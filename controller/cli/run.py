@@ -24,10 +24,13 @@ from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.scenario import quiet_logs
+from controller.display.hub import StateHub
 from controller.display.web import DisplayServer
 from controller.game.errors import ConfigError
 from controller.journal.logs import configure_logging, reset_logging
-from controller.service.service import DemoOptions, TableService
+from controller.play.demo import DemoOptions, demo_dealer
+from controller.service.devices import check_device_urls, emulated_roles, shown_urls
+from controller.service.service import TableService
 from controller.table.config import load_table_config
 from drivers.errors import DeviceError
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
@@ -89,10 +92,23 @@ def run(args: argparse.Namespace) -> int:
         overrides["display.port"] = args.port
     try:
         table = load_table_config(args.config, overrides)
-        service = TableService(
-            table,
-            demo=DemoOptions(pace_s=args.pace, seed=args.seed) if args.demo else None,
-        )
+        check_device_urls(table.config.devices.urls, table.source)
+        if args.demo:
+            if emulated_roles(table.config.devices.urls) != {"shoe", "peek", "panel"}:
+                raise ConfigError(
+                    table.source,
+                    [
+                        "--demo needs the emulated devices: the demo dealer's hands act on them "
+                        "(devices in the table file must all be 'emulated')"
+                    ],
+                )
+            if table.config.devices.shoe == "emulated":
+                # the demo's seed shuffles the shoe too
+                table = load_table_config(
+                    args.config, {**overrides, "devices.shoe": f"sim://shoe?seed={args.seed}"}
+                )
+        demo = DemoOptions(pace_s=args.pace, seed=args.seed)
+        service = TableService(table, actors=[demo_dealer(demo)] if args.demo else ())
     except (ConfigError, ValueError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
@@ -128,7 +144,7 @@ def run(args: argparse.Namespace) -> int:
             return 1
         config = table.config
         print(f"croupier: table {config.table_id}, {table.rules.name}", flush=True)
-        devices = ", ".join(f"{r} {u}" for r, u in config.devices.urls.items())
+        devices = ", ".join(f"{r} {u}" for r, u in shown_urls(config.devices.urls).items())
         print(f"devices: {devices}", flush=True)
         print(f"journal: {table.journal_path}", flush=True)
         print(f"audit log: {audit}", flush=True)
@@ -157,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
                 "(a panel key), help, q (quit)",
                 flush=True,
             )
-        _watch(service, stop, args.rounds, console)
+        _watch(display.hub, stop, args.rounds, console)
     except KeyboardInterrupt:
         pass
     finally:
@@ -188,7 +204,7 @@ def _console(service: TableService) -> Console | None:
 
 
 def _watch(
-    service: TableService, stop: threading.Event, rounds: int | None, console: Console | None
+    hub: StateHub, stop: threading.Event, rounds: int | None, console: Console | None
 ) -> None:
     """Print each finished round until stopped (or ``rounds`` rounds are done, or ``q``);
     pass the lines typed on stdin to ``console``."""
@@ -205,7 +221,7 @@ def _watch(
                     return
         else:
             stop.wait(0.2)
-        _, state = service.hub.latest()
+        state = hub.state()
         done = int(state.get("rounds_completed", 0))
         for summary in reversed(state.get("last_rounds", [])[: max(0, done - printed)]):
             net = ", ".join(f"{n['player']} {n['text']}" for n in summary["net"])

@@ -8,14 +8,15 @@ page) before it is turned over; only how many cards lie face down is.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from controller.game.hands import hand_value
 from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
-from controller.round.model import BoxState, HoldKind, RoundState, total
+from controller.round.model import BoxState, HoldKind, total
 from controller.round.spec import State
+from controller.service.health import DeviceHealth
+from controller.service.history import RoundSummary
 from controller.table.access import KEY_ROLES, AccessEvent, Role, when
 from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
@@ -29,66 +30,6 @@ DIGIT_BUTTONS = tuple(f"D{n}_" for n in range(10))
 OTHER_BUTTONS = ("CAN", "CAL")
 ALL_BUTTONS = DECISION_BUTTONS + ENTRY_BUTTONS + DIGIT_BUTTONS + OTHER_BUTTONS
 assert set(ALL_BUTTONS) == {b.value for b in Button}
-
-
-@dataclass
-class DeviceHealth:
-    """What the table owner knows about one device's link, from the drivers' events."""
-
-    role: str
-    url: str
-    status: str = "connecting"  # connecting, connected, lost, refused
-    faults: dict[str, str] = field(default_factory=dict)  # name -> severity
-    identity: str = ""
-    detail: str = ""
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "role": self.role,
-            "url": self.url,
-            "status": self.status,
-            "faults": [f"{name} ({sev})" for name, sev in sorted(self.faults.items())],
-            "identity": self.identity,
-            "detail": self.detail,
-        }
-
-
-@dataclass(frozen=True, slots=True)
-class RoundSummary:
-    """A finished round for the 'last rounds' list."""
-
-    number: int
-    dealer: tuple[str, ...]
-    dealer_total: str
-    net: tuple[tuple[str, int], ...]
-    void: bool
-
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "round": self.number,
-            "dealer": list(self.dealer),
-            "dealer_total": self.dealer_total,
-            "net": [{"player": p, "cents": c, "text": money(c)} for p, c in self.net],
-            "void": self.void,
-        }
-
-
-def summarize(state: RoundState) -> RoundSummary:
-    """A finished round (every card is public by then)."""
-    net: dict[str, int] = {}
-    for number in state.box_numbers():
-        for wager in state.boxes[number].wagers:
-            net.setdefault(wager.player, 0)
-    for entry in state.ledger:
-        net[entry.player] = net.get(entry.player, 0) + entry.amount_cents
-    cards = state.dealer.cards
-    return RoundSummary(
-        state.number,
-        tuple(str(c) for c in cards),
-        hand_value(cards).describe() if cards else "",
-        tuple(net.items()),
-        state.voided,
-    )
 
 
 def _card(card: Card) -> str:

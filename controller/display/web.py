@@ -13,8 +13,8 @@ Routes:
   (:mod:`controller.display.messages`), each answered with ``result`` or ``error``. A viewer's
   actions are refused, a sign-in too.
 
-The server never touches the table: it reads the published state (:class:`StateHub`) and
-queues commands to the table owner (:meth:`TableService.submit`).
+The server never touches the table: it reads the state its :class:`~controller.display.hub.StateHub`
+built on the table owner's thread, and queues commands to the owner (:meth:`TableService.submit`).
 """
 
 from __future__ import annotations
@@ -38,8 +38,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from controller.display.hub import StateHub
 from controller.display.messages import BadMessage, parse_message
-from controller.service.service import StateHub, TableService
+from controller.service.service import TableService
 from controller.table.config import Display, verify_secret
 
 log = structlog.get_logger("croupier.display")
@@ -108,8 +109,7 @@ def _same_origin(conn: HTTPConnection) -> bool:
     return urlsplit(origin).netloc == conn.headers.get("host", "")
 
 
-def build_app(service: TableService, access: Access) -> Starlette:
-    hub = service.hub
+def build_app(service: TableService, hub: StateHub, access: Access) -> Starlette:
     files = _static_files()
     page = files.pop("/static/index.html")
 
@@ -232,6 +232,7 @@ class DisplayServer:
 
     def __init__(self, service: TableService, display: Display) -> None:
         self.service = service
+        self.hub = StateHub.attach(service)
         self.display = display
         self.access = Access(display.view_token_hash)
         self._server: uvicorn.Server | None = None
@@ -273,7 +274,7 @@ class DisplayServer:
                 override="display.allow_insecure_remote",
             )
         config = uvicorn.Config(
-            build_app(self.service, self.access),
+            build_app(self.service, self.hub, self.access),
             log_config=None,
             log_level="warning",
             access_log=False,

@@ -18,8 +18,10 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from controller.play.strategy import Strategy, StrategyPlayer
+from controller.game.errors import ConfigError
+from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
 from controller.round.spec import Action, State
+from controller.service.service import ActorFactory, TableService
 from controller.table.app import InputResult, TableApp, keys_for
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.errors import ShoeEmptyError
@@ -28,6 +30,53 @@ PLAYERS = ("ann", "bob", "cat", "dan", "eve", "fay", "gus")
 WINDOWS = (State.OFFERS, State.INSURANCE, State.SURRENDER, State.RESCUE)
 CARD_STATES = (State.BURN, State.DEALING, State.CARD_DUE, State.DEALER)
 EFFECT_TIMEOUT_S = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class DemoOptions:
+    """Emulated players and dealer: how fast they act, which boxes they play."""
+
+    pace_s: float = 0.8
+    boxes: tuple[int, ...] = (1, 2, 3)
+    seed: int = 7
+
+
+def demo_dealer(options: DemoOptions) -> ActorFactory:
+    """The demo's people for a table whose three devices are emulated in its process."""
+
+    def seat(service: TableService) -> DemoDealer:
+        shoe, reader, panel = (service.emulated.get(r) for r in ("shoe", "peek", "panel"))
+        if not (
+            isinstance(shoe, EmulatedShoe)
+            and isinstance(reader, EmulatedPeekReader)
+            and isinstance(panel, EmulatedPanel)
+            and service.app is not None
+        ):
+            raise ConfigError(
+                service.table.source,
+                [
+                    "--demo needs the emulated devices: the demo dealer's hands act on them "
+                    "(devices in the table file must all be 'emulated')"
+                ],
+            )
+        config = service.config
+        boxes = tuple(b for b in options.boxes if b in config.boxes) or config.boxes[:3]
+        return DemoDealer(
+            service.app,
+            shoe,
+            reader,
+            panel,
+            strategy_for(service.rules),
+            boxes=boxes,
+            min_cents=config.limits.min_cents,
+            max_cents=config.limits.max_cents,
+            increment_cents=config.limits.increment_cents,
+            pace_s=options.pace_s,
+            seed=options.seed,
+            place_bet=service.journaled.place_bet,
+        )
+
+    return seat
 
 
 @dataclass
@@ -39,6 +88,8 @@ class _Pending:
 
 class DemoDealer:
     """Plays the table through the emulated devices; ``tick(now)`` from the owner's thread."""
+
+    name = "demo"
 
     def __init__(
         self,

@@ -1,20 +1,20 @@
 """``croupier scenario run``: play a scenario file through the whole controller.
 
-The emulated shoe, hole-card reader and button panel are served in-process under ``sim://``
-URLs; the production drivers open them, their events go to the one queue, and the
-:class:`~controller.table.TableApp` feeds the round controller. The runner is the dealer's hands
-(:class:`DeviceHands`): it pulls cards out of the emulated shoe, slides the hole card into the
-emulated reader, and presses the scripted decisions on the emulated panel, key by key.
+The table is built by the same wiring as ``croupier run``'s (:class:`TableService`): a journal
+(a temporary one), the emulated shoe, hole-card reader and button panel chosen by ``sim://``
+URLs and opened through the production drivers, the journaled table, one owner loop. The runner
+is that loop's owner (it pumps it) and the dealer's hands (:class:`DeviceHands`): it pulls cards
+out of the emulated shoe, slides the hole card into the emulated reader, and presses the
+scripted decisions on the emulated panel, key by key.
 """
 
 from __future__ import annotations
 
-import itertools
-import queue
-import time
+import tempfile
 from collections.abc import Callable, Iterator
-from contextlib import ExitStack, contextmanager
+from contextlib import contextmanager
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from controller.game.hands import hand_value, is_natural
@@ -60,84 +60,49 @@ from controller.play.scenario_report import (
 from controller.round.errors import ActionRefused
 from controller.round.model import RoundState, total
 from controller.round.spec import Action
+from controller.service.service import TableService
 from controller.table.access import KEY_ONLY
-from controller.table.app import InputResult, TableApp, TableOutput, keys_for
-from drivers.table import TableDevices, open_table
+from controller.table.app import InputResult, TableApp, keys_for
+from controller.table.config import LoadedTable, TableConfig
 from drivers.tbl21.cards import Card
-from drivers.tbl21.events import Button, DeviceEvent
-from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
+from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.errors import ShoeEmptyError
 from sim_hardware.faults import Misread, PeekMode
 
 WAIT_S = 10.0
-_run_ids = itertools.count()
-
-
-class DriverCommands:
-    """Device commands of the table sent through the production drivers."""
-
-    def __init__(self, devices: TableDevices, rules: Variant) -> None:
-        self.devices = devices
-        self.rules = rules
-        self._lit: frozenset[Button] = frozenset()
-
-    def arm_peek(self, up: str) -> None:
-        self.devices.peek.arm(up)
-
-    def new_shoe(self) -> None:
-        self.devices.shoe.new_shoe(self.rules.shoe.decks, self.rules.shoe.deck)
-
-    def light(self, lit: frozenset[Button]) -> None:
-        panel = self.devices.panel
-        for button in sorted(self._lit - lit):
-            panel.set_led(button, "O", "W")
-        for button in sorted(lit - self._lit):
-            panel.set_led(button, "S", "G")
-        self._lit = lit
 
 
 class DeviceHands(Hands):
-    """The dealer's hands on the emulated devices; every act waits until the table saw it."""
+    """The dealer's hands on the emulated devices of a table whose owner loop they pump; every
+    act waits until the table saw it."""
 
     def __init__(
         self,
-        app: TableApp,
-        devices: TableDevices,
-        shoe: EmulatedShoe,
-        reader: EmulatedPeekReader,
-        panel: EmulatedPanel,
+        service: TableService,
         wait_s: float = WAIT_S,
         *,
         scripted: bool = True,
     ) -> None:
+        assert service.app is not None
+        shoe, reader, panel = (service.emulated.get(r) for r in ("shoe", "peek", "panel"))
+        assert isinstance(shoe, EmulatedShoe)
+        assert isinstance(reader, EmulatedPeekReader)
+        assert isinstance(panel, EmulatedPanel)
         self.scripted = scripted
-        self.app = app
-        self.devices = devices
+        self.service = service
+        self.app: TableApp = service.app
         self.shoe = shoe
         self.reader = reader
         self.panel = panel
         self.wait_s = wait_s
 
     def pump(self, done: Callable[[], bool], what: str) -> None:
-        deadline = time.monotonic() + self.wait_s
-        while not done():
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise PlayError(f"{what} did not reach the controller within {self.wait_s:g} s")
-            try:
-                event: DeviceEvent = self.devices.events.get(timeout=min(left, 0.5))
-            except queue.Empty:
-                continue
-            self.app.handle(event)
+        if not self.service.pump_until(done, self.wait_s):
+            raise PlayError(f"{what} did not reach the controller within {self.wait_s:g} s")
 
     def settle_events(self, quiet_s: float = 0.05) -> None:
         """Handle whatever the devices still send (power-up, identification, acks)."""
-        while True:
-            try:
-                event = self.devices.events.get(timeout=quiet_s)
-            except queue.Empty:
-                return
-            self.app.handle(event)
+        self.service.pump_quiet(quiet_s)
 
     def draw(self) -> None:
         before = self.app.cards_handled
@@ -161,7 +126,9 @@ class DeviceHands(Hands):
 
     def enter(self, action: Action, data: dict[str, Any]) -> None:
         if action is Action.BET:
-            placed = self.app.place_bet(data["box"], data["player"], data["amount_cents"])
+            placed = self.service.journaled.place_bet(
+                data["box"], data["player"], data["amount_cents"]
+            )
             if not placed.accepted:
                 raise ActionRefused(action, self.app.controller.state, placed.reason)
             return
@@ -195,19 +162,20 @@ class DeviceHands(Hands):
 
     def table_event(self, event: TableEvent) -> None:
         app = self.app
+        journaled = self.service.journaled
         if event.kind == "card_out_of_turn":
             self.draw()
         elif event.kind == "supervisor":
             self._turn_key("SUP")
             try:
                 action = SUPERVISOR_ACTIONS[event.data["decision"]]
-                result = app.supervisor(action, by="supervisor")
+                result = journaled.supervisor(action, by="supervisor")
             finally:
                 self._turn_key("RUN")
             if not result.accepted:
                 raise ActionRefused(action, app.controller.state, result.reason)
         elif event.kind == "key_card":
-            result = app.supervisor(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+            result = journaled.supervisor(Action.KEY_CARD, card=Card.parse(event.data["card"]))
             if not result.accepted:
                 raise ActionRefused(Action.KEY_CARD, app.controller.state, result.reason)
         elif event.kind == "unreadable_card":
@@ -306,64 +274,55 @@ class ScenarioResult:
     records: list[RoundRecord]
 
 
-def emulated_shoe(
-    rules: Variant, shoe: ScriptedShoe | SeededShoe, *, boot_count: int = 1
-) -> EmulatedShoe:
-    """The emulated shoe for a scripted card list or a seeded shuffle of the variant's shoe."""
+def shoe_url(shoe: ScriptedShoe | SeededShoe) -> str:
+    """The emulated shoe's URL for a scripted card list or a seeded shuffle of the variant's
+    shoe (:mod:`sim_hardware.urls`)."""
     if isinstance(shoe, ScriptedShoe):
-        return EmulatedShoe(
-            cards=list(shoe.cards),
-            decks=rules.shoe.decks,
-            deck_type=rules.shoe.deck,
-            cut=shoe.cut,
-            boot_count=boot_count,
-        )
-    cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
-    return EmulatedShoe(
-        seed=shoe.seed,
-        decks=rules.shoe.decks,
-        deck_type=rules.shoe.deck,
-        cut=shoe.cut or cards_in_shoe - rules.shoe.cut_card_reserve,
-        boot_count=boot_count,
+        url = "sim://shoe?cards=" + ",".join(str(c) for c in shoe.cards)
+    else:
+        url = f"sim://shoe?seed={shoe.seed}"
+    return url if shoe.cut is None else f"{url}&cut={shoe.cut}"
+
+
+def scenario_table(rules: Variant, shoe: ScriptedShoe | SeededShoe, journal: Path) -> LoadedTable:
+    """The table file of a scripted session: every box, any bet the variant takes, the three
+    devices emulated, a journal of its own."""
+    step = rules.table.min_increment_cents
+    config = TableConfig.model_validate(
+        {
+            "table_id": "scenario",
+            "variant": rules.id,
+            "boxes": list(range(1, rules.table.boxes + 1)),
+            "limits": {"min_cents": step, "max_cents": step * 10**7, "increment_cents": step},
+            "devices": {"shoe": shoe_url(shoe), "peek": "sim://peek", "panel": "sim://panel"},
+            "journal": {"path": str(journal)},
+        }
     )
+    return LoadedTable(config, rules, "<scenario>", journal.parent)
 
 
 @contextmanager
 def emulated_table(
-    rules: Variant,
-    shoe: ScriptedShoe | SeededShoe,
-    *,
-    wait_s: float = WAIT_S,
-    on_output: Callable[[TableOutput], None] | None = None,
+    rules: Variant, shoe: ScriptedShoe | SeededShoe, *, wait_s: float = WAIT_S
 ) -> Iterator[DeviceHands]:
-    """A table with its three devices emulated in-process and the production drivers: yields
-    the dealer's hands (``hands.app`` is the table). Everything is closed on the way out."""
-    emulated = emulated_shoe(rules, shoe)
-    reader = EmulatedPeekReader()
-    panel = EmulatedPanel()
-    run = next(_run_ids)
-    with ExitStack() as stack:
-        runners = [
-            stack.enter_context(serve(device, f"table{run}-{role}"))
-            for role, device in (("shoe", emulated), ("peek", reader), ("panel", panel))
-        ]
-        devices = stack.enter_context(open_table(*(r.url for r in runners)))
-        for driver in devices.drivers:
-            driver.wait_identified(wait_s)
+    """A table built like ``croupier run``'s, with its three devices emulated in-process and a
+    temporary journal: yields the dealer's hands (``hands.app`` is the table), the caller being
+    the table's owner. Everything is closed and removed on the way out."""
+    with tempfile.TemporaryDirectory(prefix="croupier-scenario-") as folder:
         # A scenario's supervisor decides with the key alone: the script plays the person, and
         # PINs are proven on their own (tests/security). `croupier run` always takes PINs.
-        app = TableApp(rules, DriverCommands(devices, rules), on_output=on_output, access=KEY_ONLY)
-        hands = DeviceHands(
-            app,
-            devices,
-            emulated,
-            reader,
-            panel,
-            wait_s,
-            scripted=isinstance(shoe, ScriptedShoe),
+        service = TableService(
+            scenario_table(rules, shoe, Path(folder) / "journal.sqlite3"),
+            access=KEY_ONLY,
+            identify_s=wait_s,
         )
-        hands.settle_events()
-        yield hands
+        try:
+            service.open()
+            hands = DeviceHands(service, wait_s, scripted=isinstance(shoe, ScriptedShoe))
+            hands.settle_events()
+            yield hands
+        finally:
+            service.close()
 
 
 def run_scenario(scenario: Scenario, *, wait_s: float = WAIT_S) -> ScenarioResult:

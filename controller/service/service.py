@@ -1,87 +1,80 @@
-"""The table service: devices, the one table owner, and the commands of the display.
+"""The table service: the journal, the devices, and the one owner of the table.
 
-One thread (``table-owner``) is the only consumer of the drivers' event queue and the only
-caller of the :class:`~controller.table.TableApp`. Everything else that wants to act on the
-table - the display's on-screen buttons and bets, the demo dealer - goes through it:
+One loop is the only code that touches the :class:`~controller.table.app.TableApp` (through
+the :class:`~controller.journal.journaled.JournaledTable`, so every cause is journalled before
+it is applied and every effect before anyone sees it). It takes everything from ONE inbox: the
+drivers' events (the devices were opened onto it), the commands of the display
+(:meth:`TableService.submit`: a :class:`Press` of a panel key, a :class:`Bet`, a :class:`Pin`,
+a :class:`Decide` or a :class:`KeyCard`, each answered through a ``Future``), and wake-ups.
 
-* the display calls :meth:`TableService.submit` with a :class:`Press` (one panel key, fed to
-  the table exactly as the panel's own ``ButtonPressed`` event), a :class:`Bet`, a
-  :class:`Pin` (a sign-in), a :class:`Decide` (a supervisor's or technician's decision) or a
-  :class:`KeyCard` (the dealer keys in a card the shoe could not read); the owner carries it
-  out between two device events and answers through a ``Future``;
-* the demo dealer (:class:`~controller.demo.DemoDealer`) is ticked by the owner and acts on the
-  emulated devices only.
+The loop runs in a thread of its own (:meth:`TableService.start`, what ``croupier run`` does), or
+in the caller's thread (:meth:`TableService.open`, then :meth:`TableService.pump_until`: the
+scenario runner, which is then the owner and may read the table between two pumps). It is the
+same loop either way, with the same journal, devices and table.
 
-After every event or command the owner builds the display state
-(:func:`controller.display.state.table_state`) and publishes it (:class:`StateHub`), so the web
-server never reads the round controller.
+What runs beside the table plugs in without the service knowing what it is:
 
-The table enforces the table file's PINs (:func:`controller.access.pin_policy`): a supervisor's
-or technician's decision needs the key and that role signed in; a role without a PIN in the file
-decides nothing.
+* *actors* (``actors=``): people at the table who act between events on the owner's thread, such
+  as the demo dealer (:mod:`controller.play.demo`), ticked after every pass;
+* *monitors* (``monitors=``): things with a thread of their own whose health shows beside the
+  devices' (the journal's shipping to the floor);
+* *observers* (:meth:`TableService.observe`): called on the owner's thread after every pass that
+  changed something, such as the display, which builds its state there
+  (:mod:`controller.display.hub`).
 
-Devices named ``"emulated"`` in the table configuration are served in-process (``sim://``);
-any other value is a pyserial URL (a real port, or a pty of ``croupier emulate``).
+The table enforces the table file's PINs (:func:`controller.table.access.pin_policy`) unless an
+``access`` policy is given (a scripted session decides with the key alone).
 """
 
 from __future__ import annotations
 
 import hashlib
-import itertools
 import queue
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field
 from datetime import timedelta
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import structlog
 
 from controller import __version__
-from controller.display.state import DeviceHealth, RoundSummary, summarize, table_state
 from controller.game.prompts import Prompt, PromptCode, money
 from controller.game.rules import resolve_variant_path
 from controller.journal.journaled import JournaledTable, resume_points
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
-from controller.play.demo import DemoDealer
-from controller.play.scenario_file import ScriptedShoe, SeededShoe
-from controller.play.scenario_runner import DriverCommands, emulated_shoe
-from controller.play.strategy import strategy_for
 from controller.round.spec import Action, State
-from controller.table.access import DECISIONS, AccessEvent, pin_policy
+from controller.service.devices import check_device_urls, open_devices, shown_urls
+from controller.service.health import DeviceHealth
+from controller.service.history import RoundSummary, summarize
+from controller.table.access import DECISIONS, AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
-from controller.table.config import EMULATED, LoadedTable
-from drivers.table import TableDevices, open_table
+from controller.table.commands import DriverCommands
+from controller.table.config import LoadedTable
+from drivers.table import TableDevices
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
     ButtonPressed,
     DeviceEvent,
-    DeviceIdentified,
     DeviceRef,
-    DeviceRefused,
     DeviceType,
-    FaultCleared,
-    FaultRaised,
     FrameEvent,
-    LinkLost,
-    LinkRestored,
 )
-from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, serve
-from sim_hardware.device import DeviceCore
+from sim_hardware import DeviceCore
 
 log = structlog.get_logger("croupier.service")
 
-POLL_S = 0.02  # the owner checks the display's commands at least this often
+ACTOR_TICK_S = 0.02  # with actors at the table, the owner ticks them at least this often
 IDENTIFY_S = 10.0
+MAX_BATCH = 256  # inbox items handled in one pass before the observers are told
 DISPLAY_REF = DeviceRef(DeviceType.PANEL, "display")
-_service_ids = itertools.count()
 
 
 # --- what the display may ask ----------------------------------------------------------------
@@ -131,105 +124,109 @@ class Reply:
     reason: str = ""
 
 
-# --- the published state -----------------------------------------------------------------------
+# --- what plugs in ----------------------------------------------------------------------------
 
 
-class StateHub:
-    """The latest display state, published by the owner and read by the web server.
+class Actor(Protocol):
+    """Someone at the table who acts between events, on the owner's thread."""
 
-    ``publish`` may be called from any thread; ``subscribe`` registers a callback (the web
-    server's wake-up, which hops onto its own event loop)."""
+    name: str
 
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._state: dict[str, Any] = {}
-        self._version = 0
-        self._listeners: list[Callable[[], None]] = []
+    def tick(self, now: float) -> None: ...
 
-    def publish(self, state: dict[str, Any]) -> None:
-        with self._lock:
-            self._version += 1
-            self._state = {**state, "version": self._version}
-            listeners = list(self._listeners)
-        for listener in listeners:
-            listener()
 
-    def latest(self) -> tuple[int, dict[str, Any]]:
-        with self._lock:
-            return self._version, self._state
+class Monitor(Protocol):
+    """Something beside the table, with a thread of its own, whose health the dealer sees."""
 
-    def subscribe(self, listener: Callable[[], None]) -> None:
-        with self._lock:
-            self._listeners.append(listener)
+    def start(self, wake: Callable[[], None]) -> None:
+        """Start; call ``wake`` (from any thread) when the health changed."""
 
-    def unsubscribe(self, listener: Callable[[], None]) -> None:
-        with self._lock:
-            if listener in self._listeners:
-                self._listeners.remove(listener)
+    def close(self) -> None: ...
+
+    def health(self) -> DeviceHealth: ...
+
+
+ActorFactory = Callable[["TableService"], Actor]
+Observer = Callable[["TableService"], None]
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    command: Command
+    future: Future[Reply]
+
+
+class _Wake:
+    """Something outside changed (a monitor's health, a new observer): publish."""
+
+
+class _Stop:
+    """The owner's last item."""
 
 
 # --- the service ---------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
-class DemoOptions:
-    """Emulated players and dealer: how fast they act, which boxes they play."""
-
-    pace_s: float = 0.8
-    boxes: tuple[int, ...] = (1, 2, 3)
-    seed: int = 7
-
-
 class TableService:
+    """The journal, devices and owner of one table. ``start()`` (or ``open()`` and pump), then
+    ``close()`` (or ``with``)."""
+
     keep_outputs = 1_000  # table outputs kept in memory (twice as many before they are trimmed)
-    """Devices, the table and its owner thread. ``start()``, then ``close()`` (or ``with``)."""
 
     def __init__(
         self,
         table: LoadedTable,
         *,
-        shoe: ScriptedShoe | SeededShoe | None = None,
-        demo: DemoOptions | None = None,
+        actors: Sequence[ActorFactory] = (),
+        monitors: Sequence[Monitor] = (),
+        access: AccessPolicy | None = None,
         identify_s: float = IDENTIFY_S,
     ) -> None:
         self.table = table
         self.config = table.config
         self.rules = table.rules
-        self.shoe_spec = shoe if shoe is not None else SeededShoe(demo.seed if demo else 7)
-        self.demo_options = demo
         self.identify_s = identify_s
-        self.hub = StateHub()
+        self.access = access if access is not None else pin_policy(self.config)
         self.errors: list[str] = []  # bugs the owner caught (an event it could not handle)
         self.notices: list[str] = []  # "round N recovered at ...", journal trouble
+        check_device_urls(self.config.devices.urls, table.source)
         self.health = {
-            role: DeviceHealth(role, url) for role, url in self.config.devices.urls.items()
+            role: DeviceHealth(role, url)
+            for role, url in shown_urls(self.config.devices.urls).items()
         }
+        self.monitors = list(monitors)
         self.last_rounds: list[RoundSummary] = []
         self.rounds_completed = 0
-        # Emulated devices served in-process (the test's or the demo dealer's hands).
-        self.emulated: dict[str, DeviceCore] = {}
+        self.emulated: dict[str, DeviceCore] = {}  # the devices made in this process, by role
         self.devices: TableDevices | None = None
         self.app: TableApp | None = None
-        self.demo: DemoDealer | None = None
-        self._commands: queue.SimpleQueue[tuple[Command, Future[Reply]]] = queue.SimpleQueue()
-        self._stop = threading.Event()
+        self.actors: list[Actor] = []
+        self._actor_factories = list(actors)
+        self._observers: list[Observer] = []
+        # One inbox for everything: device events (the drivers put them here), commands, wakes.
+        self._inbox: queue.Queue[Any] = queue.Queue()
+        self._stopping = threading.Event()
+        self._opened = False
         self._thread: threading.Thread | None = None
         self._stack = ExitStack()
-        self._id = next(_service_ids)
-        if demo is not None and not self.config.devices.all_emulated:
-            raise ValueError(
-                "--demo needs the emulated devices: the demo dealer's hands act on them "
-                "(devices in the table file must all be 'emulated')"
-            )
 
     # --- life cycle ------------------------------------------------------------------------------
 
-    def start(self) -> None:
+    def open(self) -> None:
+        """Open the journal, rebuild the table from it, open the devices and seat the actors.
+        The caller is the owner until :meth:`start` (or for good, pumping the inbox itself)."""
         try:
             self._open()
         except BaseException:
             self._stack.close()
             raise
+        self._opened = True
+        self._publish()
+
+    def start(self) -> None:
+        """Open (if not yet) and run the owner loop in a thread of its own."""
+        if not self._opened:
+            self.open()
         self._thread = threading.Thread(target=self._run, name="table-owner", daemon=True)
         self._thread.start()
 
@@ -244,85 +241,49 @@ class TableService:
             [("software", {"version": __version__}), ("config", self._config_row(journal))]
         )
         self.journaled = JournaledTable.start(
-            self.rules, journal, show=self._told, access=pin_policy(self.config)
+            self.rules, journal, show=self._told, access=self.access
         )
         if self.journaled.recovery is not None:
             log.info("table recovered", detail=self.journaled.recovery.describe())
-        resume = resume_points(journal)
-        urls = dict(self.config.devices.urls)
-
-        # An emulated device made anew in this process has booted again: its boot count goes
-        # on from the journal's, so the drivers do not take its new events for old ones.
-        def boot(role: str) -> int:
-            return resume[role][0] + 1 if role in resume else 1
-
-        makers: dict[str, Callable[[], DeviceCore]] = {
-            "shoe": lambda: emulated_shoe(self.rules, self.shoe_spec, boot_count=boot("shoe")),
-            "peek": lambda: EmulatedPeekReader(boot_count=boot("peek")),
-            "panel": lambda: EmulatedPanel(boot_count=boot("panel")),
-        }
-        for role, url in urls.items():
-            if url == EMULATED:
-                device = makers[role]()
-                if role == "shoe" and isinstance(device, EmulatedShoe):
-                    self._catch_up(device)
-                runner = self._stack.enter_context(
-                    serve(device, f"{self.config.table_id}-{self._id}-{role}")
-                )
-                self.emulated[role] = device
-                urls[role] = runner.url
-        devices = self._stack.enter_context(
-            open_table(
-                urls["shoe"],
-                urls["peek"],
-                urls["panel"],
-                baudrate=self.config.devices.baudrate,
-                confirm_events=True,  # acknowledged only once journaled
-                resume=resume,
-            )
+        opened = open_devices(
+            self._stack,
+            self.config.devices.urls,
+            self.rules,
+            name=self.config.table_id,
+            events=self._inbox,
+            baudrate=self.config.devices.baudrate,
+            confirm_events=True,  # acknowledged only once journaled
+            resume=resume_points(journal),
+            drawn=self.journaled.app.last_draw_no or 0,
         )
-        self.devices = devices
-        for role, driver in zip(("shoe", "peek", "panel"), devices.drivers, strict=True):
-            if self.config.devices.urls[role] == EMULATED:
+        self.devices = opened.drivers
+        self.emulated = opened.emulated
+        for role, driver in zip(("shoe", "peek", "panel"), opened.drivers.drivers, strict=True):
+            if role in self.emulated:
                 driver.wait_identified(self.identify_s)
         # The table's commands go to the devices from now on (the replay sent none).
-        self.journaled.app.commands = DriverCommands(devices, self.rules)
+        self.journaled.app.commands = DriverCommands(opened.drivers, self.rules)
         self.app = self.journaled.app
-        if self.demo_options is not None:
-            opts = self.demo_options
-            shoe, reader, panel = (self.emulated[r] for r in ("shoe", "peek", "panel"))
-            assert isinstance(shoe, EmulatedShoe)
-            assert isinstance(reader, EmulatedPeekReader)
-            assert isinstance(panel, EmulatedPanel)
-            boxes = tuple(b for b in opts.boxes if b in self.config.boxes) or self.config.boxes[:3]
-            self.demo = DemoDealer(
-                self.app,
-                shoe,
-                reader,
-                panel,
-                strategy_for(self.rules),
-                boxes=boxes,
-                min_cents=self.config.limits.min_cents,
-                max_cents=self.config.limits.max_cents,
-                increment_cents=self.config.limits.increment_cents,
-                pace_s=opts.pace_s,
-                seed=opts.seed,
-                place_bet=self.journaled.place_bet,
-            )
-        self._publish()
+        self.actors = [make(self) for make in self._actor_factories]
+        for monitor in self.monitors:
+            monitor.start(self.wake)
+            self._stack.callback(monitor.close)
 
     def close(self) -> None:
-        """Stop the owner, close the drivers and the emulated devices (idempotent)."""
-        self._stop.set()
+        """Stop the owner, close the drivers, the emulated devices and the monitors
+        (idempotent)."""
+        self._stopping.set()
+        self._inbox.put(_Stop())
         if self._thread is not None:
             self._thread.join()
             self._thread = None
         while True:  # nobody will answer these any more
             try:
-                _, future = self._commands.get_nowait()
+                item = self._inbox.get_nowait()
             except queue.Empty:
                 break
-            future.set_result(Reply(False, "the table is shutting down"))
+            if isinstance(item, _Call):
+                item.future.set_result(Reply(False, "the table is shutting down"))
         self._stack.close()
 
     def __enter__(self) -> TableService:
@@ -332,63 +293,128 @@ class TableService:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # --- the display's door ----------------------------------------------------------------------
+    # --- doors -----------------------------------------------------------------------------------
 
     def submit(self, command: Command) -> Future[Reply]:
-        """Queue a command for the owner; the future holds its reply."""
+        """Queue a command for the owner (from any thread); the future holds its reply."""
         future: Future[Reply] = Future()
-        if self._stop.is_set() or self._thread is None:
+        if self._stopping.is_set() or not self._opened:
             future.set_result(Reply(False, "the table is not running"))
             return future
-        self._commands.put((command, future))
+        self._inbox.put(_Call(command, future))
         return future
 
-    def state(self) -> dict[str, Any]:
-        return self.hub.latest()[1]
+    def execute(self, command: Command) -> Reply:
+        """Carry out a command now. Only the owner may (the caller that pumps the inbox)."""
+        if self._thread is not None:
+            raise RuntimeError("the owner thread runs this table: submit() the command")
+        reply = self._command(command)
+        self._publish()
+        return reply
+
+    def observe(self, observer: Observer) -> None:
+        """Call ``observer(service)`` on the owner's thread after every pass that changed
+        something (and now, if the table is open)."""
+        self._observers.append(observer)
+        if self._opened:
+            self.wake()
+
+    def wake(self) -> None:
+        """Have the owner publish again (from any thread)."""
+        self._inbox.put(_Wake())
+
+    def device_health(self) -> list[DeviceHealth]:
+        """The devices' health, then the monitors'."""
+        return [*self.health.values(), *(m.health() for m in self.monitors)]
 
     # --- the owner -------------------------------------------------------------------------------
 
+    def pump_until(self, done: Callable[[], bool], timeout_s: float) -> bool:
+        """Be the owner until ``done()`` (checked after every pass) or ``timeout_s`` passed;
+        whether it was done."""
+        deadline = time.monotonic() + timeout_s
+        while not done():
+            left = deadline - time.monotonic()
+            if left <= 0:
+                return False
+            try:
+                item = self._inbox.get(timeout=min(left, 0.5))
+            except queue.Empty:
+                continue
+            self._pass(item)
+        return True
+
+    def pump_quiet(self, quiet_s: float = 0.05) -> None:
+        """Be the owner until nothing arrived for ``quiet_s``."""
+        while True:
+            try:
+                item = self._inbox.get(timeout=quiet_s)
+            except queue.Empty:
+                return
+            self._pass(item)
+
     def _run(self) -> None:
-        assert self.devices is not None
         assert self.app is not None
         # Every record the owner logs names the table and the round (thread-local binding).
         bind_round(table_id=self.config.table_id, round_id=self.app.controller.round.number)
-        events = self.devices.events
-        while not self._stop.is_set():
-            changed = False
+        while not self._stopping.is_set():
             try:
-                event: DeviceEvent | None = events.get(timeout=POLL_S)
+                item = self._inbox.get(timeout=ACTOR_TICK_S if self.actors else None)
             except queue.Empty:
-                event = None
-            if event is not None:
-                self._guarded(partial(self._event, event), f"event {type(event).__name__}")
-                changed = True
-            while True:
-                try:
-                    command, future = self._commands.get_nowait()
-                except queue.Empty:
-                    break
-                reply = Reply(False, "internal error: see the log")
-                try:
-                    reply = self._command(command)
-                except Exception as exc:
-                    self._error(f"command {command}", exc)
-                future.set_result(reply)
-                changed = True
-            if self.demo is not None:
-                before = self._marker()
-                self._guarded(self._demo_tick, "the demo dealer")
-                changed = changed or self._marker() != before
-            if changed:
-                self._publish()
+                item = None
+            self._pass(item)
+
+    def _pass(self, first: object | None) -> None:
+        """One pass of the owner: ``first`` and whatever else is waiting, the actors' turn,
+        then the observers if anything changed."""
+        changed = False
+        item = first
+        for _ in range(MAX_BATCH):
+            if item is not None:
+                changed = self._dispatch(item) or changed
+            try:
+                item = self._inbox.get_nowait()
+            except queue.Empty:
+                break
+        else:
+            if item is not None:
+                changed = self._dispatch(item) or changed
+        if self.actors:
+            before = self._marker()
+            self._guarded(self._tick_actors, "an actor at the table")
+            changed = changed or self._marker() != before
+        if changed:
+            self._publish()
+
+    def _dispatch(self, item: object) -> bool:
+        """Handle one inbox item; whether anything may have changed."""
+        if isinstance(item, _Stop):
+            self._stopping.set()
+            return False
+        if isinstance(item, _Wake):
+            return True
+        if isinstance(item, _Call):
+            reply = Reply(False, "internal error: see the log")
+            try:
+                reply = self._command(item.command)
+            except Exception as exc:
+                self._error(f"command {item.command}", exc)
+            item.future.set_result(reply)
+            return True
+        if isinstance(item, DeviceEvent):
+            self._guarded(partial(self._event, item), f"event {type(item).__name__}")
+            return True
+        self._error("the inbox", TypeError(f"not an inbox item: {item!r}"))
+        return False
 
     def _marker(self) -> tuple[int, int]:
         assert self.app is not None
         return self.app.output_mark(), self.app.controller.round.number
 
-    def _demo_tick(self) -> None:
-        assert self.demo is not None
-        self._applying(lambda: self.demo.tick(time.monotonic()) if self.demo else None)
+    def _tick_actors(self) -> None:
+        now = time.monotonic()
+        for actor in self.actors:
+            self._applying(partial(actor.tick, now))
 
     def _guarded(self, fn: Callable[[], None], what: str) -> None:
         try:
@@ -402,7 +428,9 @@ class TableService:
         log.exception("table owner caught an error", what=what)
 
     def _event(self, event: DeviceEvent) -> None:
-        self._track_health(event)
+        health = self.health.get(event.device.type.label)
+        if health is not None and event.device.port != DISPLAY_REF.port:
+            health.observe(event)
         self._applying(lambda: self._handle(event))
 
     def _handle(self, event: DeviceEvent) -> None:
@@ -448,14 +476,6 @@ class TableService:
         ):
             self.notices.append(item.text)
             del self.notices[:-5]
-
-    def _catch_up(self, shoe: EmulatedShoe) -> None:
-        """An emulated shoe starts full; after a restart it must be where the journal left the
-        table's shoe: the cards already drawn come out again (the table, knowing their draw
-        numbers, does not apply them twice)."""
-        drawn = self.journaled.app.last_draw_no or 0
-        for _ in range(min(drawn, shoe.remaining)):
-            shoe.draw()
 
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
@@ -527,41 +547,9 @@ class TableService:
         result = self.journaled.place_bet(command.box, command.player, command.amount_cents)
         return Reply(result.accepted, result.reason)
 
-    def _track_health(self, event: DeviceEvent) -> None:
-        role = event.device.type.label
-        health = self.health.get(role)
-        if health is None or event.device.port == DISPLAY_REF.port:
-            return
-        if isinstance(event, DeviceIdentified):
-            health.status = "connected"
-            health.identity = f"{event.model} {event.serial} fw {event.fw_version}"
-            health.detail = ""
-        elif isinstance(event, LinkLost):
-            health.status = "lost"
-            health.detail = event.reason
-        elif isinstance(event, LinkRestored):
-            health.status = "connected"
-            health.detail = ""
-        elif isinstance(event, DeviceRefused):
-            health.status = "refused"
-            health.detail = event.reason
-        elif isinstance(event, FaultRaised):
-            health.faults[event.name] = event.severity.name.lower()
-        elif isinstance(event, FaultCleared):
-            health.faults.pop(event.name, None)
-
     def _publish(self) -> None:
-        assert self.app is not None
-        self.hub.publish(
-            table_state(
-                self.app,
-                self.config,
-                list(self.health.values()),
-                self.last_rounds,
-                rounds_completed=self.rounds_completed,
-                demo=self.demo is not None,
-            )
-        )
+        for observer in self._observers:
+            self._guarded(partial(observer, self), "an observer")
 
 
 def _why(item: InputResult | AccessEvent) -> str:

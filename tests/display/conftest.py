@@ -18,7 +18,6 @@ from typing import Any
 import pytest
 
 from controller.display.web import DisplayServer
-from controller.play.scenario_file import ScriptedShoe
 from controller.service.service import TableService
 from controller.table.config import LoadedTable, table_from_mapping
 from drivers.tbl21.cards import parse_cards
@@ -91,7 +90,7 @@ class Table:
         return device
 
     def state(self) -> dict[str, Any]:
-        return self.service.state()
+        return self.display.hub.state()
 
     def wait_for(self, check: Callable[[dict[str, Any]], bool], what: str) -> dict[str, Any]:
         """Poll the published state until ``check`` holds."""
@@ -128,8 +127,13 @@ def running_table(
     loaded: LoadedTable, cards: str | None = None, *, cut: int | None = None, **service_args: Any
 ) -> Iterator[Table]:
     """The table on ``cards`` (top first; the cut card after ``cut`` cards), with its display."""
-    shoe = ScriptedShoe(tuple(parse_cards(cards)), cut) if cards is not None else None
-    service = TableService(loaded, shoe=shoe, **service_args)
+    if cards is not None:
+        listed = ",".join(str(c) for c in parse_cards(cards))
+        shoe = f"sim://shoe?cards={listed}" + ("" if cut is None else f"&cut={cut}")
+        devices = loaded.config.devices.model_copy(update={"shoe": shoe})
+        config = loaded.config.model_copy(update={"devices": devices})
+        loaded = LoadedTable(config, loaded.rules, loaded.source, loaded.base)
+    service = TableService(loaded, **service_args)
     display = DisplayServer(service, loaded.config.display)
     try:
         service.start()

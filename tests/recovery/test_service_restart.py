@@ -5,8 +5,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.display.hub import StateHub
 from controller.journal.store import Journal
-from controller.service.service import DemoOptions, TableService
+from controller.play.demo import DemoOptions, demo_dealer
+from controller.service.service import TableService
 from controller.table.config import LoadedTable, table_from_mapping
 
 WAIT_S = 30.0
@@ -26,9 +28,10 @@ def loaded(tmp_path: Path) -> LoadedTable:
 
 
 def wait(service: TableService, check: Any, what: str) -> dict[str, Any]:
+    hub = StateHub.attach(service)
     deadline = time.monotonic() + WAIT_S
     while time.monotonic() < deadline:
-        state = service.state()
+        state = hub.state()
         if state and check(state):
             return state
         time.sleep(0.01)
@@ -38,7 +41,7 @@ def wait(service: TableService, check: Any, what: str) -> dict[str, Any]:
 def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) -> None:
     table = loaded(tmp_path)
     demo = DemoOptions(pace_s=0.0, boxes=(1, 2, 3), seed=5)
-    with TableService(table, demo=demo) as first:
+    with TableService(table, actors=[demo_dealer(demo)]) as first:
         wait(first, lambda s: s["rounds_completed"] >= 2, "two rounds played")
     assert first.app is not None
     before = (
@@ -49,7 +52,7 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
     )
     assert first.errors == []
 
-    with TableService(table, demo=demo) as second:
+    with TableService(table, actors=[demo_dealer(demo)]) as second:
         assert second.journaled.recovery is not None
         assert second.app is not None
         assert any("recovered at" in n for n in second.notices)
@@ -100,7 +103,7 @@ def test_a_long_running_table_keeps_only_its_recent_outputs_in_memory(tmp_path: 
     class Small(TableService):
         keep_outputs = 40
 
-    with Small(loaded(tmp_path), demo=demo) as service:
+    with Small(loaded(tmp_path), actors=[demo_dealer(demo)]) as service:
         state = wait(service, lambda s: s["rounds_completed"] >= 4, "four rounds played")
         assert service.app is not None
         assert len(service.app.outputs) <= 2 * Small.keep_outputs + 100  # + one unit of work

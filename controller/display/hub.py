@@ -1,0 +1,74 @@
+"""The display's state, built on the table owner's thread and read by the web server.
+
+:class:`StateHub` observes a :class:`~controller.service.service.TableService`: after every pass
+of the owner that changed something it builds the display state (:func:`state_of`) there, and
+the web server (any thread, or its event loop) reads the latest one; ``subscribe`` registers a
+wake-up for the server's WebSocket senders.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+from controller.display.state import table_state
+from controller.service.service import TableService
+
+
+def state_of(service: TableService) -> dict[str, Any]:
+    """The display state of an open table (on its owner's thread)."""
+    assert service.app is not None
+    return table_state(
+        service.app,
+        service.config,
+        service.device_health(),
+        service.last_rounds,
+        rounds_completed=service.rounds_completed,
+        demo=any(actor.name == "demo" for actor in service.actors),
+    )
+
+
+class StateHub:
+    """The latest display state of one table."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._state: dict[str, Any] = {}
+        self._version = 0
+        self._listeners: list[Callable[[], None]] = []
+
+    @classmethod
+    def attach(cls, service: TableService) -> StateHub:
+        """A hub that follows ``service`` from now on."""
+        hub = cls()
+        service.observe(hub.update)
+        return hub
+
+    def update(self, service: TableService) -> None:
+        """The service's observer: build the state now (owner's thread) and publish it."""
+        self.publish(state_of(service))
+
+    def publish(self, state: dict[str, Any]) -> None:
+        with self._lock:
+            self._version += 1
+            self._state = {**state, "version": self._version}
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def latest(self) -> tuple[int, dict[str, Any]]:
+        with self._lock:
+            return self._version, self._state
+
+    def state(self) -> dict[str, Any]:
+        return self.latest()[1]
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
