@@ -19,7 +19,7 @@ from controller.service.service import TableService
 def state_of(service: TableService) -> dict[str, Any]:
     """The display state of an open table (on its owner's thread)."""
     assert service.app is not None
-    return table_state(
+    state = table_state(
         service.app,
         service.config,
         service.device_health(),
@@ -27,6 +27,8 @@ def state_of(service: TableService) -> dict[str, Any]:
         rounds_completed=service.rounds_completed,
         demo=any(actor.name == "demo" for actor in service.actors),
     )
+    state["notices"] = [notice.as_json() for notice in service.notices.open()]
+    return state
 
 
 class StateHub:

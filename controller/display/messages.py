@@ -5,7 +5,8 @@
 bet while bets are open. ``{"type": "pin", "pin": "246810"}``: sign in the role the key switch
 is at. ``{"type": "supervisor", "decision": "void"}``: a supervisor's (or technician's) decision,
 one of ``assign``, ``burn``, ``confirm``, ``clear_lockup``, ``void``. ``{"type": "key_card",
-"card": "8S"}``: the dealer keys in the card the shoe could not read. Anything else - not JSON,
+"card": "8S"}``: the dealer keys in the card the shoe could not read. ``{"type": "ack",
+"notice": 3}``: the dealer has read a notice (``notices`` in the state). Anything else - not JSON,
 an unknown type, a missing, extra or mistyped field - is answered with ``{"type": "error",
 "error": "..."}`` saying what is allowed, and changes nothing. A PIN is never repeated in an
 answer.
@@ -18,7 +19,7 @@ from typing import Annotated, Any, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
 
-from controller.service.service import Bet, Command, Decide, KeyCard, Pin, Press
+from controller.service.service import Acknowledge, Bet, Command, Decide, KeyCard, Pin, Press
 from controller.table.access import DECISIONS
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
@@ -64,10 +65,17 @@ class KeyCardMessage(_Message):
     card: Annotated[str, Field(min_length=2, max_length=2)]
 
 
-AnyMessage = PressMessage | BetMessage | PinMessage | SupervisorMessage | KeyCardMessage
+class AckMessage(_Message):
+    type: Literal["ack"]
+    notice: Annotated[StrictInt, Field(ge=1, le=2**31)]
+
+
+AnyMessage = (
+    PressMessage | BetMessage | PinMessage | SupervisorMessage | KeyCardMessage | AckMessage
+)
 Message = Annotated[AnyMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(Message)
-TYPES = ("press", "bet", "pin", "supervisor", "key_card")
+TYPES = ("press", "bet", "pin", "supervisor", "key_card", "ack")
 
 
 class BadMessage(ValueError):
@@ -103,6 +111,8 @@ def parse_message(text: str) -> tuple[Command, int | None]:
         except CardNotationError as exc:
             raise BadMessage(f"card: {exc}") from None
         return KeyCard(card), message.id
+    if isinstance(message, AckMessage):
+        return Acknowledge(message.notice), message.id
     return Bet(message.box, message.player, message.amount_cents), message.id
 
 

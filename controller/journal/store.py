@@ -52,6 +52,8 @@ history, audit and recovery code that reads them):
 ``round_end``     ``{round, net_cents, net_by_player}`` -- net to the players, integer cents
                   (all of them, and per player)
 ``note``          ``{device, text}`` -- a device event worth recording that changes nothing
+``notice``        ``{event, id, kind, text, todo}`` -- a notice the dealer was shown outside the
+                  round (``event`` ``opened``) or acknowledged (``acknowledged``)
 ``anchor``        ``{seq, hash, ts, pruned_rows}`` -- written by :meth:`Journal.prune`: the seq,
                   hash and ts of the last pruned row, so the chain verifies from here on
 ================  ===========================================================================
@@ -120,6 +122,7 @@ ROW_KINDS = frozenset(
         "round_start",
         "round_end",
         "note",
+        "notice",
         "anchor",
     }
 )

@@ -46,6 +46,7 @@ import structlog
 from controller import __version__
 from controller.game.prompts import Prompt, PromptCode, money
 from controller.game.rules import resolve_variant_path
+from controller.journal.errors import JournalUnavailable
 from controller.journal.journaled import JournaledTable, resume_points
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
@@ -53,6 +54,7 @@ from controller.round.spec import Action, State
 from controller.service.devices import check_device_urls, open_devices, shown_urls
 from controller.service.health import DeviceHealth
 from controller.service.history import RoundSummary, summarize
+from controller.service.notices import Notice, NoticeKind, Notices
 from controller.table.access import DECISIONS, AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
 from controller.table.commands import DriverCommands
@@ -115,7 +117,14 @@ class KeyCard:
     card: Card
 
 
-Command = Press | Bet | Pin | Decide | KeyCard
+@dataclass(frozen=True, slots=True)
+class Acknowledge:
+    """The dealer has read a notice (its id)."""
+
+    notice: int
+
+
+Command = Press | Bet | Pin | Decide | KeyCard | Acknowledge
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,7 +197,7 @@ class TableService:
         self.identify_s = identify_s
         self.access = access if access is not None else pin_policy(self.config)
         self.errors: list[str] = []  # bugs the owner caught (an event it could not handle)
-        self.notices: list[str] = []  # "round N recovered at ...", journal trouble
+        self.notices = Notices()  # "round N recovered at ...", journal trouble: until read
         check_device_urls(self.config.devices.urls, table.source)
         self.health = {
             role: DeviceHealth(role, url)
@@ -209,6 +218,8 @@ class TableService:
         self._opened = False
         self._thread: threading.Thread | None = None
         self._stack = ExitStack()
+        self._pending_notices: list[tuple[NoticeKind, str]] = []
+        self._unjournalled: list[tuple[str, Notice]] = []
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -243,6 +254,9 @@ class TableService:
         self.journaled = JournaledTable.start(
             self.rules, journal, show=self._told, access=self.access
         )
+        for kind, text in self._pending_notices:
+            self._notice(kind, text)
+        self._pending_notices.clear()
         if self.journaled.recovery is not None:
             log.info("table recovered", detail=self.journaled.recovery.describe())
         opened = open_devices(
@@ -465,17 +479,39 @@ class TableService:
             what = ", ".join(name.removesuffix("_sha256") for name in changed)
             text = f"changed since the last start: {what} (see the journal's config rows)"
             log.warning("configuration changed", changed=changed)
-            self.notices.append(text)
+            self._pending_notices.append((NoticeKind.CONFIG, text))
         return row
 
     def _told(self, item: object) -> None:
         """What the table tells the dealer outside the round (recovery, journal trouble)."""
-        if isinstance(item, Prompt) and item.code in (
-            PromptCode.RESUMED,
-            PromptCode.JOURNAL_UNAVAILABLE,
-        ):
-            self.notices.append(item.text)
-            del self.notices[:-5]
+        if not isinstance(item, Prompt):
+            return
+        if item.code is PromptCode.JOURNAL_UNAVAILABLE:
+            self._notice(NoticeKind.JOURNAL, item.text)
+        elif item.code is PromptCode.RESUMED and "recovered at" in item.text:
+            self._notice(NoticeKind.RECOVERED, item.text)
+
+    def _notice(self, kind: NoticeKind, text: str) -> None:
+        """Open a notice for the dealer, and journal it (if the journal takes it)."""
+        notice = self.notices.add(kind, text)
+        if notice is not None:
+            self._journal_notice("opened", notice)
+
+    def _journal_notice(self, event: str, notice: Notice) -> None:
+        journaled = getattr(self, "journaled", None)
+        if journaled is None:  # before the table exists: journalled once it does
+            self._unjournalled.append((event, notice))
+            return
+        rows = [*self._unjournalled, (event, notice)]
+        try:
+            journaled.journal.append_many(
+                [("notice", {"event": e, **n.as_json()}) for e, n in rows],
+                round_id=journaled.app.controller.round.number,
+            )
+        except JournalUnavailable:
+            log.warning("notice not journalled: the journal is unavailable", text=notice.text)
+            return
+        self._unjournalled.clear()
 
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
@@ -514,6 +550,12 @@ class TableService:
             if refused is not None:
                 return Reply(False, _why(refused))
             return Reply(True, _why(results[-1]) if results else "")
+        if isinstance(command, Acknowledge):
+            notice = self.notices.acknowledge(command.notice)
+            if notice is None:
+                return Reply(False, f"there is no notice {command.notice} to acknowledge")
+            self._journal_notice("acknowledged", notice)
+            return Reply(True, "")
         if isinstance(command, Pin):
             event = self.journaled.enter_pin(command.pin)
             return Reply(event.accepted, event.text)

@@ -55,7 +55,7 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
     with TableService(table, actors=[demo_dealer(demo)]) as second:
         assert second.journaled.recovery is not None
         assert second.app is not None
-        assert any("recovered at" in n for n in second.notices)
+        assert any("recovered at" in n for n in second.notices.texts())
         # the rebuilt table is the one that stopped (state, round, shoe position)
         after_start = (
             second.app.controller.state,
@@ -87,10 +87,10 @@ def test_a_variant_file_changed_between_starts_is_flagged(tmp_path: Path) -> Non
         )  # fmt: skip
 
     with TableService(table()) as first:
-        assert first.notices == []
+        assert first.notices.texts() == []
     variant.write_text(variant.read_text().replace("burn_cards = 1", "burn_cards = 2"))
     with TableService(table()) as second:
-        assert any("changed since the last start: variant" in n for n in second.notices)
+        assert any("changed since the last start: variant" in n for n in second.notices.texts())
     with Journal.open(tmp_path / "journal.sqlite3", table_id="t-flag") as journal:
         rows = [r.payload for r in journal.iter_rows(kinds=["config"])]
     assert [r["changed"] for r in rows] == [[], ["variant_sha256"]]

@@ -1,0 +1,73 @@
+"""What the dealer must know outside the round: each notice stays until acknowledged.
+
+A recovered round ("round 4 recovered at playing ..."), a journal that cannot be written, a
+configuration changed since the last start. The same text is never shown twice while it is
+open; acknowledging one (the display's banner, or ``OK_`` on the panel between two decisions) is
+journalled by the caller.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Any
+
+
+class NoticeKind(StrEnum):
+    RECOVERED = "recovered"  # the table was rebuilt from its journal
+    JOURNAL = "journal"  # the journal cannot be written: nothing is applied
+    CONFIG = "config"  # a configuration file changed since the last start
+
+
+TODO = {
+    NoticeKind.RECOVERED: "Check the table against the screen, then acknowledge.",
+    NoticeKind.JOURNAL: "Nothing is recorded, so nothing is applied: call the supervisor and "
+    "IT (free disk space, fix the journal file), then acknowledge.",
+    NoticeKind.CONFIG: "Make sure the change was approved, then acknowledge.",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Notice:
+    id: int
+    kind: NoticeKind
+    text: str  # what happened
+
+    @property
+    def todo(self) -> str:
+        """What to do about it, in the dealer's words."""
+        return TODO[self.kind]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"id": self.id, "kind": self.kind.value, "text": self.text, "todo": self.todo}
+
+
+class Notices:
+    """The open notices, oldest first."""
+
+    def __init__(self) -> None:
+        self._open: list[Notice] = []
+        self._ids = itertools.count(1)
+
+    def add(self, kind: NoticeKind, text: str) -> Notice | None:
+        """Open a notice; None if the same text is open already."""
+        if any(n.text == text for n in self._open):
+            return None
+        notice = Notice(next(self._ids), kind, text)
+        self._open.append(notice)
+        return notice
+
+    def acknowledge(self, notice_id: int) -> Notice | None:
+        """Close a notice; None if no open notice has that id."""
+        for notice in self._open:
+            if notice.id == notice_id:
+                self._open.remove(notice)
+                return notice
+        return None
+
+    def open(self) -> list[Notice]:
+        return list(self._open)
+
+    def texts(self) -> list[str]:
+        return [n.text for n in self._open]
