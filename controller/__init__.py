@@ -1,3 +1,3 @@
 """croupier: the dealer-side controller of a Blackjack or Pontoon table."""
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"

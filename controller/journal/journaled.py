@@ -2,31 +2,37 @@
 
 :class:`JournaledTable` puts the journal between the world and the table:
 
-- every *cause* (a device event, a bet or a supervisor decision from the display) is committed
-  to the journal before the table applies it (row kinds ``device_event`` and ``call``);
-- every *effect* (prompt, ledger entry, state change, input result, device command, note) the
-  table produces while applying it is committed, in one transaction, before anyone is shown it;
+- every *cause* (a device event; a bet, a supervisor's decision, a PIN attempt's outcome from
+  the display: :mod:`controller.journal.causes`) is committed to the journal before the table
+  applies it (row kinds ``device_event`` and ``call``);
+- every *effect* (prompt, ledger entry, state change, input result, note, and every command for
+  a device) the table produces while applying it is committed, in one transaction, before anyone
+  is shown it and before any command leaves for its device;
 - ``round_start`` / ``round_end`` rows mark each round.
 
 :func:`recover` rebuilds the table after a restart by replaying the causes through a fresh
-:class:`~controller.table.TableApp` (the same code as at the table; no pickles). The replayed
+:class:`~controller.table.app.TableApp` (the same code as at the table; no pickles). The replayed
 effects must match what the journal holds: the journal may miss a tail (the process died after
-a cause was committed and before its effects were), which is then written; any other difference
-is a :class:`RecoveryMismatch`, and the table does not guess.
+a cause was committed and before its effects were), which is then written, and its device
+commands, never sent, are sent once the devices are open; any other difference is a
+:class:`~controller.journal.errors.RecoveryMismatch`, and the table does not guess.
+
+Journals keep their format: each start writes a ``software`` row with the ``journal_format`` it
+writes (:data:`JOURNAL_FORMAT`); rows written under format 1 (before the table's device commands
+and its inputs' data were journalled) are compared as format 1 wrote them.
 
 A PIN never reaches the journal: the digits keyed on the panel's PIN pad are neither journalled
 nor logged, and a PIN attempt (``OK_`` after them, or a PIN from the display) is checked first and
-journalled as its outcome (a ``call`` row with ``method: "pin"``), which the replay applies as
-it is. A rebuilt table signs out whoever was signed in (a restart is not the same person's shift).
-Whether PINs are required is journalled too (``method: "require_pins"``) when it changes: a table
-starts key-only and the first start that requires PINs says so, so a journal written before PINs
-(or by a key-only table) replays as it was.
+journalled as its outcome, which the replay applies as it is. A rebuilt table signs out whoever
+was signed in (a restart is not the same person's shift). Whether PINs are required is journalled
+too when it changes: a table starts key-only and the first start that requires PINs says so, so
+a journal written before PINs (or by a key-only table) replays as it was.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -34,31 +40,69 @@ import structlog
 
 from controller.game.prompts import Prompt, PromptCode
 from controller.game.rules import Variant
+from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch
 from controller.journal.logs import bind_round
-from controller.journal.records import from_record, to_record, to_value
+from controller.journal.records import to_value
 from controller.journal.store import Journal, entry_for
 from controller.round.controller import StateChanged
+from controller.round.inputs import DECISIONS_TYPES, Bet, KeyedCard, parse_input
 from controller.round.spec import Action, State
-from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, PinAttempt
-from controller.table.app import (
-    DIGIT_KEYS,
-    DeviceCommands,
-    InputResult,
-    NoDevices,
-    TableApp,
-    TableOutput,
-)
-from drivers.tbl21.cards import Card
+from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
+from controller.table.app import DIGIT_KEYS, DeviceOrder, InputResult, TableApp, TableOutput
+from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
+JOURNAL_FORMAT = 2  # 1: software 0.1 (no device_command rows, inputs without their data)
 CAUSE_KINDS = ("device_event", "call")
-EFFECT_KINDS = ("prompt", "ledger", "state", "input", "supervisor", "access", "command", "note")
+EFFECT_KINDS = (
+    "prompt",
+    "ledger",
+    "state",
+    "input",
+    "supervisor",
+    "access",
+    "command",
+    "device_command",
+    "note",
+)
 MARK_KINDS = ("round_start", "round_end")
 
 Entry = tuple[str, dict[str, Any]]
+
+
+class RoundMarks:
+    """The ``round_start`` and ``round_end`` rows among a table's effects (a round ends once,
+    even when a hold while settling resumes into settling again)."""
+
+    def __init__(self) -> None:
+        self.ended: int | None = None  # the last round whose round_end was written
+
+    def entries(self, app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry]:
+        """The rows for a batch of table outputs, with the round marks where a round
+        starts or ends."""
+        entries: list[Entry] = []
+        for item in outputs:
+            entries.append(entry_for(item))
+            if not isinstance(item, StateChanged):
+                continue
+            number = app.controller.round.number
+            if item.source is State.BETTING and item.dest is State.DEALING:
+                entries.append(("round_start", {"round": number, "variant": app.rules.id}))
+            elif item.dest is State.SETTLING and self.ended != number:
+                self.ended = number
+                net: dict[str, int] = {}
+                for e in app.controller.round.ledger:
+                    net[e.player] = net.get(e.player, 0) + e.amount_cents
+                end = {
+                    "round": number,
+                    "net_cents": sum(net.values()),  # to the players, all of them
+                    "net_by_player": net,
+                }
+                entries.append(("round_end", end))
+        return entries
 
 
 class JournaledTable:
@@ -70,13 +114,19 @@ class JournaledTable:
         journal: Journal,
         *,
         show: Callable[[TableOutput], None] | None = None,
+        marks: RoundMarks | None = None,
     ) -> None:
         self.app = app
         self.journal = journal
         self.show = show
+        self.marks = marks if marks is not None else RoundMarks()
         self.recovery: RecoveryReport | None = None  # set when the table was rebuilt
         self.unavailable: str | None = None  # why the journal could not be written last time
-        self._pending: list[TableOutput] = []
+        self.unsent: list[DeviceOrder] = []  # a recovered tail's commands, for the devices
+        self._pending: list[TableOutput] = []  # the table's outputs, as they come
+        self._unwritten: list[Entry] = []  # their rows, until the journal has them
+        self._unshown: list[TableOutput] = []  # ... and the outputs, shown once it does
+        app.hold_orders = True  # commands leave once journalled (``_flush``)
         app.set_output_sink(self._pending.append)
         self._flush()
 
@@ -94,7 +144,7 @@ class JournaledTable:
         """A fresh table on an empty journal, or the table the journal describes."""
         if next(journal.iter_rows(kinds=[*CAUSE_KINDS, *EFFECT_KINDS]), None) is None:
             # nothing of a table in it yet (perhaps the start-up's software and config rows)
-            app = TableApp(rules, commands, start=start, access=_key_only(access))
+            app = TableApp(rules, commands, start=start, access=_key_only(access), hold_orders=True)
             table = cls(app, journal, show=show)
             table.require_pins(access.pins_required)
             return table
@@ -118,9 +168,14 @@ class JournaledTable:
                 return True
             if event.button is Button.OK and self.app.pin_keyed():
                 return self._attempt(self.app.check_pin(source="panel")) is not None
-        if not self._cause("device_event", to_record(event)):
+        return self.apply(event)
+
+    def apply(self, cause: Cause) -> bool:
+        """Journal a cause, then give it to the table; False (nothing applied) when the journal
+        cannot be written."""
+        if not self._cause(cause):
             return False
-        self.app.handle(event)
+        apply_cause(self.app, cause)
         self._flush()
         return True
 
@@ -131,8 +186,8 @@ class JournaledTable:
             return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
         return event
 
-    def _attempt(self, attempt: PinAttempt) -> AccessEvent | None:
-        if not self._cause("call", attempt.payload()):
+    def _attempt(self, attempt: Any) -> AccessEvent | None:
+        if not self._cause(attempt):
             return None
         event = self.app.apply_pin(attempt)
         self._flush()
@@ -140,33 +195,29 @@ class JournaledTable:
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""
-        if required is self.app.access.pins_required:
-            return
-        if self._cause("call", {"method": "require_pins", "required": required}):
-            self.app.require_pins(required)
-            self._flush()
+        if required is not self.app.access.pins_required:
+            self.apply(RequirePins(required))
 
     def sign_out(self, reason: str) -> None:
         """Sign out whoever is signed in (journalled as a cause first)."""
-        if self.app.signin.role is None:
-            return
-        if self._cause("call", {"method": "sign_out", "reason": reason}):
-            self.app.sign_out(reason)
-            self._flush()
+        if self.app.signin.role is not None:
+            self.apply(SignOut(reason))
 
     def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
-        args = {"box": box, "player": player, "amount_cents": amount_cents}
-        if not self._cause("call", {"method": "place_bet", "args": args}):
+        bet = Bet(box, player, amount_cents)
+        if not self._cause(bet):
             return self._unrecorded(Action.BET)
         result = self.app.place_bet(box, player, amount_cents)
         self._flush()
         return result
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
-        payload = {"method": "supervisor", "action": action.value, "args": to_value(data)}
-        if not self._cause("call", payload):
+        """A supervisor's decision or the dealer's keyed-in card (loose data: a script's)."""
+        move = parse_input(action, data)
+        assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
+        if not self._cause(move):
             return self._unrecorded(action)
-        result = self.app.supervisor(action, **data)
+        result = self.app.decide(move)
         self._flush()
         return result
 
@@ -177,34 +228,51 @@ class JournaledTable:
     def replay(self, kind: str, payload: dict[str, Any]) -> None:
         """Feed a recorded cause (a ``device_event`` or ``call`` row's payload) to the table,
         journaled like a live one (a restarted session catching up with its script)."""
-        self._cause(kind, payload)
-        apply_cause(self.app, kind, payload)
-        self._flush()
+        self.apply(read_cause(kind, payload))
 
-    def _cause(self, kind: str, payload: dict[str, Any]) -> bool:
-        """Commit a cause before it is applied; on failure tell the dealer and apply nothing."""
+    def _cause(self, cause: Cause) -> bool:
+        """Commit a cause before it is applied; on failure tell the dealer and apply nothing.
+        Effects still waiting for the journal (it failed after their cause) go first."""
+        kind, payload = cause_row(cause)
         try:
+            if self._pending or self._unwritten:
+                self._flush(raising=True)
             self.journal.append(kind, payload, round_id=self.app.controller.round.number)
         except JournalUnavailable as exc:
-            message = str(exc)
-            log.error("journal unavailable: input not applied", kind=kind, error=message)
-            if message != self.unavailable and self.show is not None:
-                self.show(Prompt(PromptCode.JOURNAL_UNAVAILABLE, message))
-            self.unavailable = message
+            self._unavailable(exc, "input not applied")
             return False
         self.unavailable = None
         return True
 
+    def _unavailable(self, exc: JournalUnavailable, what: str) -> None:
+        message = str(exc)
+        log.error(f"journal unavailable: {what}", error=message)
+        if message != self.unavailable and self.show is not None:
+            self.show(Prompt(PromptCode.JOURNAL_UNAVAILABLE, message))
+        self.unavailable = message
+
     # --- effects --------------------------------------------------------------------------------
 
-    def _flush(self) -> None:
-        if not self._pending:
+    def _flush(self, *, raising: bool = False) -> None:
+        """Commit the table's new effects, then show them and send its commands. If the journal
+        cannot take them they wait (unshown, unsent) for the next try, before any new cause."""
+        if self._pending:
+            self._unwritten += self.marks.entries(self.app, self._pending)
+            self._unshown += self._pending
+            self._pending.clear()  # (the table's sink holds this very list)
+        if not self._unwritten:
             return
-        outputs = list(self._pending)
-        self._pending.clear()  # (the table's sink holds this very list)
+        entries = self._unwritten
         round_id = self.app.controller.round.number
-        entries = journal_entries(self.app, outputs)
-        self.journal.append_many(entries, round_id=round_id)
+        try:
+            self.journal.append_many(entries, round_id=round_id)
+        except JournalUnavailable as exc:
+            if raising:
+                raise
+            self._unavailable(exc, "effects not written yet")
+            return
+        outputs, self._unwritten, self._unshown = self._unshown, [], []
+        self.app.send_orders()  # journalled: now the devices may be told
         if any(kind == "round_start" for kind, _ in entries):
             table = self.app.controller.table
             bind_round(
@@ -216,59 +284,14 @@ class JournaledTable:
             for item in outputs:
                 self.show(item)
 
-
-def journal_entries(app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry]:
-    """The rows for a batch of table outputs, with the round marks where a round starts/ends."""
-    entries: list[Entry] = []
-    for item in outputs:
-        entries.append(entry_for(item))
-        if (
-            isinstance(item, StateChanged)
-            and item.source is State.BETTING
-            and (item.dest is State.DEALING)
-        ):
-            entries.append(
-                ("round_start", {"round": app.controller.round.number, "variant": app.rules.id})
-            )
-        elif (
-            isinstance(item, StateChanged)
-            and item.dest is State.SETTLING
-            # A hold while settling resumes into SETTLING: a round ends once, at the first.
-            and app.round_end_journaled != app.controller.round.number
-        ):
-            app.round_end_journaled = app.controller.round.number
-            net: dict[str, int] = {}
-            for e in app.controller.round.ledger:
-                net[e.player] = net.get(e.player, 0) + e.amount_cents
-            end = {
-                "round": app.controller.round.number,
-                "net_cents": sum(net.values()),  # to the players, all of them
-                "net_by_player": net,
-            }
-            entries.append(("round_end", end))
-    return entries
-
-
-def apply_cause(app: TableApp, kind: str, payload: Mapping[str, Any], seq: int = 0) -> None:
-    """Apply one recorded cause to a table."""
-    if kind == "device_event":
-        app.handle(from_record(payload))
-    elif payload.get("method") == "place_bet":
-        args = payload["args"]
-        app.place_bet(int(args["box"]), str(args["player"]), int(args["amount_cents"]))
-    elif payload.get("method") == "supervisor":
-        data = dict(payload.get("args") or {})
-        if isinstance(data.get("card"), str):
-            data["card"] = Card.parse(data["card"])
-        app.supervisor(Action(payload["action"]), **data)
-    elif payload.get("method") == "pin":
-        app.apply_pin(PinAttempt.from_payload(payload))
-    elif payload.get("method") == "sign_out":
-        app.sign_out(str(payload.get("reason", "")))
-    elif payload.get("method") == "require_pins":
-        app.require_pins(bool(payload["required"]))
-    else:
-        raise RecoveryMismatch(seq, (kind, dict(payload)), None)
+    def devices_ready(self) -> None:
+        """The devices are open: send the commands of a recovered tail (journalled now, never
+        sent before the crash), then tell the panel its lights as they are (a restarted panel
+        may show others; journalled as a cause, like anything the table does)."""
+        unsent, self.unsent = self.unsent, []
+        for order in unsent:
+            send_order(self.app.commands, order)
+        self.apply(Relight())
 
 
 @dataclass(frozen=True, slots=True)
@@ -288,6 +311,13 @@ class RecoveryReport:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class _Replayed:
+    entry: Entry
+    item: TableOutput | None  # the output it is the row of (None: a round mark)
+    format: int  # the journal format in force when its cause was journalled
+
+
 def recover(
     rules: Variant,
     journal: Journal,
@@ -299,26 +329,40 @@ def recover(
 ) -> JournaledTable:
     """Rebuild the table from its journal (see the module docstring)."""
     # The journal says when PINs became required (a journal from before them replays as it was).
-    app = TableApp(rules, NoDevices(), start=start, access=_key_only(access))
-    replayed: list[Entry] = []
-    journaled: list[tuple[int, Entry]] = []
+    app = TableApp(rules, NoDevices(), start=start, access=_key_only(access), hold_orders=True)
+    marks = RoundMarks()
+    replayed: list[_Replayed] = []
+    journaled: list[tuple[int, Entry, int]] = []  # (seq, entry, format)
     causes = 0
-    app.set_output_sink(lambda item: replayed.extend(journal_entries(app, [item])))
+    fmt = JOURNAL_FORMAT  # rows before any software row: written by this format (tests)
+
+    def sink(item: TableOutput) -> None:
+        entries = marks.entries(app, [item])
+        replayed.extend(
+            _Replayed(entry, item if i == 0 else None, fmt) for i, entry in enumerate(entries)
+        )
+
+    app.set_output_sink(sink)
     for row in journal.iter_rows():
-        if row.kind in CAUSE_KINDS:
-            apply_cause(app, row.kind, row.payload, row.seq)
+        if row.kind == "software":
+            fmt = int(row.payload.get("journal_format", 1))
+        elif row.kind in CAUSE_KINDS:
+            apply_cause(app, read_cause(row.kind, row.payload, row.seq))
             causes += 1
         elif row.kind in EFFECT_KINDS or row.kind in MARK_KINDS:
-            journaled.append((row.seq, (row.kind, dict(row.payload))))
-    for index, (seq, expected) in enumerate(journaled):
-        got = replayed[index] if index < len(replayed) else None
-        if got is None or _normal(got) != _normal(expected):
-            raise RecoveryMismatch(seq, expected, got)
-    missing = replayed[len(journaled) :]
+            journaled.append((row.seq, (row.kind, dict(row.payload)), fmt))
+    app.send_orders()  # nowhere: the replay's commands were sent when they were journalled
+    compared = [r for r in replayed if _kept(r.entry, r.format)]
+    for index, (seq, expected, expected_fmt) in enumerate(journaled):
+        got = compared[index] if index < len(compared) else None
+        if got is None or _normal(got.entry, got.format) != _normal(expected, expected_fmt):
+            raise RecoveryMismatch(seq, expected, None if got is None else got.entry)
+    missing = compared[len(journaled) :]
     if missing:
-        journal.append_many(missing, round_id=app.controller.round.number)
+        journal.append_many([m.entry for m in missing], round_id=app.controller.round.number)
     app.commands = commands if commands is not None else NoDevices()
-    table = JournaledTable(app, journal, show=show)
+    table = JournaledTable(app, journal, show=show, marks=marks)
+    table.unsent = [m.item for m in missing if isinstance(m.item, DeviceOrder)]
     report = RecoveryReport(
         causes, len(journaled), len(missing), app.controller.round.number, app.controller.state
     )
@@ -346,10 +390,19 @@ def _key_only(access: AccessPolicy) -> AccessPolicy:
     return replace(access, pins_required=False)
 
 
-def _normal(entry: Entry) -> tuple[str, Any]:
-    """Compare through canonical JSON (what the journal stores)."""
+def _kept(entry: Entry, fmt: int) -> bool:
+    """Whether a journal of format ``fmt`` holds a row for this replayed effect (format 1 did
+    not journal the table's device commands)."""
+    return fmt >= 2 or entry[0] != "device_command"
+
+
+def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
+    """Compare through canonical JSON (what the journal stores), as format ``fmt`` wrote it."""
     kind, payload = entry
-    return kind, json.loads(json.dumps(to_value(payload), sort_keys=True))
+    value = json.loads(json.dumps(to_value(payload), sort_keys=True))
+    if fmt < 2 and kind == "input":
+        value = {**value, "data": {}, "by": None}  # format 1 wrote neither
+    return kind, value
 
 
 def resume_points(journal: Journal) -> dict[str, tuple[int, int]]:

@@ -255,8 +255,14 @@ def _registry() -> dict[str, type]:
     from controller.game.prompts import Prompt  # noqa: PLC0415
     from controller.game.settlement import LedgerEntry  # noqa: PLC0415
     from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction  # noqa: PLC0415
+    from controller.round.inputs import INPUT_TYPES  # noqa: PLC0415
+    from controller.table.access import PinAttempt, RequirePins, SignOut  # noqa: PLC0415
+    from controller.table.commands import Relight  # noqa: PLC0415
 
-    known: dict[str, type] = {}
+    known: dict[str, type] = {cls.__name__: cls for cls in INPUT_TYPES.values()}
+    calls: tuple[type, ...] = (PinAttempt, RequirePins, SignOut, Relight)
+    for cls in calls:
+        known[cls.__name__] = cls
     for value in vars(events).values():
         if (
             isinstance(value, type)

@@ -22,22 +22,24 @@ Row kinds and their payloads (the contract between the table application that wr
 history, audit and recovery code that reads them):
 
 ================  ===========================================================================
-``software``      ``{version}`` -- at start-up
+``software``      ``{version, journal_format}`` -- at start-up (journal_format 1 when absent)
 ``config``        ``{variant, path, sha256}`` -- a configuration file loaded, with its hash
 ``device_event``  :func:`controller.records.to_record` of a :mod:`drivers.events` event
                   (``{"type": "CardDrawn", "device": {"type": "shoe", "port": ...}, ...}``)
-``call``          ``{method, args}`` (``method`` ``place_bet`` or ``supervisor``, the latter with
-                  ``action``) -- a bet or a supervisor's decision from the display, written
-                  before the table applies it (with ``device_event``, the causes a recovery
-                  replays); ``{method: "pin", role, result, at, source, name, max_wrong_pins,
-                  lockout_seconds}`` -- a PIN attempt's outcome, never the PIN
-                  (:class:`controller.access.PinAttempt`); ``{method: "sign_out", reason}``;
-                  ``{method: "require_pins", required}`` -- PINs required from now on (or not)
+``call``          the record of one of the table's calls (:mod:`controller.journal.causes`): a
+                  bet (``{"type": "Bet", box, player, amount_cents}``), a supervisor's decision
+                  (``{"type": "Void", by}``...), the dealer's keyed-in card (``KeyedCard``), a
+                  PIN attempt's outcome, never the PIN (``PinAttempt``), a sign-out
+                  (``SignOut``), the PIN policy (``RequirePins``); written before the table
+                  applies it (with ``device_event``, the causes a recovery replays). Journals
+                  written before software 0.2 hold ``{method, args}`` rows instead
 ``recovery``      ``{round, state, causes, effects_checked, effects_written, text}`` -- the table
                   was rebuilt from the journal after a restart (what the dealer was told)
 ``input``         ``{action, data, accepted, reason, keys, by}`` -- a dealer or supervisor input:
-                  ``action`` an Action value or null, ``data`` its data as record values,
-                  ``keys`` the panel keys, ``by`` who (null for the dealer's panel)
+                  ``action`` an Action value or null, ``data`` its data as record values
+                  (journals written before software 0.2 hold ``{}``: ``history`` then takes it
+                  from the ``call`` row), ``keys`` the panel keys, ``by`` who (null for the
+                  dealer's panel)
 ``prompt``        :meth:`controller.prompts.Prompt.to_json_dict`
 ``ledger``        ``{box, player, hand, kind, amount_cents, stake_cents, odds, reason}``
                   (amounts in integer cents, signed from the player's side; odds ``"3:2"``)
@@ -47,7 +49,10 @@ history, audit and recovery code that reads them):
                   sign-in, a wrong PIN, a lockout (until: wall-clock seconds), a refused
                   attempt, a sign-out or the PIN policy changed (``event`` ``policy``)
                   (:class:`controller.access.AccessEvent`)
-``command``       ``{device, command, args}`` -- a command sent to a device
+``command``       ``{device, command, args}`` -- a command the round asked the table to send
+``device_command`` ``{device, command, args}`` -- a command the table sends to a device
+                  (``arm_peek``, ``new_shoe``, ``light`` with the lit keys), written before it
+                  is sent
 ``round_start``   ``{round, variant}``
 ``round_end``     ``{round, net_cents, net_by_player}`` -- net to the players, integer cents
                   (all of them, and per player)
@@ -96,7 +101,7 @@ from typing import Any, Self, TypeVar
 from urllib.parse import quote
 
 from controller.journal.errors import JournalUnavailable
-from controller.journal.records import to_record, to_value
+from controller.journal.records import to_record
 
 DEFAULT_JOURNAL_PATH = Path("var/journal.sqlite3")
 DEFAULT_RETENTION = timedelta(days=90)
@@ -119,6 +124,7 @@ ROW_KINDS = frozenset(
         "supervisor",
         "access",
         "command",
+        "device_command",
         "round_start",
         "round_end",
         "note",
@@ -896,15 +902,12 @@ def _read_only_place(path: Path) -> bool:
 
 
 def entry_for(item: object) -> tuple[str, JSONDict]:
-    """The ``(kind, payload)`` row of a controller or table output, or of a device event.
-
-    Knows Prompt, LedgerEntry, StateChanged, SupervisorAction, DeviceCommand, every
-    :mod:`drivers.events` event, and the table's InputResult and DeviceNote (by name, so that
-    this module does not depend on the table application).
-    """
+    """The ``(kind, payload)`` row of a controller or table output, or of a device event."""
     from controller.game.prompts import Prompt  # noqa: PLC0415
     from controller.game.settlement import LedgerEntry  # noqa: PLC0415
     from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction  # noqa: PLC0415
+    from controller.table.access import AccessEvent  # noqa: PLC0415
+    from controller.table.app import DeviceNote, DeviceOrder, InputResult  # noqa: PLC0415
     from drivers.tbl21.events import DeviceEvent  # noqa: PLC0415
 
     if isinstance(item, DeviceEvent):
@@ -929,21 +932,34 @@ def entry_for(item: object) -> tuple[str, JSONDict]:
             "command": item.command,
             "args": list(item.args),
         }
-    name = type(item).__name__
-    if name == "InputResult":
-        action = getattr(item, "action", None)
-        return "input", {
-            "action": None if action is None else to_value(action),
-            "data": to_value(dict(getattr(item, "data", None) or {})),
-            "accepted": bool(getattr(item, "accepted", False)),
-            "reason": str(getattr(item, "reason", "")),
-            "keys": to_value(tuple(getattr(item, "keys", ()))),
-            "by": getattr(item, "by", None),
+    if isinstance(item, DeviceOrder):
+        return "device_command", {
+            "device": item.device,
+            "command": item.command,
+            "args": list(item.args),
         }
-    if name == "AccessEvent":
+    if isinstance(item, InputResult):
+        return "input", {
+            "action": None if item.action is None else item.action.value,
+            "data": input_data(item.move),
+            "accepted": item.accepted,
+            "reason": item.reason,
+            "keys": list(item.keys),
+            "by": item.by,
+        }
+    if isinstance(item, AccessEvent):
         record = to_record(item)
         del record["type"]
         return "access", record
-    if name == "DeviceNote":
-        return "note", {"device": getattr(item, "device", ""), "text": getattr(item, "text", "")}
-    raise TypeError(f"no journal row kind for a {name}")
+    if isinstance(item, DeviceNote):
+        return "note", {"device": item.device, "text": item.text}
+    raise TypeError(f"no journal row kind for a {type(item).__name__}")
+
+
+def input_data(move: object) -> JSONDict:
+    """An input's data as an ``input`` row holds it: its fields that are set, but who (``by``,
+    a field of its own in the row)."""
+    if move is None:
+        return {}
+    record = to_record(move)
+    return {k: v for k, v in record.items() if k not in ("type", "by") and v is not None}

@@ -18,7 +18,7 @@ panel lights); the caller drains it (the journal first, then the display and the
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -44,6 +44,34 @@ from controller.game.settlement import (
     settle_twenty_one,
 )
 from controller.round.errors import ActionRefused, SpecViolation
+from controller.round.inputs import (
+    AssignCard,
+    Bet,
+    BurnCard,
+    ClearLockup,
+    ConfirmCard,
+    Deal,
+    Decision,
+    Double,
+    DrawnCard,
+    Hit,
+    Hold,
+    Input,
+    InputError,
+    Insure,
+    KeyedCard,
+    Ok,
+    ReaderAnswer,
+    Rescue,
+    Resume,
+    Shuffle,
+    Split,
+    Stand,
+    Surrender,
+    Undo,
+    Void,
+    parse_input,
+)
 from controller.round.model import (
     BoxState,
     DealTarget,
@@ -158,7 +186,7 @@ class RoundController:
                 # One trigger per declared move: no destination condition to evaluate for each
                 # candidate (a third of the machine's time), and any undeclared move is refused.
                 self._machine.add_transition(_TRIGGERS[action, dest], source.value, dest.value)
-        self._handlers: dict[Action, Callable[[Mapping[str, Any]], State]] = {
+        self._handlers: dict[Action, Callable[[Any], State]] = {
             A.SHUFFLE: self._shuffle,
             A.BET: self._bet,
             A.DEAL: self._deal,
@@ -198,9 +226,15 @@ class RoundController:
         """The dealer panel's key switch: RUN, SUP (supervisor) or TEC (technician)."""
         self.table.key_position = position
 
-    def perform(self, action: Action | str, **data: Any) -> State:
-        """Carry out an action; return the new state. Refused actions change nothing."""
-        action = _ACTIONS.get(action) or Action(action)  # Action() raises on an unknown name
+    def perform(self, action: Input | Action | str, **data: Any) -> State:
+        """Carry out an input (or an action with its data, made into one:
+        :func:`~controller.round.inputs.parse_input`); return the new state. Refused inputs
+        change nothing."""
+        given: Input | None = None
+        if isinstance(action, str):
+            action = _ACTIONS.get(action) or Action(action)  # Action() raises on an unknown name
+        else:
+            given, action = action, action.action
         source = self.state
         if (source, action) not in SPEC:
             raise ActionRefused(
@@ -217,8 +251,9 @@ class RoundController:
         # Handlers check everything before they change anything, so a refusal leaves the round
         # as it was (the spec walk and the stateful test hold them to that).
         try:
-            dest = self._handlers[action](data)
-        except _Refusal as refusal:
+            move = given if given is not None else parse_input(action, data)
+            dest = self._handlers[action](move)
+        except (_Refusal, InputError) as refusal:
             raise ActionRefused(action, source, str(refusal)) from None
         if dest not in SPEC[source, action]:
             raise SpecViolation(f"{source.value} --{action.value}--> {dest.value} is not in SPEC")
@@ -234,8 +269,8 @@ class RoundController:
                 raise SpecViolation(str(exc)) from exc
             if not moved:  # pragma: no cover
                 raise SpecViolation(f"the machine did not move {source.value} -> {dest.value}")
-        if action in SUPERVISOR_ACTIONS:
-            self._emit(SupervisorAction(action, str(data.get("by", "supervisor")), str(data)))
+        if isinstance(move, Decision):
+            self._emit(SupervisorAction(action, move.by or "supervisor", move.detail()))
         self._enter_prompt(dest, source)
         return dest
 
@@ -325,7 +360,7 @@ class RoundController:
 
     # --- handlers: each returns the destination state or raises _Refusal -------------------------
 
-    def _shuffle(self, data: Mapping[str, Any]) -> State:
+    def _shuffle(self, move: Shuffle) -> State:
         if self.round.boxes:
             raise _Refusal("bets are on the table: settle or clear them first")
         self.table.shuffle_due = False
@@ -333,10 +368,8 @@ class RoundController:
         self.table.shoe_number += 1
         return S.BURN if self.table.burn_left else S.BETTING
 
-    def _bet(self, data: Mapping[str, Any]) -> State:
-        box_no = _int(data, "box")
-        player = str(data.get("player") or "")
-        amount = _int(data, "amount_cents")
+    def _bet(self, move: Bet) -> State:
+        box_no, player, amount = move.box, move.player, move.amount_cents
         if not 1 <= box_no <= self.rules.table.boxes:
             raise _Refusal(f"box must be 1-{self.rules.table.boxes}, got {box_no}")
         if not player:
@@ -361,7 +394,7 @@ class RoundController:
         box.wagers.append(Wager(player, amount))
         return S.BETTING
 
-    def _deal(self, data: Mapping[str, Any]) -> State:
+    def _deal(self, move: Deal) -> State:
         if not self.round.boxes:
             raise _Refusal("no bets on the table")
         self._undo.clear()
@@ -385,11 +418,8 @@ class RoundController:
 
     # cards ---------------------------------------------------------------------------------------
 
-    def _card(self, data: Mapping[str, Any]) -> State:
-        card = data.get("card")
-        if not isinstance(card, Card):
-            raise _Refusal(f"a card event needs a card, got {card!r}")
-        return self._apply_card(card, self.state)
+    def _card(self, move: DrawnCard) -> State:
+        return self._apply_card(move.card, self.state)
 
     def _apply_card(self, card: Card, state: State) -> State:
         self._undo.clear()
@@ -658,19 +688,21 @@ class RoundController:
 
     # offers ------------------------------------------------------------------------------------
 
-    def _insurance(self, data: Mapping[str, Any]) -> State:
-        box = self._box(data)
+    def _insurance(self, move: Insure) -> State:
+        box = self._box(move.box)
         if not insurance_offered(self.rules, self.round.dealer.first):
             raise _Refusal(
                 "insurance is offered only against "
                 + ", ".join(r.value for r in self.rules.insurance.up_cards)
             )
-        player = str(data.get("player") or box.controller)
-        amount = data.get("amount_cents")
+        player = move.player or box.controller
+        amount = move.amount_cents
         wager = box.wager_of(player)
         if amount is None and wager is not None:
             amount = wager.amount_cents // 2
-        amount_cents = _as_int(amount, "amount_cents")
+        if amount is None:
+            raise _Refusal("amount_cents must be a whole number, got None")
+        amount_cents = amount
         reason = why_not_insure(self.rules, box, player, amount_cents)
         if reason:
             raise _Refusal(reason)
@@ -678,8 +710,8 @@ class RoundController:
         box.insurance[player] = amount_cents
         return self.state
 
-    def _surrender(self, data: Mapping[str, Any]) -> State:
-        box = self._box(data)
+    def _surrender(self, move: Surrender) -> State:
+        box = self._box(move.box)
         if self.state is S.OFFERS and not surrender_offered(self.rules, self.round.dealer.first):
             raise _Refusal(
                 "surrender is offered only against "
@@ -703,7 +735,7 @@ class RoundController:
             first is None or first.rank not in self.rules.dealer.peek_up_cards
         )
 
-    def _ok(self, data: Mapping[str, Any]) -> State:
+    def _ok(self, move: Ok) -> State:
         state = self.state
         self._undo.clear()
         if state is S.OFFERS:
@@ -757,10 +789,8 @@ class RoundController:
             return self._finish()
         return self._dealer_draws_or_finish()
 
-    def _peek(self, data: Mapping[str, Any]) -> State:
-        outcome = str(data.get("outcome", ""))
-        if outcome not in ("Y", "N", "U", "E"):
-            raise _Refusal(f"a peek result is Y, N, U or E, got {outcome!r}")
+    def _peek(self, move: ReaderAnswer) -> State:
+        outcome = move.outcome.value
         if outcome in ("U", "E"):
             what = "could not read the card" if outcome == "U" else "has no card"
             self._prompt(PromptCode.PEEK, f"the reader {what}: insert the hole card again")
@@ -776,18 +806,17 @@ class RoundController:
 
     # decisions ---------------------------------------------------------------------------------
 
-    def _turn_hand(self, data: Mapping[str, Any]) -> tuple[BoxState, HandState, int]:
+    def _turn_hand(self, asked: int | None) -> tuple[BoxState, HandState, int]:
         if self.round.turn is None:
             raise _Refusal("no hand is in play")
         box_no, index = self.round.turn
-        asked = data.get("box")
-        if asked is not None and _as_int(asked, "box") != box_no:
+        if asked is not None and asked != box_no:
             raise _Refusal(f"box {asked} is not in play; box {box_no} hand {index + 1} is")
         box = self.round.boxes[box_no]
         return box, box.hands[index], index
 
-    def _hit(self, data: Mapping[str, Any]) -> State:
-        box, hand, index = self._turn_hand(data)
+    def _hit(self, move: Hit) -> State:
+        box, hand, index = self._turn_hand(move.box)
         reason = why_not_hit(self.rules, hand)
         if reason:
             raise _Refusal(reason)
@@ -800,8 +829,8 @@ class RoundController:
         self._prompt(PromptCode.DEAL, text, box=box_no, hand=index + 1)
         return S.CARD_DUE
 
-    def _stand(self, data: Mapping[str, Any]) -> State:
-        box, hand, index = self._turn_hand(data)
+    def _stand(self, move: Stand) -> State:
+        box, hand, index = self._turn_hand(move.box)
         reason = why_not_stand(self.rules, hand)
         if reason:
             raise _Refusal(reason)
@@ -810,12 +839,11 @@ class RoundController:
         hand.end_reason = "stand"
         return self._next_hand(box.number, index)
 
-    def _double(self, data: Mapping[str, Any]) -> State:
-        box, hand, index = self._turn_hand(data)
-        players = data.get("players")
-        joining = [s.player for s in hand.stakes] if players is None else [str(p) for p in players]
-        amount = data.get("amount_cents")
-        amount_cents = None if amount is None else _as_int(amount, "amount_cents")
+    def _double(self, move: Double) -> State:
+        box, hand, index = self._turn_hand(move.box)
+        players = move.players
+        joining = [s.player for s in hand.stakes] if players is None else list(players)
+        amount_cents = move.amount_cents
         reason = why_not_double(self.rules, box, hand, amount_cents, joining)
         if reason:
             raise _Refusal(reason)
@@ -827,8 +855,8 @@ class RoundController:
         hand.cards_at_double = len(hand.cards)
         return self._card_due(box.number, index, f"deal one card to box {box.number} (doubled)")
 
-    def _split(self, data: Mapping[str, Any]) -> State:
-        box, hand, index = self._turn_hand(data)
+    def _split(self, move: Split) -> State:
+        box, hand, index = self._turn_hand(move.box)
         reason = why_not_split(self.rules, box, hand)
         if reason:
             raise _Refusal(reason)
@@ -847,14 +875,14 @@ class RoundController:
             box.number, index, f"split: deal to box {box.number} hand {index + 1}"
         )
 
-    def _rescue(self, data: Mapping[str, Any]) -> State:
+    def _rescue(self, move: Rescue) -> State:
         assert self.round.turn is not None
         box_no, index = self.round.turn
         box = self.round.boxes[box_no]
-        if data.get("box") is not None and _as_int(data["box"], "box") != box_no:
-            raise _Refusal(f"box {data['box']} is not in play; box {box_no} is")
+        if move.box is not None and move.box != box_no:
+            raise _Refusal(f"box {move.box} is not in play; box {box_no} is")
         hand = box.hands[index]
-        player = str(data.get("player") or box.controller)
+        player = move.player or box.controller
         reason = why_not_rescue(self.rules, hand, player)
         if reason:
             raise _Refusal(reason)
@@ -873,7 +901,7 @@ class RoundController:
     def _push_undo(self) -> None:
         self._undo.append(_Snapshot(self.state, copy_round(self.round)))
 
-    def _undo_last(self, data: Mapping[str, Any]) -> State:
+    def _undo_last(self, move: Undo) -> State:
         if not self._undo:
             raise _Refusal("nothing to undo since the last card or payment")
         snap = self._undo.pop()
@@ -881,22 +909,20 @@ class RoundController:
         # Drop the prompts the undone entry produced from what the dealer sees next.
         return snap.state
 
-    def _hold(self, data: Mapping[str, Any]) -> State:
-        kind = _hold_kind(data)
+    def _hold(self, move: Hold) -> State:
+        kind, detail = move.kind, move.detail
         if kind is HoldKind.UNEXPECTED_CARD:
             raise _Refusal(f"a {kind.value} hold comes from a card, not from a hold request")
-        detail = str(data.get("detail", kind.value))
         if self.state is not S.HOLD:
             self.table.resume_state = self.state
-        self.table.holds.append(HoldReason(kind, detail, device=data.get("device")))
+        self.table.holds.append(HoldReason(kind, detail, device=move.device))
         self._prompt(
             PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP, f"hold: {detail}"
         )
         return S.HOLD
 
-    def _resume(self, data: Mapping[str, Any]) -> State:
-        kind = _hold_kind(data)
-        device = data.get("device")
+    def _resume(self, move: Resume) -> State:
+        kind, device = move.kind, move.device
         matching = [
             h for h in self.table.holds if h.kind is kind and (device is None or h.device == device)
         ]
@@ -922,7 +948,7 @@ class RoundController:
                 return h
         raise _Refusal(f"there is no {kind.value.replace('_', ' ')} waiting for a decision")
 
-    def _assign_card(self, data: Mapping[str, Any]) -> State:
+    def _assign_card(self, move: AssignCard) -> State:
         hold = self._pending(HoldKind.UNEXPECTED_CARD)
         resume = self.table.resume_state
         if resume is not S.PLAYING or self.round.turn is None:
@@ -942,22 +968,19 @@ class RoundController:
         self._prompt(PromptCode.RESUMED, f"resume: {dest.value}")
         return dest
 
-    def _burn_card(self, data: Mapping[str, Any]) -> State:
+    def _burn_card(self, move: BurnCard) -> State:
         hold = self._pending(HoldKind.UNEXPECTED_CARD)
         self.table.holds.remove(hold)
         self.table.cards_burned += 1
         return self._leave_hold_if_clear()
 
-    def _key_card(self, data: Mapping[str, Any]) -> State:
+    def _key_card(self, move: KeyedCard) -> State:
         hold = self._pending(HoldKind.UNREADABLE_CARD)
-        card = data.get("card")
-        if not isinstance(card, Card):
-            raise _Refusal(f"key in the card as rank and suit, got {card!r}")
-        hold.card = card
+        hold.card = move.card
         self._prompt(PromptCode.SUPERVISOR, "supervisor: confirm the keyed card")
         return S.HOLD
 
-    def _confirm_card(self, data: Mapping[str, Any]) -> State:
+    def _confirm_card(self, move: ConfirmCard) -> State:
         hold = self._pending(HoldKind.UNREADABLE_CARD)
         if hold.card is None:
             raise _Refusal("the dealer has not keyed the card in yet")
@@ -967,7 +990,7 @@ class RoundController:
         dest = self._apply_card(hold.card, resume)
         return self._after_supervisor(dest)
 
-    def _clear_lockup(self, data: Mapping[str, Any]) -> State:
+    def _clear_lockup(self, move: ClearLockup) -> State:
         hold = self._pending(HoldKind.LOCKUP)
         self.table.holds.remove(hold)
         if self.table.holds:
@@ -986,7 +1009,7 @@ class RoundController:
             return self._after_reveal()
         return resume or S.BETTING
 
-    def _void(self, data: Mapping[str, Any]) -> State:
+    def _void(self, move: Void) -> State:
         if not any(box.hands for box in self.round.boxes.values()):
             raise _Refusal("no round has been dealt: there is nothing to void")
         # A card held as unexpected goes to the discard rack with the round.
@@ -1034,8 +1057,9 @@ class RoundController:
         self.table.shuffle_due = True
         self._prompt(PromptCode.SHUFFLE, "cut card: shuffle after this round")
 
-    def _box(self, data: Mapping[str, Any]) -> BoxState:
-        box_no = _int(data, "box")
+    def _box(self, box_no: int | None) -> BoxState:
+        if box_no is None:
+            raise _Refusal("box is missing")
         box = self.round.boxes.get(box_no)
         if box is None:
             raise _Refusal(f"box {box_no} has no bet this round")
@@ -1044,26 +1068,6 @@ class RoundController:
 
 class _Refusal(Exception):
     pass
-
-
-def _hold_kind(data: Mapping[str, Any]) -> HoldKind:
-    value = str(data.get("kind", HoldKind.DEVICE_LOST))
-    try:
-        return HoldKind(value)
-    except ValueError:
-        raise _Refusal(f"hold kind must be one of {', '.join(HoldKind)}, got {value!r}") from None
-
-
-def _int(data: Mapping[str, Any], key: str) -> int:
-    if key not in data:
-        raise _Refusal(f"{key} is missing")
-    return _as_int(data[key], key)
-
-
-def _as_int(value: object, key: str) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise _Refusal(f"{key} must be a whole number, got {value!r}")
-    return value
 
 
 def _void_entry(box: int, player: str, hand: int | None, cents: int) -> LedgerEntry:

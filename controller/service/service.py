@@ -47,7 +47,7 @@ from controller import __version__
 from controller.game.prompts import Prompt, PromptCode, money
 from controller.game.rules import resolve_variant_path
 from controller.journal.errors import JournalUnavailable
-from controller.journal.journaled import JournaledTable, resume_points
+from controller.journal.journaled import JOURNAL_FORMAT, JournaledTable, resume_points
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
 from controller.round.spec import Action, State
@@ -249,7 +249,10 @@ class TableService:
         )
         journal.prune(timedelta(days=self.config.journal.retention_days))
         journal.append_many(
-            [("software", {"version": __version__}), ("config", self._config_row(journal))]
+            [
+                ("software", {"version": __version__, "journal_format": JOURNAL_FORMAT}),
+                ("config", self._config_row(journal)),
+            ]
         )
         self.journaled = JournaledTable.start(
             self.rules, journal, show=self._told, access=self.access
@@ -277,6 +280,7 @@ class TableService:
                 driver.wait_identified(self.identify_s)
         # The table's commands go to the devices from now on (the replay sent none).
         self.journaled.app.commands = DriverCommands(opened.drivers, self.rules)
+        self.journaled.devices_ready()
         self.app = self.journaled.app
         self.actors = [make(self) for make in self._actor_factories]
         for monitor in self.monitors:

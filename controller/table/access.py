@@ -102,20 +102,9 @@ class PinAttempt:
     max_wrong_pins: int = DEFAULT_MAX_WRONG_PINS
     lockout_seconds: int = DEFAULT_LOCKOUT_SECONDS
 
-    def payload(self) -> dict[str, Any]:
-        return {
-            "method": "pin",
-            "role": None if self.role is None else self.role.value,
-            "result": self.result.value,
-            "at": self.at,
-            "source": self.source,
-            "name": self.name,
-            "max_wrong_pins": self.max_wrong_pins,
-            "lockout_seconds": self.lockout_seconds,
-        }
-
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any]) -> PinAttempt:
+        """An attempt as journals before software 0.2 wrote it (``{"method": "pin", ...}``)."""
         role = payload.get("role")
         return cls(
             None if role is None else Role(role),
@@ -126,6 +115,20 @@ class PinAttempt:
             int(payload["max_wrong_pins"]),
             int(payload["lockout_seconds"]),
         )
+
+
+@dataclass(frozen=True, slots=True)
+class SignOut:
+    """Whoever is signed in signs out (the table restarted, the key turned)."""
+
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RequirePins:
+    """From now on decisions need (or no longer need) a PIN besides the key."""
+
+    required: bool
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
@@ -31,6 +31,14 @@ from controller.game.prompts import Prompt, PromptCode
 from controller.game.rules import Variant
 from controller.round.controller import DeviceCommand, Output, RoundController
 from controller.round.errors import ActionRefused
+from controller.round.inputs import (
+    DECISIONS_TYPES,
+    Decision,
+    Input,
+    InputError,
+    KeyedCard,
+    parse_input,
+)
 from controller.round.model import HoldKind
 from controller.round.spec import SUPERVISOR_ACTIONS, Action, State
 from controller.table.access import (
@@ -50,6 +58,7 @@ from controller.table.access import (
     technician_lockup,
     when,
 )
+from controller.table.commands import DeviceCommands, NoDevices, send_order
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -99,37 +108,28 @@ DIGIT_KEYS = [Button(f"D{n}_") for n in range(10)]
 ENTRY_STATES = {State.OFFERS, State.INSURANCE, State.SURRENDER, State.PLAYING, State.RESCUE}
 
 
-class DeviceCommands(Protocol):
-    """Where the table's device commands go (the drivers, or a recorder in tests)."""
-
-    def arm_peek(self, up: str) -> None: ...
-
-    def new_shoe(self) -> None: ...
-
-    def light(self, lit: frozenset[Button]) -> None: ...
-
-
-class NoDevices:
-    """Commands that go nowhere (a table driven without devices)."""
-
-    def arm_peek(self, up: str) -> None:
-        return None
-
-    def new_shoe(self) -> None:
-        return None
-
-    def light(self, lit: frozenset[Button]) -> None:
-        return None
-
-
 @dataclass(frozen=True, slots=True)
 class InputResult:
-    """What became of a dealer input: accepted, or refused with the reason."""
+    """What became of a dealer input: accepted, or refused with the reason; ``move`` is the
+    input the round was given (None when the keys made none), ``by`` who decided (a supervisor's
+    or technician's decision; None for the dealer)."""
 
     action: Action | None
     accepted: bool
     reason: str = ""
     keys: tuple[str, ...] = ()
+    move: Input | None = None
+    by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceOrder:
+    """A command the table sends to a device: journalled first, then sent (journal row kind
+    ``device_command``)."""
+
+    device: str  # "shoe", "peek", "panel"
+    command: str  # "arm_peek", "new_shoe", "light"
+    args: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,7 +140,7 @@ class DeviceNote:
     text: str
 
 
-TableOutput = Output | InputResult | DeviceNote | AccessEvent
+TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder
 
 
 @dataclass
@@ -168,6 +168,7 @@ class TableApp:
         start: State = State.BURN,
         on_output: Callable[[TableOutput], None] | None = None,
         access: AccessPolicy = KEY_ONLY,
+        hold_orders: bool = False,
     ) -> None:
         self.rules = rules
         self.access = access  # KEY_ONLY: the key alone (scenario runs, the simulator, tests)
@@ -192,7 +193,14 @@ class TableApp:
         self.pushed_back: Card | None = None  # applied, then pushed back into the shoe (0x12)
         self.round_end_journaled: int | None = None  # (kept by controller.journaled)
         self._on_output = on_output
+        # Device orders wait here until sent: at once, or, when the table is journalled
+        # (``hold_orders``), once the journal has them (:meth:`send_orders`).
+        self.hold_orders = hold_orders
+        self._orders: list[DeviceOrder] = []
         self._flush()
+        # Nobody was told the keys yet: that is the first command once the devices are open
+        # (:meth:`relight`), journalled like every other.
+        self._orders.clear()
 
     def set_output_sink(self, sink: Callable[[TableOutput], None] | None) -> None:
         """Where each output goes as it is produced (besides ``outputs``): the journal."""
@@ -230,7 +238,7 @@ class TableApp:
         elif isinstance(event, CardSensed):
             self.card_in_reader = event.motion is CardMotion.INSERTED
             if self.card_in_reader and self._peek_arm and self.controller.state is State.PEEK:
-                self.commands.arm_peek(self._peek_arm)  # (again, after a U or E answer)
+                self._order("peek", "arm_peek", self._peek_arm)  # (again, after a U or E answer)
         elif isinstance(event, ButtonPressed):
             if self.pin_pad_role() is not None:
                 self._pin_key(event.button)
@@ -379,19 +387,32 @@ class TableApp:
         return result
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
+        """:meth:`decide` ``action`` with ``data`` (a script's or a test's loose data)."""
+        try:
+            move = parse_input(action, data)
+        except InputError as bad:
+            result = InputResult(action, False, str(bad))
+            self._push(result)
+            self._flush()
+            return result
+        assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
+        return self.decide(move)
+
+    def decide(self, move: Decision | KeyedCard) -> InputResult:
         """A supervisor's (or technician's) decision, or the dealer's keyed-in card. A decision
         needs the key switch at SUP (TEC: a technician's) and, at a table that takes PINs, that
         role signed in; who decided is then the signed-in person, whatever ``by`` says."""
+        action = move.action
         refusal = self._access_refusal(action)
         if refusal is not None:
-            result = InputResult(action, False, refusal)
+            result = InputResult(action, False, refusal, move=move)
             log.info("input refused", action=action.value, reason=refusal)
             self._push(result)
         else:
             role = KEY_ROLES.get(self.controller.table.key_position)
-            if action in SUPERVISOR_ACTIONS and self.access.pins_required and role is not None:
-                data = {**data, "by": self._who(role)}
-            result = self._perform(action, data)
+            if isinstance(move, Decision) and self.access.pins_required and role is not None:
+                move = replace(move, by=self._who(role))
+            result = self._apply(move)
         self._flush()
         return result
 
@@ -665,7 +686,7 @@ class TableApp:
             )
             return
         self.shuffle_requested = True
-        self.commands.new_shoe()
+        self._order("shoe", "new_shoe")
         self.inputs_handled += 1
         self._push(InputResult(Action.SHUFFLE, True, "new shoe requested", keys))
 
@@ -703,16 +724,33 @@ class TableApp:
         self, action: Action, data: dict[str, Any], keys: tuple[str, ...] = ()
     ) -> InputResult:
         try:
-            self.controller.perform(action, **data)
+            move = parse_input(action, data)
+        except InputError as bad:
+            result = InputResult(action, False, str(bad), keys)
+            log.info("input refused", action=action.value, reason=result.reason)
+            self._count(action)
+            self._push(result)
+            return result
+        return self._apply(move, keys)
+
+    def _apply(self, move: Input, keys: tuple[str, ...] = ()) -> InputResult:
+        """Give ``move`` to the round; what became of it is an output."""
+        action = move.action
+        by = move.by if isinstance(move, DECISIONS_TYPES) else None
+        try:
+            self.controller.perform(move)
         except ActionRefused as refused:
-            result = InputResult(action, False, refused.reason, keys)
+            result = InputResult(action, False, refused.reason, keys, move, by)
             log.info("input refused", action=action.value, reason=refused.reason)
         else:
-            result = InputResult(action, True, "", keys)
-        if action not in (Action.CARD, Action.PEEK, Action.HOLD, Action.RESUME):
-            self.inputs_handled += 1
+            result = InputResult(action, True, "", keys, move, by)
+        self._count(action)
         self._push(result)
         return result
+
+    def _count(self, action: Action) -> None:
+        if action not in (Action.CARD, Action.PEEK, Action.HOLD, Action.RESUME):
+            self.inputs_handled += 1
 
     def _push(self, item: TableOutput) -> None:
         self.outputs.append(item)
@@ -739,18 +777,36 @@ class TableApp:
             # it again for the hole card already in it, or when the card is sensed.
             self._peek_held = False
             if self._peek_arm and self.card_in_reader:
-                self.commands.arm_peek(self._peek_arm)
+                self._order("peek", "arm_peek", self._peek_arm)
         lit = self.valid_buttons()
         if lit != self.lit:
             self.lit = lit
-            self.commands.light(lit)
+            self._order("panel", "light", *sorted(b.value for b in lit))
+        if not self.hold_orders:
+            self.send_orders()
 
     def _command(self, command: DeviceCommand) -> None:
         if command.command == "arm_peek":
             # The reader is armed once the hole card is in it (now, or when it is sensed).
             self._peek_arm = command.args[0]
             if self.card_in_reader:
-                self.commands.arm_peek(command.args[0])
+                self._order("peek", "arm_peek", command.args[0])
+
+    def _order(self, device: str, command: str, *args: str) -> None:
+        order = DeviceOrder(device, command, args)
+        self._push(order)
+        self._orders.append(order)
+
+    def relight(self) -> None:
+        """Tell the panel its lights again, as they are now."""
+        self._order("panel", "light", *sorted(b.value for b in self.lit))
+        self._flush()
+
+    def send_orders(self) -> None:
+        """Send the device orders made so far (a journalled table: once the journal has them)."""
+        orders, self._orders = self._orders, []
+        for order in orders:
+            send_order(self.commands, order)
 
     # --- what the panel may press now ------------------------------------------------------------
 

@@ -210,7 +210,7 @@ def test_bad_socket_messages_are_answered_with_an_error_and_change_nothing() -> 
 def _pin_rows(table: Table) -> list[Any]:
     journal = table.service.journaled.journal
     calls = journal.rows(kinds=["call"])
-    return [r.payload for r in calls if r.payload.get("method") == "pin"]
+    return [r.payload for r in calls if r.payload.get("type") == "PinAttempt"]
 
 
 def test_the_read_only_view_cannot_sign_in_key_a_card_or_take_a_supervisor_decision() -> None:

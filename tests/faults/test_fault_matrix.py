@@ -186,9 +186,9 @@ def test_fault_in_phase_is_journalled_and_the_round_ends_right(
             if r.kind == "ledger" and r.payload["kind"] == "return"
         )
         wagers = sorted(
-            (r.payload["args"]["player"], r.payload["args"]["amount_cents"])
+            (r.payload["player"], r.payload["amount_cents"])
             for r in rows
-            if r.kind == "call" and r.payload.get("method") == "place_bet"
+            if r.kind == "call" and r.payload.get("type") == "Bet"
         )
         assert returned == wagers
 

@@ -19,7 +19,9 @@ from controller.game.settlement import EntryKind, LedgerEntry
 from controller.journal.records import RecordError, from_record, record_types, to_record, to_value
 from controller.journal.store import canonical_json, entry_for
 from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction
+from controller.round.inputs import KeyedCard
 from controller.round.spec import Action, State
+from controller.table.app import DeviceNote, InputResult
 from drivers.tbl21 import events
 from drivers.tbl21.cards import Card, Rank, Suit
 from drivers.tbl21.events import (
@@ -235,22 +237,8 @@ def test_entry_for_gives_the_documented_kind_and_payload() -> None:
     )
 
 
-def test_entry_for_reads_the_tables_input_results_and_notes_by_shape() -> None:
-    @dataclasses.dataclass(frozen=True)
-    class InputResult:
-        action: Action | None
-        accepted: bool
-        reason: str = ""
-        keys: tuple[str, ...] = ()
-        data: dict[str, Any] = dataclasses.field(default_factory=dict)
-        by: str | None = None
-
-    @dataclasses.dataclass(frozen=True)
-    class DeviceNote:
-        device: str
-        text: str
-
-    result = InputResult(Action.KEY_CARD, True, "", ("OK_",), {"card": Card.parse("AS")}, "dealer")
+def test_entry_for_writes_the_tables_input_results_with_their_data_and_notes() -> None:
+    result = InputResult(Action.KEY_CARD, True, "", ("OK_",), KeyedCard(Card.parse("AS")), "dealer")
     assert entry_for(result) == (
         "input",
         {

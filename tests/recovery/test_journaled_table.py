@@ -135,12 +135,18 @@ def test_a_journal_that_cannot_be_written_refuses_bets_and_tells_the_dealer(
 
 
 def _fill(journal: Journal) -> JournalUnavailable:
-    for n in range(10_000):
-        try:
-            journal.append("note", {"device": "test", "text": f"filler {n} " + "x" * 200})
-        except JournalUnavailable as full:
-            return full
-    raise AssertionError("the journal never filled up")
+    """Fill the journal's last page too: rows ever shorter until not even a short one fits."""
+    full: JournalUnavailable | None = None
+    for pad in (200, 50, 10, 0):
+        for n in range(10_000):
+            try:
+                journal.append("note", {"device": "test", "text": f"filler {n} " + "x" * pad})
+            except JournalUnavailable as refused:
+                full = refused
+                break
+    if full is None:
+        raise AssertionError("the journal never filled up")
+    return full
 
 
 def test_the_dealer_is_told_the_round_was_recovered_and_the_journal_says_so(

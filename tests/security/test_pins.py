@@ -53,7 +53,7 @@ def _access_rows(t: PinTable) -> list[dict[str, Any]]:
 
 def _attempt_rows(t: PinTable) -> list[dict[str, Any]]:
     calls = [r.payload for r in t.journal.iter_rows(kinds=["call"])]
-    return [p for p in calls if p.get("method") == "pin"]
+    return [p for p in calls if p.get("type") == "PinAttempt"]
 
 
 def test_five_wrong_pins_lock_the_role_for_the_configured_time_and_a_right_pin_is_then_refused(
@@ -331,8 +331,8 @@ def test_a_journal_from_before_pins_replays_as_it_was_and_pins_are_required_from
     clock = Clock()
     after = PinTable(path, pins(clock), deal=False)  # replays without a mismatch
     assert after.app.controller.table.cards_burned == 2
-    policy = [p for p in _calls(after) if p.get("method") == "require_pins"]
-    assert policy == [{"method": "require_pins", "required": True}]
+    policy = [p for p in _calls(after) if p.get("type") == "RequirePins"]
+    assert policy == [{"type": "RequirePins", "required": True}]
     after.card("4H")  # nobody asked for it either
     after.key(KeyPosition.SUPERVISOR)
     after.press(Button.CANCEL)
@@ -342,7 +342,7 @@ def test_a_journal_from_before_pins_replays_as_it_was_and_pins_are_required_from
     assert state(after) is State.PLAYING
     after.close()
     again = PinTable(path, pins(clock), deal=False)
-    assert [p for p in _calls(again) if p.get("method") == "require_pins"] == policy
+    assert [p for p in _calls(again) if p.get("type") == "RequirePins"] == policy
     assert again.app.controller.table.cards_burned == 3
     again.close()
 
