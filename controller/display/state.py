@@ -17,7 +17,7 @@ from controller.round.model import BoxState, HoldKind, total
 from controller.round.spec import State
 from controller.service.health import DeviceHealth
 from controller.service.history import RoundSummary
-from controller.table.access import KEY_ROLES, AccessEvent, Role, when
+from controller.table.access import AccessEvent, Role, when
 from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
 from drivers.tbl21.cards import Card
@@ -122,22 +122,22 @@ def _prompt_json(prompt: Prompt | None) -> dict[str, Any] | None:
 
 def _access_json(app: TableApp) -> dict[str, Any]:
     """Roles and sign-in as the display shows them (never a PIN: only how many digits)."""
-    policy = app.access
-    role = KEY_ROLES.get(app.controller.table.key_position)
+    policy = app.access.policy
+    role = app.access.key_role
     now = policy.clock()
     holds = app.controller.hold_reasons
     message = next((o for o in reversed(app.outputs[-60:]) if isinstance(o, AccessEvent)), None)
     return {
         "pins": policy.pins_required,
         "key_role": None if role is None else role.value,
-        "signed_in": None if app.signin.role is None else app.signin.role.value,
-        "pin_pad": app.pin_pad_role() is not None,
-        "pin_keyed": app.pin_keyed(),
+        "signed_in": None if app.access.signin.role is None else app.access.signin.role.value,
+        "pin_pad": app.access.pin_pad_role() is not None,
+        "pin_keyed": app.access.pin_keyed(),
         "pin_set": {r.value: policy.has_pin(r) for r in Role} if policy.pins_required else {},
         "locked": {
             r.value: when(until)
             for r in Role
-            if (until := app.signin.locked_until(r, now)) is not None
+            if (until := app.access.signin.locked_until(r, now)) is not None
         },
         "decisions": app.supervisor_choices(),
         "key_in": app.key_in_needed(),
@@ -186,7 +186,7 @@ def table_state(
         "holding": c.state is State.HOLD,
         "holds": [h.detail for h in c.hold_reasons],
         "shuffle_due": c.table.shuffle_due or c.state is State.SHUFFLE,
-        "key": c.table.key_position,
+        "key": app.access.key,
         "prompt": _prompt_json(app.last_prompt()),
         "recent_prompts": [p.text for p in recent],
         "turn": None

@@ -49,8 +49,9 @@ from controller.round.controller import StateChanged
 from controller.round.inputs import DECISIONS_TYPES, Bet, KeyedCard, parse_input
 from controller.round.spec import Action, State
 from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
-from controller.table.app import DIGIT_KEYS, DeviceOrder, InputResult, TableApp, TableOutput
+from controller.table.app import DeviceOrder, InputResult, TableApp, TableOutput
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
+from controller.table.keypad import DIGIT_KEYS
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
@@ -162,12 +163,12 @@ class JournaledTable:
 
         On the PIN pad a digit is applied unjournalled (it is part of a PIN), and ``OK_`` after
         digits is journalled as the attempt's outcome instead of as the key press."""
-        if isinstance(event, ButtonPressed) and self.app.pin_pad_role() is not None:
+        if isinstance(event, ButtonPressed) and self.app.access.pin_pad_role() is not None:
             if event.button in DIGIT_KEYS:
                 self.app.handle(event)
                 return True
-            if event.button is Button.OK and self.app.pin_keyed():
-                return self._attempt(self.app.check_pin(source="panel")) is not None
+            if event.button is Button.OK and self.app.access.pin_keyed():
+                return self._attempt(self.app.access.check_pin(source="panel")) is not None
         return self.apply(event)
 
     def apply(self, cause: Cause) -> bool:
@@ -181,7 +182,7 @@ class JournaledTable:
 
     def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
         """A PIN from the display: checked, its outcome journalled, then applied."""
-        event = self._attempt(self.app.check_pin(pin, source=source))
+        event = self._attempt(self.app.access.check_pin(pin, source=source))
         if event is None:
             return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
         return event
@@ -195,12 +196,12 @@ class JournaledTable:
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""
-        if required is not self.app.access.pins_required:
+        if required is not self.app.access.policy.pins_required:
             self.apply(RequirePins(required))
 
     def sign_out(self, reason: str) -> None:
         """Sign out whoever is signed in (journalled as a cause first)."""
-        if self.app.signin.role is not None:
+        if self.app.access.signin.role is not None:
             self.apply(SignOut(reason))
 
     def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:

@@ -140,11 +140,9 @@ class DirectHands:
         if event.kind == "card_out_of_turn":
             self.draw()
         elif event.kind == "supervisor":
-            c.set_key_position("SUP")
-            try:
-                c.perform(SUPERVISOR_ACTIONS[event.data["decision"]], by="supervisor")
-            finally:
-                c.set_key_position("RUN")
+            # (no key switch here: the round takes the decisions it is given; who may take
+            # them is the table's to say, controller.table.access)
+            c.perform(SUPERVISOR_ACTIONS[event.data["decision"]], by="supervisor")
         elif event.kind == "key_card":
             c.perform(Action.KEY_CARD, card=Card.parse(event.data["card"]))
         elif event.kind == "unreadable_card":

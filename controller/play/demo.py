@@ -22,7 +22,8 @@ from controller.game.errors import ConfigError
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
 from controller.round.spec import Action, State
 from controller.service.service import ActorFactory, TableService
-from controller.table.app import InputResult, TableApp, keys_for
+from controller.table.app import InputResult, TableApp
+from controller.table.keypad import keys_for
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.errors import ShoeEmptyError
 

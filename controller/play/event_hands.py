@@ -16,7 +16,8 @@ from typing import Any, Protocol
 from controller.play.autoplay import SUPERVISOR_ACTIONS, PlayError, TableEvent, reader_outcome
 from controller.round.errors import ActionRefused
 from controller.round.spec import Action
-from controller.table.app import InputResult, TableApp, keys_for
+from controller.table.app import InputResult, TableApp
+from controller.table.keypad import keys_for
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     ButtonPressed,
@@ -114,7 +115,7 @@ class EventHands:
         start = self.app.output_mark()
         for key in keys_for(action, data, players):
             self._send(DeviceType.PANEL, ButtonPressed, button=key, held_ms=0)
-        if action is Action.SHUFFLE and self.app.shuffle_requested:
+        if action is Action.SHUFFLE and self.app.shoe.shuffle_requested:
             self._send(DeviceType.SHOE, ShoeLoaded, cards_detected=None)
         for item in self.app.outputs_since(start):
             if isinstance(item, InputResult) and not item.accepted:

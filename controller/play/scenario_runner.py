@@ -62,8 +62,9 @@ from controller.round.model import RoundState, total
 from controller.round.spec import Action
 from controller.service.service import TableService
 from controller.table.access import KEY_ONLY
-from controller.table.app import InputResult, TableApp, keys_for
+from controller.table.app import InputResult, TableApp
 from controller.table.config import LoadedTable, TableConfig
+from controller.table.keypad import keys_for
 from drivers.tbl21.cards import Card
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.errors import ShoeEmptyError
@@ -158,7 +159,7 @@ class DeviceHands(Hands):
         if not outcome.accepted:
             raise ActionRefused(action, self.app.controller.state, outcome.reason)
         if action is Action.SHUFFLE:
-            self.pump(lambda: not self.app.shuffle_requested, "the new shoe")
+            self.pump(lambda: not self.app.shoe.shuffle_requested, "the new shoe")
 
     def table_event(self, event: TableEvent) -> None:
         app = self.app
@@ -198,7 +199,7 @@ class DeviceHands(Hands):
     def _turn_key(self, position: str) -> None:
         self.panel.turn_key(position)
         self.pump(
-            lambda: self.app.controller.table.key_position == position,
+            lambda: self.app.access.key == position,
             f"the key switch at {position}",
         )
 

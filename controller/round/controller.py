@@ -97,8 +97,6 @@ from controller.round.model import (
 )
 from controller.round.spec import (
     SPEC,
-    SUPERVISOR_ACTIONS,
-    TECHNICIAN_ACTIONS,
     A,
     Action,
     S,
@@ -222,10 +220,6 @@ class RoundController:
         """The actions the spec allows now (a decision may still be refused by the rules)."""
         return {a for (s, a) in SPEC if s is self.state}
 
-    def set_key_position(self, position: str) -> None:
-        """The dealer panel's key switch: RUN, SUP (supervisor) or TEC (technician)."""
-        self.table.key_position = position
-
     def perform(self, action: Input | Action | str, **data: Any) -> State:
         """Carry out an input (or an action with its data, made into one:
         :func:`~controller.round.inputs.parse_input`); return the new state. Refused inputs
@@ -239,14 +233,6 @@ class RoundController:
         if (source, action) not in SPEC:
             raise ActionRefused(
                 action, source, f"{describe(action)} is not possible {when(source)}"
-            )
-        if (
-            action in SUPERVISOR_ACTIONS
-            and self.table.key_position != "SUP"
-            and not (self.table.key_position == "TEC" and action in TECHNICIAN_ACTIONS)
-        ):
-            raise ActionRefused(
-                action, source, "needs the supervisor key (turn the key switch to SUP)"
             )
         # Handlers check everything before they change anything, so a refusal leaves the round
         # as it was (the spec walk and the stateful test hold them to that).

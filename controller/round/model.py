@@ -385,7 +385,6 @@ class TableStatus:
     shuffle_due: bool = False
     burn_left: int = 0
     round_number: int = 0
-    key_position: str = "RUN"
     holds: list[HoldReason] = field(default_factory=list)
     resume_state: State | None = None
     cards_burned: int = 0  # burn cards of new shoes and irregular cards a supervisor burned

@@ -271,7 +271,7 @@ class TableService:
             baudrate=self.config.devices.baudrate,
             confirm_events=True,  # acknowledged only once journaled
             resume=resume_points(journal),
-            drawn=self.journaled.app.last_draw_no or 0,
+            drawn=self.journaled.app.shoe.last_draw_no or 0,
         )
         self.devices = opened.drivers
         self.emulated = opened.emulated

@@ -38,8 +38,8 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
@@ -330,3 +330,160 @@ def technician_lockup(hold: HoldReason) -> bool:
         and hold.device is not None
         and any(hold.detail == f"{hold.device} lockup {name}" for name in TECHNICIAN_FAULTS)
     )
+
+
+class PinPadKey(StrEnum):
+    """What a key on the PIN pad did."""
+
+    KEPT = "kept"  # a digit, or CAN: nothing to tell
+    DEALER = "dealer"  # CAL: the dealer's key as ever
+    ATTEMPT = "attempt"  # OK_ after digits: check the PIN
+    REFUSED = "refused"  # any other key: the PIN first
+
+
+class AccessControl:
+    """The key switch, the PIN pad and who is signed in: who may decide what, now.
+
+    The round takes whatever decision it is given; the table asks here first. Every change
+    comes from a journalled cause (a key-switch event, a PIN attempt's outcome, a sign-out, a
+    change of policy), so a replay rebuilds it exactly."""
+
+    def __init__(self, policy: AccessPolicy = KEY_ONLY) -> None:
+        self.policy = policy  # KEY_ONLY: the key alone (scenario runs, the simulator, tests)
+        self.signin = SignIn()
+        self.key = "RUN"  # the key switch: RUN, SUP or TEC
+        self._pin = ""  # digits keyed on the PIN pad: never output, logged or journalled
+
+    @property
+    def key_role(self) -> Role | None:
+        return KEY_ROLES.get(self.key)
+
+    def turn(self, position: str) -> bool:
+        """The key switch turned; whether whoever is signed in must sign out."""
+        self.key = position
+        self._pin = ""
+        return self.signin.role is not None and self.key_role is not self.signin.role
+
+    def pin_pad_role(self) -> Role | None:
+        """The role whose PIN the panel takes now: the key is at its position, the table takes
+        PINs, and that role is not signed in."""
+        role = self.key_role
+        if role is None or not self.policy.pins_required or self.signin.role is role:
+            return None
+        return role
+
+    def pin_keyed(self) -> int:
+        """How many digits are keyed on the PIN pad (what the display shows as dots)."""
+        return len(self._pin)
+
+    def pin_key(self, button: str) -> PinPadKey:
+        """A key on the PIN pad (``D0_``..``D9_``, ``CAN``, ``OK_``...)."""
+        if button.startswith("D") and button[1:2].isdigit():
+            if len(self._pin) < PIN_ENTRY_MAX:
+                self._pin += button[1]
+            return PinPadKey.KEPT
+        if button == "CAN":
+            self._pin = ""
+            return PinPadKey.KEPT
+        if button == "CAL":
+            return PinPadKey.DEALER
+        if button == "OK_" and self._pin:
+            return PinPadKey.ATTEMPT
+        return PinPadKey.REFUSED
+
+    def pin_pad_refusal(self, button: str) -> str:
+        role = self.pin_pad_role()
+        assert role is not None
+        if button != "OK_":
+            return f"enter the {role.value} PIN first: digits D0_-D9_, then OK_ (CAN clears)"
+        return f"key in the {role.value} PIN digits first, then OK_"
+
+    def check_pin(self, pin: str | None = None, *, source: str = "panel") -> PinAttempt:
+        """The outcome of a PIN attempt (``pin``, or the digits keyed on the panel), without
+        applying it. The PIN is checked only when it may count: never for a locked role."""
+        text = self._pin if pin is None else pin
+        policy = self.policy
+        role = self.key_role
+        at = policy.clock()
+        if role is None:
+            result = AttemptResult.NO_KEY
+        elif not policy.pins_required:
+            result = AttemptResult.NOT_NEEDED
+        elif self.signin.role is role:
+            result = AttemptResult.ALREADY
+        elif not policy.has_pin(role):
+            result = AttemptResult.NO_PIN
+        elif self.signin.locked_until(role, at) is not None:
+            result = AttemptResult.LOCKED
+        else:
+            right = policy.verify(role, text)
+            result = AttemptResult.RIGHT if right else AttemptResult.WRONG
+        return PinAttempt(
+            role,
+            result,
+            at,
+            source,
+            name=policy.name(role) if role is not None else "",
+            max_wrong_pins=policy.max_wrong_pins,
+            lockout_seconds=policy.lockout_seconds,
+        )
+
+    def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
+        """Apply an attempt's outcome (live, or replayed from the journal)."""
+        self._pin = ""
+        return self.signin.apply(attempt)
+
+    def require_pins(self, required: bool) -> list[AccessEvent]:
+        """From now on decisions need (or no longer need) a PIN besides the key."""
+        if required is self.policy.pins_required:
+            return []
+        self.policy = replace(self.policy, pins_required=required)
+        self._pin = ""
+        events: list[AccessEvent] = []
+        signed_out = None if required else self.signin.sign_out("PINs are no longer required")
+        if signed_out is not None:
+            events.append(signed_out)
+        text = (
+            "supervisor and technician decisions need the key and that role's PIN"
+            if required
+            else "supervisor and technician decisions need the key alone"
+        )
+        events.append(AccessEvent(None, "policy", True, text))
+        return events
+
+    def who(self, role: Role) -> str:
+        if self.policy.pins_required and self.signin.role is role:
+            return self.signin.who()
+        return f"{role.value} (key)"
+
+    def granted(self, role: Role) -> bool:
+        return not self.policy.pins_required or self.signin.role is role
+
+    def refusal(self, action: Action, holds: Sequence[HoldReason]) -> str | None:
+        """Why the role on the key may not take ``action`` now (None: it may, as far as access
+        goes; the round decides the rest). The dealer's actions need nothing."""
+        if action not in SUPERVISOR_ACTIONS:
+            return None
+        role = self.key_role
+        if role is None:
+            return "needs the supervisor key (turn the key switch to SUP)"
+        lockups = [h for h in holds if h.kind is HoldKind.LOCKUP]
+        if action not in ROLE_ACTIONS[role] or (
+            role is Role.TECHNICIAN and not (lockups and technician_lockup(lockups[0]))
+        ):
+            return (
+                f"a {role.value} may clear only a device's hardware lockup; "
+                f"{DECISION_NAMES[action].replace('_', ' ')} needs the supervisor "
+                "(key at SUP and the supervisor PIN)"
+            )
+        if self.granted(role):
+            return None
+        if not self.policy.has_pin(role):
+            return set_pin_hint(role)
+        # (no clock here: a replay, at another time, must refuse with the same words)
+        until = self.signin.locks[role].locked_until
+        locked = "" if until is None else f"; wrong PINs locked it until {when(until)}"
+        return (
+            f"enter the {role.value} PIN: digits D0_-D9_ then OK_ on the panel with the key at "
+            f"{ROLE_KEYS[role]}, or the PIN field on the display{locked}"
+        )

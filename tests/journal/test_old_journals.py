@@ -32,7 +32,7 @@ def summary(table: JournaledTable) -> dict[str, Any]:
     return {
         "state": c.state.value,
         "round": c.round.number,
-        "last_draw_no": table.app.last_draw_no,
+        "last_draw_no": table.app.shoe.last_draw_no,
         "cards_burned": c.table.cards_burned,
         "ledger": [to_value(e) for e in c.round.ledger],
     }

@@ -48,7 +48,7 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
         first.app.controller.state,
         first.app.controller.round,
         first.app.controller.table.round_number,
-        first.app.last_draw_no,
+        first.app.shoe.last_draw_no,
     )
     assert first.errors == []
 
@@ -61,7 +61,7 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
             second.app.controller.state,
             second.app.controller.round,
             second.app.controller.table.round_number,
-            second.app.last_draw_no,
+            second.app.shoe.last_draw_no,
         )
         assert after_start == before
         number = before[2]

@@ -128,7 +128,6 @@ def test_every_state_can_be_reached_for_the_walk() -> None:
 @pytest.mark.parametrize("action", list(Action))
 def test_state_action_pair_follows_the_spec(state: State, action: Action) -> None:
     c = REACH[state]()
-    c.set_key_position("SUP")
     c.drain()
     before = (copy.deepcopy(c.round), c.state, repr(c.table))
     allowed = SPEC.get((state, action))
@@ -147,11 +146,3 @@ def test_spec_pairs_outside_it_are_refused_with_the_state_named() -> None:
     c = REACH[State.BETTING]()
     with pytest.raises(ActionRefused, match="hit is not possible while bets are open"):
         c.perform(Action.HIT, box=1)
-
-
-def test_supervisor_actions_need_the_key() -> None:
-    c = _hold()
-    with pytest.raises(ActionRefused, match="supervisor key"):
-        c.perform(Action.BURN_CARD)
-    c.set_key_position("SUP")
-    assert c.perform(Action.BURN_CARD) is State.PLAYING

@@ -99,16 +99,7 @@ class RoundMachine(RuleBasedStateMachine):
     def anything(self, action: Action, payload: dict[str, Any]) -> None:
         if action is Action.CARD and "card" not in payload:
             payload = {**payload, "card": next(self.shoe)}
-        if action in (
-            Action.ASSIGN_CARD,
-            Action.BURN_CARD,
-            Action.VOID,
-            Action.CLEAR_LOCKUP,
-            Action.CONFIRM_CARD,
-        ):
-            self.c.set_key_position("SUP")
         self._perform(action, **payload)
-        self.c.set_key_position("RUN")
 
     @rule()
     def what_the_dealer_would_do(self) -> None:
@@ -129,10 +120,8 @@ class RoundMachine(RuleBasedStateMachine):
         elif state is State.SHUFFLE:
             self._perform(Action.SHUFFLE)
         elif state is State.HOLD:
-            self.c.set_key_position("SUP")
             self._perform(Action.BURN_CARD)
             self._perform(Action.RESUME, kind="device_lost")
-            self.c.set_key_position("RUN")
 
     @invariant()
     def every_card_read_is_accounted_for(self) -> None:

@@ -10,8 +10,9 @@ from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable
 from controller.journal.store import Journal
 from controller.table.access import AccessEvent, AccessPolicy, Role
-from controller.table.app import DIGIT_KEYS, InputResult, TableApp
+from controller.table.app import InputResult, TableApp
 from controller.table.config import hash_secret
+from controller.table.keypad import DIGIT_KEYS
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -76,7 +77,7 @@ class PinTable:
         self.journal = Journal.open(path, table_id="T1")
         self.table = JournaledTable.start(load_variant("nz-pontoon"), self.journal, access=access)
         self.seq = 0
-        self.draw_no = self.table.app.last_draw_no or 0
+        self.draw_no = self.table.app.shoe.last_draw_no or 0
         if deal:
             self.card("2C")
             self.table.place_bet(1, "ann", 1000)

@@ -80,7 +80,7 @@ def test_five_wrong_pins_lock_the_role_for_the_configured_time_and_a_right_pin_i
     refused = t.pin(SUPERVISOR_PIN)  # the right PIN, and still refused
     assert refused.event == "refused"
     assert refused.text.startswith("the supervisor PIN is locked until 08:02:00 UTC (another 1 s)")
-    assert t.app.signin.role is None
+    assert t.app.access.signin.role is None
     before = _round(t)
     t.press(Button.HIT)
     assert not t.last_input().accepted
@@ -204,10 +204,10 @@ def test_turning_the_key_away_signs_the_role_out(tmp_path: Path) -> None:
     assert t.pin(SUPERVISOR_PIN).event == "signed_in"
     assert t.app.supervisor_choices() == ["assign", "burn", "void"]
     t.key(KeyPosition.RUN)
-    assert t.app.signin.role is None
+    assert t.app.access.signin.role is None
     assert _access_rows(t)[-1]["text"] == "supervisor sue signed out: the key turned to RUN"
     t.key(KeyPosition.SUPERVISOR)  # back at SUP: the PIN again
-    assert t.app.pin_pad_role() is Role.SUPERVISOR
+    assert t.app.access.pin_pad_role() is Role.SUPERVISOR
     assert t.app.supervisor_choices() == []
     assert not t.table.supervisor(Action.BURN_CARD).accepted
     assert state(t) is State.HOLD
@@ -228,7 +228,7 @@ def test_a_lockout_survives_a_restart_that_replays_the_journal(tmp_path: Path) -
     clock.now += 60
     again = PinTable(path, pins(clock), deal=False)  # rebuilt by replaying the journal
     assert again.table.recovery is not None
-    assert again.app.signin.locks[Role.SUPERVISOR].locked_until == START + LOCKOUT_S
+    assert again.app.access.signin.locks[Role.SUPERVISOR].locked_until == START + LOCKOUT_S
     refused = again.pin(SUPERVISOR_PIN)
     assert refused.text.startswith(
         "the supervisor PIN is locked until 08:02:00 UTC (another 1 min)"
@@ -237,7 +237,7 @@ def test_a_lockout_survives_a_restart_that_replays_the_journal(tmp_path: Path) -
 
     clock.now = START + LOCKOUT_S  # after the lockout the replay still gives the same refusals
     after = PinTable(path, pins(clock), deal=False)
-    assert after.app.signin.locks[Role.SUPERVISOR].locked_until == START + LOCKOUT_S
+    assert after.app.access.signin.locks[Role.SUPERVISOR].locked_until == START + LOCKOUT_S
     assert after.pin(SUPERVISOR_PIN).event == "signed_in"
     after.close()
 
@@ -255,12 +255,12 @@ def test_a_restart_signs_out_whoever_was_signed_in_and_replays_to_the_same_state
     t.close()
 
     again = PinTable(path, pins(clock), deal=False)
-    assert again.app.signin.role is None
+    assert again.app.access.signin.role is None
     assert _access_rows(again)[-1]["text"] == "supervisor sue signed out: the table restarted"
     assert not again.table.supervisor(Action.BURN_CARD).accepted
     again.close()
     third = PinTable(path, pins(clock), deal=False)  # the sign-out replays like the rest
-    assert third.app.signin.role is None
+    assert third.app.access.signin.role is None
     assert third.app.controller.hold_reasons[0].kind is HoldKind.UNEXPECTED_CARD
     assert third.pin(SUPERVISOR_PIN).event == "signed_in"
     third.close()

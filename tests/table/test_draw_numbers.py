@@ -12,11 +12,14 @@ from drivers.tbl21.events import (
     DeviceRef,
     DeviceType,
     FaultRaised,
+    KeyPosition,
+    KeySwitch,
     LinkLost,
     Severity,
 )
 
 SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
+PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
 
 
 def card(app: TableApp, text: str, draw_no: int, seq: int) -> None:
@@ -58,7 +61,7 @@ def test_an_unreadable_card_leaves_a_gap_of_one_that_is_expected() -> None:
     card(app, "9H", 2, 1)
     app.handle(FaultRaised(device=SHOE, at=0.0, seq=2, code=0x10, severity=Severity.WARNING,
                            text="CARD_UNREADABLE"))  # fmt: skip
-    app.controller.set_key_position("SUP")
+    app.handle(KeySwitch(device=PANEL, at=0.0, seq=3, position=KeyPosition.SUPERVISOR))
     app.supervisor(Action.KEY_CARD, card=Card.parse("7C"))
     app.supervisor(Action.CONFIRM_CARD, by="sue")
     card(app, "6D", 4, 3)

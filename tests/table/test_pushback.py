@@ -85,7 +85,7 @@ def test_after_a_void_the_pushed_back_card_comes_out_as_a_new_card() -> None:
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=1, position=KeyPosition.SUPERVISOR))
     assert app.supervisor(Action.VOID, by="sue").accepted
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=2, position=KeyPosition.RUN))
-    assert app.pushed_back is None
+    assert app.shoe.pushed_back is None
     app.controller.perform("ok")  # the void settled: next round
     app.place_bet(1, "ann", 1000)
     app.controller.perform("deal")

@@ -42,4 +42,4 @@ def test_a_new_shoe_between_rounds_is_only_noted() -> None:
     assert app.controller.state is State.BETTING
     loaded(app)
     assert app.controller.hold_reasons == []
-    assert app.last_draw_no == 0  # the new shoe counts its draws from 1
+    assert app.shoe.last_draw_no == 0  # the new shoe counts its draws from 1

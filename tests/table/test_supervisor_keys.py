@@ -2,7 +2,7 @@
 
 from controller.game.rules import load_variant
 from controller.game.settlement import EntryKind
-from controller.round.spec import State
+from controller.round.spec import Action, State
 from controller.table.app import TableApp
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
@@ -92,3 +92,24 @@ def test_deal_lights_only_once_there_are_bets_and_shuffle_only_while_there_are_n
     app.place_bet(1, "ann", 1000)
     assert Button.DEAL in app.lit
     assert Button.SHUFFLE not in app.lit
+
+
+def test_a_supervisor_decision_needs_the_supervisor_key() -> None:
+    """(The round takes whatever decision it is given: who may decide is the table's.)"""
+    t = Table()
+    t.card("8S")  # nobody asked for it: the table holds
+    refused = t.app.supervisor(Action.BURN_CARD)
+    assert not refused.accepted
+    assert "supervisor key" in refused.reason
+    assert t.app.holding()
+    t.key(KeyPosition.SUPERVISOR)
+    assert t.app.supervisor(Action.BURN_CARD).accepted
+    assert t.app.controller.state is State.PLAYING
+
+
+def test_a_void_needs_the_supervisor_key() -> None:
+    t = Table()
+    refused = t.app.supervisor(Action.VOID)
+    assert not refused.accepted
+    assert "supervisor key" in refused.reason
+    assert t.app.controller.state is State.PLAYING

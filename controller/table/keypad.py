@@ -1,0 +1,145 @@
+"""The panel's keys, and the dealer's key sequences that make a decision (``docs/panel.md``).
+
+The dealer panel has no keyboard, so a decision is entered as a short sequence: an optional box
+key ``B1_``..``B7_``, optional wager-position keys ``W1_``..``W3_`` (the players on the box, in
+the order they bet), optional amount digits keyed like a till (``D2_ D5_ D0_`` is $2.50), then
+the decision key (``HIT``, ``STD``, ``DBL``, ``SPL``, ``SUR``, ``INS``, ``RES``, ``OK_``,
+``UND``, ``SHF``, ``DEA``). ``CAN`` clears the entry. :class:`PanelEntry` collects a sequence
+and makes the round's input of it; :func:`keys_for` is the other way round (the keys a script's
+or the demo's fingers press); :func:`dealer_keys` the keys that may be pressed now.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from controller.round.controller import RoundController
+from controller.round.inputs import Input, parse_input
+from controller.round.spec import Action, State
+from drivers.tbl21.events import Button
+
+DECISION_KEYS: dict[Button, Action] = {
+    Button.HIT: Action.HIT,
+    Button.STAND: Action.STAND,
+    Button.DOUBLE: Action.DOUBLE,
+    Button.SPLIT: Action.SPLIT,
+    Button.SURRENDER: Action.SURRENDER,
+    Button.INSURANCE: Action.INSURANCE,
+    Button.RESCUE: Action.RESCUE,
+    Button.OK: Action.OK,
+    Button.UNDO: Action.UNDO,
+    Button.SHUFFLE: Action.SHUFFLE,
+    Button.DEAL: Action.DEAL,
+}
+ACTION_KEYS = {action: button for button, action in DECISION_KEYS.items()}
+BOX_KEYS = [Button(f"B{n}_") for n in range(1, 8)]
+WAGER_KEYS = [Button(f"W{n}_") for n in range(1, 4)]
+DIGIT_KEYS = [Button(f"D{n}_") for n in range(10)]
+# The states whose decisions may name a box, a wager position or an amount.
+ENTRY_STATES = {State.OFFERS, State.INSURANCE, State.SURRENDER, State.PLAYING, State.RESCUE}
+HAND_DECISIONS = (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT)
+
+
+class EntryError(ValueError):
+    """Keys that make no input (a wager position nobody holds); the text says why."""
+
+
+@dataclass
+class PanelEntry:
+    """The keys of a decision keyed so far."""
+
+    box: int | None = None
+    wagers: list[int] = field(default_factory=list)
+    digits: str = ""
+    keys: list[str] = field(default_factory=list)
+
+    def clear(self) -> None:
+        self.box = None
+        self.wagers.clear()
+        self.digits = ""
+        self.keys.clear()
+
+    def take(self, button: Button) -> bool:
+        """Note a key of the entry (every key pressed counts among its keys): a box,
+        wager-position or digit key is kept and CAN clears (True); False for any other."""
+        self.keys.append(button.value)
+        if button is Button.CANCEL:
+            self.clear()
+        elif button in BOX_KEYS:
+            self.box = BOX_KEYS.index(button) + 1
+        elif button in WAGER_KEYS:
+            self.wagers.append(WAGER_KEYS.index(button) + 1)
+        elif button in DIGIT_KEYS:
+            self.digits += str(DIGIT_KEYS.index(button))
+        else:
+            return False
+        return True
+
+    def input_for(self, action: Action, controller: RoundController) -> Input:
+        """The round's input for ``action`` with the keys entered (the box in play unless a box
+        key named another); :class:`EntryError` or the input's own error if they make none."""
+        round_ = controller.round
+        data: dict[str, Any] = {}
+        box_no = self.box
+        if box_no is None and round_.turn is not None:
+            box_no = round_.turn[0]
+        if box_no is not None:
+            data["box"] = box_no
+        players: list[str] = []
+        if self.wagers:
+            box = round_.boxes.get(box_no or 0)
+            for position in self.wagers:
+                if box is None or position > len(box.wagers):
+                    raise EntryError(f"no wager at position W{position} on box {box_no}")
+                players.append(box.wagers[position - 1].player)
+        if self.digits:
+            data["amount_cents"] = int(self.digits)
+        if action is Action.DOUBLE and players:
+            data["players"] = players
+        elif action in (Action.INSURANCE, Action.RESCUE) and players:
+            data["player"] = players[0]
+        return parse_input(action, data)
+
+
+def dealer_keys(controller: RoundController, wagers_per_box: int) -> frozenset[Button]:
+    """The keys the dealer may press now: the decisions the round would take, and the entry
+    keys where a decision may name a box, a wager or an amount."""
+    allowed = controller.allowed_actions()
+    lit: set[Button] = {Button.CALL, Button.CANCEL}
+    for action, button in ACTION_KEYS.items():
+        if action not in allowed:
+            continue
+        if action in HAND_DECISIONS and not controller.can(action):
+            continue
+        if action is Action.DEAL and not controller.round.boxes:
+            continue  # no more bets: there must be bets first
+        if action is Action.SHUFFLE and controller.round.boxes:
+            continue  # a shuffle waits until the bets are settled or cleared
+        lit.add(button)
+    if controller.state in ENTRY_STATES:
+        lit.update(BOX_KEYS[n - 1] for n in controller.round.boxes)
+        lit.update(WAGER_KEYS[:wagers_per_box])
+        lit.update(DIGIT_KEYS)
+    return frozenset(lit)
+
+
+def keys_for(action: Action, data: dict[str, Any], box_players: list[str]) -> list[Button]:
+    """The panel keys that enter ``action`` with ``data`` (the scenario runner's fingers)."""
+    keys: list[Button] = []
+    box = data.get("box")
+    if isinstance(box, int) and 1 <= box <= len(BOX_KEYS):
+        keys.append(BOX_KEYS[box - 1])
+    players: list[str] = []
+    if action is Action.DOUBLE and data.get("players") is not None:
+        players = list(data["players"])
+    elif action in (Action.INSURANCE, Action.RESCUE) and data.get("player"):
+        players = [str(data["player"])]
+    for player in players:
+        if player in box_players:
+            keys.append(WAGER_KEYS[box_players.index(player)])
+    amount = data.get("amount_cents")
+    if isinstance(amount, int) and amount > 0:
+        keys.extend(DIGIT_KEYS[int(d)] for d in str(amount))
+    keys.append(ACTION_KEYS[action])
+    return keys

@@ -1,0 +1,143 @@
+"""What the table makes of the shoe's reports: draw numbers, unreadable cards, pushbacks, reloads.
+
+Each card comes with the shoe's draw number: one more than the last applied (plus one per
+unreadable card). An old number is a repeat and is not applied again; a jump means cards left
+the shoe unseen, and the table locks up for a supervisor's check instead of guessing (the card
+itself then waits, as a card nobody asked for). A card the shoe pushed back after the table
+applied it stays dealt: the table holds until it is drawn again, and does not apply it twice. A
+new shoe nobody asked for in the middle of a round locks the table up.
+
+:class:`ShoeWatch` keeps the numbers and says what to do as *steps*: notes for the journal and
+inputs for the round, which the table carries out in order.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.round.inputs import DrawnCard, Hold, Input, Resume, Shuffle
+from controller.round.model import HoldKind
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import CardDrawn, FaultRaised, Severity
+
+CARD_UNREADABLE = 0x10
+CARD_PUSHBACK = 0x12
+
+
+@dataclass(frozen=True, slots=True)
+class Note:
+    """Something worth a journal note that changes nothing in the round."""
+
+    text: str
+
+
+Step = Note | Input
+
+
+class ShoeWatch:
+    """The shoe's position as the table has applied it."""
+
+    def __init__(self) -> None:
+        self.last_draw_no: int | None = None  # the shoe's last draw number applied
+        self.unread_draws = 0  # unreadable cards since then (each leaves a gap of one)
+        self.last_card: Card | None = None  # the last card from the shoe the table applied
+        self.pushed_back: Card | None = None  # applied, then pushed back into the shoe (0x12)
+        self.shuffle_requested = False  # SHF pressed: the shoe was told to load a new shoe
+
+    def drawn(self, event: CardDrawn) -> list[Step]:
+        """What to do with a card the shoe reports (the last step, if any, is the card)."""
+        last = self.last_draw_no
+        if last is not None and event.draw_no <= last:
+            return [
+                Note(
+                    f"card {event.card} of draw {event.draw_no} seen "
+                    f"before (last draw {last}): not applied again"
+                )
+            ]
+        if self.pushed_back is not None and event.card == self.pushed_back:
+            # The card the shoe pushed back comes out again: it was dealt already, so it goes
+            # where it went the first time and is not applied a second time.
+            self.last_draw_no = event.draw_no
+            self.unread_draws = 0
+            self.pushed_back = None
+            return [
+                Note(
+                    f"card {event.card} drawn again after its pushback (draw {event.draw_no}): "
+                    "already dealt, not applied again"
+                ),
+                Resume(HoldKind.REDRAW, "shoe"),
+            ]
+        steps: list[Step] = []
+        if last is not None and event.draw_no > last + 1 + self.unread_draws:
+            missing = event.draw_no - last - 1 - self.unread_draws
+            steps.append(
+                Hold(
+                    HoldKind.LOCKUP,
+                    f"DRAW_GAP: {missing} card(s) left the shoe unseen before draw "
+                    f"{event.draw_no}; supervisor verification",
+                    "shoe",
+                )
+            )
+        self.last_draw_no = event.draw_no
+        self.unread_draws = 0
+        steps.append(DrawnCard(event.card))
+        return steps
+
+    def applied(self, card: Card, accepted: bool) -> None:
+        """The round took (or refused) the card of the last :meth:`drawn`."""
+        self.last_card = card if accepted else None
+
+    def loaded(self, round_open: bool, round_number: int) -> list[Step]:
+        """The shoe reports a new shoe: what the shuffle asked for, or an irregularity."""
+        self.last_draw_no, self.unread_draws = 0, 0
+        if self.shuffle_requested:
+            self.shuffle_requested = False
+            return [Shuffle()]
+        if round_open:
+            # Nobody asked for it and a round is open: its cards so far came from the old
+            # shoe, the next from the new one. A supervisor checks before play goes on.
+            return [
+                Hold(
+                    HoldKind.LOCKUP,
+                    "SHOE_RELOADED: the shoe loaded a new shoe in the middle of "
+                    f"round {round_number}; supervisor verification",
+                    "shoe",
+                )
+            ]
+        return []
+
+    def fault(self, event: FaultRaised, device: str) -> list[Step]:
+        """A device fault: an unreadable card to key in, a lockup, a card pushed back."""
+        if event.code == CARD_UNREADABLE:
+            self.unread_draws += 1
+            return [
+                Hold(HoldKind.UNREADABLE_CARD, "the shoe could not read a card: key it in", device)
+            ]
+        if event.severity is not Severity.LOCKUP:
+            return []
+        pushed = self.last_card if event.code == CARD_PUSHBACK else None
+        steps: list[Step] = [
+            Hold(
+                HoldKind.LOCKUP,
+                f"{device} lockup {event.name}"
+                + ("" if pushed is None else f": {pushed} went back into the shoe"),
+                device,
+            )
+        ]
+        if pushed is not None and self.pushed_back is None:
+            # The card was applied before the shoe pushed it back: it stays dealt, and the
+            # table holds until it is drawn again (or the round is voided).
+            self.pushed_back = pushed
+            steps.append(
+                Hold(
+                    HoldKind.REDRAW,
+                    f"draw {pushed} again: it is dealt already and goes where it went the "
+                    "first time",
+                    device,
+                )
+            )
+        return steps
+
+    def redraw_abandoned(self) -> None:
+        """The round was voided: the pushed-back card comes out as a new one."""
+        self.pushed_back = None
