@@ -25,10 +25,11 @@ from typing import TYPE_CHECKING, Any
 
 from controller.cli.scenario import quiet_logs
 from controller.display.web import DisplayServer
+from controller.floor.shipper import Shipper
 from controller.game.errors import ConfigError
 from controller.journal.logs import configure_logging, reset_logging
 from controller.service.service import DemoOptions, TableService
-from controller.table.config import load_table_config
+from controller.table.config import LoadedTable, load_table_config
 from drivers.errors import DeviceError
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
@@ -107,6 +108,7 @@ def run(args: argparse.Namespace) -> int:
     stop = threading.Event()
     restore = _on_signals(stop)
     display = DisplayServer(service, table.config.display)
+    shipper = _shipper(table)
     try:
         try:
             service.start()
@@ -126,12 +128,16 @@ def run(args: argparse.Namespace) -> int:
         if not display.wait_started():
             print("croupier run: the display did not start", file=sys.stderr)
             return 1
+        if shipper is not None:
+            shipper.start()
         config = table.config
         print(f"croupier: table {config.table_id}, {table.rules.name}", flush=True)
         devices = ", ".join(f"{r} {u}" for r, u in config.devices.urls.items())
         print(f"devices: {devices}", flush=True)
         print(f"journal: {table.journal_path}", flush=True)
         print(f"audit log: {audit}", flush=True)
+        if shipper is not None:
+            print(f"floor: shipping the journal to {shipper.settings.where}", flush=True)
         for role in (config.supervisor, config.technician):
             title = type(role).__name__.lower()
             if role.pin_hash is None:
@@ -161,6 +167,8 @@ def run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:
         pass
     finally:
+        if shipper is not None:
+            shipper.close()
         display.close()
         service.close()
         restore()
@@ -172,6 +180,21 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print("stopped cleanly: display closed, devices released", flush=True)
     return 0
+
+
+def _shipper(table: LoadedTable) -> Shipper | None:
+    """The journal's shipper to the floor when the table file has a [floor] section."""
+    config = table.config
+    if config.floor is None:
+        return None
+    limits = config.limits
+    about = {
+        "variant": table.rules.id,
+        "game": table.rules.name,
+        "boxes": list(config.boxes),
+        "limits": {"min_cents": limits.min_cents, "max_cents": limits.max_cents},
+    }
+    return Shipper(table.journal_path, config.table_id, config.floor, about=about)
 
 
 def _console(service: TableService) -> Console | None:
