@@ -25,6 +25,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
 from types import FrameType
@@ -50,7 +51,7 @@ from controller.table.config import hash_secret
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
-DEMO_PASSWORD_ENV = "CROUPIER_FLOOR_PASSWORD"
+DEMO_PASSWORD_ENV = "CROUPIER_FLOOR_PASSWORD"  # noqa: S105 - a variable's name
 MIN_PASSWORD = 10
 
 
@@ -70,7 +71,9 @@ def register(commands: Subparsers) -> None:
 
     report = sub.add_parser("report", help="a shift's or a period's figures per table and floor")
     report.add_argument("--config", required=True, metavar="FILE", help="the floor file")
-    report.add_argument("--shift", metavar="START", help="the shift starting then (2026-11-29T14:00)")
+    report.add_argument(
+        "--shift", metavar="START", help="the shift starting then (2026-11-29T14:00)"
+    )
     report.add_argument("--from", dest="start", metavar="TIME", help="period start (ISO time)")
     report.add_argument("--to", dest="end", metavar="TIME", help="period end (ISO time)")
     report.add_argument(
@@ -161,9 +164,7 @@ def serve_command(args: argparse.Namespace) -> int:
         restore()
 
 
-def _serve(
-    floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any
-) -> int:
+def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any) -> int:
     config = floor.config
     watcher = FloorWatcher(conninfo, config.shifts.shifts(), config.alerts.watch())
     try:
@@ -208,9 +209,7 @@ def report_command(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         return _fail(str(exc), 2)
     shifts = floor.config.shifts.shifts()
-    query = {
-        k: v for k, v in (("shift", args.shift), ("from", args.start), ("to", args.end)) if v
-    }
+    query = {k: v for k, v in (("shift", args.shift), ("from", args.start), ("to", args.end)) if v}
     if "shift" in query and len(query) > 1:
         return _fail("give --shift or --from/--to, not both", 2)
     try:
@@ -224,12 +223,13 @@ def report_command(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     except psycopg.Error as exc:
         return _fail(f"the report's query failed: {exc}")
-    text = {
+    render_as: dict[str, Callable[[], str]] = {
         "text": lambda: made.text() + "\n",
         "json": lambda: json.dumps(made.as_json(), indent=2) + "\n",
         "csv": made.csv,
         "html": lambda: render(made),
-    }[args.format]()
+    }
+    text = render_as[args.format]()
     if args.out:
         try:
             Path(args.out).write_text(text, encoding="utf-8")
@@ -300,7 +300,9 @@ def migrate_command(args: argparse.Namespace) -> int:
 
 def passwd_command(args: argparse.Namespace) -> int:
     name = args.name
-    if not (name[:1].isalnum() and all(c.isalnum() or c in "_.-" for c in name) and len(name) <= 40):
+    if not (
+        name[:1].isalnum() and all(c.isalnum() or c in "_.-" for c in name) and len(name) <= 40
+    ):
         return _fail("a name is 1-40 letters, digits, _ . or -, starting with a letter or digit", 2)
     if sys.stdin.isatty():
         first = getpass.getpass(f"password for {name} (at least {MIN_PASSWORD} characters): ")
@@ -338,8 +340,19 @@ def demo_command(args: argparse.Namespace) -> int:
             log = (folder / f"table-{n}.out").open("wb")
             tables.append(
                 subprocess.Popen(  # noqa: S603 - this croupier, our own arguments
-                    [sys.executable, "-m", "controller.cli", "run", "--demo", "--config",
-                     str(table_file), "--pace", str(args.pace), "--seed", str(n)],
+                    [
+                        sys.executable,
+                        "-m",
+                        "controller.cli",
+                        "run",
+                        "--demo",
+                        "--config",
+                        str(table_file),
+                        "--pace",
+                        str(args.pace),
+                        "--seed",
+                        str(n),
+                    ],
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
@@ -351,11 +364,11 @@ def demo_command(args: argparse.Namespace) -> int:
         password = f"pit-{os.urandom(6).hex()}"
         floor_file = folder / "floor.toml"
         floor_file.write_text(
-            f"[database]\ndsn = \"{cluster.dsn(FLOOR_LOGIN, tcp=True)}\"\n"
-            f"password_env = \"CROUPIER_FLOOR_DB_PASSWORD\"\n\n"
+            f'[database]\ndsn = "{cluster.dsn(FLOOR_LOGIN, tcp=True)}"\n'
+            f'password_env = "CROUPIER_FLOOR_DB_PASSWORD"\n\n'
             f"[server]\nport = {args.port}\n\n"
-            f"[access]\nattempts_log = \"{folder / 'floor-access.jsonl'}\"\n\n"
-            f"[[users]]\nname = \"pit\"\nsecret_hash = \"{hash_secret(password)}\"\n\n"
+            f'[access]\nattempts_log = "{folder / "floor-access.jsonl"}"\n\n'
+            f'[[users]]\nname = "pit"\nsecret_hash = "{hash_secret(password)}"\n\n'
             "[alerts]\nrecheck_minutes = 1\n"
         )
         os.environ["CROUPIER_FLOOR_DB_PASSWORD"] = cluster.credentials.floor
@@ -395,7 +408,8 @@ def _demo_table_file(folder: Path, n: int, cluster: Cluster) -> Path:
         f'table_id = "demo-{n}"\nvariant = "{variant}"\nboxes = [1, 2, 3]\n\n'
         f"[display]\nport = 0\n\n"
         f'[journal]\npath = "{folder / f"journal-{n}.sqlite3"}"\n\n'
-        f'[logs]\naudit = "{folder / f"audit-{n}.jsonl"}"\ndebug = "{folder / f"debug-{n}.log"}"\n\n'
+        f'[logs]\naudit = "{folder / f"audit-{n}.jsonl"}"\n'
+        f'debug = "{folder / f"debug-{n}.log"}"\n\n'
         f'[floor]\ndsn = "{cluster.dsn(TABLE_LOGIN, tcp=True)}"\n'
         f'password_env = "{DEMO_PASSWORD_ENV}"\n'
     )
@@ -416,4 +430,3 @@ def _on_signals(stop: threading.Event) -> Any:
             signal.signal(sig, old)
 
     return restore
-

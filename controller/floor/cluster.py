@@ -109,7 +109,7 @@ class Cluster:
     def init(self) -> None:
         """initdb into ``base/data`` (scram-sha-256 for every connection)."""
         self.base.mkdir(parents=True, exist_ok=True)
-        os.chmod(self.base, 0o711)  # the server's user reaches its own folders
+        os.chmod(self.base, 0o711)  # noqa: S103 - the server's user reaches its own folders
         self.socket_dir.mkdir(exist_ok=True)
         self.data.mkdir(mode=0o700, exist_ok=True)
         pwfile = self.base / "admin.pw"
@@ -244,7 +244,8 @@ class Cluster:
             tail = self.log.read_text(errors="replace")[-2000:] if self.log.exists() else ""
             raise FloorError(
                 f"{Path(argv[0]).name} failed ({done.returncode}): "
-                f"{(done.stderr or done.stdout).strip()}" + (f"\n{tail}" if tail and not quiet else "")
+                f"{(done.stderr or done.stdout).strip()}"
+                + (f"\n{tail}" if tail and not quiet else "")
             )
         return done
 

@@ -40,7 +40,12 @@ class Alert:
     since: str  # ISO time (UTC) when the floor saw it
 
     def as_json(self) -> dict[str, Any]:
-        return {"table_id": self.table_id, "kind": self.kind, "text": self.text, "since": self.since}
+        return {
+            "table_id": self.table_id,
+            "kind": self.kind,
+            "text": self.text,
+            "since": self.since,
+        }
 
 
 @dataclass
@@ -180,14 +185,19 @@ class TableView:
 
     # --- alerts ---------------------------------------------------------------------------------
 
-    def alerts(self, now: datetime, *, lag_s: float = LAG_ALERT_S, silent_s: float = SILENT_ALERT_S) -> list[Alert]:
+    def alerts(
+        self, now: datetime, *, lag_s: float = LAG_ALERT_S, silent_s: float = SILENT_ALERT_S
+    ) -> list[Alert]:
         found: list[tuple[str, str]] = []
         if self.state == "hold" and self.lockup:
             found.append(("lockup", self.lockup))
         found += [("chain", b.describe()) for b in self.breaks]
         word = self.shipper
         if word is not None:
-            if word.problem.startswith("cannot read the journal") or "journal" in word.problem.split(":")[0]:
+            if (
+                word.problem.startswith("cannot read the journal")
+                or "journal" in word.problem.split(":")[0]
+            ):
                 found.append(("journal", word.problem))
             elif word.status == "refused":
                 found.append(("shipping", f"the floor refused its rows: {word.problem}"))

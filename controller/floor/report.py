@@ -46,25 +46,25 @@ CATEGORIES = (
     "push",
     "return",
 )
-_LOOKBACK = "interval '2 days'"  # a round's ledger rows are never older than its end by more
 
 _ENDS = """
 SELECT table_id, round_id, ts FROM croupier.journal_rows
 WHERE kind = 'round_end' AND at >= %(start)s AND at < %(end)s AND round_id IS NOT NULL
 """
-_STARTS = f"""
+_STARTS = """
 SELECT table_id, round_id, min(ts) FROM croupier.journal_rows
-WHERE kind = 'round_start' AND at >= %(start)s::timestamptz - {_LOOKBACK} AND at < %(end)s
+WHERE kind = 'round_start' AND at >= %(start)s::timestamptz - interval '2 days' AND at < %(end)s
   AND round_id IS NOT NULL
 GROUP BY table_id, round_id
 """
-_LEDGER = f"""
+_LEDGER = """
 SELECT table_id, round_id, payload::jsonb ->> 'kind', payload::jsonb ->> 'odds',
        coalesce(payload::jsonb ->> 'reason', '') LIKE 'natural%%',
        count(*), sum((payload::jsonb ->> 'amount_cents')::bigint),
        sum((payload::jsonb ->> 'stake_cents')::bigint)
 FROM croupier.journal_rows
-WHERE kind = 'ledger' AND at >= %(start)s::timestamptz - {_LOOKBACK} AND at < %(end)s
+WHERE kind = 'ledger' AND at >= %(start)s::timestamptz - interval '2 days' AND at < %(end)s
+-- (a round's ledger rows are never older than its end by two days)
 GROUP BY 1, 2, 3, 4, 5
 """
 _OVERRIDES = """
@@ -249,10 +249,13 @@ class Report:
                 f"{f.table_id:<14}{f.rounds:>8}{money(f.handle_cents):>14}"
                 f"{money(f.win_cents):>12}{f.hold_percent:>9}{f.rounds_per_hour:>10}"
             )
-        lines.append("payouts (floor): " + ", ".join(
-            f"{name} {p.count} ({money(p.amount_cents)})"
-            for name, p in sorted(self.floor.payouts.items(), key=lambda i: _order(i[0]))
-        ))
+        lines.append(
+            "payouts (floor): "
+            + ", ".join(
+                f"{name} {p.count} ({money(p.amount_cents)})"
+                for name, p in sorted(self.floor.payouts.items(), key=lambda i: _order(i[0]))
+            )
+        )
         for o in self.overrides:
             lines.append(
                 f"override {o.ts} table {o.table_id} round {o.round_id}: {o.action} by {o.by}"
@@ -264,7 +267,9 @@ class Report:
 def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> Report:
     """The report for ``[start, end)`` from the floor's rows (any role that may read them)."""
     if end <= start:
-        raise ValueError(f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})")
+        raise ValueError(
+            f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})"
+        )
     args = {"start": start, "end": end}
     ends = {(str(t), int(r)): str(ts) for t, r, ts in db.execute(_ENDS, args).fetchall()}
     starts = {(str(t), int(r)): str(ts) for t, r, ts in db.execute(_STARTS, args).fetchall()}

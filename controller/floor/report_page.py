@@ -107,20 +107,35 @@ def render(report: Report, *, query: str = "") -> str:
             for c in CATEGORIES
         )
         pay_rows += f"<tr><td>{html.escape(f.table_id)}</td>{cells}</tr>"
-    overrides = "".join(
-        "<tr>"
-        + "".join(
-            f"<td>{html.escape(str(v))}</td>"
-            for v in (o.ts, o.table_id, o.round_id if o.round_id is not None else "", o.action,
-                      o.by, o.detail)
+    overrides = (
+        "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(str(v))}</td>"
+                for v in (
+                    o.ts,
+                    o.table_id,
+                    o.round_id if o.round_id is not None else "",
+                    o.action,
+                    o.by,
+                    o.detail,
+                )
+            )
+            + "</tr>"
+            for o in report.overrides
         )
-        + "</tr>"
-        for o in report.overrides
-    ) or '<tr><td colspan="6">none</td></tr>'
+        or '<tr><td colspan="6">none</td></tr>'
+    )
+    over_head = "".join(
+        f"<th>{h}</th>" for h in ("time", "table", "round", "action", "by", "detail")
+    )
     links = ""
     if query:
         q = html.escape(query)
-        links = f'<p><a href="/report.csv?{q}">CSV</a> · <a href="/report.json?{q}">JSON</a> · <a href="/">floor</a></p>'
+        links = (
+            f'<p><a href="/report.csv?{q}">CSV</a> · <a href="/report.json?{q}">JSON</a> · '
+            '<a href="/">floor</a></p>'
+        )
     return f"""<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>croupier floor report</title>
 <style>{_CSS}</style></head><body>
@@ -129,13 +144,13 @@ def render(report: Report, *, query: str = "") -> str:
 {links}
 <table id="figures"><thead><tr>{head}</tr></thead><tbody>{figures}</tbody></table>
 <div class="plots">
-<img id="plot-win" alt="floor win over the period" src="{charts['win']}">
-<img id="plot-hold" alt="hold % per table" src="{charts['hold']}">
-<img id="plot-rate" alt="rounds per hour per table" src="{charts['rate']}">
+<img id="plot-win" alt="floor win over the period" src="{charts["win"]}">
+<img id="plot-hold" alt="hold % per table" src="{charts["hold"]}">
+<img id="plot-rate" alt="rounds per hour per table" src="{charts["rate"]}">
 </div>
 <h2>Payouts by kind (count / amount to the players)</h2>
 <table id="payouts"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
 <h2>Voids and overrides</h2>
-<table id="overrides"><thead><tr><th>time</th><th>table</th><th>round</th><th>action</th><th>by</th><th>detail</th></tr></thead><tbody>{overrides}</tbody></table>
+<table id="overrides"><thead><tr>{over_head}</tr></thead><tbody>{overrides}</tbody></table>
 </body></html>
 """

@@ -63,7 +63,12 @@ def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
             )
         elif row.kind == "supervisor":
             overrides.append(
-                {"action": p.get("action"), "by": p.get("by"), "detail": p.get("detail"), "ts": row.ts}
+                {
+                    "action": p.get("action"),
+                    "by": p.get("by"),
+                    "detail": p.get("detail"),
+                    "ts": row.ts,
+                }
             )
         elif row.kind == "round_end":
             result["end"] = row.ts

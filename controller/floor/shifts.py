@@ -3,6 +3,7 @@ file). A shift runs from its start to the next one's."""
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from datetime import datetime, time, timedelta
 from zoneinfo import ZoneInfo
@@ -22,7 +23,7 @@ class Shifts:
             for t in self.starts
         ]
         candidates.sort()
-        for start, end in zip(candidates, candidates[1:], strict=False):
+        for start, end in itertools.pairwise(candidates):
             if start <= local < end:
                 return start, end
         raise AssertionError("a time falls in no shift")  # pragma: no cover - days overlap

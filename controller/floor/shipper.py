@@ -21,6 +21,7 @@ oldest 35 s``); :meth:`Shipper.backlog` gives the same as data.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -163,10 +164,8 @@ class Shipper:
         self._stop.set()
         db = self._db
         if db is not None:
-            try:
+            with contextlib.suppress(psycopg.Error):
                 db.cancel_safe(timeout=1.0)
-            except psycopg.Error:
-                pass
         if self._thread is not None:
             self._thread.join(timeout=self.settings.connect_timeout_s + 5.0)
             self._thread = None
@@ -208,10 +207,8 @@ class Shipper:
                 self._set("refused", str(exc))
                 log.error("the floor refused the rows", table_id=self.table_id, reason=str(exc))
                 if self._db is not None:
-                    try:  # the floor shows why this table does not ship
+                    with contextlib.suppress(psycopg.Error):  # the floor shows why
                         self._report(str(exc))
-                    except psycopg.Error:
-                        pass
                 self._disconnect()
                 self._stop.wait(REFUSED_RETRY_S)
                 continue
@@ -401,10 +398,8 @@ class Shipper:
     def _disconnect(self) -> None:
         db, self._db = self._db, None
         if db is not None:
-            try:
+            with contextlib.suppress(psycopg.Error):
                 db.close()
-            except psycopg.Error:
-                pass
 
 
 def _reason(exc: psycopg.Error) -> str:
@@ -414,4 +409,3 @@ def _reason(exc: psycopg.Error) -> str:
         return "the floor's disk is full"
     text = str(exc).strip().splitlines()
     return text[0] if text else type(exc).__name__
-

@@ -56,7 +56,10 @@ class FloorHub:
         self.problem = "starting"
 
     def publish(
-        self, changed: dict[str, dict[str, Any]], alerts: list[dict[str, Any]], shift: dict[str, Any]
+        self,
+        changed: dict[str, dict[str, Any]],
+        alerts: list[dict[str, Any]],
+        shift: dict[str, Any],
     ) -> None:
         with self._lock:
             if not changed and alerts == self._alerts and shift == self._shift:
@@ -263,8 +266,13 @@ class FloorWatcher:
         if found is not None:
             about = found[6] if isinstance(found[6], dict) else {}
             self._view(table_id).shipper = ShipperWord(
-                found[0], int(found[1]), int(found[2]), float(found[3]), str(found[4]),
-                str(found[5]), about,
+                found[0],
+                int(found[1]),
+                int(found[2]),
+                float(found[3]),
+                str(found[4]),
+                str(found[5]),
+                about,
             )
 
     def _recheck(self) -> None:

@@ -94,7 +94,9 @@ def _files() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def build_app(hub: FloorHub, pool: ConnectionPool[Any], signin: SignIn, shifts: Shifts) -> Starlette:
+def build_app(
+    hub: FloorHub, pool: ConnectionPool[Any], signin: SignIn, shifts: Shifts
+) -> Starlette:
     files = _files()
     floor_page = files.pop("/static/floor.html")
     login_page = files.pop("/static/login.html")
@@ -106,7 +108,9 @@ def build_app(hub: FloorHub, pool: ConnectionPool[Any], signin: SignIn, shifts: 
         return signin.who(conn.cookies.get(COOKIE))
 
     def denied() -> Response:
-        return JSONResponse({"error": "sign in first: /login"}, status_code=401, headers=SECURITY_HEADERS)
+        return JSONResponse(
+            {"error": "sign in first: /login"}, status_code=401, headers=SECURITY_HEADERS
+        )
 
     async def index(request: Request) -> Response:
         if who(request) is None:
@@ -125,7 +129,9 @@ def build_app(hub: FloorHub, pool: ConnectionPool[Any], signin: SignIn, shifts: 
             page = login_page[0].replace(
                 b"<!--problem-->", f'<p id="problem">{_escape(outcome.text)}</p>'.encode()
             )
-            return Response(page, status_code=403, media_type=login_page[1], headers=SECURITY_HEADERS)
+            return Response(
+                page, status_code=403, media_type=login_page[1], headers=SECURITY_HEADERS
+            )
         reply = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)
         assert outcome.token is not None
         reply.set_cookie(
@@ -194,9 +200,7 @@ def build_app(hub: FloorHub, pool: ConnectionPool[Any], signin: SignIn, shifts: 
                 status_code=404,
                 headers=SECURITY_HEADERS,
             )
-        return JSONResponse(
-            {"table_id": table_id, **round_detail(rows)}, headers=SECURITY_HEADERS
-        )
+        return JSONResponse({"table_id": table_id, **round_detail(rows)}, headers=SECURITY_HEADERS)
 
     async def report(request: Request) -> Response:
         if who(request) is None:
@@ -218,14 +222,18 @@ def build_app(hub: FloorHub, pool: ConnectionPool[Any], signin: SignIn, shifts: 
         if path.endswith(".json"):
             return JSONResponse(made.as_json(), headers=SECURITY_HEADERS)
         if path.endswith(".csv"):
-            return Response(made.csv(), media_type="text/csv; charset=utf-8", headers=SECURITY_HEADERS)
+            return Response(
+                made.csv(), media_type="text/csv; charset=utf-8", headers=SECURITY_HEADERS
+            )
         page = render(made, query=urlencode(query))
         return Response(page, media_type="text/html; charset=utf-8", headers=SECURITY_HEADERS)
 
     async def ws_endpoint(ws: WebSocket) -> None:
         name = who(ws)
         origin = ws.headers.get("origin")
-        if name is None or (origin is not None and origin.split("://", 1)[-1] != ws.headers.get("host")):
+        if name is None or (
+            origin is not None and origin.split("://", 1)[-1] != ws.headers.get("host")
+        ):
             await ws.close(code=1008, reason="sign in first")
             return
         await ws.accept()
@@ -296,7 +304,11 @@ class FloorServer:
         self.server_config: Server = config.server
         self.hub = hub
         self.pool: ConnectionPool[Any] = ConnectionPool(
-            conninfo, min_size=1, max_size=4, open=False, name="croupier-floor-web",
+            conninfo,
+            min_size=1,
+            max_size=4,
+            open=False,
+            name="croupier-floor-web",
             kwargs={"autocommit": True, "application_name": "croupier-floor-web"},
         )
         self.signin = SignIn(

@@ -309,7 +309,7 @@ class FloorLink(_Section):
             except psycopg.ProgrammingError:
                 return data
             if parts.get("password"):
-                hidden = psycopg.conninfo.make_conninfo(data["dsn"], password="(hidden)")
+                hidden = psycopg.conninfo.make_conninfo(data["dsn"], password="(hidden)")  # noqa: S106 - a mask
                 return {**data, "dsn": hidden}
         return data
 
