@@ -264,15 +264,27 @@ class Report:
         return "\n".join(lines)
 
 
-def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> Report:
-    """The report for ``[start, end)`` from the floor's rows (any role that may read them)."""
+def report_queries(start: datetime, end: datetime) -> list[tuple[str, dict[str, datetime]]]:
+    """The four queries of a report for ``[start, end)``; :func:`assemble` takes their rows."""
     if end <= start:
         raise ValueError(
             f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})"
         )
     args = {"start": start, "end": end}
-    ends = {(str(t), int(r)): str(ts) for t, r, ts in db.execute(_ENDS, args).fetchall()}
-    starts = {(str(t), int(r)): str(ts) for t, r, ts in db.execute(_STARTS, args).fetchall()}
+    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES)]
+
+
+def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> Report:
+    """The report for ``[start, end)`` from the floor's rows (any role that may read them)."""
+    found = [db.execute(q, a).fetchall() for q, a in report_queries(start, end)]
+    return assemble(start, end, found)
+
+
+def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> Report:
+    """The report from the rows of :func:`report_queries`, in their order."""
+    ends_rows, starts_rows, ledger_rows, override_rows = found
+    ends = {(str(t), int(r)): str(ts) for t, r, ts in ends_rows}
+    starts = {(str(t), int(r)): str(ts) for t, r, ts in starts_rows}
     tables: dict[str, Figures] = {}
     round_win: dict[tuple[str, int], int] = defaultdict(int)
     for key, end_ts in ends.items():
@@ -282,9 +294,7 @@ def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) ->
         figures.first_start = min(filter(None, (figures.first_start, begun)))
         figures.last_end = max(filter(None, (figures.last_end, end_ts)))
         round_win[key] += 0
-    for table_id, round_id, kind, odds, natural, count, amount, stake in db.execute(
-        _LEDGER, args
-    ).fetchall():
+    for table_id, round_id, kind, odds, natural, count, amount, stake in ledger_rows:
         key = (str(table_id), int(round_id))
         if key not in ends:
             continue
@@ -299,7 +309,7 @@ def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) ->
             figures.handle_cents += int(stake)
     overrides = [
         Override(str(t), None if r is None else int(r), str(ts), str(a), str(b or ""), str(d or ""))
-        for t, r, ts, a, b, d in db.execute(_OVERRIDES, args).fetchall()
+        for t, r, ts, a, b, d in override_rows
     ]
     for o in overrides:
         figures = tables.setdefault(o.table_id, Figures(o.table_id))

@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import base64
 import html
+import sys
 from fractions import Fraction
-
-import pygal
-from pygal.style import CleanStyle
+from typing import Any
 
 from controller.floor.report import CATEGORIES, Figures, Report
 from controller.game.prompts import money
@@ -26,7 +25,17 @@ a { color: #1d3557; }
 """
 
 
-def _chart_uri(chart: pygal.Graph) -> str:
+def _pygal() -> Any:
+    """pygal, imported when a report is drawn. Its import adds a finder for its map plugins
+    (``pygal.maps.*``, unused here) that lacks ``find_spec`` and makes every later import warn;
+    it is taken out again."""
+    import pygal  # noqa: PLC0415
+
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "PluginImportFixer"]
+    return pygal
+
+
+def _chart_uri(chart: Any) -> str:
     svg = chart.render(is_unicode=True)
     return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
 
@@ -34,7 +43,7 @@ def _chart_uri(chart: pygal.Graph) -> str:
 def _config(title: str) -> dict[str, object]:
     return {
         "title": title,
-        "style": CleanStyle,
+        "style": _pygal().style.CleanStyle,
         "js": [],  # no script from anywhere: the page is read-only and offline
         "show_legend": False,
         "width": 640,
@@ -45,6 +54,7 @@ def _config(title: str) -> dict[str, object]:
 
 def plots(report: Report) -> dict[str, str]:
     """Three charts as ``data:`` URIs."""
+    pygal = _pygal()
     win = pygal.DateTimeLine(
         **_config("floor win over the period"),
         x_value_formatter=lambda at: at.strftime("%H:%M"),

@@ -19,15 +19,15 @@ import json
 import socket
 import threading
 import time
+from collections.abc import AsyncIterator
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
-import psycopg
 import structlog
 import uvicorn
-from psycopg_pool import ConnectionPool
+from psycopg_pool import AsyncConnectionPool
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
@@ -36,7 +36,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller.floor.chain import ROW_COLUMNS, row_from_values
 from controller.floor.config import LoadedFloor, Server
-from controller.floor.report import build_report
+from controller.floor.report import assemble, report_queries
 from controller.floor.report_page import render
 from controller.floor.rounds import round_detail, round_summaries
 from controller.floor.shifts import Shifts
@@ -94,9 +94,25 @@ def _files() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def build_app(
-    hub: FloorHub, pool: ConnectionPool[Any], signin: SignIn, shifts: Shifts
-) -> Starlette:
+def build_app(hub: FloorHub, conninfo: str, signin: SignIn, shifts: Shifts) -> Starlette:
+    # The page's reads run on the server's own event loop (psycopg's async pool): no thread.
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        conninfo,
+        min_size=3,
+        max_size=3,
+        open=False,
+        name="croupier-floor-web",
+        kwargs={"autocommit": True, "application_name": "croupier-floor-web"},
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await pool.open(wait=True, timeout=10)
+        try:
+            yield
+        finally:
+            await pool.close()
+
     files = _files()
     floor_page = files.pop("/static/floor.html")
     login_page = files.pop("/static/login.html")
@@ -122,9 +138,8 @@ def build_app(
             return Response(login_page[0], media_type=login_page[1], headers=SECURITY_HEADERS)
         body = (await request.body())[:4096].decode("utf-8", errors="replace")
         form = {k: v[0] for k, v in parse_qs(body).items()}
-        outcome = await asyncio.to_thread(
-            signin.attempt, form.get("name", ""), form.get("password", ""), source(request)
-        )
+        # scrypt holds the loop for tens of milliseconds: sign-ins are rare
+        outcome = signin.attempt(form.get("name", ""), form.get("password", ""), source(request))
         if not outcome.accepted:
             page = login_page[0].replace(
                 b"<!--problem-->", f'<p id="problem">{_escape(outcome.text)}</p>'.encode()
@@ -163,16 +178,16 @@ def build_app(
         state["signed_in"] = signin.signed_in()
         return JSONResponse(state, headers=SECURITY_HEADERS)
 
-    def read_rows(sql: str, args: tuple[Any, ...]) -> list[Any]:
-        with pool.connection() as db:
-            return [row_from_values(v) for v in db.execute(sql, args).fetchall()]
+    async def read_rows(sql: str, args: tuple[Any, ...]) -> list[Any]:
+        async with pool.connection() as db:
+            found = await (await db.execute(sql, args)).fetchall()
+        return [row_from_values(v) for v in found]
 
     async def rounds(request: Request) -> Response:
         if who(request) is None:
             return denied()
         table_id = request.path_params["table_id"]
-        rows = await asyncio.to_thread(
-            read_rows,
+        rows = await read_rows(
             f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows WHERE table_id = %s "  # noqa: S608
             "AND kind IN ('round_start', 'round_end', 'supervisor') AND round_id IN ("
             "SELECT DISTINCT round_id FROM croupier.journal_rows WHERE table_id = %s "
@@ -188,8 +203,7 @@ def build_app(
             return denied()
         table_id = request.path_params["table_id"]
         number = request.path_params["number"]
-        rows = await asyncio.to_thread(
-            read_rows,
+        rows = await read_rows(
             f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608
             "WHERE table_id = %s AND round_id = %s ORDER BY seq",
             (table_id, number),
@@ -213,11 +227,11 @@ def build_app(
         except BadPeriod as exc:
             return PlainTextResponse(f"bad report period: {exc}", status_code=400)
 
-        def build() -> Any:
-            with pool.connection() as db:
-                return build_report(db, start, end)
-
-        made = await asyncio.to_thread(build)
+        found = []
+        async with pool.connection() as db:
+            for sql, args in report_queries(start, end):
+                found.append(await (await db.execute(sql, args)).fetchall())
+        made = assemble(start, end, found)
         path = request.url.path
         if path.endswith(".json"):
             return JSONResponse(made.as_json(), headers=SECURITY_HEADERS)
@@ -249,7 +263,11 @@ def build_app(
             sender.cancel()
             await asyncio.gather(sender, return_exceptions=True)
 
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204)
+
     return Starlette(
+        lifespan=lifespan,
         routes=[
             Route("/", index),
             Route("/login", login, methods=["GET", "POST"]),
@@ -261,9 +279,9 @@ def build_app(
             Route("/report", report),
             Route("/report.csv", report),
             Route("/report.json", report),
-            Route("/favicon.ico", lambda request: Response(status_code=204)),
+            Route("/favicon.ico", favicon),
             WebSocketRoute("/ws", ws_endpoint),
-        ]
+        ],
     )
 
 
@@ -303,14 +321,7 @@ class FloorServer:
         config = floor.config
         self.server_config: Server = config.server
         self.hub = hub
-        self.pool: ConnectionPool[Any] = ConnectionPool(
-            conninfo,
-            min_size=1,
-            max_size=4,
-            open=False,
-            name="croupier-floor-web",
-            kwargs={"autocommit": True, "application_name": "croupier-floor-web"},
-        )
+        self.conninfo = conninfo
         self.signin = SignIn(
             {u.name: u.secret_hash for u in config.users},
             max_wrong=config.access.max_wrong,
@@ -344,16 +355,15 @@ class FloorServer:
             raise
         self._socket = sock
         self.port = sock.getsockname()[1]
-        self.pool.open(wait=True, timeout=10)
         config = uvicorn.Config(
-            build_app(self.hub, self.pool, self.signin, self.shifts),
+            build_app(self.hub, self.conninfo, self.signin, self.shifts),
             log_config=None,
             log_level="warning",
             access_log=False,
             ws="websockets-sansio",
             http="h11",
             loop="asyncio",
-            lifespan="off",
+            lifespan="on",
             timeout_graceful_shutdown=2,
             ws_ping_interval=None,
             ws_max_size=16 * 1024,
@@ -391,5 +401,3 @@ class FloorServer:
         if self._socket is not None:
             self._socket.close()
             self._socket = None
-        with contextlib.suppress(psycopg.Error):
-            self.pool.close()

@@ -95,7 +95,13 @@ def floor_rows(cluster: Cluster, tid: str) -> list[tuple[Any, ...]]:
 
 def as_tuple(row: Row) -> tuple[Any, ...]:
     return (
-        row.seq, row.ts, row.table_id, row.round_id, row.kind, row.payload_json, row.prev_hash,
+        row.seq,
+        row.ts,
+        row.table_id,
+        row.round_id,
+        row.kind,
+        row.payload_json,
+        row.prev_hash,
         row.hash,
     )
 

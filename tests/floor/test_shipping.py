@@ -3,11 +3,13 @@ the table or to the server, and never holds the table up."""
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
 import sys
 import time
+from functools import partial
 from pathlib import Path
 
 import psycopg
@@ -53,7 +55,9 @@ def test_every_row_arrives_exactly_once_in_order_and_the_chain_verifies(
     assert floor_rows(cluster, tid) == mine
     with psycopg.connect(cluster.conninfo("floor")) as db:
         audit = audit_table(db, tid)
-        assert audit.ok and audit.rows == len(mine) and audit.first_seq == 1
+        assert audit.ok
+        assert audit.rows == len(mine)
+        assert audit.first_seq == 1
         assert compare_local(db, loaded.journal_path).ok
 
 
@@ -71,8 +75,18 @@ def _table_file(tmp: Path, tid: str, cluster: Cluster, batch_rows: int) -> Path:
 
 def _run(table_file: Path, *extra: str) -> subprocess.Popen[str]:
     return subprocess.Popen(
-        [sys.executable, "-m", "controller.cli", "run", "--demo", "--pace", "0",
-         "--config", str(table_file), *extra],
+        [
+            sys.executable,
+            "-m",
+            "controller.cli",
+            "run",
+            "--demo",
+            "--pace",
+            "0",
+            "--config",
+            str(table_file),
+            *extra,
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         stdin=subprocess.DEVNULL,
@@ -106,7 +120,8 @@ def test_a_table_killed_with_a_batch_in_flight_restarts_without_gap_or_duplicate
                 def waiting() -> bool:
                     found = watch.execute(
                         "SELECT count(*) FROM pg_stat_activity WHERE application_name = %s "
-                        "AND wait_event_type = 'Lock' AND query LIKE '%%INSERT INTO croupier.journal_rows%%'",
+                        "AND wait_event_type = 'Lock' "
+                        "AND query LIKE '%%INSERT INTO croupier.journal_rows%%'",
                         (f"croupier-shipper {tid}",),
                     ).fetchone()
                     watch.commit()
@@ -164,7 +179,8 @@ def test_the_table_deals_on_while_postgresql_is_down_and_the_backlog_drains(
             wait_until(lambda: shipper.health().status == "lost", "the shipper sees it lost")
             wait_until(lambda: rounds_done(service) >= before + 3, "three rounds dealt down")
             behind = shipper.backlog()
-            assert behind.rows is not None and behind.rows > 100
+            assert behind.rows is not None
+            assert behind.rows > 100
             assert "rows behind" in shipper.health().detail
         finally:
             cluster.start()
@@ -177,7 +193,7 @@ def test_the_table_deals_on_while_postgresql_is_down_and_the_backlog_drains(
     # by the table's next row as quickly as ever (a wait on PostgreSQL would be seconds).
     gaps = [
         (parse_ts(b.ts) - parse_ts(a.ts)).total_seconds()
-        for a, b in zip(rows, rows[1:], strict=False)
+        for a, b in itertools.pairwise(rows)
         if a.kind == "device_event"
         and a.payload.get("type") == "CardDrawn"
         and parse_ts(a.ts).timestamp() > down_since
@@ -206,7 +222,12 @@ def test_a_second_journal_with_the_same_table_id_is_refused(
         status, problem = db.execute(
             "SELECT status, problem FROM croupier.shippers WHERE table_id = %s", (tid,)
         ).fetchone() or ("", "")
-    assert status == "refused" and "another journal" in problem
+    assert status == "refused"
+    assert "another journal" in problem
+
+
+def _at_least(service: TableService, rounds: int) -> bool:
+    return rounds_done(service) >= rounds
 
 
 def test_two_journals_shipping_as_one_table_at_once_leave_the_floor_with_one_chain(
@@ -217,7 +238,7 @@ def test_two_journals_shipping_as_one_table_at_once_leave_the_floor_with_one_cha
     two = table(tmp_path / "two", tid)
     for loaded, seed in ((one, 3), (two, 4)):
         with TableService(loaded, demo=demo(seed=seed)) as service:
-            wait_until(lambda s=service: rounds_done(s) >= 2, "two rounds")
+            wait_until(partial(_at_least, service, 2), "two rounds")
     with (
         Shipper(one.journal_path, tid, link(cluster, batch_rows=20)) as a,
         Shipper(two.journal_path, tid, link(cluster, batch_rows=20)) as b,

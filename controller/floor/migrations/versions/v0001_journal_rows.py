@@ -206,6 +206,7 @@ END $$;
 
 GRANTS = """
 GRANT USAGE ON SCHEMA croupier TO croupier_table, croupier_floor;
+GRANT SELECT ON public.alembic_version TO croupier_table, croupier_floor;
 GRANT INSERT ON croupier.journal_rows TO croupier_table;
 GRANT SELECT ON croupier.tables TO croupier_table;
 GRANT SELECT ON croupier.journal_rows, croupier.tables, croupier.shippers TO croupier_floor;
