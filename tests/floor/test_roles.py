@@ -3,6 +3,8 @@ the owner either - changes or removes a row once it is on the floor."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import psycopg
 import pytest
 
@@ -106,3 +108,30 @@ def test_not_even_the_owner_changes_a_row(cluster: Cluster, shipped: str, statem
 
 def test_the_database_is_at_the_newest_migration(cluster: Cluster) -> None:
     assert revision(cluster.conninfo("floor")) == newest_revision()
+
+
+def test_doctor_reports_the_floor_and_the_backlog(
+    cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from controller.cli.main import main  # noqa: PLC0415
+    from controller.floor.cluster import TABLE_LOGIN  # noqa: PLC0415
+    from tests.floor.conftest import PASSWORD_ENV  # noqa: PLC0415
+
+    tid = table_id("doctor")
+    loaded = table(tmp_path, tid)
+    with TableService(loaded, demo=demo()) as service:
+        wait_until(lambda: rounds_done(service) >= 1, "a round")
+    file = tmp_path / "table.toml"
+    file.write_text(
+        f'table_id = "{tid}"\n[journal]\npath = "{loaded.journal_path}"\n'
+        f'[floor]\ndsn = "{cluster.dsn(TABLE_LOGIN)}"\npassword_env = "{PASSWORD_ENV}"\n'
+    )
+    main(["doctor", "--config", str(file)])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "] floor:" in x)
+    assert "rows behind, oldest" in line
+    assert line.startswith(("[ok  ]", "[warn]"))
+    with Shipper(loaded.journal_path, tid, link(cluster)) as shipper:
+        wait_until(lambda: drained(shipper, loaded.journal_path), "shipped")
+    main(["doctor", "--config", str(file)])
+    line = next(x for x in capsys.readouterr().out.splitlines() if "] floor:" in x)
+    assert "up to date" in line
