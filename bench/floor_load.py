@@ -9,8 +9,9 @@ What runs:
   players and dealer) deals 30 rounds; its rows, grouped by the transaction they were written in,
   are the script every emulated table replays;
 - ``--tables`` emulated tables in ``--procs`` processes: each table has its own journal file,
-  written through the real :class:`~controller.journal.store.Journal` (WAL, synchronous=FULL, one
-  transaction per group as the table wrote it), paced as dealt rounds: "real pace" is 60 rounds
+  written through the real :class:`~controller.journal.store.Journal` (WAL, synchronous=FULL),
+  paced as dealt rounds (the groups due at each ``--tick``, 0.25 s, of one round in one
+  transaction: 200 tables' commits on one disk are merged that way): "real pace" is 60 rounds
   an hour at a table (a round a minute), ``--speed 4`` four times that; each table has its own
   real :class:`~controller.floor.shipper.Shipper` thread and connection (default settings);
 - the floor's watcher (``FloorWatcher``, LISTEN/NOTIFY) in this process, as ``floor serve`` runs it.
@@ -20,9 +21,9 @@ What is measured, after a warm-up of a fifth of the run:
 - rows per second that reached PostgreSQL (``received_at`` in the window);
 - shipping lag per row: ``received_at`` (PostgreSQL's clock at insert) minus the row's journal
   time ``ts``: p50, p99, max;
-- the floor view's update delay: when the watcher publishes a table's view, now minus the
-  newest row's ``ts`` in it (journal write to the floor's view; the WebSocket hop to a browser
-  is not included);
+- the floor view's update delay: when the watcher publishes a table's view with new rows in
+  it, now minus the newest row's ``ts`` (journal write to the floor's view; the WebSocket hop
+  to a browser is not included);
 - PostgreSQL's CPU seconds (all its processes, /proc) and WAL bytes and data-folder growth per
   million rows; the emulators' CPU seconds.
 """
@@ -99,6 +100,7 @@ def emulate(
     rounds: int,
     speed: float,
     until: float,
+    tick: float,
     out: Any,
 ) -> None:
     """One emulator process: its tables' journals, their shippers, the paced appends."""
@@ -124,15 +126,25 @@ def emulate(
     while time.time() < until:
         now = time.time()
         for tid in table_ids:
+            # the groups due now, those of one round in one transaction (a table on its own
+            # computer commits each group; 200 tables on one disk cannot, so they are merged)
+            pending: list[tuple[str, dict[str, Any]]] = []
+            pending_round: int | None = None
             while start + offsets[tid] + cursor[tid] * step <= now:
                 round_offset, rows = groups[cursor[tid] % len(groups)]
                 lap = cursor[tid] // len(groups)
                 round_id = None if round_offset is None else round_offset + lap * rounds
-                journals[tid].append_many(rows, round_id=round_id)
+                if pending and round_id != pending_round:
+                    journals[tid].append_many(pending, round_id=pending_round)
+                    pending = []
+                pending_round = round_id
+                pending += rows
                 late = max(late, now - (start + offsets[tid] + cursor[tid] * step))
                 cursor[tid] += 1
                 appended += len(rows)
-        time.sleep(0.01)
+            if pending:
+                journals[tid].append_many(pending, round_id=pending_round)
+        time.sleep(tick)
     for shipper in shippers:
         shipper.close()
     for journal in journals.values():
@@ -178,6 +190,9 @@ def main() -> int:
     parser.add_argument("--speed", type=float, default=4.0, help="times real pace (4)")
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--procs", type=int, default=4)
+    parser.add_argument(
+        "--tick", type=float, default=0.25, help="s between an emulator's appends (0.25)"
+    )
     args = parser.parse_args()
     quiet_logs()
     folder = Path(tempfile.mkdtemp(prefix="croupier-floor-bench-"))
@@ -196,6 +211,7 @@ def main() -> int:
             flush=True,
         )
         published: list[float] = []
+        newest: dict[str, str] = {}
         watcher = FloorWatcher(
             cluster.conninfo("floor"),
             Shifts((dtime(0, 0),), ZoneInfo("UTC")),
@@ -210,8 +226,10 @@ def main() -> int:
             now = time.time()
             _, update = watcher.hub.since(watcher.hub.version - 1)
             for view in update["tables"]:
-                if view.get("last_ts"):
-                    published.append(now - datetime.fromisoformat(view["last_ts"]).timestamp())
+                last = view.get("last_ts")
+                if last and newest.get(view["table_id"]) != last:  # new rows in this view
+                    newest[view["table_id"]] = last
+                    published.append(now - datetime.fromisoformat(last).timestamp())
 
         watcher.hub.subscribe(listener)
         ids = [f"bench-{n:03d}" for n in range(args.tables)]
@@ -229,6 +247,7 @@ def main() -> int:
                     rounds,
                     args.speed,
                     until,
+                    args.tick,
                     out,
                 ),
             )

@@ -28,11 +28,11 @@ import threading
 from collections.abc import Callable
 from datetime import UTC, datetime
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import psycopg
 
+from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor.audit import audit_table, compare_local, floor_tables
 from controller.floor.cluster import FLOOR_LOGIN, TABLE_LOGIN, Cluster, free_port
@@ -414,19 +414,3 @@ def _demo_table_file(folder: Path, n: int, cluster: Cluster) -> Path:
         f'password_env = "{DEMO_PASSWORD_ENV}"\n'
     )
     return path
-
-
-def _on_signals(stop: threading.Event) -> Any:
-    if threading.current_thread() is not threading.main_thread():
-        return lambda: None
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        stop.set()
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}
-
-    def restore() -> None:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-    return restore

@@ -9,7 +9,6 @@ on from the row after it, so one edited row gives one alert. Nothing is ever rew
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -21,26 +20,9 @@ ROW_COLUMNS = "seq, ts, table_id, round_id, kind, payload, prev_hash, hash"
 
 
 def row_from_values(values: Sequence[Any]) -> Row:
-    """A :class:`Row` from the floor's columns (:data:`ROW_COLUMNS`), its payload text kept as
-    it was hashed."""
-    seq, ts, table_id, round_id, kind, payload, prev_hash, digest = values
-    try:
-        parsed = json.loads(payload)
-    except (TypeError, ValueError):
-        parsed = {"unreadable": str(payload)}
-    if not isinstance(parsed, dict):
-        parsed = {"unreadable": str(payload)}
-    return Row(
-        int(seq),
-        str(ts),
-        str(table_id),
-        None if round_id is None else int(round_id),
-        str(kind),
-        parsed,
-        str(prev_hash),
-        str(digest),
-        str(payload),
-    )
+    """A :class:`Row` from the floor's columns (:data:`ROW_COLUMNS`, the journal's own order),
+    read as the journal reads its own rows (the payload text kept as it was hashed)."""
+    return Row._from_db(tuple(values))
 
 
 @dataclass(frozen=True, slots=True)

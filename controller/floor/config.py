@@ -35,7 +35,6 @@ Errors name the file, the key, the value and what is allowed (:class:`ConfigErro
 
 from __future__ import annotations
 
-import ipaddress
 import tomllib
 from datetime import time
 from pathlib import Path
@@ -46,18 +45,16 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
-    StrictBool,
     StrictInt,
     ValidationError,
     field_validator,
-    model_validator,
 )
 
 from controller.floor.shifts import Shifts
 from controller.floor.watch import WatchSettings
 from controller.game.errors import ConfigError
 from controller.game.rules import _describe
-from controller.table.config import FloorLink, _check_hash
+from controller.table.config import FloorLink, Listen, _check_hash
 
 DEFAULT_PORT = 8400
 
@@ -66,41 +63,8 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-class Server(_Section):
-    host: str = "127.0.0.1"
-    port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT
-    tls_certfile: str | None = None
-    tls_keyfile: str | None = None
-    allow_insecure_remote: StrictBool = False
-
-    @field_validator("host")
-    @classmethod
-    def _host(cls, value: str) -> str:
-        if value == "localhost":
-            return value
-        try:
-            ipaddress.ip_address(value)
-        except ValueError:
-            raise ValueError(
-                "must be an IP address such as '127.0.0.1' (this machine only) or '0.0.0.0' "
-                "(every interface), or 'localhost'"
-            ) from None
-        return value
-
-    @property
-    def loopback(self) -> bool:
-        return self.host == "localhost" or ipaddress.ip_address(self.host).is_loopback
-
-    @model_validator(mode="after")
-    def _remote(self) -> Server:
-        if (self.tls_certfile is None) != (self.tls_keyfile is None):
-            raise ValueError("tls_certfile and tls_keyfile go together: give both or neither")
-        if not self.loopback and self.tls_certfile is None and not self.allow_insecure_remote:
-            raise ValueError(
-                f"host {self.host!r} is reachable from other machines: give tls_certfile and "
-                "tls_keyfile, or set allow_insecure_remote = true to serve plain HTTP anyway"
-            )
-        return self
+class Server(Listen):
+    port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
 
 
 class User(_Section):

@@ -23,7 +23,7 @@ import secrets
 import stat
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
 import psycopg
 from pydantic import (
@@ -173,17 +173,15 @@ class Devices(_Section):
         return all(url == EMULATED for url in self.urls.values())
 
 
-class Display(_Section):
+class Listen(_Section):
+    """Where a page listens: loopback, or another address with TLS (or an explicit, logged
+    ``allow_insecure_remote``). The dealer display and the floor page share it."""
+
     host: str = "127.0.0.1"
-    port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
     tls_certfile: str | None = None
     tls_keyfile: str | None = None
     # Serve a non-loopback address without TLS anyway (logged as a warning at every start).
     allow_insecure_remote: StrictBool = False
-    view_token_hash: str | None = None  # the pit's read-only view; `croupier passwd --token`
-    last_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 8
-
-    _token = field_validator("view_token_hash")(_check_hash)
 
     @field_validator("host")
     @classmethod
@@ -208,7 +206,7 @@ class Display(_Section):
         return self.tls_certfile is not None
 
     @model_validator(mode="after")
-    def _remote(self) -> Display:
+    def _remote(self) -> Self:
         if (self.tls_certfile is None) != (self.tls_keyfile is None):
             raise ValueError("tls_certfile and tls_keyfile go together: give both or neither")
         if not self.loopback and not self.tls and not self.allow_insecure_remote:
@@ -217,6 +215,14 @@ class Display(_Section):
                 "tls_keyfile, or set allow_insecure_remote = true to serve plain HTTP anyway"
             )
         return self
+
+
+class Display(Listen):
+    port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
+    view_token_hash: str | None = None  # the pit's read-only view; `croupier passwd --token`
+    last_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 8
+
+    _token = field_validator("view_token_hash")(_check_hash)
 
 
 PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)

@@ -21,6 +21,7 @@ from controller.floor.shipper import Shipper
 from controller.journal.store import Journal, Row
 from controller.service.service import DemoOptions, TableService
 from controller.table.config import FloorLink, LoadedTable, table_from_mapping
+from tests.display.conftest import browser  # noqa: F401 - the suite's Chromium, per module
 
 WAIT_S = 30.0
 PASSWORD_ENV = "CROUPIER_TEST_FLOOR_PASSWORD"

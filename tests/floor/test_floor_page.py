@@ -34,7 +34,7 @@ from controller.journal.store import Row
 from controller.service.service import TableService
 from controller.table.config import LoadedTable, hash_secret
 from drivers.tbl21.events import Severity
-from tests.display.conftest import CHROMIUM, CHROMIUM_ARGS, screenshot
+from tests.display.conftest import screenshot
 from tests.floor.conftest import (
     FLOOR_PASSWORD_ENV,
     demo,
@@ -106,21 +106,6 @@ def floor(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         stack.callback(server.close)
         assert server.wait_started()
         yield Floor(cluster, loaded, server, watcher, started, file, tmp, tables)
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright  # noqa: PLC0415
-
-    assert CHROMIUM.exists(), "browser tests need Debian's chromium: apt-get install -y chromium"
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 def _dealt(service: TableService, rounds: int) -> bool:
