@@ -200,7 +200,11 @@ class Shipper:
             try:
                 busy = self._step()
             except JournalUnavailable as exc:
-                self._set("connecting", f"cannot read the journal: {exc}")
+                problem = f"cannot read the journal: {exc}"
+                self._set("connecting", problem)
+                if self._db is not None:
+                    with contextlib.suppress(psycopg.Error):  # journal trouble: the pit sees it
+                        self._report(problem)
                 self._journal = None
                 busy = False
                 self._stop.wait(1.0)

@@ -214,16 +214,21 @@ def test_a_second_journal_with_the_same_table_id_is_refused(
         wait_until(lambda: rounds_done(service) >= 2, "rounds at the second table")
     with Shipper(one.journal_path, tid, link(cluster)) as first:
         wait_until(lambda: drained(first, one.journal_path), "the first table shipped")
-    with Shipper(two.journal_path, tid, link(cluster)) as second:
+    with (
+        Shipper(two.journal_path, tid, link(cluster)) as second,
+        psycopg.connect(cluster.conninfo("floor"), autocommit=True) as db,
+    ):
         wait_until(lambda: second.health().status == "refused", "the twin refused")
         assert "another journal ships as table" in second.health().detail
+
+        def floor_told() -> bool:
+            found = db.execute(
+                "SELECT status, problem FROM croupier.shippers WHERE table_id = %s", (tid,)
+            ).fetchone()
+            return found is not None and found[0] == "refused" and "another journal" in found[1]
+
+        wait_until(floor_told, "the floor told why the twin does not ship")
     assert floor_rows(cluster, tid) == [as_tuple(r) for r in local_rows(one.journal_path)]
-    with psycopg.connect(cluster.conninfo("floor")) as db:
-        status, problem = db.execute(
-            "SELECT status, problem FROM croupier.shippers WHERE table_id = %s", (tid,)
-        ).fetchone() or ("", "")
-    assert status == "refused"
-    assert "another journal" in problem
 
 
 def _at_least(service: TableService, rounds: int) -> bool:
