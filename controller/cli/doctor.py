@@ -3,8 +3,9 @@
 Checks: the journal can be written and its hash chain is intact; each device answers, is the
 right type and runs approved firmware (``devices.firmware_allow`` in the table file); the clock
 is sane (not before the journal's last row, not before this software was written); there is disk
-space for the journal. Exit status 0 when every check passes, 1 otherwise, 2 for a table file
-that cannot be used.
+space for the journal; with a ``[floor]`` section, the floor's PostgreSQL answers, has the schema
+this croupier needs, holds this journal's rows (not another's) and how far it is behind. Exit
+status 0 when every check passes, 1 otherwise, 2 for a table file that cannot be used.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
+from controller.floor.check import floor_check
 from controller.game.errors import ConfigError
 from controller.journal.errors import JournalUnavailable
 from controller.journal.logs import configure_logging
@@ -79,7 +81,16 @@ def diagnose(table: LoadedTable, *, now: Callable[[], datetime] | None = None) -
     checks = journal_checks(table, clock())
     checks += device_checks(table)
     checks.append(disk_check(table))
+    if table.config.floor is not None:
+        checks.append(floor_doctor(table))
     return checks
+
+
+def floor_doctor(table: LoadedTable) -> Check:
+    """The floor's PostgreSQL: reachable, the right schema, and the shipping backlog."""
+    assert table.config.floor is not None
+    found = floor_check(table.journal_path, table.config.table_id, table.config.floor)
+    return Check("floor", found.ok, found.detail, found.fix, warning=found.warning)
 
 
 def journal_checks(table: LoadedTable, now: datetime) -> list[Check]:

@@ -26,12 +26,13 @@ from typing import TYPE_CHECKING, Any
 from controller.cli.scenario import quiet_logs
 from controller.display.hub import StateHub
 from controller.display.web import DisplayServer
+from controller.floor.shipper import Shipper
 from controller.game.errors import ConfigError
 from controller.journal.logs import configure_logging, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.service import TableService
-from controller.table.config import load_table_config
+from controller.table.config import LoadedTable, load_table_config
 from drivers.errors import DeviceError
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
@@ -108,7 +109,12 @@ def run(args: argparse.Namespace) -> int:
                     args.config, {**overrides, "devices.shoe": f"sim://shoe?seed={args.seed}"}
                 )
         demo = DemoOptions(pace_s=args.pace, seed=args.seed)
-        service = TableService(table, actors=[demo_dealer(demo)] if args.demo else ())
+        shipper = _shipper(table)
+        service = TableService(
+            table,
+            actors=[demo_dealer(demo)] if args.demo else (),
+            monitors=[shipper] if shipper is not None else (),
+        )
     except (ConfigError, ValueError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
@@ -148,6 +154,8 @@ def run(args: argparse.Namespace) -> int:
         print(f"devices: {devices}", flush=True)
         print(f"journal: {table.journal_path}", flush=True)
         print(f"audit log: {audit}", flush=True)
+        if shipper is not None:
+            print(f"floor: shipping the journal to {shipper.settings.where}", flush=True)
         for role in (config.supervisor, config.technician):
             title = type(role).__name__.lower()
             if role.pin_hash is None:
@@ -188,6 +196,21 @@ def run(args: argparse.Namespace) -> int:
         return 1
     print("stopped cleanly: display closed, devices released", flush=True)
     return 0
+
+
+def _shipper(table: LoadedTable) -> Shipper | None:
+    """The journal's shipper to the floor when the table file has a [floor] section."""
+    config = table.config
+    if config.floor is None:
+        return None
+    limits = config.limits
+    about = {
+        "variant": table.rules.id,
+        "game": table.rules.name,
+        "boxes": list(config.boxes),
+        "limits": {"min_cents": limits.min_cents, "max_cents": limits.max_cents},
+    }
+    return Shipper(table.journal_path, config.table_id, config.floor, about=about)
 
 
 def _console(service: TableService) -> Console | None:

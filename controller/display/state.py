@@ -15,11 +15,11 @@ from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
 from controller.round.model import BoxState, HoldKind, total
 from controller.round.spec import State
-from controller.service.health import DeviceHealth
 from controller.service.history import RoundSummary
 from controller.table.access import AccessEvent, Role, when
 from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
+from controller.table.health import DeviceHealth
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import Button
 

@@ -52,13 +52,13 @@ from controller.journal.logs import bind_round
 from controller.journal.store import Journal
 from controller.round.spec import Action, State
 from controller.service.devices import check_device_urls, open_devices, shown_urls
-from controller.service.health import DeviceHealth
 from controller.service.history import RoundSummary, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
 from controller.table.access import DECISIONS, AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
+from controller.table.health import DeviceHealth
 from drivers.table import TableDevices
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (

@@ -17,11 +17,15 @@ import base64
 import hashlib
 import hmac
 import ipaddress
+import os
+import re
 import secrets
+import stat
 import tomllib
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Self
 
+import psycopg
 from pydantic import (
     BaseModel,
     ConfigDict,
@@ -169,17 +173,15 @@ class Devices(_Section):
         return all(url == EMULATED for url in self.urls.values())
 
 
-class Display(_Section):
+class Listen(_Section):
+    """Where a page listens: loopback, or another address with TLS (or an explicit, logged
+    ``allow_insecure_remote``). The dealer display and the floor page share it."""
+
     host: str = "127.0.0.1"
-    port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
     tls_certfile: str | None = None
     tls_keyfile: str | None = None
     # Serve a non-loopback address without TLS anyway (logged as a warning at every start).
     allow_insecure_remote: StrictBool = False
-    view_token_hash: str | None = None  # the pit's read-only view; `croupier passwd --token`
-    last_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 8
-
-    _token = field_validator("view_token_hash")(_check_hash)
 
     @field_validator("host")
     @classmethod
@@ -204,7 +206,7 @@ class Display(_Section):
         return self.tls_certfile is not None
 
     @model_validator(mode="after")
-    def _remote(self) -> Display:
+    def _remote(self) -> Self:
         if (self.tls_certfile is None) != (self.tls_keyfile is None):
             raise ValueError("tls_certfile and tls_keyfile go together: give both or neither")
         if not self.loopback and not self.tls and not self.allow_insecure_remote:
@@ -213,6 +215,14 @@ class Display(_Section):
                 "tls_keyfile, or set allow_insecure_remote = true to serve plain HTTP anyway"
             )
         return self
+
+
+class Display(Listen):
+    port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
+    view_token_hash: str | None = None  # the pit's read-only view; `croupier passwd --token`
+    last_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 8
+
+    _token = field_validator("view_token_hash")(_check_hash)
 
 
 PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)
@@ -259,6 +269,139 @@ class Journal(_Section):
     retention_days: Annotated[StrictInt, Field(ge=1, le=36_500)] = 90  # older rows may be pruned
 
 
+_ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,63}$")
+
+
+def secret_file_problem(path: Path) -> str | None:
+    """Why ``path`` is no place for a secret (missing, not a file, others may read it), or None."""
+    try:
+        info = path.stat()
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    if not stat.S_ISREG(info.st_mode):
+        return "is not a regular file"
+    if info.st_mode & 0o077:
+        return (
+            f"may be read by others (mode {stat.S_IMODE(info.st_mode):04o}): make it readable "
+            f"by croupier alone with `chmod 600 {path}`"
+        )
+    if info.st_uid != os.geteuid():
+        return f"belongs to another user (uid {info.st_uid}): it must be croupier's own file"
+    return None
+
+
+class FloorLink(_Section):
+    """Where the journal rows go (PostgreSQL) and how to sign in there, without the secret.
+
+    ``dsn`` is a libpq connection string or URI *without* a password; the password comes from
+    the environment variable ``password_env`` or from ``password_file`` (readable by croupier
+    alone), or libpq finds its own way (a client certificate, ``.pgpass``)."""
+
+    dsn: Annotated[str, Field(min_length=1, max_length=1000)]
+    password_env: str | None = None
+    password_file: str | None = None
+    batch_rows: Annotated[StrictInt, Field(ge=1, le=10_000)] = 500  # rows per INSERT
+    poll_ms: Annotated[StrictInt, Field(ge=10, le=5_000)] = 100  # how often the journal is read
+    connect_timeout_s: Annotated[StrictInt, Field(ge=1, le=120)] = 5
+    statement_timeout_s: Annotated[StrictInt, Field(ge=1, le=600)] = 15
+
+    @model_validator(mode="before")
+    @classmethod
+    def _hide_password(cls, data: Any) -> Any:
+        """A password typed into ``dsn`` by mistake is refused without being echoed."""
+        if isinstance(data, dict) and isinstance(data.get("dsn"), str):
+            try:
+                parts = psycopg.conninfo.conninfo_to_dict(data["dsn"])
+            except psycopg.ProgrammingError:
+                return data
+            if parts.get("password"):
+                hidden = psycopg.conninfo.make_conninfo(data["dsn"], password="(hidden)")  # noqa: S106 - a mask
+                return {**data, "dsn": hidden}
+        return data
+
+    @field_validator("dsn")
+    @classmethod
+    def _dsn(cls, value: str) -> str:
+        try:
+            parts = psycopg.conninfo.conninfo_to_dict(value)
+        except psycopg.ProgrammingError as exc:
+            raise ValueError(
+                "is not a PostgreSQL connection string: give 'host=... dbname=... user=...' "
+                f"or 'postgresql://user@host/dbname' ({str(exc).strip()})"
+            ) from None
+        if parts.get("password"):
+            raise ValueError(
+                "holds a password: a table file never keeps one; take it out and name "
+                "password_env (an environment variable) or password_file (a file readable by "
+                "croupier alone) instead"
+            )
+        return value
+
+    @field_validator("password_env")
+    @classmethod
+    def _env(cls, value: str | None) -> str | None:
+        if value is not None and not _ENV_NAME.match(value):
+            raise ValueError(
+                "must be the name of an environment variable: capital letters, digits and _ "
+                "(for example CROUPIER_FLOOR_PASSWORD)"
+            )
+        return value
+
+    @field_validator("password_file")
+    @classmethod
+    def _file(cls, value: str | None) -> str | None:
+        if value is not None:
+            problem = secret_file_problem(Path(value))
+            if problem is not None:
+                raise ValueError(problem)
+        return value
+
+    @model_validator(mode="after")
+    def _one_secret(self) -> FloorLink:
+        if self.password_env is not None and self.password_file is not None:
+            raise ValueError("give password_env or password_file, not both")
+        return self
+
+    def password(self) -> str | None:
+        """The password now (None: libpq's own ways). Raises ValueError saying what is wrong."""
+        if self.password_env is not None:
+            found = os.environ.get(self.password_env)
+            if not found:
+                raise ValueError(
+                    f"the environment variable {self.password_env} (floor.password_env) is not "
+                    "set: start croupier with the floor password in it"
+                )
+            return found
+        if self.password_file is not None:
+            path = Path(self.password_file)
+            problem = secret_file_problem(path)
+            if problem is not None:
+                raise ValueError(f"floor.password_file {path} {problem}")
+            text = path.read_text(encoding="utf-8").strip()
+            if not text:
+                raise ValueError(f"floor.password_file {path} is empty")
+            return text
+        return None
+
+    def conninfo(self) -> str:
+        """The connection string with the password added (never logged or shown)."""
+        secret = self.password()
+        if secret is None:
+            return self.dsn
+        return psycopg.conninfo.make_conninfo(self.dsn, password=secret)
+
+    @property
+    def where(self) -> str:
+        """The server and database for people to read (no secret is ever in ``dsn``)."""
+        parts = psycopg.conninfo.conninfo_to_dict(self.dsn)
+        host = str(parts.get("host") or "localhost")
+        port = parts.get("port")
+        db = parts.get("dbname") or parts.get("user") or ""
+        user = parts.get("user")
+        who = f"{user}@" if user else ""
+        return f"postgresql://{who}{host}{':' + str(port) if port else ''}/{db}"
+
+
 class TableConfig(_Section):
     table_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")] = "table-1"
     variant: str = "nz-pontoon"
@@ -271,6 +414,7 @@ class TableConfig(_Section):
     technician: Technician = Technician()
     access: Access = Access()
     logs: Logs = Logs()
+    floor: FloorLink | None = None  # ship the journal to the floor's PostgreSQL (docs/floor.md)
 
     @field_validator("boxes")
     @classmethod

@@ -1,0 +1,416 @@
+"""``croupier floor serve | report | audit | demo | migrate | passwd``: the casino floor.
+
+- ``serve --config floor.toml``: the floor page for the pit, live from PostgreSQL;
+- ``report --config floor.toml [--shift T | --from T --to T] [--format text|json|csv|html]
+  [--out FILE]``: per table and for the floor;
+- ``audit --config floor.toml [--table ID] [--journal PATH ...]``: verify every table's chain
+  in PostgreSQL, compare local journals; exit 1 on any finding;
+- ``demo --tables N``: a throwaway PostgreSQL in a temporary folder, N demo tables shipping to
+  it and the floor page; Ctrl-C removes it all;
+- ``migrate --dsn OWNER_DSN [--password-env NAME]``: the floor's schema to the newest version;
+- ``passwd NAME``: a ``[[users]]`` entry for the floor file (the password from the terminal).
+
+Exit status 0, 1 for a finding or a failure, 2 for a bad file or option.
+"""
+
+from __future__ import annotations
+
+import argparse
+import getpass
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import psycopg
+
+from controller.cli.run import _on_signals
+from controller.cli.scenario import quiet_logs
+from controller.floor.audit import audit_table, compare_local, floor_tables
+from controller.floor.cluster import FLOOR_LOGIN, TABLE_LOGIN, Cluster, free_port
+from controller.floor.config import LoadedFloor, load_floor_config
+from controller.floor.errors import FloorError
+from controller.floor.report import build_report
+from controller.floor.report_page import render
+from controller.floor.schema import migrate
+from controller.floor.watch import FloorWatcher
+from controller.floor.web import BadPeriod, FloorServer, period
+from controller.game.errors import ConfigError
+from controller.game.rules import VARIANT_IDS
+from controller.journal.errors import JournalUnavailable
+from controller.table.config import hash_secret
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[Any]
+
+DEMO_PASSWORD_ENV = "CROUPIER_FLOOR_PASSWORD"  # noqa: S105 - a variable's name
+MIN_PASSWORD = 10
+
+
+def register(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "floor",
+        help="the casino floor: every table's journal in PostgreSQL, the pit's page, reports",
+        description="The casino floor: serve the pit's page, report a shift, audit the tables' "
+        "chains, or try it all with a throwaway PostgreSQL (demo).",
+    )
+    sub = parser.add_subparsers(dest="floor_command", metavar="SUBCOMMAND")
+
+    serve = sub.add_parser("serve", help="serve the floor page (live from PostgreSQL)")
+    serve.add_argument("--config", required=True, metavar="FILE", help="the floor file")
+    serve.add_argument("--port", type=int, default=None, help="port instead of the file's")
+    serve.set_defaults(handler=serve_command)
+
+    report = sub.add_parser("report", help="a shift's or a period's figures per table and floor")
+    report.add_argument("--config", required=True, metavar="FILE", help="the floor file")
+    report.add_argument(
+        "--shift", metavar="START", help="the shift starting then (2026-11-29T14:00)"
+    )
+    report.add_argument("--from", dest="start", metavar="TIME", help="period start (ISO time)")
+    report.add_argument("--to", dest="end", metavar="TIME", help="period end (ISO time)")
+    report.add_argument(
+        "--format", choices=("text", "json", "csv", "html"), default="text", help="(text)"
+    )
+    report.add_argument("--out", metavar="FILE", help="write here instead of printing")
+    report.set_defaults(handler=report_command)
+
+    audit = sub.add_parser("audit", help="verify every table's chain in PostgreSQL")
+    audit.add_argument("--config", required=True, metavar="FILE", help="the floor file")
+    audit.add_argument("--table", action="append", default=[], help="only this table (repeat)")
+    audit.add_argument(
+        "--journal",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="also compare this local journal with the floor (repeat)",
+    )
+    audit.set_defaults(handler=audit_command)
+
+    demo = sub.add_parser("demo", help="try the floor: throwaway PostgreSQL and N demo tables")
+    demo.add_argument("--tables", type=int, default=4, help="how many demo tables (4)")
+    demo.add_argument("--pace", type=float, default=0.4, help="demo dealers' pace in s (0.4)")
+    demo.add_argument("--port", type=int, default=0, help="the floor page's port (any free)")
+    demo.set_defaults(handler=demo_command)
+
+    mig = sub.add_parser("migrate", help="bring the floor's database to the newest schema")
+    mig.add_argument("--dsn", required=True, help="the owner's connection string (no password)")
+    mig.add_argument(
+        "--password-env", metavar="NAME", help="the environment variable with its password"
+    )
+    mig.set_defaults(handler=migrate_command)
+
+    pw = sub.add_parser("passwd", help="print a [[users]] entry for the floor file")
+    pw.add_argument("name", help="the name the person signs in with")
+    pw.set_defaults(handler=passwd_command)
+
+    parser.set_defaults(handler=lambda args: _usage(parser))
+
+
+def _usage(parser: argparse.ArgumentParser) -> int:
+    parser.print_help()
+    return 2
+
+
+def _fail(text: str, status: int = 1) -> int:
+    print(f"croupier floor: {text}", file=sys.stderr)
+    return status
+
+
+def _load(path: str) -> tuple[LoadedFloor, str]:
+    floor = load_floor_config(path)
+    try:
+        conninfo = floor.config.database.conninfo()
+    except (ValueError, OSError) as exc:
+        raise ConfigError(floor.source, [str(exc)]) from None
+    return floor, conninfo
+
+
+def _connect(conninfo: str, where: str) -> psycopg.Connection[Any]:
+    try:
+        return psycopg.connect(conninfo, connect_timeout=10)
+    except psycopg.OperationalError as exc:
+        raise FloorError(f"cannot reach the floor's database {where}: {exc}".strip()) from None
+
+
+# --- serve ------------------------------------------------------------------------------------
+
+
+def serve_command(args: argparse.Namespace) -> int:
+    quiet_logs()
+    try:
+        floor, conninfo = _load(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc), 2)
+    if args.port is not None:
+        floor.config = floor.config.model_copy(
+            update={"server": floor.config.server.model_copy(update={"port": args.port})}
+        )
+    stop = threading.Event()
+    restore = _on_signals(stop)
+    try:
+        return _serve(floor, conninfo, stop, lambda url: print(f"floor page: {url}", flush=True))
+    except FloorError as exc:
+        return _fail(str(exc))
+    finally:
+        restore()
+
+
+def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any) -> int:
+    config = floor.config
+    watcher = FloorWatcher(conninfo, config.shifts.shifts(), config.alerts.watch())
+    try:
+        watcher.start()
+    except psycopg.Error as exc:
+        raise FloorError(
+            f"cannot watch the floor's database {config.database.where}: {exc}".strip()
+        ) from None
+    server = FloorServer(floor, watcher.hub, conninfo)
+    try:
+        try:
+            server.start()
+        except OSError as exc:
+            raise FloorError(
+                f"cannot serve the floor page on {config.server.host}:{server.port}: "
+                f"{exc.strerror or exc} (set [server] port or use --port)"
+            ) from None
+        except psycopg.Error as exc:
+            raise FloorError(f"cannot open the floor's database pool: {exc}") from None
+        if not server.wait_started():
+            raise FloorError("the floor page did not start")
+        print(f"floor: {len(watcher.views)} tables on {config.database.where}", flush=True)
+        ready(server.url)
+        while not stop.is_set():
+            stop.wait(0.5)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+        watcher.close()
+    print("floor page stopped", flush=True)
+    return 0
+
+
+# --- report -----------------------------------------------------------------------------------
+
+
+def report_command(args: argparse.Namespace) -> int:
+    quiet_logs()
+    try:
+        floor, conninfo = _load(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc), 2)
+    shifts = floor.config.shifts.shifts()
+    query = {k: v for k, v in (("shift", args.shift), ("from", args.start), ("to", args.end)) if v}
+    if "shift" in query and len(query) > 1:
+        return _fail("give --shift or --from/--to, not both", 2)
+    try:
+        start, end = period(query, shifts, datetime.now(UTC))
+    except BadPeriod as exc:
+        return _fail(f"bad period: {exc}", 2)
+    try:
+        with _connect(conninfo, floor.config.database.where) as db:
+            made = build_report(db, start, end)
+    except FloorError as exc:
+        return _fail(str(exc))
+    except psycopg.Error as exc:
+        return _fail(f"the report's query failed: {exc}")
+    render_as: dict[str, Callable[[], str]] = {
+        "text": lambda: made.text() + "\n",
+        "json": lambda: json.dumps(made.as_json(), indent=2) + "\n",
+        "csv": made.csv,
+        "html": lambda: render(made),
+    }
+    text = render_as[args.format]()
+    if args.out:
+        try:
+            Path(args.out).write_text(text, encoding="utf-8")
+        except OSError as exc:
+            return _fail(f"cannot write {args.out}: {exc.strerror or exc}")
+        print(f"report written to {args.out}")
+    else:
+        sys.stdout.write(text)
+    return 0
+
+
+# --- audit ------------------------------------------------------------------------------------
+
+
+def audit_command(args: argparse.Namespace) -> int:
+    quiet_logs()
+    try:
+        floor, conninfo = _load(args.config)
+    except ConfigError as exc:
+        return _fail(str(exc), 2)
+    for path in args.journal:
+        if not path.exists():
+            return _fail(f"there is no journal at {path}", 2)
+    findings = 0
+    try:
+        with _connect(conninfo, floor.config.database.where) as db:
+            wanted = args.table or floor_tables(db)
+            for table_id in wanted:
+                result = audit_table(db, table_id)
+                print(("ok    " if result.ok and result.rows else "FAIL  ") + result.describe())
+                findings += not result.ok or result.rows == 0
+            for path in args.journal:
+                compared = compare_local(db, path)
+                print(("ok    " if compared.ok else "FAIL  ") + compared.describe())
+                findings += not compared.ok
+    except FloorError as exc:
+        return _fail(str(exc))
+    except JournalUnavailable as exc:
+        return _fail(str(exc))
+    except psycopg.Error as exc:
+        return _fail(f"the audit's query failed: {exc}")
+    print(
+        f"\n{findings} finding(s)"
+        + (": keep the rows for investigation and call surveillance" if findings else "")
+    )
+    return 1 if findings else 0
+
+
+# --- migrate, passwd --------------------------------------------------------------------------
+
+
+def migrate_command(args: argparse.Namespace) -> int:
+    conninfo = args.dsn
+    if args.password_env:
+        secret = os.environ.get(args.password_env)
+        if not secret:
+            return _fail(f"the environment variable {args.password_env} is not set", 2)
+        conninfo = psycopg.conninfo.make_conninfo(conninfo, password=secret)
+    try:
+        revision = migrate(conninfo)
+    except FloorError as exc:
+        return _fail(str(exc))
+    except psycopg.Error as exc:
+        return _fail(f"cannot migrate: {exc}")
+    print(f"the floor's database is at revision {revision}")
+    return 0
+
+
+def passwd_command(args: argparse.Namespace) -> int:
+    name = args.name
+    if not (
+        name[:1].isalnum() and all(c.isalnum() or c in "_.-" for c in name) and len(name) <= 40
+    ):
+        return _fail("a name is 1-40 letters, digits, _ . or -, starting with a letter or digit", 2)
+    if sys.stdin.isatty():
+        first = getpass.getpass(f"password for {name} (at least {MIN_PASSWORD} characters): ")
+        if getpass.getpass("again: ") != first:
+            return _fail("the two entries differ")
+    else:
+        first = sys.stdin.readline().rstrip("\n")
+    if len(first) < MIN_PASSWORD:
+        return _fail(f"a password is at least {MIN_PASSWORD} characters", 2)
+    print("# in the floor file")
+    print(f'[[users]]\nname = "{name}"\nsecret_hash = "{hash_secret(first)}"')
+    return 0
+
+
+# --- demo -------------------------------------------------------------------------------------
+
+
+def demo_command(args: argparse.Namespace) -> int:
+    quiet_logs()
+    if not 1 <= args.tables <= 50:
+        return _fail(f"--tables must be 1-50, got {args.tables}", 2)
+    if not 0 <= args.pace <= 10:
+        return _fail(f"--pace must be 0-10 seconds, got {args.pace}", 2)
+    stop = threading.Event()
+    restore = _on_signals(stop)
+    folder = Path(tempfile.mkdtemp(prefix="croupier-floor-demo-"))
+    cluster = Cluster(port=free_port())
+    tables: list[subprocess.Popen[bytes]] = []
+    try:
+        print(f"floor demo: PostgreSQL in {cluster.base} (127.0.0.1:{cluster.port})", flush=True)
+        cluster.create()
+        env = {**os.environ, DEMO_PASSWORD_ENV: cluster.credentials.table}
+        for n in range(1, args.tables + 1):
+            table_file = _demo_table_file(folder, n, cluster)
+            log = (folder / f"table-{n}.out").open("wb")
+            tables.append(
+                subprocess.Popen(  # noqa: S603 - this croupier, our own arguments
+                    [
+                        sys.executable,
+                        "-m",
+                        "controller.cli",
+                        "run",
+                        "--demo",
+                        "--config",
+                        str(table_file),
+                        "--pace",
+                        str(args.pace),
+                        "--seed",
+                        str(n),
+                    ],
+                    stdout=log,
+                    stderr=subprocess.STDOUT,
+                    stdin=subprocess.DEVNULL,
+                    env=env,
+                    cwd=folder,
+                )
+            )
+            log.close()
+        password = f"pit-{os.urandom(6).hex()}"
+        floor_file = folder / "floor.toml"
+        floor_file.write_text(
+            f'[database]\ndsn = "{cluster.dsn(FLOOR_LOGIN, tcp=True)}"\n'
+            f'password_env = "CROUPIER_FLOOR_DB_PASSWORD"\n\n'
+            f"[server]\nport = {args.port}\n\n"
+            f'[access]\nattempts_log = "{folder / "floor-access.jsonl"}"\n\n'
+            f'[[users]]\nname = "pit"\nsecret_hash = "{hash_secret(password)}"\n\n'
+            "[alerts]\nrecheck_minutes = 1\n"
+        )
+        os.environ["CROUPIER_FLOOR_DB_PASSWORD"] = cluster.credentials.floor
+        floor, conninfo = _load(str(floor_file))
+
+        def ready(url: str) -> None:
+            print(f"{args.tables} demo tables dealing (logs in {folder})", flush=True)
+            print(f"floor page: {url}  (sign in as pit, password {password})", flush=True)
+            print("Ctrl-C stops the tables and removes the database and every file", flush=True)
+
+        return _serve(floor, conninfo, stop, ready)
+    except (FloorError, ConfigError) as exc:
+        return _fail(str(exc))
+    except KeyboardInterrupt:
+        return 0
+    finally:
+        for process in tables:
+            if process.poll() is None:
+                process.send_signal(signal.SIGTERM)
+        for process in tables:
+            try:
+                process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait()
+        cluster.remove()
+        shutil.rmtree(folder, ignore_errors=True)
+        os.environ.pop("CROUPIER_FLOOR_DB_PASSWORD", None)
+        restore()
+        print("floor demo removed: tables stopped, database and files deleted", flush=True)
+
+
+def _demo_table_file(folder: Path, n: int, cluster: Cluster) -> Path:
+    variant = VARIANT_IDS[(n - 1) % len(VARIANT_IDS)]
+    path = folder / f"table-{n}.toml"
+    path.write_text(
+        f'table_id = "demo-{n}"\nvariant = "{variant}"\nboxes = [1, 2, 3]\n\n'
+        f"[display]\nport = 0\n\n"
+        f'[journal]\npath = "{folder / f"journal-{n}.sqlite3"}"\n\n'
+        f'[logs]\naudit = "{folder / f"audit-{n}.jsonl"}"\n'
+        f'debug = "{folder / f"debug-{n}.log"}"\n\n'
+        f'[floor]\ndsn = "{cluster.dsn(TABLE_LOGIN, tcp=True)}"\n'
+        f'password_env = "{DEMO_PASSWORD_ENV}"\n'
+    )
+    return path

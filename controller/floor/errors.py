@@ -1,0 +1,12 @@
+"""The floor's errors: each says what went wrong and what to do."""
+
+from __future__ import annotations
+
+
+class FloorError(Exception):
+    """The floor cannot do what was asked (its database, a cluster, a file); the text says why."""
+
+
+class ShipRefused(FloorError):
+    """The floor refused this table's rows (another journal ships as the same table, a gap or a
+    broken link); shipping waits until someone looks."""

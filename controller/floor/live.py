@@ -1,0 +1,265 @@
+"""What the pit sees of each table, folded from its journal rows as they reach the floor.
+
+:class:`TableView` takes one table's rows in seq order (:meth:`TableView.feed`) and keeps what
+the floor page shows: the game and limits (from the shipper's word), the round and its state, the
+hold and lockup reasons, each device's link and faults, who is signed in, the rounds and the
+table's win this shift, and the chain check (:mod:`controller.floor.chain`). :meth:`alerts` names
+what needs a supervisor: a lockup, a chain break, journal trouble, shipping lag or silence.
+
+Everything here is plain and synchronous; :mod:`controller.floor.watch` feeds it from
+PostgreSQL.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from controller.floor.chain import ChainBreak, ChainCheck
+from controller.game.prompts import money
+from controller.journal.store import Row, parse_ts
+from drivers.tbl21.events import FAULT_NAMES
+
+LAG_ALERT_S = 10.0  # the shipper's oldest unshipped row older than this
+SILENT_ALERT_S = 30.0  # no word from a table's shipper for this long
+SEVERITIES = {"I": "info", "W": "warning", "L": "lockup"}
+DEVICE_STATUS = {
+    "DeviceIdentified": "connected",
+    "LinkRestored": "connected",
+    "LinkLost": "lost",
+    "DeviceRefused": "refused",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Alert:
+    table_id: str
+    kind: str  # lockup, chain, journal, shipping, lag, silent
+    text: str
+    since: str  # ISO time (UTC) when the floor saw it
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "kind": self.kind,
+            "text": self.text,
+            "since": self.since,
+        }
+
+
+@dataclass
+class ShipperWord:
+    """The latest row of ``croupier.shippers`` for a table."""
+
+    reported_at: datetime
+    local_seq: int
+    backlog_rows: int
+    oldest_age_s: float
+    status: str
+    problem: str
+    about: dict[str, Any]
+
+
+@dataclass
+class Device:
+    status: str = "connecting"
+    identity: str = ""
+    faults: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class TableView:
+    table_id: str
+    shift_start: datetime
+    chain: ChainCheck = field(init=False)
+    breaks: list[ChainBreak] = field(default_factory=list)
+    variant: str = ""
+    round: int | None = None
+    state: str = ""
+    hold: list[str] = field(default_factory=list)
+    lockup: str = ""
+    devices: dict[str, Device] = field(default_factory=dict)
+    signed_in: dict[str, str] = field(default_factory=dict)
+    round_ends: list[tuple[str, int]] = field(default_factory=list)  # (ts, players' net) in shift
+    first_ts_in_shift: str | None = None
+    last_ts: str | None = None
+    last_seq: int = 0
+    notice: str = ""
+    shipper: ShipperWord | None = None
+    alert_since: dict[tuple[str, str], str] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        self.chain = ChainCheck(self.table_id)
+
+    # --- rows -------------------------------------------------------------------------------
+
+    def feed(self, row: Row) -> ChainBreak | None:
+        found = self.chain.feed(row)
+        if found is not None:
+            self.breaks.append(found)
+            del self.breaks[:-20]
+        self.last_seq = max(self.last_seq, row.seq)
+        self.last_ts = row.ts
+        p = row.payload
+        if row.round_id is not None:
+            self.round = row.round_id
+        kind = row.kind
+        if kind == "config":
+            self.variant = str(p.get("variant", self.variant))
+        elif kind == "state":
+            dest = str(p.get("dest", ""))
+            if dest != "hold":
+                self.hold.clear()
+                self.lockup = ""
+            self.state = dest
+        elif kind == "prompt":
+            code = p.get("code")
+            if code in ("HOLD", "LOCKUP"):
+                text = str(p.get("text", ""))
+                self.hold.append(text)
+                del self.hold[:-4]
+                if code == "LOCKUP":
+                    self.lockup = text
+        elif kind == "device_event":
+            self._device(p)
+        elif kind == "access":
+            self._access(p)
+        elif kind == "round_end":
+            at = parse_ts(row.ts)
+            if at >= self.shift_start:
+                net = p.get("net_cents")
+                self.round_ends.append((row.ts, net if isinstance(net, int) else 0))
+        elif kind == "recovery":
+            self.notice = str(p.get("text", "recovered after a restart"))
+        if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
+            self.first_ts_in_shift = row.ts
+        return found
+
+    def _device(self, p: dict[str, Any]) -> None:
+        ref = p.get("device")
+        role = ref.get("type") if isinstance(ref, dict) else None
+        if not isinstance(role, str) or ref is None or ref.get("port") == "display":
+            return
+        device = self.devices.setdefault(role, Device())
+        kind = p.get("type")
+        if kind in DEVICE_STATUS:
+            device.status = DEVICE_STATUS[str(kind)]
+        if kind == "DeviceIdentified":
+            ident = p.get("identity")
+            if isinstance(ident, dict):
+                device.identity = f"{ident.get('model', '')} {ident.get('serial', '')}".strip()
+        elif kind in ("FaultRaised", "FaultCleared"):
+            code = p.get("code")
+            name = FAULT_NAMES.get(code, f"FAULT_0x{code:02X}") if isinstance(code, int) else "?"
+            if kind == "FaultRaised":
+                device.faults[name] = SEVERITIES.get(str(p.get("severity")), "?")
+            else:
+                device.faults.pop(name, None)
+
+    def _access(self, p: dict[str, Any]) -> None:
+        role = p.get("role")
+        if not isinstance(role, str) or not p.get("accepted"):
+            return
+        if p.get("event") == "signed_in":
+            self.signed_in[role] = str(p.get("text", role))
+        elif p.get("event") == "signed_out":
+            self.signed_in.pop(role, None)
+
+    # --- the shift ----------------------------------------------------------------------------
+
+    def new_shift(self, start: datetime) -> None:
+        self.shift_start = start
+        self.round_ends = [(ts, net) for ts, net in self.round_ends if parse_ts(ts) >= start]
+        self.first_ts_in_shift = self.round_ends[0][0] if self.round_ends else None
+
+    def win_cents(self) -> int:
+        """The table's win this shift: what the players lost, integer cents."""
+        return -sum(net for _, net in self.round_ends)
+
+    def rounds_per_hour(self, now: datetime) -> float:
+        if not self.round_ends or self.first_ts_in_shift is None:
+            return 0.0
+        hours = (now - parse_ts(self.first_ts_in_shift)).total_seconds() / 3600
+        return len(self.round_ends) / hours if hours > 0 else 0.0
+
+    # --- alerts ---------------------------------------------------------------------------------
+
+    def alerts(
+        self, now: datetime, *, lag_s: float = LAG_ALERT_S, silent_s: float = SILENT_ALERT_S
+    ) -> list[Alert]:
+        found: list[tuple[str, str]] = []
+        if self.state == "hold" and self.lockup:
+            found.append(("lockup", self.lockup))
+        found += [("chain", b.describe()) for b in self.breaks]
+        word = self.shipper
+        if word is not None:
+            if (
+                word.problem.startswith("cannot read the journal")
+                or "journal" in word.problem.split(":")[0]
+            ):
+                found.append(("journal", word.problem))
+            elif word.status == "refused":
+                found.append(("shipping", f"the floor refused its rows: {word.problem}"))
+            silent = (now - word.reported_at).total_seconds()
+            if silent > silent_s:
+                found.append(("silent", f"no word from this table's shipper for {silent:,.0f} s"))
+            elif word.backlog_rows and word.oldest_age_s > lag_s:
+                found.append(
+                    (
+                        "lag",
+                        f"{word.backlog_rows:,} rows behind, oldest {word.oldest_age_s:,.0f} s",
+                    )
+                )
+        stamp = now.isoformat(timespec="seconds")
+        keys = {(kind, text) for kind, text in found}
+        for key in list(self.alert_since):
+            if key not in keys:
+                del self.alert_since[key]
+        return [
+            Alert(self.table_id, kind, text, self.alert_since.setdefault((kind, text), stamp))
+            for kind, text in found
+        ]
+
+    def as_json(self, now: datetime, **alert_args: float) -> dict[str, Any]:
+        word = self.shipper
+        about = word.about if word is not None else {}
+        limits = about.get("limits") if isinstance(about.get("limits"), dict) else {}
+        win = self.win_cents()
+        return {
+            "table_id": self.table_id,
+            "variant": self.variant or str(about.get("variant", "")),
+            "game": str(about.get("game", "")),
+            "limits": (
+                f"{money(int(limits['min_cents']))}-{money(int(limits['max_cents']))}"
+                if isinstance(limits, dict) and "min_cents" in limits and "max_cents" in limits
+                else ""
+            ),
+            "round": self.round,
+            "state": self.state,
+            "hold": list(self.hold),
+            "lockup": self.lockup,
+            "devices": [
+                {"role": role, "status": d.status, "identity": d.identity, "faults": d.faults}
+                for role, d in sorted(self.devices.items())
+            ],
+            "signed_in": sorted(self.signed_in.values()),
+            "rounds": len(self.round_ends),
+            "rounds_per_hour": round(self.rounds_per_hour(now), 1),
+            "win_cents": win,
+            "win": money(win),
+            "last_seq": self.last_seq,
+            "last_ts": self.last_ts,
+            "rows_checked": self.chain.rows_checked,
+            "notice": self.notice,
+            "shipper": None
+            if word is None
+            else {
+                "status": word.status,
+                "backlog_rows": word.backlog_rows,
+                "oldest_age_s": round(word.oldest_age_s, 1),
+                "problem": word.problem,
+                "reported_at": word.reported_at.isoformat(timespec="seconds"),
+            },
+            "alerts": [a.as_json() for a in self.alerts(now, **alert_args)],
+        }

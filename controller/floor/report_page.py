@@ -1,0 +1,166 @@
+"""The report as a page: the figures in tables and three plots (pygal, SVG, no script): the
+floor's win over the period, hold % per table, rounds per hour per table."""
+
+from __future__ import annotations
+
+import base64
+import html
+import sys
+from fractions import Fraction
+from typing import Any
+
+from controller.floor.report import CATEGORIES, Figures, Report
+from controller.game.prompts import money
+from controller.journal.store import parse_ts
+
+_CSS = """
+body { font: 15px/1.4 system-ui, sans-serif; margin: 1.2rem; color: #111; background: #fafafa; }
+table { border-collapse: collapse; margin: .6rem 0 1.2rem; background: #fff; }
+th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: right; }
+th:first-child, td:first-child { text-align: left; }
+tr.floor td { font-weight: 700; border-top: 2px solid #333; }
+.plots { display: flex; flex-wrap: wrap; gap: 1rem; }
+.plots img { width: 30rem; max-width: 100%; background: #fff; border: 1px solid #ddd; }
+a { color: #1d3557; }
+"""
+
+
+def _pygal() -> Any:
+    """pygal, imported when a report is drawn. Its import adds a finder for its map plugins
+    (``pygal.maps.*``, unused here) that lacks ``find_spec`` and makes every later import warn;
+    it is taken out again."""
+    import pygal  # noqa: PLC0415
+
+    sys.meta_path[:] = [f for f in sys.meta_path if type(f).__name__ != "PluginImportFixer"]
+    return pygal
+
+
+def _chart_uri(chart: Any) -> str:
+    svg = chart.render(is_unicode=True)
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+
+
+def _config(title: str) -> dict[str, object]:
+    return {
+        "title": title,
+        "style": _pygal().style.CleanStyle,
+        "js": [],  # no script from anywhere: the page is read-only and offline
+        "show_legend": False,
+        "width": 640,
+        "height": 360,
+        "disable_xml_declaration": True,
+    }
+
+
+def plots(report: Report) -> dict[str, str]:
+    """Three charts as ``data:`` URIs."""
+    pygal = _pygal()
+    win = pygal.DateTimeLine(
+        **_config("floor win over the period"),
+        x_value_formatter=lambda at: at.strftime("%H:%M"),
+        value_formatter=lambda cents: money(int(cents)),
+    )
+    total = 0
+    points = []
+    for ts, _table, cents in report.wins:
+        total += cents
+        points.append((parse_ts(ts), total))
+    win.add("win", points or [(report.start, 0)])
+    hold = pygal.Bar(**_config("hold % per table"), value_formatter=lambda v: f"{v:.2f} %")
+    hold.x_labels = [t.table_id for t in report.tables]
+    hold.add(
+        "hold %",
+        [
+            float(Fraction(t.win_cents * 100, t.handle_cents)) if t.handle_cents else 0.0
+            for t in report.tables
+        ],
+    )
+    rate = pygal.Bar(**_config("rounds per hour"), value_formatter=lambda v: f"{v:.1f}")
+    rate.x_labels = [t.table_id for t in report.tables]
+    rate.add(
+        "rounds/h",
+        [float(Fraction(t.rounds) / t.hours) if t.hours > 0 else 0.0 for t in report.tables],
+    )
+    return {"win": _chart_uri(win), "hold": _chart_uri(hold), "rate": _chart_uri(rate)}
+
+
+def _row(f: Figures, cls: str = "") -> str:
+    cells = [
+        f.table_id,
+        str(f.rounds),
+        money(f.handle_cents),
+        money(f.win_cents),
+        f.hold_percent,
+        f.rounds_per_hour,
+        str(f.voids),
+        str(f.overrides),
+    ]
+    tds = "".join(f"<td>{html.escape(c)}</td>" for c in cells)
+    return f'<tr class="{cls}" data-table="{html.escape(f.table_id)}">{tds}</tr>'
+
+
+def render(report: Report, *, query: str = "") -> str:
+    """The whole page (self-contained: styles inline, plots as data URIs)."""
+    charts = plots(report)
+    head = "".join(
+        f"<th>{h}</th>"
+        for h in ("table", "rounds", "handle", "win", "hold %", "rounds/h", "voids", "overrides")
+    )
+    figures = "".join(_row(t) for t in report.tables) + _row(report.floor, "floor")
+    pay_head = "".join(f"<th>{c}</th>" for c in ("table", *CATEGORIES))
+    pay_rows = ""
+    for f in [*report.tables, report.floor]:
+        cells = "".join(
+            f"<td>{f.payouts[c].count} / {money(f.payouts[c].amount_cents)}</td>"
+            if c in f.payouts
+            else "<td>-</td>"
+            for c in CATEGORIES
+        )
+        pay_rows += f"<tr><td>{html.escape(f.table_id)}</td>{cells}</tr>"
+    overrides = (
+        "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(str(v))}</td>"
+                for v in (
+                    o.ts,
+                    o.table_id,
+                    o.round_id if o.round_id is not None else "",
+                    o.action,
+                    o.by,
+                    o.detail,
+                )
+            )
+            + "</tr>"
+            for o in report.overrides
+        )
+        or '<tr><td colspan="6">none</td></tr>'
+    )
+    over_head = "".join(
+        f"<th>{h}</th>" for h in ("time", "table", "round", "action", "by", "detail")
+    )
+    links = ""
+    if query:
+        q = html.escape(query)
+        links = (
+            f'<p><a href="/report.csv?{q}">CSV</a> · <a href="/report.json?{q}">JSON</a> · '
+            '<a href="/">floor</a></p>'
+        )
+    return f"""<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><title>croupier floor report</title>
+<style>{_CSS}</style></head><body>
+<h1>Floor report</h1>
+<p id="period">{html.escape(report.start.isoformat())} to {html.escape(report.end.isoformat())}</p>
+{links}
+<table id="figures"><thead><tr>{head}</tr></thead><tbody>{figures}</tbody></table>
+<div class="plots">
+<img id="plot-win" alt="floor win over the period" src="{charts["win"]}">
+<img id="plot-hold" alt="hold % per table" src="{charts["hold"]}">
+<img id="plot-rate" alt="rounds per hour per table" src="{charts["rate"]}">
+</div>
+<h2>Payouts by kind (count / amount to the players)</h2>
+<table id="payouts"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
+<h2>Voids and overrides</h2>
+<table id="overrides"><thead><tr>{over_head}</tr></thead><tbody>{overrides}</tbody></table>
+</body></html>
+"""

@@ -1,0 +1,427 @@
+"""The table's side of the floor: its journal rows, shipped to PostgreSQL from a thread of its own.
+
+The local SQLite journal stays the record of truth and the outbox. The shipper reads it through
+its own read-only connection, never through the table's, and never holds the table up:
+
+1. connect (``[floor] dsn`` with the password from the environment or a file), read what the
+   floor holds for this table (``croupier.tables``: the last seq and hash) and check that this
+   journal's row at that seq has the same hash (another journal shipping as the same table is
+   refused here, or by the floor's insert trigger when both ship at once);
+2. ship the rows after it in order, ``batch_rows`` at a time, one transaction each
+   (``INSERT ... ON CONFLICT DO NOTHING``: a batch sent again after a lost reply is not written
+   twice), the month partitions made first;
+3. say how far behind it is (``croupier.report_shipper``) every couple of seconds;
+4. on a lost connection, a slow or full server: wait (0.5 s, doubling to 5 s) and start at 1.
+   The backlog grows on disk, in the journal, and drains when the server is back.
+
+:meth:`Shipper.health` has the shape of the table service's device health (role ``floor``,
+status ``connecting``/``connected``/``lost``/``refused``, a detail such as ``1,234 rows behind,
+oldest 35 s``); :meth:`Shipper.backlog` gives the same as data.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, replace
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import structlog
+from psycopg.types.json import Jsonb
+
+from controller.floor.errors import ShipRefused
+from controller.journal.errors import JournalUnavailable
+from controller.journal.store import Journal, Row, parse_ts
+from controller.table.config import FloorLink
+from controller.table.health import DeviceHealth
+
+log = structlog.get_logger("croupier.floor.shipper")
+
+REPORT_S = 2.0  # the shipper's word to the floor, at least this often
+RETRY_S = (0.5, 1.0, 2.0, 4.0, 5.0)  # waits after a failure, then 5 s on
+REFUSED_RETRY_S = 30.0
+LAG_WARN_S = 30.0  # the oldest unshipped row older than this: a warning on the device strip
+
+_INSERT = """
+INSERT INTO croupier.journal_rows
+    (table_id, seq, ts, at, round_id, kind, payload, prev_hash, hash)
+SELECT table_id, seq, ts, ts::timestamptz, round_id, kind, payload, prev_hash, hash
+FROM unnest(%s::text[], %s::bigint[], %s::text[], %s::bigint[], %s::text[], %s::text[],
+            %s::text[], %s::text[]) AS r(table_id, seq, ts, round_id, kind, payload, prev_hash,
+                                         hash)
+ON CONFLICT DO NOTHING
+"""
+_HEAD = "SELECT seq, hash FROM croupier.tables WHERE table_id = %s"
+_REPORT = "SELECT croupier.report_shipper(%s, %s, %s, %s, %s, %s, %s)"
+
+
+@dataclass(frozen=True, slots=True)
+class Backlog:
+    """How far the floor is behind this table's journal."""
+
+    local_seq: int  # the journal's last row
+    shipped_seq: int | None  # the last row the floor holds (None: not known since start)
+    oldest_ts: str | None  # the first row not on the floor, its time (None: nothing behind)
+    at: float  # when this was measured (wall clock)
+
+    @property
+    def rows(self) -> int | None:
+        if self.shipped_seq is None:
+            return None
+        return max(0, self.local_seq - self.shipped_seq)
+
+    @property
+    def oldest_age_s(self) -> float:
+        if self.oldest_ts is None or not self.rows:
+            return 0.0
+        return max(0.0, self.at - parse_ts(self.oldest_ts).timestamp())
+
+    def describe(self) -> str:
+        if self.rows is None:
+            return f"floor not reached yet (journal at row {self.local_seq:,})"
+        if self.rows == 0:
+            return f"up to date (row {self.local_seq:,})"
+        return f"{self.rows:,} rows behind, oldest {self.oldest_age_s:,.0f} s"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "local_seq": self.local_seq,
+            "shipped_seq": self.shipped_seq,
+            "rows": self.rows,
+            "oldest_ts": self.oldest_ts if self.rows else None,
+            "oldest_age_s": round(self.oldest_age_s, 3),
+        }
+
+
+class Shipper:
+    """Ships ``journal_path``'s rows to the floor. ``start()``, then ``close()`` (or ``with``)."""
+
+    def __init__(
+        self,
+        journal_path: str | Path,
+        table_id: str,
+        floor_settings: FloorLink,
+        *,
+        about: Mapping[str, Any] | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.journal_path = Path(journal_path)
+        self.table_id = table_id
+        self.settings = floor_settings
+        self.about = dict(about or {})
+        self._clock = clock
+        self._lock = threading.Lock()
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._journal: Journal | None = None
+        self._db: psycopg.Connection[Any] | None = None
+        self._health = DeviceHealth("floor", floor_settings.where)
+        self._wake: Callable[[], None] | None = None
+        self._shown: dict[str, Any] = {}  # the health last told (wake when it changes)
+        self._backlog = Backlog(0, None, None, clock())
+        self._months: set[str] = set()
+        self._seen: tuple[tuple[int, int] | None, ...] = ()
+        self._reported = 0.0
+        self._failures = 0
+        self.rows_shipped = 0  # by this shipper since it started
+        self.batches = 0
+
+    # --- life cycle -------------------------------------------------------------------------
+
+    def start(self, wake: Callable[[], None] | None = None) -> None:
+        """Ship from a thread of its own; ``wake`` is called (from it) when the health the
+        dealer sees changed (a table service's monitor)."""
+        self._wake = wake
+        if self._thread is not None:
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="floor-shipper", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        """Stop shipping (what is not shipped stays in the journal for next time)."""
+        self._stop.set()
+        db = self._db
+        if db is not None:
+            with contextlib.suppress(psycopg.Error):
+                db.cancel_safe(timeout=1.0)
+        if self._thread is not None:
+            self._thread.join(timeout=self.settings.connect_timeout_s + 5.0)
+            self._thread = None
+        self._disconnect()
+        if self._journal is not None:
+            self._journal.close()
+            self._journal = None
+
+    def __enter__(self) -> Shipper:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # --- what the table shows ----------------------------------------------------------------
+
+    def health(self) -> DeviceHealth:
+        with self._lock:
+            return replace(self._health, faults=dict(self._health.faults))
+
+    def backlog(self) -> Backlog:
+        with self._lock:
+            return self._backlog
+
+    # --- the thread ----------------------------------------------------------------------------
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            try:
+                busy = self._step()
+            except JournalUnavailable as exc:
+                problem = f"cannot read the journal: {exc}"
+                self._set("connecting", problem)
+                if self._db is not None:
+                    with contextlib.suppress(psycopg.Error):  # journal trouble: the pit sees it
+                        self._report(problem)
+                self._journal = None
+                busy = False
+                self._stop.wait(1.0)
+                continue
+            except ShipRefused as exc:
+                self._set("refused", str(exc))
+                log.error("the floor refused the rows", table_id=self.table_id, reason=str(exc))
+                if self._db is not None:
+                    with contextlib.suppress(psycopg.Error):  # the floor shows why
+                        self._report(str(exc))
+                self._disconnect()
+                self._stop.wait(REFUSED_RETRY_S)
+                continue
+            except psycopg.Error as exc:
+                self._set("lost", f"floor unreachable ({_reason(exc)})")
+                self._disconnect()
+                wait = RETRY_S[min(self._failures, len(RETRY_S) - 1)]
+                self._failures += 1
+                self._stop.wait(wait)
+                continue
+            except Exception as exc:  # a bug here must never reach the table
+                log.exception("the floor shipper failed", table_id=self.table_id)
+                self._set("lost", f"shipper error: {type(exc).__name__}: {exc}")
+                self._disconnect()
+                self._stop.wait(5.0)
+                continue
+            if not busy:
+                self._stop.wait(self.settings.poll_ms / 1000)
+
+    def _files(self) -> tuple[tuple[int, int] | None, ...]:
+        """The journal's files as the file system sees them (size, change time): a table that
+        wrote nothing since the last look changed neither."""
+        seen: list[tuple[int, int] | None] = []
+        for suffix in ("", "-wal"):
+            try:
+                info = os.stat(f"{self.journal_path}{suffix}")
+                seen.append((info.st_size, info.st_mtime_ns))
+            except OSError:
+                seen.append(None)
+        return tuple(seen)
+
+    def _step(self) -> bool:
+        """One pass: connect if need be, ship one batch; True when there may be more now."""
+        files = self._files()
+        if self._db is not None and files == self._seen and not self._backlog.rows:
+            if self._clock() - self._reported >= REPORT_S:
+                self._report()
+            return False  # nothing new: not even a query
+        journal = self._open_journal()
+        last = journal.last_row()
+        local_seq = 0 if last is None else last.seq
+        if self._db is None:
+            self._connect(journal, local_seq)
+        assert self._db is not None
+        shipped = self._backlog.shipped_seq
+        assert shipped is not None
+        busy = False
+        if local_seq > shipped:
+            batch = list(islice(journal.iter_rows(after_seq=shipped), self.settings.batch_rows))
+            if batch:
+                self._measure(local_seq, shipped, batch[0].ts)
+                self._ship(batch)
+                shipped = batch[-1].seq
+                busy = local_seq > shipped
+        self._measure(local_seq, shipped, None if not busy else self._first_after(shipped))
+        self._seen = files
+        self._failures = 0
+        self._set("connected", "")
+        now = self._clock()
+        if now - self._reported >= REPORT_S:
+            self._report()
+        return busy
+
+    def _open_journal(self) -> Journal:
+        if self._journal is None:
+            self._journal = Journal.open(self.journal_path, table_id=self.table_id, readonly=True)
+        return self._journal
+
+    def _first_after(self, seq: int) -> str | None:
+        assert self._journal is not None
+        row = next(iter(self._journal.iter_rows(after_seq=seq)), None)
+        return None if row is None else row.ts
+
+    def _connect(self, journal: Journal, local_seq: int) -> None:
+        try:
+            conninfo = self.settings.conninfo()
+        except (ValueError, OSError) as exc:
+            raise ShipRefused(str(exc)) from None
+        self._set("connecting", f"connecting to {self.settings.where}")
+        db = psycopg.connect(
+            conninfo,
+            connect_timeout=self.settings.connect_timeout_s,
+            application_name=f"croupier-shipper {self.table_id}",
+            options=f"-c statement_timeout={self.settings.statement_timeout_s * 1000}",
+        )
+        try:
+            found = db.execute(_HEAD, (self.table_id,)).fetchone()
+            db.commit()
+        except BaseException:
+            db.close()
+            raise
+        self._db = db
+        held_seq, held_hash = (0, "") if found is None else (int(found[0]), str(found[1]))
+        if held_seq > local_seq:
+            raise ShipRefused(
+                f"the floor holds rows up to {held_seq:,} of table {self.table_id} but this "
+                f"journal ends at row {local_seq:,}: another journal ships as table "
+                f"{self.table_id}, or this journal was replaced; give each table its own id"
+            )
+        if held_seq > 0:
+            mine = next(iter(journal.iter_rows(after_seq=held_seq - 1)), None)
+            if mine is not None and mine.seq == held_seq and mine.hash != held_hash:
+                raise ShipRefused(
+                    f"the floor's row {held_seq:,} of table {self.table_id} is not this "
+                    f"journal's: another journal ships as table {self.table_id}; give each "
+                    "table its own id"
+                )
+        with self._lock:
+            self._backlog = replace(self._backlog, shipped_seq=held_seq, local_seq=local_seq)
+        log.info("floor connected", table_id=self.table_id, floor_holds=held_seq)
+
+    def _ship(self, batch: list[Row]) -> None:
+        db = self._db
+        assert db is not None
+        self._ensure_months(db, batch[0].ts, batch[-1].ts)
+        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
+        for row in batch:
+            values = (
+                row.table_id,
+                row.seq,
+                row.ts,
+                row.round_id,
+                row.kind,
+                row.payload_json,
+                row.prev_hash,
+                row.hash,
+            )
+            for column, value in zip(columns, values, strict=True):
+                column.append(value)
+        try:
+            db.execute(_INSERT, columns)
+            db.commit()
+        except psycopg.errors.RaiseException as exc:
+            db.rollback()
+            text = str(exc.diag.message_primary or exc).removeprefix("croupier: ")
+            raise ShipRefused(f"the floor refused rows {batch[0].seq:,}-: {text}") from None
+        except BaseException:
+            if not db.closed:
+                db.rollback()
+            raise
+        self.rows_shipped += len(batch)
+        self.batches += 1
+
+    def _ensure_months(self, db: psycopg.Connection[Any], first_ts: str, last_ts: str) -> None:
+        months = {first_ts[:7], last_ts[:7]}
+        if months <= self._months:
+            return
+        db.execute(
+            "SELECT croupier.ensure_months(%s::timestamptz, %s::timestamptz)", (first_ts, last_ts)
+        )
+        db.commit()
+        self._months |= months
+
+    def _measure(self, local_seq: int, shipped: int, oldest_ts: str | None) -> None:
+        with self._lock:
+            self._backlog = Backlog(local_seq, shipped, oldest_ts, self._clock())
+            self._health.detail = self._backlog.describe()
+            self._lag_fault()
+        self._tell()
+
+    def _tell(self) -> None:
+        """Wake the table's owner when what the dealer sees of the floor changed."""
+        shown = self.health().as_json()
+        if shown != self._shown and self._wake is not None:
+            self._shown = shown
+            self._wake()
+
+    def _lag_fault(self) -> None:
+        if self._backlog.oldest_age_s > LAG_WARN_S:
+            self._health.faults["SHIPPING_LAG"] = "warning"
+        else:
+            self._health.faults.pop("SHIPPING_LAG", None)
+
+    def _report(self, problem: str = "") -> None:
+        db = self._db
+        assert db is not None
+        backlog = self.backlog()
+        health = self.health()
+        db.execute(
+            _REPORT,
+            (
+                self.table_id,
+                backlog.local_seq,
+                backlog.rows or 0,
+                backlog.oldest_age_s,
+                health.status,
+                problem,
+                Jsonb(self.about),
+            ),
+        )
+        db.commit()
+        self._reported = self._clock()
+
+    def _set(self, status: str, problem: str) -> None:
+        with self._lock:
+            self._health.status = status
+            backlog = self._backlog
+            if self._journal is not None and status != "connected":
+                try:
+                    last = self._journal.last_row()
+                except JournalUnavailable:
+                    last = None
+                if last is not None and last.seq != backlog.local_seq:
+                    backlog = replace(backlog, local_seq=last.seq, at=self._clock())
+                if backlog.rows and backlog.shipped_seq is not None:
+                    oldest = next(iter(self._journal.iter_rows(after_seq=backlog.shipped_seq)))
+                    backlog = replace(backlog, oldest_ts=oldest.ts, at=self._clock())
+                self._backlog = backlog
+            self._lag_fault()
+            shown = backlog.describe()
+            self._health.detail = f"{problem}; {shown}" if problem else shown
+        self._tell()
+
+    def _disconnect(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            with contextlib.suppress(psycopg.Error):
+                db.close()
+
+
+def _reason(exc: psycopg.Error) -> str:
+    if isinstance(exc, psycopg.errors.QueryCanceled):
+        return "the floor's server is too slow: statement timed out"
+    if isinstance(exc, psycopg.errors.DiskFull):
+        return "the floor's disk is full"
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__

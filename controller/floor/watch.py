@@ -1,0 +1,356 @@
+"""The floor's watcher: LISTEN for rows and shipper reports, fold them into the tables' views.
+
+One thread with its own read-only connection (the floor role). At start it reads every table's
+rows of the last ``history_hours`` (and its shipper's word); then it waits on PostgreSQL's
+notifications (``croupier_rows`` and ``croupier_status``, sent by the insert trigger and
+``report_shipper``; no polling of the tables), reads the new rows of the tables named, checks
+their chain and updates the views. Once a second it refreshes what time changes (silence,
+shipping lag, the shift) and publishes what changed to :class:`FloorHub`. Every ``recheck_s``
+it reads the rows it has checked again and checks them again: a row changed in PostgreSQL
+behind the triggers' back is found then.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from typing import Any
+
+import psycopg
+import structlog
+
+from controller.floor.chain import ROW_COLUMNS, check_rows, row_from_values
+from controller.floor.live import LAG_ALERT_S, SILENT_ALERT_S, ShipperWord, TableView
+from controller.floor.schema import NOTIFY_ROWS, NOTIFY_STATUS
+from controller.floor.shifts import Shifts
+
+log = structlog.get_logger("croupier.floor.watch")
+
+FETCH_ROWS = 5000
+TICK_S = 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class WatchSettings:
+    history_hours: float = 12.0
+    recheck_s: float = 300.0
+    lag_s: float = LAG_ALERT_S
+    silent_s: float = SILENT_ALERT_S
+
+
+class FloorHub:
+    """The tables as the floor page shows them, published by the watcher, read by the server."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.version = 0
+        self._tables: dict[str, tuple[int, dict[str, Any]]] = {}
+        self._alerts: list[dict[str, Any]] = []
+        self._shift: dict[str, Any] = {}
+        self._listeners: list[Callable[[], None]] = []
+        self.healthy = False
+        self.problem = "starting"
+
+    def publish(
+        self,
+        changed: dict[str, dict[str, Any]],
+        alerts: list[dict[str, Any]],
+        shift: dict[str, Any],
+    ) -> None:
+        with self._lock:
+            if not changed and alerts == self._alerts and shift == self._shift:
+                return
+            self.version += 1
+            for table_id, view in changed.items():
+                self._tables[table_id] = (self.version, view)
+            self._alerts = alerts
+            self._shift = shift
+            listeners = list(self._listeners)
+        for listener in listeners:
+            listener()
+
+    def since(self, version: int) -> tuple[int, dict[str, Any]]:
+        """What changed after ``version`` (everything for -1)."""
+        with self._lock:
+            tables = [view for v, view in self._tables.values() if v > version]
+            return self.version, {
+                "tables": sorted(tables, key=lambda t: str(t["table_id"])),
+                "alerts": list(self._alerts),
+                "shift": dict(self._shift),
+                "healthy": self.healthy,
+                "problem": self.problem,
+            }
+
+    def subscribe(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            self._listeners.append(listener)
+
+    def unsubscribe(self, listener: Callable[[], None]) -> None:
+        with self._lock:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+    def set_health(self, healthy: bool, problem: str) -> None:
+        with self._lock:
+            changed = (healthy, problem) != (self.healthy, self.problem)
+            self.healthy, self.problem = healthy, problem
+            if changed:
+                self.version += 1
+            listeners = list(self._listeners) if changed else []
+        for listener in listeners:
+            listener()
+
+
+class FloorWatcher:
+    """``start()`` (connects: errors raise here), then ``close()``."""
+
+    def __init__(
+        self,
+        conninfo: str,
+        shifts: Shifts,
+        settings: WatchSettings = WatchSettings(),
+        *,
+        clock: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.conninfo = conninfo
+        self.shifts = shifts
+        self.settings = settings
+        self.clock = clock
+        self.hub = FloorHub()
+        self.views: dict[str, TableView] = {}
+        self._shown: dict[str, dict[str, Any]] = {}
+        self._db: psycopg.Connection[Any] | None = None
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._shift_start = shifts.current(clock())[0]
+        self._rechecked = time.monotonic()
+
+    def start(self) -> None:
+        self._connect()
+        self._thread = threading.Thread(target=self._run, name="floor-watch", daemon=True)
+        self._thread.start()
+
+    def close(self) -> None:
+        self._stop.set()
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+            self._thread = None
+        self._disconnect()
+
+    # --- connection ---------------------------------------------------------------------------
+
+    def _connect(self) -> None:
+        db = psycopg.connect(self.conninfo, autocommit=True, application_name="croupier-floor")
+        db.execute(f"LISTEN {NOTIFY_ROWS}")
+        db.execute(f"LISTEN {NOTIFY_STATUS}")
+        self._db = db
+        self._load()
+        self.hub.set_health(True, "")
+
+    def _disconnect(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            with contextlib.suppress(psycopg.Error):
+                db.close()
+
+    def _run(self) -> None:
+        last_tick = 0.0
+        while not self._stop.is_set():
+            try:
+                if self._db is None:
+                    self._connect()
+                rows, status = self._wait(TICK_S / 2)
+                if rows:
+                    self._fetch_many(rows)
+                for table_id in sorted(status):
+                    self._fetch_status(table_id)
+                dirty = rows | status
+                now = time.monotonic()
+                if now - last_tick >= TICK_S:
+                    last_tick = now
+                    self._tick()
+                    dirty = set(self.views)
+                if now - self._rechecked >= self.settings.recheck_s:
+                    self._recheck()
+                    self._rechecked = now
+                    dirty = set(self.views)
+                if dirty:
+                    self._publish(dirty)
+            except psycopg.Error as exc:
+                log.warning("the floor's database connection failed", error=str(exc))
+                self.hub.set_health(False, f"the floor's database is unreachable: {exc}")
+                self._disconnect()
+                self._stop.wait(2.0)
+
+    def _wait(self, timeout: float) -> tuple[set[str], set[str]]:
+        db = self._db
+        assert db is not None
+        rows: set[str] = set()
+        status: set[str] = set()
+        for gen_timeout, stop_after in ((timeout, 1), (0.02, None)):
+            for note in db.notifies(timeout=gen_timeout, stop_after=stop_after):
+                (rows if note.channel == NOTIFY_ROWS else status).add(note.payload)
+            if not rows and not status:
+                break
+        return rows, status
+
+    # --- reading --------------------------------------------------------------------------------
+
+    def _view(self, table_id: str) -> TableView:
+        view = self.views.get(table_id)
+        if view is None:
+            view = self.views[table_id] = TableView(table_id, self._shift_start)
+        return view
+
+    def _load(self) -> None:
+        db = self._db
+        assert db is not None
+        self.views.clear()
+        self._shown.clear()
+        now = self.clock()
+        since = min(now - timedelta(hours=self.settings.history_hours), self._shift_start)
+        ids = [
+            str(r[0])
+            for r in db.execute(
+                "SELECT table_id FROM croupier.tables UNION SELECT table_id FROM croupier.shippers"
+            ).fetchall()
+        ]
+        for table_id in sorted(ids):
+            view = self._view(table_id)
+            config = db.execute(
+                "SELECT payload::jsonb ->> 'variant' FROM croupier.journal_rows "
+                "WHERE table_id = %s AND kind = 'config' ORDER BY seq DESC LIMIT 1",
+                (table_id,),
+            ).fetchone()
+            if config is not None and config[0]:
+                view.variant = str(config[0])
+            first = db.execute(
+                "SELECT min(seq) FROM croupier.journal_rows WHERE table_id = %s AND at >= %s",
+                (table_id, since),
+            ).fetchone()
+            if first is not None and first[0] is not None:
+                view.last_seq = int(first[0]) - 1
+                self._fetch_rows(table_id)
+            self._fetch_status(table_id)
+        self._publish(set(self.views))
+
+    def _fetch_rows(self, table_id: str) -> None:
+        db = self._db
+        assert db is not None
+        view = self._view(table_id)
+        while True:
+            found = db.execute(
+                f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608 - fixed names
+                "WHERE table_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+                (table_id, view.last_seq, FETCH_ROWS),
+            ).fetchall()
+            for values in found:
+                broken = view.feed(row_from_values(values))
+                if broken is not None:
+                    log.error("chain break on the floor", detail=broken.describe())
+            if len(found) < FETCH_ROWS:
+                return
+
+    def _fetch_many(self, table_ids: set[str]) -> None:
+        """The new rows of several tables in one query (each after the last row it has)."""
+        db = self._db
+        assert db is not None
+        for table_id in table_ids:
+            self._view(table_id)
+        wanted = sorted(table_ids)
+        found = db.execute(
+            f"SELECT {', '.join('r.' + c.strip() for c in ROW_COLUMNS.split(','))} "  # noqa: S608
+            "FROM unnest(%s::text[], %s::bigint[]) AS w(table_id, after) "
+            "JOIN croupier.journal_rows r ON r.table_id = w.table_id AND r.seq > w.after "
+            "ORDER BY r.table_id, r.seq",
+            (wanted, [self.views[t].last_seq for t in wanted]),
+        ).fetchall()
+        for values in found:
+            row = row_from_values(values)
+            broken = self.views[row.table_id].feed(row)
+            if broken is not None:
+                log.error("chain break on the floor", detail=broken.describe())
+
+    def _fetch_status(self, table_id: str) -> None:
+        db = self._db
+        assert db is not None
+        found = db.execute(
+            "SELECT reported_at, local_seq, backlog_rows, oldest_age_s, status, problem, about "
+            "FROM croupier.shippers WHERE table_id = %s",
+            (table_id,),
+        ).fetchone()
+        if found is not None:
+            about = found[6] if isinstance(found[6], dict) else {}
+            self._view(table_id).shipper = ShipperWord(
+                found[0],
+                int(found[1]),
+                int(found[2]),
+                float(found[3]),
+                str(found[4]),
+                str(found[5]),
+                about,
+            )
+
+    def _recheck(self) -> None:
+        """Check again every row already checked (one table at a time)."""
+        db = self._db
+        assert db is not None
+        for table_id, view in self.views.items():
+            first = view.chain.first_seq
+            if first is None:
+                continue
+            known = {b.seq for b in view.breaks}
+            after = first - 1
+            with db.cursor(name=f"recheck_{table_id}".replace("-", "_").replace(".", "_")) as cur:
+                db.autocommit = False
+                try:
+                    cur.execute(
+                        f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608
+                        "WHERE table_id = %s AND seq > %s AND seq <= %s ORDER BY seq",
+                        (table_id, after, view.last_seq),
+                    )
+                    rows = (row_from_values(v) for v in cur)
+                    for broken in check_rows(table_id, rows):
+                        if broken.seq in known:
+                            continue
+                        log.error("chain break found on recheck", detail=broken.describe())
+                        view.breaks.append(broken)
+                finally:
+                    db.rollback()
+                    db.autocommit = True
+
+    # --- publishing -------------------------------------------------------------------------------
+
+    def _tick(self) -> None:
+        start, _ = self.shifts.current(self.clock())
+        if start != self._shift_start:
+            self._shift_start = start
+            for view in self.views.values():
+                view.new_shift(start)
+
+    def _publish(self, dirty: set[str]) -> None:
+        now = self.clock()
+        changed: dict[str, dict[str, Any]] = {}
+        alerts: list[dict[str, Any]] = []
+        args = {"lag_s": self.settings.lag_s, "silent_s": self.settings.silent_s}
+        for table_id in sorted(self.views):
+            view = self.views[table_id]
+            if table_id in dirty or table_id not in self._shown:
+                shown = view.as_json(now, **args)
+                if shown != self._shown.get(table_id):
+                    self._shown[table_id] = shown
+                    changed[table_id] = shown
+            alerts += self._shown[table_id]["alerts"]
+        start, end = self.shifts.current(now)
+        shift = {
+            "start": start.isoformat(timespec="minutes"),
+            "end": end.isoformat(timespec="minutes"),
+            "tables": len(self.views),
+            "win_cents": sum(int(v["win_cents"]) for v in self._shown.values()),
+            "rounds": sum(int(v["rounds"]) for v in self._shown.values()),
+        }
+        self.hub.publish(changed, alerts, shift)

@@ -1,0 +1,403 @@
+"""The floor page's server (``croupier floor serve``): Starlette on uvicorn, in a thread.
+
+Everything is read-only and needs a signed-in name (:mod:`controller.floor.signin`):
+
+* ``GET /login``, ``POST /login`` (form: name, password), ``POST /logout``;
+* ``GET /``: the floor page; ``WS /ws``: ``{"type": "floor", ...}`` with every table at
+  first, then the tables that changed and all alerts, as the watcher publishes them;
+* ``GET /api/floor``: the same as JSON; ``GET /api/tables/{id}/rounds``: the table's last
+  rounds; ``GET /api/tables/{id}/rounds/{n}``: one round's cards, payouts and overrides;
+* ``GET /report`` (``?shift=2026-11-29T14:00`` or ``?from=...&to=...``; the current shift by
+  default), ``/report.csv``, ``/report.json``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import socket
+import threading
+import time
+from collections.abc import AsyncIterator
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlencode
+
+import structlog
+import uvicorn
+from psycopg_pool import AsyncConnectionPool
+from starlette.applications import Starlette
+from starlette.requests import HTTPConnection, Request
+from starlette.responses import JSONResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.routing import Route, WebSocketRoute
+from starlette.websockets import WebSocket, WebSocketDisconnect
+
+from controller.floor.chain import ROW_COLUMNS, row_from_values
+from controller.floor.config import LoadedFloor, Server
+from controller.floor.report import assemble, report_queries
+from controller.floor.report_page import render
+from controller.floor.rounds import round_detail, round_summaries
+from controller.floor.shifts import Shifts
+from controller.floor.signin import SignIn
+from controller.floor.watch import FloorHub
+
+log = structlog.get_logger("croupier.floor.web")
+
+STATIC = Path(__file__).resolve().parent / "static"
+_TYPES = {".html": "text/html; charset=utf-8", ".js": "text/javascript", ".css": "text/css"}
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; connect-src 'self'; img-src 'self' data:; "
+    "style-src 'self' 'unsafe-inline'; frame-ancestors 'none'; base-uri 'none'; "
+    "form-action 'self'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+    "Cache-Control": "no-store",
+}
+COOKIE = "croupier_floor"
+ROUNDS_SHOWN = 50
+
+
+class BadPeriod(ValueError):
+    pass
+
+
+def period(query: dict[str, str], shifts: Shifts, now: datetime) -> tuple[datetime, datetime]:
+    """The report's period from ``shift=`` or ``from=``/``to=`` (ISO times; naive ones are the
+    casino's time), the current shift by default."""
+    try:
+        if "shift" in query:
+            return shifts.starting_at(datetime.fromisoformat(query["shift"]))
+        if "from" in query or "to" in query:
+            if not ("from" in query and "to" in query):
+                raise BadPeriod("give both from= and to= (ISO times such as 2026-11-29T14:00)")
+            start, end = (datetime.fromisoformat(query[k]) for k in ("from", "to"))
+            start, end = (
+                t.replace(tzinfo=shifts.zone) if t.tzinfo is None else t for t in (start, end)
+            )
+            if end <= start:
+                raise BadPeriod("to= must be after from=")
+            return start, end
+    except BadPeriod:
+        raise
+    except ValueError as exc:
+        raise BadPeriod(str(exc)) from None
+    return shifts.current(now)
+
+
+def _files() -> dict[str, tuple[bytes, str]]:
+    return {
+        f"/static/{p.name}": (p.read_bytes(), _TYPES[p.suffix])
+        for p in STATIC.iterdir()
+        if p.suffix in _TYPES
+    }
+
+
+def build_app(hub: FloorHub, conninfo: str, signin: SignIn, shifts: Shifts) -> Starlette:
+    # The page's reads run on the server's own event loop (psycopg's async pool): no thread.
+    pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
+        conninfo,
+        min_size=3,
+        max_size=3,
+        open=False,
+        name="croupier-floor-web",
+        kwargs={"autocommit": True, "application_name": "croupier-floor-web"},
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        await pool.open(wait=True, timeout=10)
+        try:
+            yield
+        finally:
+            await pool.close()
+
+    files = _files()
+    floor_page = files.pop("/static/floor.html")
+    login_page = files.pop("/static/login.html")
+
+    def source(conn: HTTPConnection) -> str:
+        return conn.client.host if conn.client else "?"
+
+    def who(conn: HTTPConnection) -> str | None:
+        return signin.who(conn.cookies.get(COOKIE))
+
+    def denied() -> Response:
+        return JSONResponse(
+            {"error": "sign in first: /login"}, status_code=401, headers=SECURITY_HEADERS
+        )
+
+    async def index(request: Request) -> Response:
+        if who(request) is None:
+            return RedirectResponse("/login", status_code=303, headers=SECURITY_HEADERS)
+        return Response(floor_page[0], media_type=floor_page[1], headers=SECURITY_HEADERS)
+
+    async def login(request: Request) -> Response:
+        if request.method == "GET":
+            return Response(login_page[0], media_type=login_page[1], headers=SECURITY_HEADERS)
+        body = (await request.body())[:4096].decode("utf-8", errors="replace")
+        form = {k: v[0] for k, v in parse_qs(body).items()}
+        # scrypt holds the loop for tens of milliseconds: sign-ins are rare
+        outcome = signin.attempt(form.get("name", ""), form.get("password", ""), source(request))
+        if not outcome.accepted:
+            page = login_page[0].replace(
+                b"<!--problem-->", f'<p id="problem">{_escape(outcome.text)}</p>'.encode()
+            )
+            return Response(
+                page, status_code=403, media_type=login_page[1], headers=SECURITY_HEADERS
+            )
+        reply = RedirectResponse("/", status_code=303, headers=SECURITY_HEADERS)
+        assert outcome.token is not None
+        reply.set_cookie(
+            COOKIE,
+            outcome.token,
+            max_age=int(signin.session_s),
+            httponly=True,
+            samesite="strict",
+            secure=request.url.scheme == "https",
+        )
+        return reply
+
+    async def logout(request: Request) -> Response:
+        signin.sign_out(request.cookies.get(COOKIE), source(request))
+        reply = RedirectResponse("/login", status_code=303, headers=SECURITY_HEADERS)
+        reply.delete_cookie(COOKIE)
+        return reply
+
+    async def static(request: Request) -> Response:
+        found = files.get(request.url.path)
+        if found is None:
+            return PlainTextResponse("not found", status_code=404)
+        return Response(found[0], media_type=found[1], headers=SECURITY_HEADERS)
+
+    async def api_floor(request: Request) -> Response:
+        if who(request) is None:
+            return denied()
+        _, state = hub.since(-1)
+        state["signed_in"] = signin.signed_in()
+        return JSONResponse(state, headers=SECURITY_HEADERS)
+
+    async def read_rows(sql: str, args: tuple[Any, ...]) -> list[Any]:
+        async with pool.connection() as db:
+            found = await (await db.execute(sql, args)).fetchall()
+        return [row_from_values(v) for v in found]
+
+    async def rounds(request: Request) -> Response:
+        if who(request) is None:
+            return denied()
+        table_id = request.path_params["table_id"]
+        rows = await read_rows(
+            f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows WHERE table_id = %s "  # noqa: S608
+            "AND kind IN ('round_start', 'round_end', 'supervisor') AND round_id IN ("
+            "SELECT DISTINCT round_id FROM croupier.journal_rows WHERE table_id = %s "
+            "AND kind = 'round_start' ORDER BY round_id DESC LIMIT %s) ORDER BY seq",
+            (table_id, table_id, ROUNDS_SHOWN),
+        )
+        return JSONResponse(
+            {"table_id": table_id, "rounds": round_summaries(rows)}, headers=SECURITY_HEADERS
+        )
+
+    async def one_round(request: Request) -> Response:
+        if who(request) is None:
+            return denied()
+        table_id = request.path_params["table_id"]
+        number = request.path_params["number"]
+        rows = await read_rows(
+            f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608
+            "WHERE table_id = %s AND round_id = %s ORDER BY seq",
+            (table_id, number),
+        )
+        if not rows:
+            return JSONResponse(
+                {"error": f"table {table_id} has no round {number} on the floor"},
+                status_code=404,
+                headers=SECURITY_HEADERS,
+            )
+        return JSONResponse({"table_id": table_id, **round_detail(rows)}, headers=SECURITY_HEADERS)
+
+    async def report(request: Request) -> Response:
+        if who(request) is None:
+            if request.url.path == "/report":
+                return RedirectResponse("/login", status_code=303, headers=SECURITY_HEADERS)
+            return denied()
+        query = dict(request.query_params)
+        try:
+            start, end = period(query, shifts, datetime.now(shifts.zone))
+        except BadPeriod as exc:
+            return PlainTextResponse(f"bad report period: {exc}", status_code=400)
+
+        found = []
+        async with pool.connection() as db:
+            for sql, args in report_queries(start, end):
+                found.append(await (await db.execute(sql, args)).fetchall())
+        made = assemble(start, end, found)
+        path = request.url.path
+        if path.endswith(".json"):
+            return JSONResponse(made.as_json(), headers=SECURITY_HEADERS)
+        if path.endswith(".csv"):
+            return Response(
+                made.csv(), media_type="text/csv; charset=utf-8", headers=SECURITY_HEADERS
+            )
+        page = render(made, query=urlencode(query))
+        return Response(page, media_type="text/html; charset=utf-8", headers=SECURITY_HEADERS)
+
+    async def ws_endpoint(ws: WebSocket) -> None:
+        name = who(ws)
+        origin = ws.headers.get("origin")
+        if name is None or (
+            origin is not None and origin.split("://", 1)[-1] != ws.headers.get("host")
+        ):
+            await ws.close(code=1008, reason="sign in first")
+            return
+        await ws.accept()
+        sender = asyncio.create_task(_send(ws, hub, signin))
+        try:
+            while True:
+                message = await ws.receive()
+                if message["type"] == "websocket.disconnect":
+                    break
+        except WebSocketDisconnect:
+            pass
+        finally:
+            sender.cancel()
+            await asyncio.gather(sender, return_exceptions=True)
+
+    async def favicon(request: Request) -> Response:
+        return Response(status_code=204)
+
+    return Starlette(
+        lifespan=lifespan,
+        routes=[
+            Route("/", index),
+            Route("/login", login, methods=["GET", "POST"]),
+            Route("/logout", logout, methods=["POST"]),
+            Route("/static/{name}", static),
+            Route("/api/floor", api_floor),
+            Route("/api/tables/{table_id}/rounds", rounds),
+            Route("/api/tables/{table_id}/rounds/{number:int}", one_round),
+            Route("/report", report),
+            Route("/report.csv", report),
+            Route("/report.json", report),
+            Route("/favicon.ico", favicon),
+            WebSocketRoute("/ws", ws_endpoint),
+        ],
+    )
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+async def _send(ws: WebSocket, hub: FloorHub, signin: SignIn) -> None:
+    loop = asyncio.get_running_loop()
+    wake = asyncio.Event()
+
+    def listener() -> None:
+        with contextlib.suppress(RuntimeError):
+            loop.call_soon_threadsafe(wake.set)
+
+    hub.subscribe(listener)
+    seen = -1
+    try:
+        while True:
+            wake.clear()
+            version, update = hub.since(seen)
+            if version != seen:
+                update["full"] = seen == -1
+                update["signed_in"] = signin.signed_in()
+                update["sent_at"] = time.time()
+                seen = version
+                await ws.send_text(json.dumps({"type": "floor", **update}))
+            await wake.wait()
+    finally:
+        hub.unsubscribe(listener)
+
+
+class FloorServer:
+    """The floor page's server in a thread of its own; ``start()`` binds (errors raise here)."""
+
+    def __init__(self, floor: LoadedFloor, hub: FloorHub, conninfo: str) -> None:
+        config = floor.config
+        self.server_config: Server = config.server
+        self.hub = hub
+        self.conninfo = conninfo
+        self.signin = SignIn(
+            {u.name: u.secret_hash for u in config.users},
+            max_wrong=config.access.max_wrong,
+            lockout_s=config.access.lockout_seconds,
+            session_s=config.access.session_hours * 3600,
+            log_path=floor.path(config.access.attempts_log),
+        )
+        self.shifts = config.shifts.shifts()
+        self.port = config.server.port
+        self._server: uvicorn.Server | None = None
+        self._thread: threading.Thread | None = None
+        self._socket: socket.socket | None = None
+
+    @property
+    def url(self) -> str:
+        host = self.server_config.host
+        shown = "127.0.0.1" if host in ("0.0.0.0", "::", "localhost") else host  # noqa: S104
+        scheme = "https" if self.server_config.tls_certfile else "http"
+        return f"{scheme}://{shown}:{self.port}/"
+
+    def start(self) -> None:
+        host = self.server_config.host
+        family = socket.AF_INET6 if ":" in host else socket.AF_INET
+        sock = socket.socket(family, socket.SOCK_STREAM)
+        try:
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            sock.bind(("127.0.0.1" if host == "localhost" else host, self.port))
+            sock.listen(64)
+        except OSError:
+            sock.close()
+            raise
+        self._socket = sock
+        self.port = sock.getsockname()[1]
+        config = uvicorn.Config(
+            build_app(self.hub, self.conninfo, self.signin, self.shifts),
+            log_config=None,
+            log_level="warning",
+            access_log=False,
+            ws="websockets-sansio",
+            http="h11",
+            loop="asyncio",
+            lifespan="on",
+            timeout_graceful_shutdown=2,
+            ws_ping_interval=None,
+            ws_max_size=16 * 1024,
+            ssl_certfile=self.server_config.tls_certfile,
+            ssl_keyfile=self.server_config.tls_keyfile,
+        )
+        self._server = uvicorn.Server(config)
+        self._thread = threading.Thread(target=self._serve, name="floor-web", daemon=True)
+        self._thread.start()
+
+    def _serve(self) -> None:
+        assert self._server is not None
+        assert self._socket is not None
+        try:
+            self._server.run(sockets=[self._socket])
+        except BaseException as exc:
+            log.error("the floor server stopped", error=repr(exc))
+
+    def wait_started(self, timeout: float = 10.0) -> bool:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self._server is not None and self._server.started:
+                return True
+            if self._thread is None or not self._thread.is_alive():
+                return False
+            time.sleep(0.01)
+        return False
+
+    def close(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+        if self._thread is not None:
+            self._thread.join()
+            self._thread = None
+        if self._socket is not None:
+            self._socket.close()
+            self._socket = None

@@ -1,0 +1,298 @@
+"""The floor page in Chromium, live from PostgreSQL: two tables dealing and shipping, a pit
+supervisor signed in. Tables appear, a lockup shows as an alert within a second, a round shows
+its cards, the report equals the tables' own journals, and a row changed in PostgreSQL is found
+by ``croupier floor audit`` and raised on the page."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
+from functools import partial
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import psycopg
+import pytest
+
+from controller.cli.main import main
+from controller.floor.cluster import FLOOR_LOGIN, Cluster
+from controller.floor.config import LoadedFloor, floor_from_mapping
+from controller.floor.shipper import Shipper
+from controller.floor.watch import FloorWatcher
+from controller.floor.web import FloorServer
+from controller.game.prompts import money
+from controller.journal.store import Row
+from controller.service.service import TableService
+from controller.table.config import LoadedTable, hash_secret
+from drivers.tbl21.events import Severity
+from tests.display.conftest import screenshot
+from tests.floor.conftest import (
+    FLOOR_PASSWORD_ENV,
+    demo,
+    drained,
+    link,
+    local_rows,
+    rounds_done,
+    table,
+    table_id,
+    wait_until,
+)
+
+PIT, PIT_PASSWORD = "pat", "pit-password-for-tests"
+CARD_PUSHBACK = 0x12
+
+
+@dataclass
+class Floor:
+    cluster: Cluster
+    loaded: LoadedFloor
+    server: FloorServer
+    watcher: FloorWatcher
+    started: datetime
+    file: Path
+    tmp: Path
+    tables: dict[str, LoadedTable] = field(default_factory=dict)
+
+
+@pytest.fixture(scope="module")
+def floor(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floor]:
+    """The floor page's server and watcher, and two tables that dealt a few rounds each and
+    shipped them (stopped again: a test's own live tables are its own)."""
+    tmp = tmp_path_factory.mktemp("floor-page")
+    secret_hash = hash_secret(PIT_PASSWORD)
+    data: dict[str, Any] = {
+        "database": {"dsn": cluster.dsn(FLOOR_LOGIN), "password_env": FLOOR_PASSWORD_ENV},
+        "server": {"port": 0},
+        "access": {"attempts_log": str(tmp / "attempts.jsonl"), "max_wrong": 3},
+        "users": [{"name": PIT, "secret_hash": secret_hash}],
+        "alerts": {"recheck_minutes": 0.02},
+    }
+    file = tmp / "floor.toml"
+    file.write_text(
+        f'[database]\ndsn = "{cluster.dsn(FLOOR_LOGIN)}"\npassword_env = "{FLOOR_PASSWORD_ENV}"\n'
+        f'[[users]]\nname = "{PIT}"\nsecret_hash = "{secret_hash}"\n'
+    )
+    loaded = floor_from_mapping(data, "<test>", tmp)
+    conninfo = loaded.config.database.conninfo()
+    started = datetime.now(UTC)
+    tables: dict[str, LoadedTable] = {}
+    for n in (1, 2):
+        tid = table_id(f"page{n}")
+        tables[tid] = table(tmp, tid)
+        with (
+            TableService(tables[tid], actors=demo(seed=n)) as service,
+            Shipper(tables[tid].journal_path, tid, link(cluster)) as shipper,
+        ):
+            wait_until(partial(_dealt, service, 3), "three rounds")
+            service.close()
+            wait_until(partial(drained, shipper, tables[tid].journal_path), "drained")
+    with ExitStack() as stack:
+        watcher = FloorWatcher(
+            conninfo, loaded.config.shifts.shifts(), loaded.config.alerts.watch()
+        )
+        watcher.start()
+        stack.callback(watcher.close)
+        server = FloorServer(loaded, watcher.hub, conninfo)
+        server.start()
+        stack.callback(server.close)
+        assert server.wait_started()
+        yield Floor(cluster, loaded, server, watcher, started, file, tmp, tables)
+
+
+def _dealt(service: TableService, rounds: int) -> bool:
+    return rounds_done(service) >= rounds
+
+
+def _sockets() -> set[str]:
+    found = set()
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/self/fd/{name}")
+            if target.startswith("socket:"):
+                found.add(f"{name}->{target}")
+    return found
+
+
+@pytest.fixture
+def page(browser: Any, floor: Floor) -> Iterator[Any]:
+    """A signed-in page; closed with its connections to the server once the test is done."""
+    before = _sockets()
+    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    context.set_default_timeout(10_000)
+    signed_in = context.new_page()
+    signed_in.goto(floor.server.url)
+    signed_in.fill("input[name=name]", PIT)
+    signed_in.fill("input[name=password]", PIT_PASSWORD)
+    signed_in.click("button[type=submit]")
+    signed_in.wait_for_selector("#link.live")
+    try:
+        yield signed_in
+    finally:
+        context.close()
+        # the server closes its side of the page's connections a moment later
+        wait_until(lambda: _sockets() <= before, "the page's connections closed", timeout=5)
+
+
+def test_live_tables_appear_and_a_lockup_on_one_shows_as_an_alert_within_a_second(
+    floor: Floor, page: Any
+) -> None:
+    with ExitStack() as stack:
+        services: dict[str, TableService] = {}
+        for n in (1, 2):
+            tid = table_id(f"live{n}")
+            loaded = table(floor.tmp, tid)
+            services[tid] = stack.enter_context(
+                TableService(loaded, actors=demo(pace_s=0.03, seed=n))
+            )
+            stack.enter_context(Shipper(loaded.journal_path, tid, link(floor.cluster, poll_ms=20)))
+        for tid in services:
+            page.wait_for_selector(f'article.table[data-table="{tid}"] .state')
+        assert f"signed in: {PIT}" in page.inner_text("#who")
+        tid, service = next(iter(services.items()))
+        wait_until(lambda: rounds_done(service) >= 1, "a round dealt")
+        started = time.monotonic()
+        shoe = service.emulated["shoe"]
+        shoe.raise_fault(CARD_PUSHBACK, Severity.LOCKUP, "jam")
+        page.wait_for_selector(
+            f'#alert-list li[data-kind="lockup"][data-table="{tid}"]', timeout=1_000
+        )
+        assert time.monotonic() - started < 1.0
+        card = page.get_attribute(f'article.table[data-table="{tid}"]', "class") or ""
+        assert "alert" in card
+        screenshot(page, "floor-lockup")
+
+
+def _expected(rows: list[Row]) -> dict[str, int]:
+    ended = {r.round_id for r in rows if r.kind == "round_end"}
+    ledger = [r.payload for r in rows if r.kind == "ledger" and r.round_id in ended]
+    return {
+        "rounds": len(ended),
+        "handle_cents": sum(p["stake_cents"] for p in ledger if p["kind"] != "return"),
+        "win_cents": -sum(p["amount_cents"] for p in ledger),
+        "net_by_round_end": sum(r.payload["net_cents"] for r in rows if r.kind == "round_end"),
+    }
+
+
+def test_the_report_equals_the_tables_own_journals(floor: Floor, page: Any) -> None:
+    query = urlencode(
+        {
+            "from": (floor.started - timedelta(minutes=1)).isoformat(),
+            "to": (datetime.now(UTC) + timedelta(minutes=1)).isoformat(),
+        }
+    )
+    page.goto(f"{floor.server.url}report?{query}")
+    figures = json.loads(page.evaluate(f"fetch('/report.json?{query}').then(r => r.text())"))
+    by_table = {t["table_id"]: t for t in figures["tables"]}
+    for tid, loaded in floor.tables.items():
+        want = _expected(local_rows(loaded.journal_path))
+        got = by_table[tid]
+        assert want["rounds"] > 0
+        assert (got["rounds"], got["handle_cents"], got["win_cents"]) == (
+            want["rounds"],
+            want["handle_cents"],
+            want["win_cents"],
+        )
+        assert got["win_cents"] == -want["net_by_round_end"]
+        cells = page.inner_text(f'#figures tr[data-table="{tid}"]').split("\t")
+        assert cells[1:4] == [
+            str(want["rounds"]),
+            money(want["handle_cents"]),
+            money(want["win_cents"]),
+        ]
+    for plot in ("win", "hold", "rate"):
+        assert page.get_attribute(f"#plot-{plot}", "src").startswith("data:image/svg+xml")
+    screenshot(page, "floor-report")
+
+
+def test_a_round_shows_its_cards_on_a_click(floor: Floor, page: Any) -> None:
+    tid = next(iter(floor.tables))
+    rows = local_rows(floor.tables[tid].journal_path)
+    number = next(r.round_id for r in rows if r.kind == "round_end")
+    drawn = [
+        r.payload["card"]
+        for r in rows
+        if r.round_id == number
+        and r.kind == "device_event"
+        and r.payload.get("type") == "CardDrawn"
+    ]
+    page.goto(floor.server.url)
+    page.click(f'article.table[data-table="{tid}"]')
+    page.click(f'#round-list li[data-round="{number}"]')
+    page.wait_for_selector("#round-cards .card")
+    shown = page.eval_on_selector_all(
+        "#round-cards .card", "cards => cards.map(c => c.dataset.card)"
+    )
+    assert shown == drawn
+    screenshot(page, "floor-round-cards")
+    page.click("#close-detail")
+
+
+def test_a_row_changed_in_postgresql_is_found_by_audit_and_alerts_the_page(
+    floor: Floor, page: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
+    tid = list(floor.tables)[1]
+    with psycopg.connect(floor.cluster.conninfo("admin")) as db:
+        # someone with the server's own rights, past the triggers
+        db.execute("SET session_replication_role = replica")
+        db.execute(
+            "UPDATE croupier.journal_rows SET payload = replace(payload, '\"ann\"', '\"eve\"') "
+            "WHERE table_id = %s AND seq = (SELECT min(seq) FROM croupier.journal_rows "
+            "WHERE table_id = %s AND kind = 'ledger' AND payload LIKE '%%\"ann\"%%')",
+            (tid, tid),
+        )
+        seq = db.execute(
+            "SELECT seq FROM croupier.journal_rows WHERE table_id = %s AND payload LIKE "
+            "'%%\"eve\"%%'",
+            (tid,),
+        ).fetchone()
+    assert seq is not None
+    status = main(["floor", "audit", "--config", str(floor.file), "--table", tid])
+    out = capsys.readouterr().out
+    assert status == 1
+    assert f"row {seq[0]:,}: edited" in out
+    page.goto(floor.server.url)
+    page.wait_for_selector(f'#alert-list li[data-kind="chain"][data-table="{tid}"]')
+    assert f"row {seq[0]:,}" in page.inner_text(
+        f'#alert-list li[data-kind="chain"][data-table="{tid}"]'
+    )
+    screenshot(page, "floor-chain-alert")
+
+
+def _post(url: str, body: dict[str, str]) -> tuple[int, str]:
+    request = urllib.request.Request(url, data=urlencode(body).encode(), method="POST")
+    try:
+        with urllib.request.urlopen(request, timeout=10) as reply:
+            return reply.status, reply.read().decode()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, exc.read().decode()
+
+
+def test_wrong_passwords_lock_the_name_and_every_attempt_is_recorded(floor: Floor) -> None:
+    before = _sockets()
+    url = f"{floor.server.url}login"
+    for _ in range(3):
+        status, text = _post(url, {"name": "mallory", "password": "guess-guess"})
+        assert status == 403
+        assert "wrong name or password" in text
+    status, text = _post(url, {"name": "mallory", "password": "guess-guess"})
+    assert status == 403
+    assert "locked" in text
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(f"{floor.server.url}api/floor", timeout=10)
+    refused.value.close()
+    assert refused.value.code == 401
+    log = floor.loaded.path(floor.loaded.config.access.attempts_log).read_text().splitlines()
+    results = [json.loads(line)["result"] for line in log if '"mallory"' in line]
+    assert results == ["wrong", "wrong", "wrong_then_locked", "locked"]
+    assert all(PIT_PASSWORD not in line and "guess-guess" not in line for line in log)
+    wait_until(lambda: _sockets() <= before, "the server closed its connections", timeout=5)
