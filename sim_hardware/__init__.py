@@ -7,7 +7,8 @@ URL (:func:`serve`) and on a real pseudo-terminal (:class:`PtyRunner`).
 
 from __future__ import annotations
 
-from drivers.tbl21.events import DeviceState, Severity
+from drivers.tbl21.events import DeviceState
+from drivers.tbl21.faults import Severity
 from sim_hardware.cardlist import parse_card_list, read_card_file
 from sim_hardware.device import DeviceCore, Flag
 from sim_hardware.errors import (

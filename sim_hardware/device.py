@@ -47,7 +47,8 @@ from datetime import datetime
 from enum import IntFlag
 from typing import ClassVar, Concatenate, ParamSpec, TypedDict, TypeVar
 
-from drivers.tbl21.events import DeviceState, Severity
+from drivers.tbl21.events import DeviceState
+from drivers.tbl21.faults import SEVERITY, FaultCode, Severity, fault_name
 from drivers.tbl21.framing import Frame, FrameDecoder, encode
 from sim_hardware.errors import SimConfigError
 from sim_hardware.faults import (
@@ -87,27 +88,8 @@ class Flag(IntFlag):
     KEY_NOT_RUN = 1 << 8
 
 
-FAULTS: dict[int, tuple[str, Severity]] = {
-    0x10: ("CARD_UNREADABLE", Severity.WARNING),
-    0x11: ("DOUBLE_FEED", Severity.WARNING),
-    0x12: ("CARD_PUSHBACK", Severity.LOCKUP),
-    0x13: ("CARD_UNEXPECTED", Severity.LOCKUP),
-    0x14: ("CARD_OVER_INVENTORY", Severity.LOCKUP),
-    0x15: ("DRAW_OUT_OF_PHASE", Severity.WARNING),
-    0x20: ("SHOE_EMPTY_MID_ROUND", Severity.WARNING),
-    0x30: ("OPTICS_DIRTY", Severity.WARNING),
-    0x31: ("LAMP_FAIL", Severity.LOCKUP),
-    0x40: ("LID_OPEN", Severity.WARNING),
-    0x41: ("CASE_TAMPER", Severity.LOCKUP),
-    0x50: ("COMM_HOST_TIMEOUT", Severity.WARNING),
-    0x51: ("QUEUE_OVERFLOW", Severity.LOCKUP),
-    0x60: ("MEMORY_CRC_FAIL", Severity.LOCKUP),
-    0x61: ("FW_SIGNATURE_FAIL", Severity.LOCKUP),
-    0x70: ("BUTTON_STUCK", Severity.WARNING),
-}
-
-COMM_HOST_TIMEOUT = 0x50
-QUEUE_OVERFLOW = 0x51
+COMM_HOST_TIMEOUT = FaultCode.COMM_HOST_TIMEOUT
+QUEUE_OVERFLOW = FaultCode.QUEUE_OVERFLOW
 
 
 class DeviceOptions(TypedDict, total=False):
@@ -742,8 +724,9 @@ class DeviceCore:
         if code in self._faults and not repeat:
             return
         self._faults.pop(code, None)
-        name, default = FAULTS.get(code, (f"FAULT_{code:02X}", Severity.WARNING))
-        sev = severity or default
+        name = fault_name(code)
+        known = next((s for c, s in SEVERITY.items() if c == code), Severity.WARNING)
+        sev = severity or known
         self._faults[code] = sev
         self._emit("f", f"{code:02X};{sev.value};R;{text or name}")
 
@@ -751,7 +734,7 @@ class DeviceCore:
         sev = self._faults.pop(code, None)
         if sev is None:
             return
-        name = FAULTS.get(code, (f"FAULT_{code:02X}", sev))[0]
+        name = fault_name(code)
         self._emit("f", f"{code:02X};{sev.value};C;{text or name}")
 
     def _door(self, which: str, is_open: bool) -> None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Unpack
 
+from drivers.tbl21.faults import FaultCode
 from drivers.tbl21.framing import Frame
 from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
 from sim_hardware.errors import SimActionError, SimConfigError
@@ -44,7 +45,7 @@ KEY_POSITIONS = ("RUN", "SUP", "TEC")
 HOLD_S = 2.0
 PULSE_S = 2.0
 TEXT_WIDTH = 16
-BUTTON_STUCK = 0x70
+BUTTON_STUCK = FaultCode.BUTTON_STUCK
 
 
 @dataclass(frozen=True, slots=True)

@@ -32,7 +32,8 @@ from pathlib import Path
 from typing import Unpack
 
 from drivers.tbl21.cards import Card, DeckType, Rank, shoe_cards
-from drivers.tbl21.events import DeviceState, Severity
+from drivers.tbl21.events import DeviceState
+from drivers.tbl21.faults import FaultCode, Severity
 from drivers.tbl21.framing import Frame
 from sim_hardware.cardlist import parse_card_list, read_card_file
 from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
@@ -47,12 +48,12 @@ from sim_hardware.faults import (
     Pushback,
 )
 
-CARD_UNREADABLE = 0x10
-CARD_PUSHBACK = 0x12
-CARD_UNEXPECTED = 0x13
-CARD_OVER_INVENTORY = 0x14
-DRAW_OUT_OF_PHASE = 0x15
-LID_OPEN = 0x40
+CARD_UNREADABLE = FaultCode.CARD_UNREADABLE
+CARD_PUSHBACK = FaultCode.CARD_PUSHBACK
+CARD_UNEXPECTED = FaultCode.CARD_UNEXPECTED
+CARD_OVER_INVENTORY = FaultCode.CARD_OVER_INVENTORY
+DRAW_OUT_OF_PHASE = FaultCode.DRAW_OUT_OF_PHASE
+LID_OPEN = FaultCode.LID_OPEN
 MAX_DECKS = 8
 
 

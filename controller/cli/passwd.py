@@ -18,8 +18,9 @@ def register(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "passwd",
         help="make a salted hash of a supervisor or technician PIN, or a read-only view token",
-        description="Print a salted scrypt hash for config/table.toml: a role's PIN (6-12 "
-        "digits, read from the terminal or one line on stdin) for [supervisor] or "
+        description="Print a salted scrypt hash for config/table.toml: a role's PIN "
+        f"({PIN_DIGITS[0]}-{PIN_DIGITS[1]} digits, read from the terminal or one line on stdin) "
+        "for [supervisor] or "
         "[technician] pin_hash, or with --token a new random view token (printed once) and its "
         "hash for display.view_token_hash.",
     )

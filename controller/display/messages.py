@@ -15,12 +15,21 @@ answer.
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any, Literal, get_args
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StrictInt, TypeAdapter, ValidationError
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StrictInt,
+    TypeAdapter,
+    ValidationError,
+    field_validator,
+)
 
-from controller.service.service import Acknowledge, Bet, Command, Decide, KeyCard, Pin, Press
-from controller.table.access import DECISIONS
+from controller.round.inputs import DECISION_INPUTS, Bet, KeyedCard
+from controller.round.spec import DECISIONS
+from controller.service.service import Acknowledge, Command, Pin, Press
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import Button
@@ -51,13 +60,16 @@ class PinMessage(_Message):
     pin: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
 
 
-Decision = Literal["assign", "burn", "confirm", "clear_lockup", "void"]  # DECISIONS' names
-assert set(get_args(Decision)) == set(DECISIONS)
-
-
 class SupervisorMessage(_Message):
     type: Literal["supervisor"]
-    decision: Decision
+    decision: str
+
+    @field_validator("decision")
+    @classmethod
+    def _known(cls, value: str) -> str:
+        if value not in DECISIONS:
+            raise ValueError("not a decision")
+        return value
 
 
 class KeyCardMessage(_Message):
@@ -104,13 +116,14 @@ def parse_message(text: str) -> tuple[Command, int | None]:
     if isinstance(message, PinMessage):
         return Pin(message.pin), message.id
     if isinstance(message, SupervisorMessage):
-        return Decide(message.decision), message.id
+        decision = DECISION_INPUTS[DECISIONS[message.decision]]()
+        return decision, message.id
     if isinstance(message, KeyCardMessage):
         try:
             card = Card.parse(message.card)
         except CardNotationError as exc:
             raise BadMessage(f"card: {exc}") from None
-        return KeyCard(card), message.id
+        return KeyedCard(card), message.id
     if isinstance(message, AckMessage):
         return Acknowledge(message.notice), message.id
     return Bet(message.box, message.player, message.amount_cents), message.id

@@ -75,7 +75,7 @@ def _loopback(host: str | None) -> bool:
         return host == "localhost"
 
 
-class Access:
+class ViewAccess:
     """Who may see and who may act: the dealer at this machine, or a viewer with the token."""
 
     def __init__(self, token_hash: str | None) -> None:
@@ -109,7 +109,7 @@ def _same_origin(conn: HTTPConnection) -> bool:
     return urlsplit(origin).netloc == conn.headers.get("host", "")
 
 
-def build_app(service: TableService, hub: StateHub, access: Access) -> Starlette:
+def build_app(service: TableService, hub: StateHub, access: ViewAccess) -> Starlette:
     files = _static_files()
     page = files.pop("/static/index.html")
 
@@ -234,7 +234,7 @@ class DisplayServer:
         self.service = service
         self.hub = StateHub.attach(service)
         self.display = display
-        self.access = Access(display.view_token_hash)
+        self.access = ViewAccess(display.view_token_hash)
         self._server: uvicorn.Server | None = None
         self._thread: threading.Thread | None = None
         self._socket: socket.socket | None = None

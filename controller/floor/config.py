@@ -74,7 +74,7 @@ class User(_Section):
     _hash = field_validator("secret_hash")(_check_hash)
 
 
-class Access(_Section):
+class FloorAccessSettings(_Section):
     max_wrong: Annotated[StrictInt, Field(ge=1, le=20)] = 5
     lockout_seconds: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300
     attempts_log: str = "var/log/floor-access.jsonl"
@@ -132,7 +132,7 @@ class Alerts(_Section):
 class FloorConfig(_Section):
     database: FloorLink
     server: Server = Server()
-    access: Access = Access()
+    access: FloorAccessSettings = FloorAccessSettings()
     users: tuple[User, ...] = ()
     shifts: ShiftTimes = ShiftTimes()
     alerts: Alerts = Alerts()

@@ -19,7 +19,7 @@ from typing import Any
 from controller.floor.chain import ChainBreak, ChainCheck
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
-from drivers.tbl21.events import FAULT_NAMES
+from drivers.tbl21.faults import fault_name
 
 LAG_ALERT_S = 10.0  # the shipper's oldest unshipped row older than this
 SILENT_ALERT_S = 30.0  # no word from a table's shipper for this long
@@ -151,7 +151,7 @@ class TableView:
                 device.identity = f"{ident.get('model', '')} {ident.get('serial', '')}".strip()
         elif kind in ("FaultRaised", "FaultCleared"):
             code = p.get("code")
-            name = FAULT_NAMES.get(code, f"FAULT_0x{code:02X}") if isinstance(code, int) else "?"
+            name = fault_name(code) if isinstance(code, int) else "?"
             if kind == "FaultRaised":
                 device.faults[name] = SEVERITIES.get(str(p.get("severity")), "?")
             else:

@@ -196,7 +196,7 @@ def _order(name: str) -> int:
 
 
 @dataclass
-class Report:
+class FloorReport:
     start: datetime
     end: datetime
     tables: list[Figures]
@@ -274,13 +274,13 @@ def report_queries(start: datetime, end: datetime) -> list[tuple[str, dict[str, 
     return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES)]
 
 
-def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> Report:
+def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> FloorReport:
     """The report for ``[start, end)`` from the floor's rows (any role that may read them)."""
     found = [db.execute(q, a).fetchall() for q, a in report_queries(start, end)]
     return assemble(start, end, found)
 
 
-def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> Report:
+def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorReport:
     """The report from the rows of :func:`report_queries`, in their order."""
     ends_rows, starts_rows, ledger_rows, override_rows = found
     ends = {(str(t), int(r)): str(ts) for t, r, ts in ends_rows}
@@ -320,4 +320,4 @@ def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> Report:
     for figures in ordered:
         floor.add(figures)
     wins = sorted((ends[key], key[0], win) for key, win in round_win.items())
-    return Report(start, end, ordered, floor, overrides, wins)
+    return FloorReport(start, end, ordered, floor, overrides, wins)

@@ -9,7 +9,7 @@ import sys
 from fractions import Fraction
 from typing import Any
 
-from controller.floor.report import CATEGORIES, Figures, Report
+from controller.floor.report import CATEGORIES, Figures, FloorReport
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
 
@@ -52,7 +52,7 @@ def _config(title: str) -> dict[str, object]:
     }
 
 
-def plots(report: Report) -> dict[str, str]:
+def plots(report: FloorReport) -> dict[str, str]:
     """Three charts as ``data:`` URIs."""
     pygal = _pygal()
     win = pygal.DateTimeLine(
@@ -99,7 +99,7 @@ def _row(f: Figures, cls: str = "") -> str:
     return f'<tr class="{cls}" data-table="{html.escape(f.table_id)}">{tds}</tr>'
 
 
-def render(report: Report, *, query: str = "") -> str:
+def render(report: FloorReport, *, query: str = "") -> str:
     """The whole page (self-contained: styles inline, plots as data URIs)."""
     charts = plots(report)
     head = "".join(

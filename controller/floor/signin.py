@@ -28,7 +28,7 @@ class Attempt:
     token: str | None = None
 
 
-class SignIn:
+class FloorSignIn:
     def __init__(
         self,
         users: Mapping[str, str],

@@ -40,7 +40,7 @@ from controller.floor.report import assemble, report_queries
 from controller.floor.report_page import render
 from controller.floor.rounds import round_detail, round_summaries
 from controller.floor.shifts import Shifts
-from controller.floor.signin import SignIn
+from controller.floor.signin import FloorSignIn
 from controller.floor.watch import FloorHub
 
 log = structlog.get_logger("croupier.floor.web")
@@ -94,7 +94,7 @@ def _files() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def build_app(hub: FloorHub, conninfo: str, signin: SignIn, shifts: Shifts) -> Starlette:
+def build_app(hub: FloorHub, conninfo: str, signin: FloorSignIn, shifts: Shifts) -> Starlette:
     # The page's reads run on the server's own event loop (psycopg's async pool): no thread.
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         conninfo,
@@ -289,7 +289,7 @@ def _escape(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
-async def _send(ws: WebSocket, hub: FloorHub, signin: SignIn) -> None:
+async def _send(ws: WebSocket, hub: FloorHub, signin: FloorSignIn) -> None:
     loop = asyncio.get_running_loop()
     wake = asyncio.Event()
 
@@ -322,7 +322,7 @@ class FloorServer:
         self.server_config: Server = config.server
         self.hub = hub
         self.conninfo = conninfo
-        self.signin = SignIn(
+        self.signin = FloorSignIn(
             {u.name: u.secret_hash for u in config.users},
             max_wrong=config.access.max_wrong,
             lockout_s=config.access.lockout_seconds,

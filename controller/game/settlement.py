@@ -519,6 +519,15 @@ def settle_super_bonus(
 # --- a whole round ------------------------------------------------------------------------------
 
 
+def net_by_player(entries: Iterable[LedgerEntry], players: Iterable[str] = ()) -> dict[str, int]:
+    """What each player won (+) or lost (-) over ``entries``, in integer cents; ``players``
+    first, in their order, at 0 unless an entry moves their money."""
+    net: dict[str, int] = dict.fromkeys(players, 0)
+    for e in entries:
+        net[e.player] = net.get(e.player, 0) + e.amount_cents
+    return net
+
+
 @dataclass(slots=True)
 class RoundLedger:
     entries: list[LedgerEntry] = field(default_factory=list)
@@ -527,10 +536,7 @@ class RoundLedger:
         self.entries.extend(entries)
 
     def net_by_player(self) -> dict[str, int]:
-        net: dict[str, int] = {}
-        for e in self.entries:
-            net[e.player] = net.get(e.player, 0) + e.amount_cents
-        return net
+        return net_by_player(self.entries)
 
     def house_net(self) -> int:
         return -sum(e.amount_cents for e in self.entries)

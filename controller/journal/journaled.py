@@ -40,16 +40,18 @@ import structlog
 
 from controller.game.prompts import Prompt, PromptCode
 from controller.game.rules import Variant
+from controller.game.settlement import net_by_player
 from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch
 from controller.journal.logs import bind_round
 from controller.journal.records import to_value
 from controller.journal.store import Journal, entry_for
 from controller.round.controller import StateChanged
-from controller.round.inputs import DECISIONS_TYPES, Bet, KeyedCard, parse_input
+from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.spec import Action, State
 from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
 from controller.table.app import DeviceOrder, InputResult, TableApp, TableOutput
+from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.keypad import DIGIT_KEYS
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
@@ -94,9 +96,7 @@ class RoundMarks:
                 entries.append(("round_start", {"round": number, "variant": app.rules.id}))
             elif item.dest is State.SETTLING and self.ended != number:
                 self.ended = number
-                net: dict[str, int] = {}
-                for e in app.controller.round.ledger:
-                    net[e.player] = net.get(e.player, 0) + e.amount_cents
+                net = net_by_player(app.controller.round.ledger)
                 end = {
                     "round": number,
                     "net_cents": sum(net.values()),  # to the players, all of them
@@ -116,8 +116,10 @@ class JournaledTable:
         *,
         show: Callable[[TableOutput], None] | None = None,
         marks: RoundMarks | None = None,
+        limits: BetLimits | None = None,
     ) -> None:
         self.app = app
+        self.limits = limits  # the table's bet limits (None: the game's rules alone)
         self.journal = journal
         self.show = show
         self.marks = marks if marks is not None else RoundMarks()
@@ -141,15 +143,18 @@ class JournaledTable:
         show: Callable[[TableOutput], None] | None = None,
         start: State = State.BURN,
         access: AccessPolicy = KEY_ONLY,
+        limits: BetLimits | None = None,
     ) -> JournaledTable:
         """A fresh table on an empty journal, or the table the journal describes."""
         if next(journal.iter_rows(kinds=[*CAUSE_KINDS, *EFFECT_KINDS]), None) is None:
             # nothing of a table in it yet (perhaps the start-up's software and config rows)
             app = TableApp(rules, commands, start=start, access=_key_only(access), hold_orders=True)
-            table = cls(app, journal, show=show)
+            table = cls(app, journal, show=show, limits=limits)
             table.require_pins(access.pins_required)
             return table
-        return recover(rules, journal, commands, show=show, start=start, access=access)
+        table = recover(rules, journal, commands, show=show, start=start, access=access)
+        table.limits = limits
+        return table
 
     @property
     def controller(self) -> Any:
@@ -205,6 +210,13 @@ class JournaledTable:
             self.apply(SignOut(reason))
 
     def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
+        """A bet, checked against the table's limits before it is recorded (one check for the
+        display, the demo's players and scripts); the round checks the game's rules."""
+        if self.limits is not None:
+            refusal = self.limits.refusal(box, amount_cents, self.app.controller.state)
+            if refusal is not None:
+                log.info("bet refused", box=box, reason=refusal)
+                return InputResult(Action.BET, False, refusal)
         bet = Bet(box, player, amount_cents)
         if not self._cause(bet):
             return self._unrecorded(Action.BET)
@@ -216,8 +228,12 @@ class JournaledTable:
         """A supervisor's decision or the dealer's keyed-in card (loose data: a script's)."""
         move = parse_input(action, data)
         assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
+        return self.decide(move)
+
+    def decide(self, move: Decision | KeyedCard) -> InputResult:
+        """A supervisor's decision or the dealer's keyed-in card: journalled, then decided."""
         if not self._cause(move):
-            return self._unrecorded(action)
+            return self._unrecorded(move.action)
         result = self.app.decide(move)
         self._flush()
         return result

@@ -23,7 +23,7 @@ from controller.game.prompts import Prompt
 from controller.game.settlement import LedgerEntry
 from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
-from controller.round.spec import Action, State
+from controller.round.spec import DECISIONS, Action, State
 from drivers.tbl21.cards import Card
 
 
@@ -52,13 +52,7 @@ class TableEvent:
     source: object = None
 
 
-SUPERVISOR_ACTIONS = {
-    "assign": Action.ASSIGN_CARD,
-    "burn": Action.BURN_CARD,
-    "void": Action.VOID,
-    "confirm": Action.CONFIRM_CARD,
-    "clear_lockup": Action.CLEAR_LOCKUP,
-}
+SUPERVISOR_ACTIONS = DECISIONS  # (by name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +69,7 @@ class ScriptedRound:
 
 
 @dataclass
-class Rejection:
+class RefusedDecision:
     round: int
     decision: Decision | TableEvent
     reason: str
@@ -187,10 +181,10 @@ def play_rounds(
     drain: Callable[[], list[Any]] | None = None,
     auto: Callable[[RoundController], Decision | None] | None = None,
     max_steps: int = 10_000,
-) -> tuple[list[RoundRecord], list[Rejection]]:
+) -> tuple[list[RoundRecord], list[RefusedDecision]]:
     """Play scripted rounds to their end. Returns a record per round and the refused decisions."""
     records: list[RoundRecord] = []
-    rejected: list[Rejection] = []
+    rejected: list[RefusedDecision] = []
 
     take = drain if drain is not None else controller.drain
 
@@ -261,7 +255,9 @@ def play_rounds(
                 raise PlayError(f"round {number}: unexpected state {state.value}")
             collect(record)
         for decision in pending:
-            rejected.append(Rejection(number, decision, "the round ended before this decision"))
+            rejected.append(
+                RefusedDecision(number, decision, "the round ended before this decision")
+            )
         record.dealer_cards = list(controller.round.dealer.cards)
         record.controller_round = controller.round
         hands.enter(Action.OK, {})
@@ -302,11 +298,13 @@ def _prepare_table(
     raise PlayError("the table did not open for bets")
 
 
-def _try(hands: Hands, item: Decision | TableEvent, number: int, rejected: list[Rejection]) -> None:
+def _try(
+    hands: Hands, item: Decision | TableEvent, number: int, rejected: list[RefusedDecision]
+) -> None:
     try:
         if isinstance(item, TableEvent):
             hands.table_event(item)
         else:
             hands.enter(item.action, item.data)
     except ActionRefused as refused:
-        rejected.append(Rejection(number, item, refused.reason))
+        rejected.append(RefusedDecision(number, item, refused.reason))

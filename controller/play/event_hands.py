@@ -34,9 +34,9 @@ from drivers.tbl21.events import (
     LinkRestored,
     PeekOutcome,
     PeekResult,
-    Severity,
     ShoeLoaded,
 )
+from drivers.tbl21.faults import Severity
 
 PORTS = {DeviceType.SHOE: "event://shoe", DeviceType.PEEK: "event://peek",
          DeviceType.PANEL: "event://panel"}  # fmt: skip

@@ -32,6 +32,7 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
 from controller.game.errors import CroupierError
 from controller.game.rules import VARIANT_IDS, VARIANTS_DIR
+from controller.round.spec import DECISIONS
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
 
@@ -120,7 +121,7 @@ def _units_number(amount_cents: int) -> int | float:
 
 
 @dataclass(frozen=True, slots=True)
-class Bet:
+class ScriptBet:
     """A wager placed before the deal. The first bet on a box is that box's controller."""
 
     box: int
@@ -129,7 +130,7 @@ class Bet:
 
 
 @dataclass(frozen=True, slots=True)
-class Action:
+class ScriptAction:
     """A scripted player decision: a tagged union, one subclass per action name.
 
     A subclass declares its ``kind`` (the YAML key) and its fields; ``required`` and
@@ -168,7 +169,7 @@ class Action:
 
 
 @dataclass(frozen=True, slots=True)
-class Insurance(Action):
+class ScriptInsurance(ScriptAction):
     kind: ClassVar[str] = "insurance"
     required: ClassVar[tuple[str, ...]] = ("box", "player", "amount")
 
@@ -177,22 +178,22 @@ class Insurance(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class Surrender(Action):
+class ScriptSurrender(ScriptAction):
     kind: ClassVar[str] = "surrender"
 
 
 @dataclass(frozen=True, slots=True)
-class Hit(Action):
+class ScriptHit(ScriptAction):
     kind: ClassVar[str] = "hit"
 
 
 @dataclass(frozen=True, slots=True)
-class Stand(Action):
+class ScriptStand(ScriptAction):
     kind: ClassVar[str] = "stand"
 
 
 @dataclass(frozen=True, slots=True)
-class Double(Action):
+class ScriptDouble(ScriptAction):
     """Double down. ``amount_cents`` None: the full original wager; ``players`` None: everyone
     on the box joins."""
 
@@ -204,25 +205,25 @@ class Double(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class Split(Action):
+class ScriptSplit(ScriptAction):
     kind: ClassVar[str] = "split"
 
 
 @dataclass(frozen=True, slots=True)
-class Rescue(Action):
+class ScriptRescue(ScriptAction):
     kind: ClassVar[str] = "rescue"
     required: ClassVar[tuple[str, ...]] = ("box", "player")
 
     player: str
 
 
-SUPERVISOR_DECISIONS: tuple[str, ...] = ("assign", "burn", "void", "confirm", "clear_lockup")
+SUPERVISOR_DECISIONS: tuple[str, ...] = tuple(DECISIONS)
 READER_ANSWERS: tuple[str, ...] = ("lie", "unreadable", "no_card")
 DEVICES: tuple[str, ...] = ("shoe", "peek", "panel")
 
 
 @dataclass(frozen=True, slots=True)
-class CardOutOfTurn(Action):
+class ScriptCardOutOfTurn(ScriptAction):
     """The dealer pulls a card from the shoe when no card is due (an irregularity)."""
 
     kind: ClassVar[str] = "card_out_of_turn"
@@ -233,7 +234,7 @@ class CardOutOfTurn(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class Supervisor(Action):
+class ScriptSupervisor(ScriptAction):
     """A supervisor's decision at the key switch: assign / burn an unexpected card, void the
     round, confirm a keyed-in card or clear a lockup."""
 
@@ -247,7 +248,7 @@ class Supervisor(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class KeyCard(Action):
+class ScriptKeyCard(ScriptAction):
     """The dealer keys in a card the shoe could not read."""
 
     kind: ClassVar[str] = "key_card"
@@ -260,7 +261,7 @@ class KeyCard(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class UnreadableCard(Action):
+class ScriptUnreadableCard(ScriptAction):
     """The dealer pulls the next card and the shoe cannot read it (fault 0x10); the dealer keys
     it in (``key_card``) and a supervisor confirms it."""
 
@@ -272,7 +273,7 @@ class UnreadableCard(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class ReaderAnswer(Action):
+class ScriptReaderAnswer(ScriptAction):
     """The hole-card reader's next answer: ``lie`` (the opposite of the truth), ``unreadable``
     (U) or ``no_card`` (E)."""
 
@@ -285,7 +286,7 @@ class ReaderAnswer(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class Unplug(Action):
+class ScriptUnplug(ScriptAction):
     """A device's cable is pulled: the table holds until it is back."""
 
     kind: ClassVar[str] = "unplug"
@@ -298,7 +299,7 @@ class Unplug(Action):
 
 
 @dataclass(frozen=True, slots=True)
-class Replug(Action):
+class ScriptReplug(ScriptAction):
     """The device's cable is plugged back in."""
 
     kind: ClassVar[str] = "replug"
@@ -310,24 +311,24 @@ class Replug(Action):
     device: str = ""
 
 
-ACTION_TYPES: Mapping[str, type[Action]] = MappingProxyType(
+ACTION_TYPES: Mapping[str, type[ScriptAction]] = MappingProxyType(
     {
         cls.kind: cls
         for cls in (
-            Insurance,
-            Surrender,
-            Hit,
-            Stand,
-            Double,
-            Split,
-            Rescue,
-            CardOutOfTurn,
-            Supervisor,
-            KeyCard,
-            UnreadableCard,
-            ReaderAnswer,
-            Unplug,
-            Replug,
+            ScriptInsurance,
+            ScriptSurrender,
+            ScriptHit,
+            ScriptStand,
+            ScriptDouble,
+            ScriptSplit,
+            ScriptRescue,
+            ScriptCardOutOfTurn,
+            ScriptSupervisor,
+            ScriptKeyCard,
+            ScriptUnreadableCard,
+            ScriptReaderAnswer,
+            ScriptUnplug,
+            ScriptReplug,
         )
     }
 )
@@ -356,8 +357,8 @@ RuleValue: TypeAlias = RuleScalar | tuple[RuleScalar, ...]
 
 @dataclass(frozen=True, slots=True)
 class RoundScript:
-    bets: tuple[Bet, ...]
-    actions: tuple[Action, ...]
+    bets: tuple[ScriptBet, ...]
+    actions: tuple[ScriptAction, ...]
 
     def players_on(self, box: int) -> tuple[str, ...]:
         """Players with a wager on ``box``, the box controller first."""
@@ -903,21 +904,21 @@ class _Reader:
         if keys is None:
             return None
         bets = self.bets(keys["bets"], _key(path, "bets")) if "bets" in keys else None
-        actions: tuple[Action, ...] | None = ()
+        actions: tuple[ScriptAction, ...] | None = ()
         if "actions" in keys:
             actions = self.actions(keys["actions"], _key(path, "actions"), bets)
         if bets is None or actions is None:
             return None
         return RoundScript(bets, actions)
 
-    def bets(self, node: Node, path: str) -> tuple[Bet, ...] | None:
+    def bets(self, node: Node, path: str) -> tuple[ScriptBet, ...] | None:
         items = self.sequence(node, path, "bets like {box: 1, player: ann, amount: 10}")
         if items is None:
             return None
         if not items:
             self.fail(node, path, "a round needs at least one bet")
             return None
-        bets: list[Bet] = []
+        bets: list[ScriptBet] = []
         seen: set[tuple[int, str]] = set()
         ok = True
         for i, item in enumerate(items):
@@ -945,12 +946,12 @@ class _Reader:
                 ok = False
                 continue
             seen.add((box, player))
-            bets.append(Bet(box, player, amount))
+            bets.append(ScriptBet(box, player, amount))
         return tuple(bets) if ok else None
 
     def actions(
-        self, node: Node, path: str, bets: tuple[Bet, ...] | None
-    ) -> tuple[Action, ...] | None:
+        self, node: Node, path: str, bets: tuple[ScriptBet, ...] | None
+    ) -> tuple[ScriptAction, ...] | None:
         items = self.sequence(node, path, "actions like {hit: {box: 1}}")
         if items is None:
             return None
@@ -959,7 +960,9 @@ class _Reader:
             return None
         return tuple(a for a in actions if a is not None)
 
-    def action(self, node: Node, path: str, bets: tuple[Bet, ...] | None) -> Action | None:
+    def action(
+        self, node: Node, path: str, bets: tuple[ScriptBet, ...] | None
+    ) -> ScriptAction | None:
         kinds = tuple(ACTION_TYPES)
         if isinstance(node, ScalarNode) and node.tag == _STR and node.value in ACTION_TYPES:
             self.fail(
@@ -1057,7 +1060,7 @@ class _Reader:
         return result
 
     def cross_check(
-        self, action: Action, keys: dict[str, Node], path: str, bets: tuple[Bet, ...]
+        self, action: ScriptAction, keys: dict[str, Node], path: str, bets: tuple[ScriptBet, ...]
     ) -> None:
         """The box must have a bet this round and named players must have bet on it."""
         if action.box is None:
@@ -1083,7 +1086,9 @@ class _Reader:
                 )
 
     @staticmethod
-    def _named_players(action: Action, keys: dict[str, Node]) -> Iterator[tuple[str, Node, str]]:
+    def _named_players(
+        action: ScriptAction, keys: dict[str, Node]
+    ) -> Iterator[tuple[str, Node, str]]:
         player = getattr(action, "player", None)
         if isinstance(player, str):
             yield "player", keys["player"], player

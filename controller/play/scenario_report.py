@@ -1,8 +1,9 @@
 """The JSON report of ``croupier scenario run --json``, as typed data.
 
-``Report.to_json_dict()`` produces exactly the field names and nesting of ``scenarios.md`` (a
-contract outside tests rely on). Money is integer cents throughout; ``net_cents`` at the top is
-always the sum of the rounds' (it is computed, so the two can never disagree).
+``ScenarioReport.to_json_dict()`` produces exactly the field names and nesting of
+``scenarios.md`` (a contract outside tests rely on). Money is integer cents throughout;
+``net_cents`` at the top is always the sum of the rounds' (it is computed, so the two can never
+disagree).
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ def sum_net_cents(per_round: Iterable[Mapping[str, int]]) -> dict[str, int]:
 
 
 @dataclass(frozen=True, slots=True)
-class Report:
+class ScenarioReport:
     spec: int
     variant: str
     rounds: tuple[RoundReport, ...]

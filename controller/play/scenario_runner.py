@@ -20,7 +20,7 @@ from typing import Any
 from controller.game.hands import hand_value, is_natural
 from controller.game.prompts import Prompt
 from controller.game.rules import Variant, load_variant
-from controller.game.settlement import EntryKind, LedgerEntry
+from controller.game.settlement import EntryKind, LedgerEntry, net_by_player
 from controller.play.autoplay import (
     SUPERVISOR_ACTIONS,
     Decision,
@@ -32,20 +32,20 @@ from controller.play.autoplay import (
     TableEvent,
     play_rounds,
 )
-from controller.play.autoplay import Rejection as PlayRejection
-from controller.play.scenario_file import Action as ScriptAction
+from controller.play.autoplay import RefusedDecision as PlayRejection
 from controller.play.scenario_file import (
-    Double,
-    Insurance,
-    Rescue,
     Scenario,
+    ScriptAction,
+    ScriptDouble,
     ScriptedShoe,
+    ScriptHit,
+    ScriptInsurance,
+    ScriptRescue,
+    ScriptSplit,
+    ScriptStand,
+    ScriptSurrender,
     SeededShoe,
-    Split,
-    Stand,
-    Surrender,
 )
-from controller.play.scenario_file import Hit as ScriptHit
 from controller.play.scenario_report import (
     BoxReport,
     DealerReport,
@@ -53,8 +53,8 @@ from controller.play.scenario_report import (
     LedgerRecord,
     PromptRecord,
     Rejection,
-    Report,
     RoundReport,
+    ScenarioReport,
     WagerReport,
 )
 from controller.round.errors import ActionRefused
@@ -210,25 +210,25 @@ def decision_of(action: ScriptAction) -> Decision | TableEvent:
         body = next(iter(action.as_dict().values()))
         return TableEvent(action.kind, body, action)
     data: dict[str, Any] = {"box": action.box}
-    if isinstance(action, Insurance):
+    if isinstance(action, ScriptInsurance):
         data |= {"player": action.player, "amount_cents": action.amount_cents}
         kind = Action.INSURANCE
-    elif isinstance(action, Double):
+    elif isinstance(action, ScriptDouble):
         if action.amount_cents is not None:
             data["amount_cents"] = action.amount_cents
         if action.players is not None:
             data["players"] = list(action.players)
         kind = Action.DOUBLE
-    elif isinstance(action, Rescue):
+    elif isinstance(action, ScriptRescue):
         data["player"] = action.player
         kind = Action.RESCUE
-    elif isinstance(action, Surrender):
+    elif isinstance(action, ScriptSurrender):
         kind = Action.SURRENDER
     elif isinstance(action, ScriptHit):
         kind = Action.HIT
-    elif isinstance(action, Stand):
+    elif isinstance(action, ScriptStand):
         kind = Action.STAND
-    elif isinstance(action, Split):
+    elif isinstance(action, ScriptSplit):
         kind = Action.SPLIT
     else:  # pragma: no cover - ACTION_TYPES and this mapping grow together
         raise PlayError(f"no decision for scripted action {action.kind!r}")
@@ -271,7 +271,7 @@ def output_cursor(app: TableApp) -> Callable[[], list[Any]]:
 
 @dataclass
 class ScenarioResult:
-    report: Report
+    report: ScenarioReport
     records: list[RoundRecord]
 
 
@@ -344,10 +344,10 @@ def build_report(
     rules: Variant,
     records: list[RoundRecord],
     rejected: list[PlayRejection],
-) -> Report:
+) -> ScenarioReport:
     rounds = [_round_report(rules, rec) for rec in records]
     rejections = [Rejection(r.round, _scripted(r.decision), r.reason) for r in rejected]
-    return Report(
+    return ScenarioReport(
         spec=scenario.spec, variant=rules.id, rounds=tuple(rounds), rejected=tuple(rejections)
     )
 
@@ -388,12 +388,7 @@ def _round_report(rules: Variant, rec: RoundRecord) -> RoundReport:
                 tuple(hands),
             )
         )
-    net: dict[str, int] = {}
-    for number in state.box_numbers():
-        for w in state.boxes[number].wagers:
-            net.setdefault(w.player, 0)
-    for e in rec.ledger:
-        net[e.player] = net.get(e.player, 0) + e.amount_cents
+    net = net_by_player(rec.ledger, state.players())
     return RoundReport(
         round=rec.number,
         dealer=dealer_report,

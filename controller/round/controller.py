@@ -33,6 +33,7 @@ from controller.game.settlement import (
     LedgerEntry,
     Wager,
     is_super_bonus_hand,
+    net_by_player,
     settle_bust,
     settle_dealer_natural,
     settle_insurance,
@@ -620,9 +621,7 @@ class RoundController:
             self.rules, [b.frozen() for b in self._boxes()], self.round.dealer.first
         )
         self._settle(entries)
-        net: dict[str, int] = {}
-        for e in self.round.ledger:
-            net[e.player] = net.get(e.player, 0) + e.amount_cents
+        net = net_by_player(self.round.ledger)
         summary = ", ".join(f"{p} {money(c)}" for p, c in net.items())
         self._prompt(PromptCode.ROUND_OVER, f"round {self.round.number} over ({summary}): OK")
         return S.SETTLING

@@ -203,6 +203,7 @@ class Void(_Decision):
 
 Decision = AssignCard | BurnCard | ConfirmCard | ClearLockup | Void
 DECISIONS_TYPES = (AssignCard, BurnCard, ConfirmCard, ClearLockup, Void)
+DECISION_INPUTS: dict[Action, type[Decision]] = {cls.action: cls for cls in DECISIONS_TYPES}
 Input = (
     Shuffle
     | Bet

@@ -133,6 +133,10 @@ class RoundState:
     def box_numbers(self) -> list[int]:
         return sorted(self.boxes)
 
+    def players(self) -> list[str]:
+        """Every player with a wager this round, box by box in the order they bet."""
+        return [w.player for n in self.box_numbers() for w in self.boxes[n].wagers]
+
     def hand(self, box: int, index: int) -> HandState:
         return self.boxes[box].hands[index]
 

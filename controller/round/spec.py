@@ -122,6 +122,17 @@ for _s in IN_ROUND:
 
 
 SUPERVISOR_ACTIONS = frozenset({A.ASSIGN_CARD, A.BURN_CARD, A.CONFIRM_CARD, A.CLEAR_LOCKUP, A.VOID})
+# The supervisor's decisions by the names the scenario files, the display and the panel's help
+# use (and in this order where they are listed).
+DECISIONS: dict[str, Action] = {
+    "assign": A.ASSIGN_CARD,
+    "burn": A.BURN_CARD,
+    "void": A.VOID,
+    "confirm": A.CONFIRM_CARD,
+    "clear_lockup": A.CLEAR_LOCKUP,
+}
+DECISION_NAMES = {action: name for name, action in DECISIONS.items()}
+assert set(DECISIONS.values()) == SUPERVISOR_ACTIONS
 # With the key at TEC a technician may clear a lockup too; which lockups are a technician's (a
 # device's own) the table decides (controller/access.py).
 TECHNICIAN_ACTIONS = frozenset({A.CLEAR_LOCKUP})

@@ -7,6 +7,7 @@ from typing import Any
 
 from controller.game.hands import hand_value
 from controller.game.prompts import money
+from controller.game.settlement import net_by_player
 from controller.round.model import RoundState
 
 
@@ -32,12 +33,7 @@ class RoundSummary:
 
 def summarize(state: RoundState) -> RoundSummary:
     """A finished round (every card is public by then)."""
-    net: dict[str, int] = {}
-    for number in state.box_numbers():
-        for wager in state.boxes[number].wagers:
-            net.setdefault(wager.player, 0)
-    for entry in state.ledger:
-        net[entry.player] = net.get(entry.player, 0) + entry.amount_cents
+    net = net_by_player(state.ledger, state.players())
     cards = state.dealer.cards
     return RoundSummary(
         state.number,

@@ -4,8 +4,10 @@ One loop is the only code that touches the :class:`~controller.table.app.TableAp
 the :class:`~controller.journal.journaled.JournaledTable`, so every cause is journalled before
 it is applied and every effect before anyone sees it). It takes everything from ONE inbox: the
 drivers' events (the devices were opened onto it), the commands of the display
-(:meth:`TableService.submit`: a :class:`Press` of a panel key, a :class:`Bet`, a :class:`Pin`,
-a :class:`Decide` or a :class:`KeyCard`, each answered through a ``Future``), and wake-ups.
+(:meth:`TableService.submit`: a :class:`Press` of a panel key, a :class:`Pin`, an
+:class:`Acknowledge` of a notice, or one of the round's own inputs - a bet, a supervisor's
+decision, a keyed-in card, :mod:`controller.round.inputs` - each answered through a
+``Future``), and wake-ups.
 
 The loop runs in a thread of its own (:meth:`TableService.start`, what ``croupier run`` does), or
 in the caller's thread (:meth:`TableService.open`, then :meth:`TableService.pump_until`: the
@@ -44,23 +46,23 @@ from typing import Any, Protocol
 import structlog
 
 from controller import __version__
-from controller.game.prompts import Prompt, PromptCode, money
+from controller.game.prompts import Prompt, PromptCode
 from controller.game.rules import resolve_variant_path
 from controller.journal.errors import JournalUnavailable
 from controller.journal.journaled import JOURNAL_FORMAT, JournaledTable, resume_points
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
-from controller.round.spec import Action, State
+from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
 from controller.service.devices import check_device_urls, open_devices, shown_urls
 from controller.service.history import RoundSummary, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
-from controller.table.access import DECISIONS, AccessEvent, AccessPolicy, pin_policy
+from controller.table.access import AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
+from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
 from controller.table.health import DeviceHealth
 from drivers.table import TableDevices
-from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
     ButtonPressed,
@@ -90,31 +92,10 @@ class Press:
 
 
 @dataclass(frozen=True, slots=True)
-class Bet:
-    box: int
-    player: str
-    amount_cents: int
-
-
-@dataclass(frozen=True, slots=True)
 class Pin:
     """A PIN keyed on the display for the role the key switch is at (never kept)."""
 
     pin: str = field(repr=False)
-
-
-@dataclass(frozen=True, slots=True)
-class Decide:
-    """A supervisor's or technician's decision from the display (a name of ``DECISIONS``)."""
-
-    decision: str
-
-
-@dataclass(frozen=True, slots=True)
-class KeyCard:
-    """The dealer keys in the card the shoe could not read."""
-
-    card: Card
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,11 +105,11 @@ class Acknowledge:
     notice: int
 
 
-Command = Press | Bet | Pin | Decide | KeyCard | Acknowledge
+Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge
 
 
 @dataclass(frozen=True, slots=True)
-class Reply:
+class CommandReply:
     accepted: bool
     reason: str = ""
 
@@ -162,7 +143,7 @@ Observer = Callable[["TableService"], None]
 @dataclass(frozen=True, slots=True)
 class _Call:
     command: Command
-    future: Future[Reply]
+    future: Future[CommandReply]
 
 
 class _Wake:
@@ -255,7 +236,11 @@ class TableService:
             ]
         )
         self.journaled = JournaledTable.start(
-            self.rules, journal, show=self._told, access=self.access
+            self.rules,
+            journal,
+            show=self._told,
+            access=self.access,
+            limits=BetLimits.of(self.config),
         )
         for kind, text in self._pending_notices:
             self._notice(kind, text)
@@ -301,7 +286,7 @@ class TableService:
             except queue.Empty:
                 break
             if isinstance(item, _Call):
-                item.future.set_result(Reply(False, "the table is shutting down"))
+                item.future.set_result(CommandReply(False, "the table is shutting down"))
         self._stack.close()
 
     def __enter__(self) -> TableService:
@@ -313,16 +298,16 @@ class TableService:
 
     # --- doors -----------------------------------------------------------------------------------
 
-    def submit(self, command: Command) -> Future[Reply]:
+    def submit(self, command: Command) -> Future[CommandReply]:
         """Queue a command for the owner (from any thread); the future holds its reply."""
-        future: Future[Reply] = Future()
+        future: Future[CommandReply] = Future()
         if self._stopping.is_set() or not self._opened:
-            future.set_result(Reply(False, "the table is not running"))
+            future.set_result(CommandReply(False, "the table is not running"))
             return future
         self._inbox.put(_Call(command, future))
         return future
 
-    def execute(self, command: Command) -> Reply:
+    def execute(self, command: Command) -> CommandReply:
         """Carry out a command now. Only the owner may (the caller that pumps the inbox)."""
         if self._thread is not None:
             raise RuntimeError("the owner thread runs this table: submit() the command")
@@ -412,7 +397,7 @@ class TableService:
         if isinstance(item, _Wake):
             return True
         if isinstance(item, _Call):
-            reply = Reply(False, "internal error: see the log")
+            reply = CommandReply(False, "internal error: see the log")
             try:
                 reply = self._command(item.command)
             except Exception as exc:
@@ -534,7 +519,7 @@ class TableService:
             bind_round(round_id=self.app.controller.round.number)
             del self.last_rounds[: -self.config.display.last_rounds]
 
-    def _command(self, command: Command) -> Reply:
+    def _command(self, command: Command) -> CommandReply:
         assert self.app is not None
         app = self.app
         if isinstance(command, Press):
@@ -552,46 +537,23 @@ class TableService:
             ]
             refused = next((r for r in results if not r.accepted), None)
             if refused is not None:
-                return Reply(False, _why(refused))
-            return Reply(True, _why(results[-1]) if results else "")
+                return CommandReply(False, _why(refused))
+            return CommandReply(True, _why(results[-1]) if results else "")
         if isinstance(command, Acknowledge):
             notice = self.notices.acknowledge(command.notice)
             if notice is None:
-                return Reply(False, f"there is no notice {command.notice} to acknowledge")
+                return CommandReply(False, f"there is no notice {command.notice} to acknowledge")
             self._journal_notice("acknowledged", notice)
-            return Reply(True, "")
+            return CommandReply(True, "")
         if isinstance(command, Pin):
             event = self.journaled.enter_pin(command.pin)
-            return Reply(event.accepted, event.text)
-        if isinstance(command, (Decide, KeyCard)):
-            if isinstance(command, Decide):
-                action, data = DECISIONS[command.decision], {}
-            else:
-                action, data = Action.KEY_CARD, {"card": command.card}
+            return CommandReply(event.accepted, event.text)
+        if isinstance(command, (*DECISIONS_TYPES, KeyedCard)):
             outcome: list[InputResult] = []
-
-            def decide() -> None:
-                outcome.append(self.journaled.supervisor(action, **data))
-
-            self._applying(decide)
-            return Reply(outcome[0].accepted, outcome[0].reason)
-        limits = self.config.limits
-        problem = None
-        if command.box not in self.config.boxes:
-            problem = f"box {command.box} is not in use at this table (boxes {self.config.boxes})"
-        elif not limits.min_cents <= command.amount_cents <= limits.max_cents:
-            problem = (
-                f"a bet must be {money(limits.min_cents)} to {money(limits.max_cents)}, "
-                f"got {money(command.amount_cents)}"
-            )
-        elif command.amount_cents % limits.increment_cents:
-            problem = f"a bet must be in steps of {money(limits.increment_cents)}"
-        elif app.controller.state is not State.BETTING:
-            problem = "bets are closed"
-        if problem is not None:
-            return Reply(False, problem)
+            self._applying(lambda: outcome.append(self.journaled.decide(command)))
+            return CommandReply(outcome[0].accepted, outcome[0].reason)
         result = self.journaled.place_bet(command.box, command.player, command.amount_cents)
-        return Reply(result.accepted, result.reason)
+        return CommandReply(result.accepted, result.reason)
 
     def _publish(self) -> None:
         for observer in self._observers:

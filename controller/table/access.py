@@ -45,8 +45,9 @@ from enum import StrEnum
 from typing import Any
 
 from controller.round.model import HoldKind, HoldReason
-from controller.round.spec import SUPERVISOR_ACTIONS, Action
+from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
+from drivers.tbl21.faults import FaultCode
 
 
 class Role(StrEnum):
@@ -60,20 +61,12 @@ ROLE_ACTIONS: dict[Role, frozenset[Action]] = {
     Role.SUPERVISOR: SUPERVISOR_ACTIONS,
     Role.TECHNICIAN: frozenset({Action.CLEAR_LOCKUP}),
 }
-# The supervisor's decisions by the names the scenario files and the display use.
-DECISIONS: dict[str, Action] = {
-    "assign": Action.ASSIGN_CARD,
-    "burn": Action.BURN_CARD,
-    "confirm": Action.CONFIRM_CARD,
-    "clear_lockup": Action.CLEAR_LOCKUP,
-    "void": Action.VOID,
-}
-DECISION_NAMES = {action: name for name, action in DECISIONS.items()}
 # Device faults of lockup severity that are a technician's to clear: hardware, not the cards and
-# not tampering (drivers.events.FAULT_NAMES).
-TECHNICIAN_FAULTS = frozenset({"LAMP_FAIL", "QUEUE_OVERFLOW", "MEMORY_CRC_FAIL"})
+# not tampering (drivers.tbl21.faults).
+TECHNICIAN_FAULTS = frozenset(
+    f.name for f in (FaultCode.LAMP_FAIL, FaultCode.QUEUE_OVERFLOW, FaultCode.MEMORY_CRC_FAIL)
+)
 
-PIN_MIN_DIGITS, PIN_MAX_DIGITS = 6, 12
 PIN_ENTRY_MAX = 16  # digits kept from the panel; more are ignored (and the PIN is wrong)
 DEFAULT_MAX_WRONG_PINS = 5
 DEFAULT_LOCKOUT_SECONDS = 300

@@ -40,9 +40,8 @@ from controller.round.inputs import (
     parse_input,
 )
 from controller.round.model import HoldKind
-from controller.round.spec import Action, State
+from controller.round.spec import DECISION_NAMES, Action, State
 from controller.table.access import (
-    DECISION_NAMES,
     KEY_ONLY,
     AccessControl,
     AccessEvent,

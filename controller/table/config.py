@@ -254,7 +254,7 @@ class Technician(_Role):
     name: Annotated[str, Field(min_length=1, max_length=40)] = "technician"
 
 
-class Access(_Section):
+class AccessSettings(_Section):
     max_wrong_pins: Annotated[StrictInt, Field(ge=1, le=20)] = 5  # in a row: the role locks
     lockout_seconds: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300  # for this long
 
@@ -264,7 +264,7 @@ class Logs(_Section):
     debug: str = "var/log/debug.log"
 
 
-class Journal(_Section):
+class JournalSettings(_Section):
     path: str = "var/journal.sqlite3"
     retention_days: Annotated[StrictInt, Field(ge=1, le=36_500)] = 90  # older rows may be pruned
 
@@ -409,10 +409,10 @@ class TableConfig(_Section):
     limits: Limits = Limits()
     devices: Devices = Devices()
     display: Display = Display()
-    journal: Journal = Journal()
+    journal: JournalSettings = JournalSettings()
     supervisor: Supervisor = Supervisor()
     technician: Technician = Technician()
-    access: Access = Access()
+    access: AccessSettings = AccessSettings()
     logs: Logs = Logs()
     floor: FloorLink | None = None  # ship the journal to the floor's PostgreSQL (docs/floor.md)
 

@@ -18,10 +18,8 @@ from dataclasses import dataclass
 from controller.round.inputs import DrawnCard, Hold, Input, Resume, Shuffle
 from controller.round.model import HoldKind
 from drivers.tbl21.cards import Card
-from drivers.tbl21.events import CardDrawn, FaultRaised, Severity
-
-CARD_UNREADABLE = 0x10
-CARD_PUSHBACK = 0x12
+from drivers.tbl21.events import CardDrawn, FaultRaised
+from drivers.tbl21.faults import FaultCode, Severity
 
 
 @dataclass(frozen=True, slots=True)
@@ -108,14 +106,14 @@ class ShoeWatch:
 
     def fault(self, event: FaultRaised, device: str) -> list[Step]:
         """A device fault: an unreadable card to key in, a lockup, a card pushed back."""
-        if event.code == CARD_UNREADABLE:
+        if event.code == FaultCode.CARD_UNREADABLE:
             self.unread_draws += 1
             return [
                 Hold(HoldKind.UNREADABLE_CARD, "the shoe could not read a card: key it in", device)
             ]
         if event.severity is not Severity.LOCKUP:
             return []
-        pushed = self.last_card if event.code == CARD_PUSHBACK else None
+        pushed = self.last_card if event.code == FaultCode.CARD_PUSHBACK else None
         steps: list[Step] = [
             Hold(
                 HoldKind.LOCKUP,

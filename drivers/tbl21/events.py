@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from drivers.tbl21.cards import Card
+from drivers.tbl21.faults import Severity, fault_name
 
 
 class DeviceType(StrEnum):
@@ -125,12 +126,6 @@ class KeyPosition(StrEnum):
     TECHNICIAN = "TEC"
 
 
-class Severity(StrEnum):
-    INFO = "I"
-    WARNING = "W"
-    LOCKUP = "L"
-
-
 class DoorSensor(StrEnum):
     LID = "LID"
     CASE = "CASE"
@@ -143,28 +138,6 @@ class PowerUpReason(StrEnum):
     WATCHDOG = "WDT"
     BROWN_OUT = "BRN"
     SOFTWARE = "SW"
-
-
-FAULT_NAMES: dict[int, str] = {
-    0x10: "CARD_UNREADABLE",
-    0x11: "DOUBLE_FEED",
-    0x12: "CARD_PUSHBACK",
-    0x13: "CARD_UNEXPECTED",
-    0x14: "CARD_OVER_INVENTORY",
-    0x15: "DRAW_OUT_OF_PHASE",
-    0x20: "SHOE_EMPTY_MID_ROUND",
-    0x30: "OPTICS_DIRTY",
-    0x31: "LAMP_FAIL",
-    0x40: "LID_OPEN",
-    0x41: "CASE_TAMPER",
-    0x50: "COMM_HOST_TIMEOUT",
-    0x51: "QUEUE_OVERFLOW",
-    0x60: "MEMORY_CRC_FAIL",
-    0x61: "FW_SIGNATURE_FAIL",
-    0x70: "BUTTON_STUCK",
-    0xA1: "PEEK_MISMATCH",
-    0xA2: "COMM_LOST",
-}
 
 
 # --- replies (answers to commands; also carried by some events) -------------------------------
@@ -297,7 +270,7 @@ class FaultEvent(FrameEvent):
 
     @property
     def name(self) -> str:
-        return FAULT_NAMES.get(self.code, f"FAULT_0x{self.code:02X}")
+        return fault_name(self.code)
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -42,10 +42,10 @@ from drivers.tbl21.events import (
     PeekResult,
     PowerUp,
     PowerUpReason,
-    Severity,
     ShoeEmpty,
     ShoeLoaded,
 )
+from drivers.tbl21.faults import Severity
 from drivers.tbl21.framing import Frame
 
 E = TypeVar("E", bound=StrEnum)

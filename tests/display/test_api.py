@@ -16,7 +16,8 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
-from controller.service.service import Bet, Press
+from controller.round.inputs import Bet
+from controller.service.service import Press
 from controller.table.app import InputResult
 from controller.table.config import hash_secret
 from drivers.tbl21.events import Button

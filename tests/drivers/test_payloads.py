@@ -33,10 +33,10 @@ from drivers.tbl21.events import (
     PeekResult,
     PowerUp,
     PowerUpReason,
-    Severity,
     ShoeEmpty,
     ShoeLoaded,
 )
+from drivers.tbl21.faults import Severity
 from drivers.tbl21.framing import Frame, decode, encode
 from drivers.tbl21.payloads import EVENT_PARSERS, parse_identity, parse_status
 

@@ -33,7 +33,7 @@ from controller.game.prompts import money
 from controller.journal.store import Row
 from controller.service.service import TableService
 from controller.table.config import LoadedTable, hash_secret
-from drivers.tbl21.events import Severity
+from drivers.tbl21.faults import Severity
 from tests.display.conftest import screenshot
 from tests.floor.conftest import (
     FLOOR_PASSWORD_ENV,

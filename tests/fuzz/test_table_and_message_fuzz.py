@@ -14,7 +14,8 @@ from hypothesis import strategies as st
 
 from controller.display.messages import MAX_MESSAGE_BYTES, BadMessage, parse_message
 from controller.game.errors import ConfigError
-from controller.service.service import Bet, Press
+from controller.round.inputs import Bet
+from controller.service.service import Press
 from controller.table.config import DEFAULT_CONFIG, LoadedTable, load_table_config
 from tests.fuzz.test_config_fuzz import mutate, paths, scalars
 

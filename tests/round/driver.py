@@ -8,7 +8,7 @@ from controller.game.rules import load_variant
 from controller.play.autoplay import (
     Decision,
     DirectHands,
-    Rejection,
+    RefusedDecision,
     RoundRecord,
     ScriptedBet,
     ScriptedRound,
@@ -32,7 +32,7 @@ def play(
     shoe: str,
     *rounds: tuple[list[ScriptedBet], list[Decision]],
     overrides: dict[str, Any] | None = None,
-) -> tuple[RoundController, list[RoundRecord], list[Rejection]]:
+) -> tuple[RoundController, list[RoundRecord], list[RefusedDecision]]:
     rules = load_variant(variant, overrides)
     controller = RoundController(rules)
     hands = DirectHands(controller, iter(parse_cards(shoe)))

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.play.scenario_file import Double, Stand
+from controller.play.scenario_file import ScriptDouble, ScriptStand
 from controller.play.scenario_report import (
     BoxReport,
     DealerReport,
@@ -14,8 +14,8 @@ from controller.play.scenario_report import (
     LedgerRecord,
     PromptRecord,
     Rejection,
-    Report,
     RoundReport,
+    ScenarioReport,
     WagerReport,
     sum_net_cents,
 )
@@ -66,12 +66,12 @@ def round_report(number: int, net: dict[str, int]) -> RoundReport:
     )
 
 
-def contract_report() -> Report:
-    return Report(
+def contract_report() -> ScenarioReport:
+    return ScenarioReport(
         spec=1,
         variant="nz-pontoon",
         rounds=(round_report(1, {"ann": 102000, "bob": 5000}),),
-        rejected=(Rejection(1, Stand(1), "stand needs 15 or five cards"),),
+        rejected=(Rejection(1, ScriptStand(1), "stand needs 15 or five cards"),),
     )
 
 
@@ -123,7 +123,7 @@ def test_ledger_entry_always_has_all_six_fields_with_null_odds_when_none() -> No
 
 
 def test_rejected_action_is_shown_as_written_with_amount_in_currency_units() -> None:
-    rejection = Rejection(2, Double(1, amount_cents=250, players=("ann",)), "second double")
+    rejection = Rejection(2, ScriptDouble(1, amount_cents=250, players=("ann",)), "second double")
 
     assert rejection.to_json_dict() == {
         "round": 2,
@@ -133,7 +133,7 @@ def test_rejected_action_is_shown_as_written_with_amount_in_currency_units() -> 
 
 
 def test_top_level_net_sums_the_rounds_in_order_of_first_appearance() -> None:
-    report = Report(
+    report = ScenarioReport(
         spec=1,
         variant="uk-pontoon",
         rounds=(

@@ -7,18 +7,18 @@ from textwrap import dedent
 import pytest
 
 from controller.play.scenario_file import (
-    Bet,
-    Double,
-    Hit,
-    Insurance,
-    Rescue,
     Scenario,
     ScenarioError,
+    ScriptBet,
+    ScriptDouble,
     ScriptedShoe,
+    ScriptHit,
+    ScriptInsurance,
+    ScriptRescue,
+    ScriptSplit,
+    ScriptStand,
+    ScriptSurrender,
     SeededShoe,
-    Split,
-    Stand,
-    Surrender,
     known_variant_ids,
     load_scenario,
     parse_scenario,
@@ -66,17 +66,21 @@ def test_contract_example_loads_with_every_field_typed() -> None:
     assert scenario.shoe == ScriptedShoe(tuple(parse_cards("2C AS KH 7C 9D")))
     assert scenario.source == "game.yaml"
     first, second = scenario.rounds
-    assert first.bets == (Bet(1, "ann", 1000), Bet(1, "bob", 500), Bet(3, "cat", 2500))
-    assert first.actions == (
-        Insurance(1, player="ann", amount_cents=500),
-        Surrender(3),
-        Hit(1),
-        Double(1, amount_cents=1000, players=("ann",)),
-        Split(1),
-        Stand(1),
-        Rescue(1, player="ann"),
+    assert first.bets == (
+        ScriptBet(1, "ann", 1000),
+        ScriptBet(1, "bob", 500),
+        ScriptBet(3, "cat", 2500),
     )
-    assert second.bets == (Bet(2, "ann", 250),)
+    assert first.actions == (
+        ScriptInsurance(1, player="ann", amount_cents=500),
+        ScriptSurrender(3),
+        ScriptHit(1),
+        ScriptDouble(1, amount_cents=1000, players=("ann",)),
+        ScriptSplit(1),
+        ScriptStand(1),
+        ScriptRescue(1, player="ann"),
+    )
+    assert second.bets == (ScriptBet(2, "ann", 250),)
     assert second.actions == ()
 
 
@@ -113,7 +117,7 @@ def test_double_without_amount_or_players_means_full_wager_for_everyone_on_the_b
     )
 
     (double,) = scenario.rounds[0].actions
-    assert double == Double(1, amount_cents=None, players=None)
+    assert double == ScriptDouble(1, amount_cents=None, players=None)
     assert double.as_dict() == {"double": {"box": 1}}
 
 
@@ -147,7 +151,7 @@ def test_seeded_shoe_rules_omitted_and_actions_omitted() -> None:
 
     assert scenario.shoe == SeededShoe(7)
     assert dict(scenario.rules) == {}
-    assert scenario.rounds[0].bets == (Bet(7, "no", 100),)
+    assert scenario.rounds[0].bets == (ScriptBet(7, "no", 100),)
     assert scenario.rounds[0].actions == ()
 
 

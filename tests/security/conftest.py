@@ -24,8 +24,8 @@ from drivers.tbl21.events import (
     FaultRaised,
     KeyPosition,
     KeySwitch,
-    Severity,
 )
+from drivers.tbl21.faults import Severity
 
 SUPERVISOR_PIN = "73915084"
 TECHNICIAN_PIN = "50284617"

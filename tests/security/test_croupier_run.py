@@ -3,7 +3,8 @@ table file's PINs, and the hole card is not in what it sends the panel before th
 
 from __future__ import annotations
 
-from controller.service.service import Bet, Decide, Pin, Press, Reply
+from controller.round.inputs import Bet, BurnCard, Void
+from controller.service.service import Command, CommandReply, Pin, Press
 from drivers.tbl21.events import Button
 from tests.display.conftest import WAIT_S, Table, running_table, table_config
 
@@ -13,7 +14,7 @@ from .conftest import SUPERVISOR_HASH, SUPERVISOR_PIN
 NZ_ROUND = "2C 9H 7C 3D 8S 4S 5S 6S"
 
 
-def _submit(table: Table, command: Bet | Press | Pin | Decide) -> Reply:
+def _submit(table: Table, command: Command) -> CommandReply:
     return table.service.submit(command).result(WAIT_S)
 
 
@@ -31,19 +32,19 @@ def test_the_table_of_croupier_run_takes_the_pins_of_its_table_file() -> None:
     loaded = table_config("nz-pontoon", supervisor={"pin_hash": SUPERVISOR_HASH})
     with running_table(loaded, NZ_ROUND) as table:
         _to_the_card_nobody_asked_for(table)
-        assert _submit(table, Decide("burn")) == Reply(
+        assert _submit(table, BurnCard()) == CommandReply(
             False, "needs the supervisor key (turn the key switch to SUP)"
         )
         table.panel.turn_key("SUP")
         table.wait_for(lambda s: s["access"]["pin_pad"], "the PIN pad")
-        refused = _submit(table, Decide("burn"))
+        refused = _submit(table, BurnCard())
         assert not refused.accepted
         assert refused.reason.startswith("enter the supervisor PIN")
         assert not _submit(table, Pin("11112222")).accepted
         assert _submit(table, Pin(SUPERVISOR_PIN)).accepted
         state = table.wait_for(lambda s: s["access"]["signed_in"] == "supervisor", "sign-in")
         assert state["access"]["decisions"] == ["assign", "burn", "void"]
-        assert _submit(table, Decide("burn")).accepted
+        assert _submit(table, BurnCard()).accepted
         table.wait_for(lambda s: s["state"] == "playing", "play again")
 
 
@@ -55,7 +56,7 @@ def test_without_a_pin_in_the_table_file_croupier_run_refuses_the_role_saying_ho
         table.panel.turn_key("SUP")
         table.wait_for(lambda s: s["access"]["pin_pad"], "the PIN pad")
         assert table.state()["access"]["pin_set"] == {"supervisor": False, "technician": False}
-        for reply in (_submit(table, Decide("void")), _submit(table, Pin(SUPERVISOR_PIN))):
+        for reply in (_submit(table, Void()), _submit(table, Pin(SUPERVISOR_PIN))):
             assert not reply.accepted
             assert "`croupier passwd --pin supervisor`" in reply.reason
         assert table.state()["holding"]

@@ -15,8 +15,8 @@ from drivers.tbl21.events import (
     KeyPosition,
     KeySwitch,
     LinkLost,
-    Severity,
 )
+from drivers.tbl21.faults import Severity
 
 SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
 PANEL = DeviceRef(DeviceType.PANEL, "test://panel")

@@ -17,8 +17,8 @@ from drivers.tbl21.events import (
     FaultRaised,
     KeyPosition,
     KeySwitch,
-    Severity,
 )
+from drivers.tbl21.faults import Severity
 
 SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
 PANEL = DeviceRef(DeviceType.PANEL, "test://panel")

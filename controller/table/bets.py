@@ -1,0 +1,42 @@
+"""The table's own bet limits: the boxes in use, the minimum, the maximum and the step.
+
+The game's rules (a box the variant has, a multiple of its increment, wagers per box) are the
+round's to check; these are the table file's, checked before a bet is recorded, whoever places
+it: the display, the demo's players or a script.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from controller.game.prompts import money
+from controller.round.spec import State
+from controller.table.config import TableConfig
+
+
+@dataclass(frozen=True, slots=True)
+class BetLimits:
+    boxes: tuple[int, ...]
+    min_cents: int
+    max_cents: int
+    increment_cents: int
+
+    @classmethod
+    def of(cls, config: TableConfig) -> BetLimits:
+        limits = config.limits
+        return cls(tuple(config.boxes), limits.min_cents, limits.max_cents, limits.increment_cents)
+
+    def refusal(self, box: int, amount_cents: int, state: State) -> str | None:
+        """Why this table takes no such bet now (None: it may, as far as its limits go)."""
+        if box not in self.boxes:
+            return f"box {box} is not in use at this table (boxes {self.boxes})"
+        if not self.min_cents <= amount_cents <= self.max_cents:
+            return (
+                f"a bet must be {money(self.min_cents)} to {money(self.max_cents)}, "
+                f"got {money(amount_cents)}"
+            )
+        if amount_cents % self.increment_cents:
+            return f"a bet must be in steps of {money(self.increment_cents)}"
+        if state is not State.BETTING:
+            return "bets are closed"
+        return None
