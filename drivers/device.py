@@ -29,7 +29,6 @@ from collections.abc import Callable
 from concurrent.futures import Future
 from dataclasses import replace
 from datetime import UTC, datetime
-from types import TracebackType
 from typing import ClassVar, Self
 
 import structlog
@@ -178,12 +177,7 @@ class DeviceDriver:
     def __enter__(self) -> Self:
         return self.start()
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()
 
     # --- state (read from any thread) -----------------------------------------------------------

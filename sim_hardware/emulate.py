@@ -192,7 +192,7 @@ def _install_signal_handlers(stop: threading.Event) -> Callable[[], None]:
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
-    def on_term(signum: int, frame: FrameType | None) -> None:
+    def on_term(_signum: int, _frame: FrameType | None) -> None:
         stop.set()
 
     previous = signal.signal(signal.SIGTERM, on_term)

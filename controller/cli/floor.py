@@ -37,12 +37,12 @@ from controller.cli.scenario import quiet_logs
 from controller.floor.audit import audit_table, compare_local, floor_tables
 from controller.floor.cluster import FLOOR_LOGIN, TABLE_LOGIN, Cluster, free_port
 from controller.floor.config import LoadedFloor, load_floor_config
-from controller.floor.errors import FloorError
+from controller.floor.errors import BadPeriod, FloorError
 from controller.floor.report import build_report
 from controller.floor.report_page import render
 from controller.floor.schema import migrate
 from controller.floor.watch import FloorWatcher
-from controller.floor.web import BadPeriod, FloorServer, period
+from controller.floor.web import FloorServer, period
 from controller.game.errors import ConfigError
 from controller.game.rules import VARIANT_IDS
 from controller.journal.errors import JournalUnavailable

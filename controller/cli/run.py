@@ -259,7 +259,7 @@ def _on_signals(stop: threading.Event) -> Callable[[], None]:
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
-    def handler(signum: int, frame: FrameType | None) -> None:
+    def handler(_signum: int, _frame: FrameType | None) -> None:
         stop.set()
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 from controller.game.errors import ConfigError, CroupierError
 from controller.game.prompts import money
 from controller.journal.logs import configure_logging
-from controller.play.autoplay import PlayError
-from controller.play.scenario_file import ScenarioError, load_scenario
+from controller.play.errors import PlayError, ScenarioError
+from controller.play.scenario_file import load_scenario
 from controller.play.scenario_runner import run_scenario
 
 if TYPE_CHECKING:

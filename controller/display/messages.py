@@ -27,6 +27,7 @@ from pydantic import (
     field_validator,
 )
 
+from controller.display.errors import BadMessage
 from controller.round.inputs import DECISION_INPUTS, Bet, KeyedCard
 from controller.round.spec import DECISIONS
 from controller.service.service import Acknowledge, Command, Pin, Press
@@ -88,10 +89,6 @@ AnyMessage = (
 Message = Annotated[AnyMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(Message)
 TYPES = ("press", "bet", "pin", "supervisor", "key_card", "ack")
-
-
-class BadMessage(ValueError):
-    """A message that cannot be carried out; the text says why and what is allowed."""
 
 
 def parse_message(text: str) -> tuple[Command, int | None]:

@@ -38,8 +38,9 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
+from controller.display.errors import BadMessage
 from controller.display.hub import StateHub
-from controller.display.messages import BadMessage, parse_message
+from controller.display.messages import parse_message
 from controller.service.service import TableService
 from controller.table.config import Display, verify_secret
 

@@ -10,3 +10,7 @@ class FloorError(Exception):
 class ShipRefused(FloorError):
     """The floor refused this table's rows (another journal ships as the same table, a gap or a
     broken link); shipping waits until someone looks."""
+
+
+class BadPeriod(ValueError):
+    pass

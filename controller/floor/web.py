@@ -36,6 +36,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller.floor.chain import ROW_COLUMNS, row_from_values
 from controller.floor.config import LoadedFloor, Server
+from controller.floor.errors import BadPeriod
 from controller.floor.report import assemble, report_queries
 from controller.floor.report_page import render
 from controller.floor.rounds import round_detail, round_summaries
@@ -57,10 +58,6 @@ SECURITY_HEADERS = {
 }
 COOKIE = "croupier_floor"
 ROUNDS_SHOWN = 50
-
-
-class BadPeriod(ValueError):
-    pass
 
 
 def period(query: dict[str, str], shifts: Shifts, now: datetime) -> tuple[datetime, datetime]:

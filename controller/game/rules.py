@@ -9,7 +9,6 @@ Amounts are integer cents (keys end in ``_cents``); odds are exact fractions wri
 
 from __future__ import annotations
 
-import hashlib
 import tomllib
 from collections.abc import Mapping
 from enum import StrEnum
@@ -30,7 +29,7 @@ from pydantic import (
 )
 
 from controller.game.errors import ConfigError
-from drivers.tbl21.cards import Card, DeckType, Rank
+from drivers.tbl21.cards import DeckType, Rank
 
 # The shipped configuration: ``config/`` of the source tree, installed with the package as
 # ``controller/defaults`` (a link to it in the tree, so each file exists once).
@@ -454,12 +453,3 @@ def apply_overrides(
     if problems:
         raise ConfigError(source, problems)
     return out
-
-
-def variant_hash(path: Path) -> str:
-    """SHA-256 of a variant file's bytes (journalled at start so a changed file is flagged)."""
-    return hashlib.sha256(path.read_bytes()).hexdigest()
-
-
-def up_card_in(card: Card, ranks: tuple[Rank, ...]) -> bool:
-    return card.rank in ranks

@@ -309,8 +309,9 @@ def settle_surrender(rules: Variant, box: Box, dealer_natural: bool) -> list[Led
 
 
 def insurance_limit_cents(rules: Variant, wager: Wager) -> int:
-    """The largest insurance a wager may take (NZ 10.4: not more than half)."""
-    return at_odds(wager.amount_cents, rules.insurance.max_fraction)
+    """The largest insurance a wager may take (NZ 10.4: not more than half), to the cent below:
+    a limit is never rounded up."""
+    return at_odds(wager.amount_cents, rules.insurance.max_fraction, Rounding.DOWN)
 
 
 def settle_insurance(rules: Variant, box: Box, dealer_natural: bool) -> list[LedgerEntry]:

@@ -18,8 +18,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from controller.journal.errors import RecoveryMismatch
-from controller.journal.records import RecordError, from_record, to_record
+from controller.journal.errors import RecordError, RecoveryMismatch
+from controller.journal.records import from_record, to_record
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.spec import Action
 from controller.table.access import PinAttempt, RequirePins, SignOut

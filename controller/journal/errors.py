@@ -36,3 +36,7 @@ class RecoveryMismatch(CroupierError):
             f"gives {replayed if replayed is not None else 'nothing'}: the round needs a "
             "supervisor's verification"
         )
+
+
+class RecordError(CroupierError, ValueError):
+    """A record that cannot be read back: unknown type, missing field, or a wrong value."""

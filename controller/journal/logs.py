@@ -21,8 +21,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
@@ -31,7 +29,6 @@ import structlog
 from structlog.types import EventDict, Processor
 
 WIRE_LOGGER = "croupier.wire"
-ROUND_KEYS = ("table_id", "shoe_id", "round_id")
 
 _LEVELS = {
     "DEBUG": logging.DEBUG,
@@ -193,20 +190,3 @@ def bind_round(
     """Add these ids to every record logged from now on in this thread/task (None: unchanged)."""
     values = {"table_id": table_id, "shoe_id": shoe_id, "round_id": round_id}
     structlog.contextvars.bind_contextvars(**{k: v for k, v in values.items() if v is not None})
-
-
-def unbind_round() -> None:
-    """Drop the round's id (the table and shoe stay bound) at the end of a round."""
-    structlog.contextvars.unbind_contextvars("round_id")
-
-
-@contextmanager
-def round_context(
-    *, table_id: str | None = None, shoe_id: str | None = None, round_id: int | None = None
-) -> Iterator[None]:
-    """:func:`bind_round` for the duration of a ``with`` block, restored afterwards."""
-    values = {"table_id": table_id, "shoe_id": shoe_id, "round_id": round_id}
-    with structlog.contextvars.bound_contextvars(
-        **{k: v for k, v in values.items() if v is not None}
-    ):
-        yield

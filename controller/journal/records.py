@@ -19,9 +19,10 @@ float, str
 =====================  ==========================================================
 
 :func:`from_record` reads a record back into its class, using the field type hints to undo each
-conversion. It knows every dataclass of :mod:`drivers.events` and the controller's outputs
-(Prompt, LedgerEntry, DeviceCommand, StateChanged, SupervisorAction); :func:`register_record_type`
-adds more (the table application's own outputs, for instance).
+conversion. It knows every dataclass of :mod:`drivers.tbl21.events`, the controller's outputs
+(Prompt, LedgerEntry, DeviceCommand, StateChanged, SupervisorAction), the round's inputs
+(:mod:`controller.round.inputs`) and the table's calls (PinAttempt, SignOut, RequirePins,
+Relight).
 """
 
 from __future__ import annotations
@@ -35,17 +36,13 @@ from enum import Enum, IntEnum
 from fractions import Fraction
 from typing import Any, TypeVar, Union
 
-from controller.game.errors import CroupierError
 from controller.game.rules import format_odds, parse_odds
+from controller.journal.errors import RecordError
 from drivers.tbl21 import events
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import DeviceRef, DeviceType
 
 T = TypeVar("T")
-
-
-class RecordError(CroupierError, ValueError):
-    """A record that cannot be read back: unknown type, missing field, or a wrong value."""
 
 
 def to_record(obj: object) -> dict[str, Any]:
@@ -88,26 +85,6 @@ def _dataclass_record(obj: Any) -> dict[str, Any]:
 
 
 # --- back ------------------------------------------------------------------------------------
-
-
-def register_record_type(cls: type[T]) -> type[T]:
-    """Let :func:`from_record` read records of ``cls`` (usable as a class decorator)."""
-    if not dataclasses.is_dataclass(cls):
-        raise TypeError(f"{cls.__name__} is not a dataclass")
-    known = _registry()
-    existing = known.get(cls.__name__)
-    if existing is not None and existing is not cls:
-        raise ValueError(
-            f"a record type named {cls.__name__} is already registered "
-            f"({existing.__module__}.{existing.__qualname__})"
-        )
-    known[cls.__name__] = cls
-    return cls
-
-
-def record_types() -> dict[str, type]:
-    """The classes :func:`from_record` knows, by record ``"type"``."""
-    return dict(_registry())
 
 
 def from_record(record: Mapping[str, Any], cls: type[T] | None = None) -> T:

@@ -17,18 +17,14 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from controller.game.errors import CroupierError
 from controller.game.hands import is_natural
 from controller.game.prompts import Prompt
 from controller.game.settlement import LedgerEntry
+from controller.play.errors import PlayError
 from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
 from controller.round.spec import DECISIONS, Action, State
 from drivers.tbl21.cards import Card
-
-
-class PlayError(CroupierError):
-    """A scripted session could not go on (script ended mid-decision, shoe ran out...)."""
 
 
 @dataclass(frozen=True, slots=True)

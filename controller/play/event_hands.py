@@ -13,7 +13,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any, Protocol
 
-from controller.play.autoplay import SUPERVISOR_ACTIONS, PlayError, TableEvent, reader_outcome
+from controller.play.autoplay import SUPERVISOR_ACTIONS, TableEvent, reader_outcome
+from controller.play.errors import PlayError
 from controller.round.errors import ActionRefused
 from controller.round.spec import Action
 from controller.table.app import InputResult, TableApp

@@ -30,8 +30,8 @@ from typing import Any, ClassVar, TypeAlias
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from controller.game.errors import CroupierError
 from controller.game.rules import VARIANT_IDS, VARIANTS_DIR
+from controller.play.errors import Problem, ScenarioError
 from controller.round.spec import DECISIONS
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
@@ -61,41 +61,6 @@ _VARIANT_FILE_SUFFIXES = (".toml", ".yaml", ".yml")
 
 # --------------------------------------------------------------------------------------------
 # Errors
-
-
-@dataclass(frozen=True, slots=True)
-class Problem:
-    """One thing wrong with a scenario file.
-
-    ``line`` and ``column`` are 1-based (``None`` when the file could not be read at all);
-    ``path`` is the key path (``rounds[0].bets[1].amount``, empty for the whole file);
-    ``message`` says what is wrong; ``allowed`` lists the accepted choices, when there is a
-    closed set of them (keys, actions, variant ids, spec versions).
-    """
-
-    file: str
-    line: int | None
-    path: str
-    message: str
-    allowed: tuple[str, ...] = ()
-    column: int | None = None
-
-    def __str__(self) -> str:
-        where = self.file if self.line is None else f"{self.file}:{self.line}"
-        text = self.message
-        if self.allowed:
-            text += f"; allowed: {', '.join(self.allowed)}"
-        return f"{where}: {self.path}: {text}" if self.path else f"{where}: {text}"
-
-
-class ScenarioError(CroupierError):
-    """A file that is not a valid scenario. ``problems`` holds every problem found, in order."""
-
-    def __init__(self, problems: Sequence[Problem]) -> None:
-        if not problems:
-            raise ValueError("a ScenarioError needs at least one problem")
-        self.problems: tuple[Problem, ...] = tuple(problems)
-        super().__init__("\n".join(str(p) for p in self.problems))
 
 
 # --------------------------------------------------------------------------------------------
@@ -359,10 +324,6 @@ RuleValue: TypeAlias = RuleScalar | tuple[RuleScalar, ...]
 class RoundScript:
     bets: tuple[ScriptBet, ...]
     actions: tuple[ScriptAction, ...]
-
-    def players_on(self, box: int) -> tuple[str, ...]:
-        """Players with a wager on ``box``, the box controller first."""
-        return tuple(b.player for b in self.bets if b.box == box)
 
 
 @dataclass(frozen=True, slots=True)

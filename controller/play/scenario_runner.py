@@ -25,7 +25,6 @@ from controller.play.autoplay import (
     SUPERVISOR_ACTIONS,
     Decision,
     Hands,
-    PlayError,
     RoundRecord,
     ScriptedBet,
     ScriptedRound,
@@ -33,6 +32,7 @@ from controller.play.autoplay import (
     play_rounds,
 )
 from controller.play.autoplay import RefusedDecision as PlayRejection
+from controller.play.errors import PlayError
 from controller.play.scenario_file import (
     Scenario,
     ScriptAction,

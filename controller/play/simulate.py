@@ -53,7 +53,8 @@ from controller.game.hands import (
 )
 from controller.game.rules import BonusHand, Variant, load_variant
 from controller.game.settlement import EntryKind
-from controller.play.autoplay import DirectHands, PlayError, ScriptedBet, ScriptedRound, play_rounds
+from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
+from controller.play.errors import PlayError
 from controller.play.strategy import StrategyPlayer, strategy_for
 from controller.round.controller import RoundController
 from controller.round.model import RoundState

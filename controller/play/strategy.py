@@ -59,6 +59,7 @@ from controller.game.rules import (
     load_variant,
 )
 from controller.play.autoplay import Decision
+from controller.play.errors import StrategyError
 from controller.round.controller import RoundController
 from controller.round.model import (
     BoxState,
@@ -96,10 +97,6 @@ RESCUE_ROWS: Final = tuple(str(t) for t in range(4, 21))
 MAX_FROM_CARDS: Final = 7  # [hard-from-N-cards] for 3 <= N <= 7
 
 
-class StrategyError(ValueError):
-    """decide() was asked about a hand no decision exists for (bust, finished)."""
-
-
 class Code(IntEnum):
     H = 0
     S = 1
@@ -127,7 +124,6 @@ TOTAL_CODES: Final = ("H", "S", "Dh", "Ds", "Rh", "Rs")
 MULTI_CARD_CODES: Final = ("H", "S", "Dh", "Ds")  # surrender is on the first two cards only
 PAIR_CODES: Final = tuple(CODE_TEXT)
 RESCUE_CODES: Final = ("R", "S")
-SPLIT_CODES: Final = frozenset({Code.P, Code.PH, Code.RP})
 SURRENDER_CODES: Final = frozenset({Code.RH, Code.RS, Code.RP})
 STAND_FALLBACK: Final = frozenset({Code.S, Code.DS, Code.RS})  # codes that may end in a stand
 

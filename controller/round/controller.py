@@ -44,7 +44,7 @@ from controller.game.settlement import (
     settle_surrender,
     settle_twenty_one,
 )
-from controller.round.errors import ActionRefused, SpecViolation
+from controller.round.errors import ActionRefused, InputError, SpecViolation
 from controller.round.inputs import (
     AssignCard,
     Bet,
@@ -58,7 +58,6 @@ from controller.round.inputs import (
     Hit,
     Hold,
     Input,
-    InputError,
     Insure,
     KeyedCard,
     Ok,

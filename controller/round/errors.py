@@ -18,3 +18,7 @@ class ActionRefused(CroupierError):
 
 class SpecViolation(CroupierError):
     """The procedure tried a move the spec does not declare (a bug; the move was undone)."""
+
+
+class InputError(CroupierError):
+    """Data that cannot make an input (a missing field, a wrong type); nothing was changed."""

@@ -14,15 +14,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
-from controller.game.errors import CroupierError
+from controller.round.errors import InputError
 from controller.round.model import HoldKind
 from controller.round.spec import Action
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import PeekOutcome
-
-
-class InputError(CroupierError):
-    """Data that cannot make an input (a missing field, a wrong type); nothing was changed."""
 
 
 @dataclass(frozen=True, slots=True)

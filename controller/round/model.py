@@ -14,7 +14,15 @@ from typing import TypeVar
 from controller.game.hands import hand_value, is_natural
 from controller.game.prompts import money
 from controller.game.rules import CardsAfterDouble, DoubleAmount, SplitMatch, Variant
-from controller.game.settlement import Box, Hand, InsuranceBet, LedgerEntry, Stake, Wager
+from controller.game.settlement import (
+    Box,
+    Hand,
+    InsuranceBet,
+    LedgerEntry,
+    Stake,
+    Wager,
+    insurance_limit_cents,
+)
 from controller.round.spec import State
 from drivers.tbl21.cards import Card
 
@@ -128,7 +136,6 @@ class RoundState:
     peek_result: str | None = None  # "Y" / "N" once the reader answered
     dealer_natural: bool | None = None  # known after the peek or the dealer's second card
     voided: bool = False
-    cards_seen: int = 0
 
     def box_numbers(self) -> list[int]:
         return sorted(self.boxes)
@@ -350,9 +357,7 @@ def why_not_insure(rules: Variant, box: BoxState, player: str, amount_cents: int
         return "a box with a natural cannot take insurance"
     if player in box.insurance:
         return f"{player!r} has already insured box {box.number}"
-    limit = (wager.amount_cents * rules.insurance.max_fraction.numerator) // (
-        rules.insurance.max_fraction.denominator
-    )
+    limit = insurance_limit_cents(rules, wager)
     if amount_cents <= 0 or amount_cents > limit:
         return f"insurance must be more than $0 and at most {money(limit)} (half the wager)"
     return None

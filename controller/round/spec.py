@@ -133,10 +133,6 @@ DECISIONS: dict[str, Action] = {
 }
 DECISION_NAMES = {action: name for name, action in DECISIONS.items()}
 assert set(DECISIONS.values()) == SUPERVISOR_ACTIONS
-# With the key at TEC a technician may clear a lockup too; which lockups are a technician's (a
-# device's own) the table decides (controller/access.py).
-TECHNICIAN_ACTIONS = frozenset({A.CLEAR_LOCKUP})
-INTERNAL_ACTIONS = frozenset({A.CARD, A.PEEK, A.HOLD, A.RESUME})
 
 
 def describe(action: Action) -> str:

@@ -26,14 +26,13 @@ import structlog
 from controller.game.prompts import Prompt
 from controller.game.rules import Variant
 from controller.round.controller import DeviceCommand, Output, RoundController
-from controller.round.errors import ActionRefused
+from controller.round.errors import ActionRefused, InputError
 from controller.round.inputs import (
     DECISIONS_TYPES,
     Decision,
     DrawnCard,
     Hold,
     Input,
-    InputError,
     KeyedCard,
     ReaderAnswer,
     Resume,
@@ -52,7 +51,8 @@ from controller.table.access import (
     technician_lockup,
 )
 from controller.table.commands import DeviceCommands, NoDevices, send_order
-from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, EntryError, PanelEntry, dealer_keys
+from controller.table.errors import EntryError
+from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys
 from controller.table.shoewatch import Note, ShoeWatch, Step
 from drivers.tbl21.events import (
     Button,

@@ -44,7 +44,6 @@ from controller.game.rules import CONFIG_DIR, Variant, _describe, apply_override
 DEFAULT_CONFIG = CONFIG_DIR / "table.toml"
 EMULATED = "emulated"
 DEFAULT_PORT = 8321
-DEVICE_ROLES = ("shoe", "peek", "panel")
 
 # scrypt cost: 2**14 x 8 x 1 takes about 16 MiB and tens of milliseconds per check.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
@@ -167,10 +166,6 @@ class Devices(_Section):
     @property
     def urls(self) -> dict[str, str]:
         return {"shoe": self.shoe, "peek": self.peek, "panel": self.panel}
-
-    @property
-    def all_emulated(self) -> bool:
-        return all(url == EMULATED for url in self.urls.values())
 
 
 class Listen(_Section):
@@ -495,8 +490,3 @@ def load_table_config(
     if overrides:
         data = apply_overrides(data, overrides, str(file))
     return table_from_mapping(data, str(file), Path.cwd())
-
-
-def default_table() -> LoadedTable:
-    """The built-in defaults (every device emulated), without reading a file."""
-    return table_from_mapping({}, "<defaults>", Path.cwd())

@@ -20,8 +20,6 @@ from drivers.tbl21.events import (
     LinkRestored,
 )
 
-STATUSES = ("connecting", "connected", "lost", "refused")
-
 
 @dataclass
 class DeviceHealth:
@@ -29,7 +27,7 @@ class DeviceHealth:
 
     role: str
     url: str
-    status: str = "connecting"  # one of STATUSES
+    status: str = "connecting"  # connecting, connected, lost or refused
     faults: dict[str, str] = field(default_factory=dict)  # name -> severity
     identity: str = ""
     detail: str = ""

@@ -17,6 +17,7 @@ from typing import Any
 from controller.round.controller import RoundController
 from controller.round.inputs import Input, parse_input
 from controller.round.spec import Action, State
+from controller.table.errors import EntryError
 from drivers.tbl21.events import Button
 
 DECISION_KEYS: dict[Button, Action] = {
@@ -39,10 +40,6 @@ DIGIT_KEYS = [Button(f"D{n}_") for n in range(10)]
 # The states whose decisions may name a box, a wager position or an amount.
 ENTRY_STATES = {State.OFFERS, State.INSURANCE, State.SURRENDER, State.PLAYING, State.RESCUE}
 HAND_DECISIONS = (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT)
-
-
-class EntryError(ValueError):
-    """Keys that make no input (a wager position nobody holds); the text says why."""
 
 
 @dataclass

@@ -7,7 +7,6 @@ allowed.
 
 from __future__ import annotations
 
-from collections import Counter
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -151,8 +150,3 @@ def shoe_cards(deck_type: DeckType, decks: int) -> list[Card]:
     if decks < 1:
         raise ValueError(f"a shoe needs at least one deck, got {decks}")
     return deck(deck_type) * decks
-
-
-def shoe_inventory(deck_type: DeckType, decks: int) -> Counter[Card]:
-    """How many copies of each card a shoe holds (for over-inventory checks)."""
-    return Counter(shoe_cards(deck_type, decks))

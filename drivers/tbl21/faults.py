@@ -51,7 +51,6 @@ SEVERITY: dict[FaultCode, Severity] = {
     FaultCode.FW_SIGNATURE_FAIL: Severity.LOCKUP,
     FaultCode.BUTTON_STUCK: Severity.WARNING,
 }
-DEVICE_FAULTS = frozenset(SEVERITY)  # the codes a device may send
 
 
 def fault_name(code: int) -> str:

@@ -10,12 +10,13 @@ import pytest
 
 from controller.cli.main import main
 from controller.game.errors import ConfigError
+from controller.service.devices import emulated_roles
 from controller.table.config import DEFAULT_CONFIG, hash_secret, load_table_config, verify_secret
 
 
 def test_the_shipped_table_file_is_valid_and_runs_everything_emulated_on_this_machine() -> None:
     table = load_table_config(DEFAULT_CONFIG)
-    assert table.config.devices.all_emulated
+    assert emulated_roles(table.config.devices.urls) == {"shoe", "peek", "panel"}
     assert table.config.display.loopback
     assert (table.config.display.host, table.config.display.port) == ("127.0.0.1", 8321)
     assert table.rules.id == "nz-pontoon"

@@ -12,7 +12,8 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.display.messages import MAX_MESSAGE_BYTES, BadMessage, parse_message
+from controller.display.errors import BadMessage
+from controller.display.messages import MAX_MESSAGE_BYTES, parse_message
 from controller.game.errors import ConfigError
 from controller.round.inputs import Bet
 from controller.service.service import Press

@@ -15,8 +15,6 @@ from controller.journal.logs import (
     bind_round,
     configure_logging,
     reset_logging,
-    round_context,
-    unbind_round,
 )
 
 pytestmark = pytest.mark.usefixtures("restore_logging")
@@ -46,9 +44,10 @@ def test_a_transitions_record_reaches_the_json_file_with_the_bound_round(tmp_pat
 def test_our_structlog_events_and_pyserial_records_share_the_pipeline(tmp_path: Path) -> None:
     path = tmp_path / "audit.jsonl"
     configure_logging(console=False, json_path=path)
-    with round_context(table_id="T1", round_id=3):
-        structlog.get_logger("croupier.table").info("input refused", action="hit", box=2)
-        logging.getLogger("pySerial.loop").warning("port %s gone", "loop://")
+    bind_round(table_id="T1", round_id=3)
+    structlog.get_logger("croupier.table").info("input refused", action="hit", box=2)
+    logging.getLogger("pySerial.loop").warning("port %s gone", "loop://")
+    structlog.contextvars.clear_contextvars()
 
     ours, theirs = lines(path)
     assert ours["event"] == "input refused"
@@ -119,24 +118,6 @@ def test_reset_removes_the_handlers_and_restores_the_root_level(tmp_path: Path) 
     reset_logging()
     assert root.handlers == handlers
     assert root.level == level
-
-
-def test_unbind_round_keeps_the_table_and_round_context_restores(tmp_path: Path) -> None:
-    path = tmp_path / "audit.jsonl"
-    configure_logging(console=False, json_path=path)
-    bind_round(table_id="T1", round_id=1)
-    unbind_round()
-    log = structlog.get_logger("croupier")
-    log.info("between rounds")
-    with round_context(round_id=2):
-        log.info("in round 2")
-    log.info("after round 2")
-    records = lines(path)
-    assert [(r["event"], r.get("round_id"), r.get("table_id")) for r in records] == [
-        ("between rounds", None, "T1"),
-        ("in round 2", 2, "T1"),
-        ("after round 2", None, "T1"),
-    ]
 
 
 def test_an_exception_is_logged_as_text_in_the_json_line(tmp_path: Path) -> None:

@@ -6,7 +6,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.play.scenario_file import ScenarioError, parse_scenario, units_text
+from controller.play.errors import ScenarioError
+from controller.play.scenario_file import parse_scenario, units_text
 
 
 def bet_amounts(*amounts: str) -> list[int]:

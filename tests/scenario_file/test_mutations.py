@@ -12,7 +12,8 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from controller.play.scenario_file import Problem, ScenarioError, parse_scenario
+from controller.play.errors import Problem, ScenarioError
+from controller.play.scenario_file import parse_scenario
 
 Path_ = tuple[str | int, ...]
 

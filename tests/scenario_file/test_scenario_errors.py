@@ -6,7 +6,8 @@ from textwrap import dedent, indent
 import pytest
 
 from controller.game.errors import CroupierError
-from controller.play.scenario_file import Problem, ScenarioError, parse_scenario
+from controller.play.errors import Problem, ScenarioError
+from controller.play.scenario_file import parse_scenario
 
 HEAD = "spec: 1\nvariant: nz-pontoon\nshoe: [2C, AS, KH]\n"
 ONE_ROUND = "rounds:\n  - bets: [{box: 1, player: ann, amount: 10}]\n"

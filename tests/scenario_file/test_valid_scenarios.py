@@ -6,9 +6,9 @@ from textwrap import dedent
 
 import pytest
 
+from controller.play.errors import ScenarioError
 from controller.play.scenario_file import (
     Scenario,
-    ScenarioError,
     ScriptBet,
     ScriptDouble,
     ScriptedShoe,
@@ -219,13 +219,6 @@ def test_missing_scenario_file_is_a_scenario_error_naming_the_file(tmp_path: Pat
         load_scenario(missing)
 
     assert str(caught.value).startswith(f"{missing}: cannot read the file")
-
-
-def test_players_on_lists_the_box_controller_first() -> None:
-    scenario = parse_scenario(CONTRACT_EXAMPLE, "game.yaml")
-
-    assert scenario.rounds[0].players_on(1) == ("ann", "bob")
-    assert scenario.rounds[0].players_on(2) == ()
 
 
 def test_rule_sections_flatten_to_dotted_keys_and_lists_become_tuples() -> None:
