@@ -12,7 +12,9 @@ players (basic strategy, three boxes) play through them at ``--pace``. A WebSock
 (``websockets``) in a process of its own, as the dealer's browser is, connected to ``/ws`` like
 the dealer's page, notes the arrival of every state message.
 
-Measured per card: from the return of the pty runner's ``os.write`` that put the last byte of
+Only the cards written after the client's first state message are timed (the ones before
+it are counted as ``cards_before_client``: no page was there to receive them). Measured per
+card: from the return of the pty runner's ``os.write`` that put the last byte of
 the card's ``c`` frame on the pty, to the arrival at the client of the first state message that
 includes the card (the first published after the table handled it; the server may skip a
 version when a newer one is already there, so "the first with that version or later"). Split
@@ -180,8 +182,10 @@ def main() -> int:
             raise RuntimeError("the display did not start")
         client = Client(f"ws://127.0.0.1:{display.port}/ws", work)
         client.wait_ready()
+        # --cards counts the cards after the client connected (the ones measured)
+        goal = args.cards + (service.app.cards_handled if service.app else 0)
         last, last_at = 0, time.monotonic()
-        while (handled := service.app.cards_handled if service.app else 0) < args.cards:
+        while (handled := service.app.cards_handled if service.app else 0) < goal:
             time.sleep(0.2)
             if handled != last:
                 last, last_at = handled, time.monotonic()
@@ -206,7 +210,14 @@ def main() -> int:
     handled_counts = [h for _, _, h in published]
     total, table_leg, display_leg = [], [], []
     no_message = 0
+    # The client's first state message: the page is up. A card written before it cannot have
+    # reached the client (nobody was connected), so it is not timed, only counted.
+    connected_at = arrivals[0][1] if arrivals else float("inf")
+    before_client = 0
     for index, wrote in enumerate(written):
+        if wrote < connected_at:
+            before_client += 1
+            continue
         first = bisect.bisect_left(handled_counts, index + 1)
         if first == len(published):
             break  # written, never handled before the end
@@ -227,6 +238,7 @@ def main() -> int:
         "variant": table.rules.id,
         "cards": len(total),
         "cards_without_message": no_message,
+        "cards_before_client": before_client,
         "pace_s": args.pace,
         **summary(total),
         "table_leg": summary(table_leg),

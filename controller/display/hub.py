@@ -4,10 +4,16 @@
 of the owner that changed something it builds the display state (:func:`state_of`) there, and
 the web server (any thread, or its event loop) reads the latest one; ``subscribe`` registers a
 wake-up for the server's WebSocket senders.
+
+The state message (``{"type": "state", "state": {...}}``) is encoded to JSON text once per
+publication, there too, and every client is sent that same text: the cost of a pass does not
+grow with the number of pages open, and the web server's thread (which shares the GIL with the
+owner) only writes bytes.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -37,6 +43,7 @@ class StateHub:
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._state: dict[str, Any] = {}
+        self._message = ""
         self._version = 0
         self._listeners: list[Callable[[], None]] = []
 
@@ -55,6 +62,9 @@ class StateHub:
         with self._lock:
             self._version += 1
             self._state = {**state, "version": self._version}
+            self._message = json.dumps(
+                {"type": "state", "state": self._state}, separators=(",", ":"), ensure_ascii=False
+            )
             listeners = list(self._listeners)
         for listener in listeners:
             listener()
@@ -62,6 +72,11 @@ class StateHub:
     def latest(self) -> tuple[int, dict[str, Any]]:
         with self._lock:
             return self._version, self._state
+
+    def message(self) -> tuple[int, str]:
+        """The latest version and its state message, encoded."""
+        with self._lock:
+            return self._version, self._message
 
     def state(self) -> dict[str, Any]:
         return self.latest()[1]

@@ -218,10 +218,10 @@ async def _send_states(ws: WebSocket, hub: StateHub) -> None:
     try:
         while True:
             wake.clear()
-            version, state = hub.latest()
+            version, message = hub.message()
             if version != seen:
                 seen = version
-                await ws.send_json({"type": "state", "state": state})
+                await ws.send_text(message)  # encoded once, on the owner's thread
             await wake.wait()
     finally:
         hub.unsubscribe(listener)
@@ -256,7 +256,9 @@ class DisplayServer:
     def start(self) -> None:
         host = self.display.host
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so, and without it
+        # Nagle holds a state message for the browser's delayed ACK (tens of milliseconds).
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind(("127.0.0.1" if host == "localhost" else host, self.display.port))
