@@ -16,9 +16,11 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from controller.display.state import table_state
+from controller.game.prompts import money
 from controller.service.service import TableService
 
 
@@ -37,10 +39,43 @@ def state_of(service: TableService) -> dict[str, Any]:
     return state
 
 
+class Shift:
+    """The table's result since this start (what the pit calls the shift so far): the house's
+    win (+) or loss (-) over the rounds finished since the service was opened, summed from the
+    same round summaries the last-rounds list shows (each player's net, sign turned over)."""
+
+    def __init__(self) -> None:
+        self.started = datetime.now(UTC)
+        self.rounds = 0
+        self.house_cents = 0
+        self._counted = 0  # rounds_completed already summed
+
+    def update(self, service: TableService) -> None:
+        new = service.rounds_completed - self._counted
+        if new <= 0:
+            return
+        for summary in service.last_rounds[-new:]:
+            self.rounds += 1
+            self.house_cents -= sum(cents for _, cents in summary.net)
+        self._counted = service.rounds_completed
+
+    def as_json(self) -> dict[str, Any]:
+        verb = "up" if self.house_cents > 0 else "down" if self.house_cents < 0 else "even"
+        return {
+            "since": self.started.isoformat(timespec="seconds"),
+            "since_text": self.started.astimezone().strftime("%H:%M"),
+            "rounds": self.rounds,
+            "house_cents": self.house_cents,
+            "text": f"house {verb}"
+            + (f" {money(abs(self.house_cents))}" if self.house_cents else ""),
+        }
+
+
 class StateHub:
     """The latest display state of one table."""
 
     def __init__(self) -> None:
+        self.shift = Shift()
         self._lock = threading.Lock()
         self._state: dict[str, Any] = {}
         self._message = ""
@@ -56,7 +91,10 @@ class StateHub:
 
     def update(self, service: TableService) -> None:
         """The service's observer: build the state now (owner's thread) and publish it."""
-        self.publish(state_of(service))
+        self.shift.update(service)
+        state = state_of(service)
+        state["shift"] = self.shift.as_json()
+        self.publish(state)
 
     def publish(self, state: dict[str, Any]) -> None:
         with self._lock:
