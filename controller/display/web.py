@@ -189,7 +189,8 @@ def build_app(service: TableService, hub: StateHub, access: Access) -> Starlette
             await ws.close(code=1008, reason="not allowed: a remote view needs its token")
             return
         await ws.accept()
-        await ws.send_json({"type": "hello", "role": role, "keys": KEYS})
+        hello = {"type": "hello", "role": role, **({"keys": KEYS} if role == DEALER else {})}
+        await ws.send_json(hello)
         sender = asyncio.create_task(_send_states(ws, hub))
         try:
             while True:

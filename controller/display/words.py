@@ -155,6 +155,8 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
             if n == 1 and not app.rules.dealer.first_card_face_up:
                 face = "face down"
             main = parts(f"Deal the dealer's {'first' if n == 1 else 'second'} card {face}")
+    elif state is State.DEALER and len(round_.dealer.cards) < 2:
+        main = parts("Deal the dealer's second card face up")
     elif state is State.DEALER:
         cards = c.dealer_visible_cards()
         main = parts(f"Draw a card for the dealer (dealer has {hand_value(cards).describe()})")

@@ -17,6 +17,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
+from controller.display.web import KEYS
 from controller.service.service import Bet, Press
 from controller.table.app import InputResult
 from controller.table.config import hash_secret
@@ -185,7 +186,7 @@ def test_bad_socket_messages_are_answered_with_an_error_and_change_nothing() -> 
         table.wait_for(lambda s: s["state"] == "betting", "bets open")
         before = _table_view(table)
         with connect(_ws_url(table), open_timeout=WAIT_S) as ws:
-            assert _answer(ws) == {"type": "hello", "role": "dealer"}
+            assert _answer(ws) == {"type": "hello", "role": "dealer", "keys": KEYS}
             for text, error in BAD_MESSAGES:
                 ws.send(text)
                 answer = _answer(ws)

@@ -13,6 +13,7 @@ let role = null;
 let state = null;
 let nextId = 1;
 let refusal = "";
+let lastInput = null;
 const tools = {};
 
 // A control of the tools area, on the page or not (the area shows only what the step needs).
@@ -30,6 +31,7 @@ function live() {
 
 function send(message) {
   if (!live()) return;
+  refusal = "";
   message.id = nextId++;
   socket.send(JSON.stringify(message));
 }
@@ -43,7 +45,7 @@ function buildKeys(groups) {
     group.setAttribute("role", "group");
     group.setAttribute("aria-label", g.group === "decisions" ? "decisions" : g.group === "boxes" ? "boxes and wagers" : "amount digits");
     for (const k of g.keys) {
-      const b = el("button", "key" + (k.label.length > 7 ? " long" : ""), k.label);
+      const b = el("button", "key" + (k.label.length >= 7 ? " long" : ""), k.label);
       b.type = "button";
       b.id = "key-" + k.key;
       b.dataset.key = k.key;
@@ -175,16 +177,6 @@ function renderPrompt(s) {
   fitText(document.getElementById("prompt-detail"), 0.7);
 }
 
-// Shrink a line's text until it fits its width (never below ``least`` of its own size).
-function fitText(node, least) {
-  node.style.fontSize = "";
-  const full = parseFloat(getComputedStyle(node).fontSize);
-  let size = full;
-  while (node.scrollWidth > node.clientWidth && size > full * least) {
-    size *= 0.93;
-    node.style.fontSize = size + "px";
-  }
-}
 
 function renderTotal(s) {
   const total = document.getElementById("step-total");
@@ -317,6 +309,7 @@ function renderEntry() {
 
 function render() {
   if (!state) return;
+  document.body.dataset.version = state.version;
   renderPrompt(state);
   renderDealerHand(state, document.getElementById("dealer-cards"), document.getElementById("dealer-total"));
   renderBoxes(state, document.getElementById("boxes"), state.state === "betting" && live() ? betOn : null);
@@ -334,11 +327,11 @@ socket = openSocket({
     buildKeys(msg.keys);
   },
   state(s) {
-    const before = state && state.version;
+    // a key pressed on the panel itself: its refusal shows here too (once, when it is new)
+    const last = JSON.stringify(s.last_input);
+    if (state && last !== lastInput && s.last_input) refusal = s.last_input.accepted ? "" : s.last_input.reason;
+    lastInput = last;
     state = s;
-    const last = s.last_input;
-    if (before !== undefined && last && !last.accepted) refusal = last.reason;
-    else if (last && last.accepted) refusal = "";
     render();
   },
   answer(msg) {

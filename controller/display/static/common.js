@@ -113,8 +113,8 @@ function renderDealerHand(s, cardsRoot, totalRoot) {
 function amountNode(kind, verb, side) {
   const node = el("div", "amount " + kind);
   node.appendChild(el("span", "verb", verb));
-  node.appendChild(el("span", "value", side.text));
   if (side.odds && side.odds.length) node.appendChild(el("span", "odds", "at " + side.odds.join(", ")));
+  node.appendChild(el("span", "value", side.text));
   node.dataset.cents = side.cents;
   return node;
 }
@@ -123,7 +123,7 @@ function handTotal(h) {
   if (h.total === null) return "";
   let total = h.bust ? "bust " + h.total : (h.soft ? "soft " : "") + h.total;
   if (h.doubled) total += " \u00b7 doubled";
-  if (h.status && h.status !== "stand" && !h.bust) total += " \u00b7 " + h.status;
+  if (h.status && h.status !== "stand" && h.status !== String(h.total) && !h.bust) total += " \u00b7 " + h.status;
   return total;
 }
 
@@ -153,14 +153,19 @@ function renderBoxes(s, area, onBet) {
     stake.id = "box-" + b.number + "-stake";
     const who = b.wagers.map((w) => w.player).join(", ");
     stake.appendChild(el("b", null, b.stake.text));
-    let what = " " + who;
-    if (b.stake.split) what += " \u00b7 split";
-    if (b.stake.doubled) what += " \u00b7 doubled";
-    if (b.stake.insurance_cents) what += " \u00b7 insured " + money(b.stake.insurance_cents);
-    if (b.surrendered) what += " \u00b7 surrendered";
-    stake.appendChild(document.createTextNode(what));
+    stake.appendChild(document.createTextNode(" " + who));
     stake.dataset.cents = b.stake.cents;
     box.appendChild(stake);
+    const flags = [];
+    if (b.stake.split) flags.push("split");
+    if (b.stake.doubled) flags.push("doubled");
+    if (b.stake.insurance_cents) flags.push("insured " + money(b.stake.insurance_cents));
+    if (b.surrendered) flags.push("surrendered");
+    if (flags.length) {
+      const node = el("div", "flags", flags.join(" \u00b7 "));
+      node.id = "box-" + b.number + "-flags";
+      box.appendChild(node);
+    }
     for (const h of b.hands) {
       const hand = el("div", "hand" + (h.in_turn ? " turn" : ""));
       hand.id = "box-" + b.number + "-hand-" + h.index;
@@ -186,6 +191,18 @@ function renderBoxes(s, area, onBet) {
     area.appendChild(box);
   }
   fanCards(area);
+  for (const value of area.querySelectorAll(".amount .value")) fitText(value, 0.5);
+}
+
+// Shrink a line's text until it fits its width (never below ``least`` of its own size).
+function fitText(node, least) {
+  node.style.fontSize = "";
+  const full = parseFloat(getComputedStyle(node).fontSize);
+  let size = full;
+  while (node.scrollWidth > node.clientWidth && size > full * least) {
+    size *= 0.93;
+    node.style.fontSize = size + "px";
+  }
 }
 
 function historyNode(r) {

@@ -3,6 +3,7 @@
 "use strict";
 
 function renderPit(s) {
+  document.body.dataset.version = s.version;
   document.getElementById("pit-table").textContent = s.table.id;
   document.getElementById("pit-variant").textContent = s.table.variant_name;
   document.getElementById("pit-limits").textContent = "bets " + s.table.limits.text;
