@@ -301,12 +301,12 @@ def test_the_pit_page_is_read_only_shows_the_shift_and_refuses_a_wrong_token(
             expect(page.locator("#history-rows [data-card]")).to_have_count(3)
             expect(page.locator("#shift")).to_have_text("house down $10")
             expect(page.locator("#shift")).to_have_attribute("data-cents", "-1000")
-            expect(page.locator("#shift-detail")).to_contain_text("1 round since")
+            expect(page.locator("#shift-detail")).to_contain_text("1 round since the table started")
             table.panel.turn_key("SUP")
             dealer.fill("#pin-input", SUPERVISOR_PIN)
             dealer.click("#pin-sign-in")
             expect(page.locator("#pit-access")).to_have_text("supervisor (supervisor) · key at SUP")
-            screenshot(page, "pit-view")
+            screenshot(page, "pit-view", "display-pit")
             assert axe_problems(page) == []
     finally:
         context.close()

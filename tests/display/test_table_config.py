@@ -19,6 +19,7 @@ def test_the_shipped_table_file_is_valid_and_runs_everything_emulated_on_this_ma
     assert table.config.display.loopback
     assert (table.config.display.host, table.config.display.port) == ("127.0.0.1", 8321)
     assert table.rules.id == "nz-pontoon"
+    assert table.config.display.chips == (100_000, 50_000, 10_000, 2_500, 500, 100, 50)
     assert table.journal_path == Path.cwd() / "var" / "journal.sqlite3"
 
 

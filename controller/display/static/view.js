@@ -30,10 +30,11 @@ function renderPit(s) {
   shift.className = "figure " + (s.shift.house_cents > 0 ? "up" : s.shift.house_cents < 0 ? "down" : "");
   shift.dataset.cents = s.shift.house_cents;
   document.getElementById("shift-detail").textContent =
-    s.shift.rounds + " round" + (s.shift.rounds === 1 ? "" : "s") + " since " + s.shift.since_text;
+    s.shift.rounds + " round" + (s.shift.rounds === 1 ? "" : "s") + " since the table started at " + s.shift.since_text;
 
   const a = s.access;
-  let who = a.signed_in ? (a.signed_in_name || a.signed_in) + " (" + a.signed_in + ")" : "nobody";
+  const name = a.signed_in_name && a.signed_in_name !== a.signed_in ? a.signed_in_name + ", " : "";
+  let who = a.signed_in ? name + a.signed_in : "nobody";
   who += " \u00b7 key at " + s.key;
   for (const [role, until] of Object.entries(a.locked)) who += " \u00b7 " + role + " PIN locked until " + until;
   document.getElementById("pit-access").textContent = who;
@@ -41,7 +42,9 @@ function renderPit(s) {
   const devices = document.getElementById("pit-devices");
   devices.replaceChildren();
   for (const d of s.devices) {
-    const item = el("li", null, deviceText(d) + (d.detail ? " (" + d.detail + ")" : ""));
+    const status = { connected: "connected", connecting: "connecting", lost: "LINK LOST", refused: "REFUSED" }[d.status] || d.status;
+    const faults = d.faults.length ? " \u26a0 " + d.faults.join(", ") : "";
+    const item = el("li", null, d.role + ": " + status + faults + (d.detail ? " (" + d.detail + ")" : ""));
     item.id = "device-" + d.role;
     item.dataset.status = d.status;
     devices.appendChild(item);
