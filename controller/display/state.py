@@ -90,22 +90,21 @@ def step_outputs(app: TableApp) -> list[Any]:
     return outputs  # the move is no longer kept (or there was none): the whole round
 
 
-def _side(entries: Sequence[LedgerEntry], chips: Sequence[int], verb: str) -> dict[str, Any]:
-    """One side of a box's step: what to pay, collect or hand back, with its chips."""
-    if verb == "pay":
-        cents = sum(e.amount_cents for e in entries if e.amount_cents > 0)
-        odds = sorted({str(e.odds_text) for e in entries if e.amount_cents > 0 and e.odds})
-    elif verb == "collect":
-        cents = -sum(e.amount_cents for e in entries if e.amount_cents < 0)
-        odds = []
-    else:
-        cents = sum(e.stake_cents for e in entries if e.kind is EntryKind.RETURN)
-        odds = []
-    return {"cents": cents, "text": money(cents), "odds": odds, **chips_json(cents, chips)}
+def _sums(entries: Sequence[LedgerEntry]) -> tuple[int, int, int]:
+    """What the entries say to pay, to collect and to hand back (cents, each >= 0)."""
+    pay = sum(e.amount_cents for e in entries if e.amount_cents > 0)
+    collect = -sum(e.amount_cents for e in entries if e.amount_cents < 0)
+    back = sum(e.stake_cents for e in entries if e.kind is EntryKind.RETURN)
+    return pay, collect, back
 
 
 def _money_json(entries: Sequence[LedgerEntry], chips: Sequence[int]) -> dict[str, Any]:
-    pay, collect, back = (_side(entries, chips, v) for v in ("pay", "collect", "return"))
+    """A step's money: each side (pay, collect, return) with its chips, and its lines."""
+    odds = sorted({str(e.odds_text) for e in entries if e.amount_cents > 0 and e.odds})
+    pay, collect, back = (
+        {"cents": cents, "text": money(cents), "odds": o, **chips_json(cents, chips)}
+        for cents, o in zip(_sums(entries), (odds, [], []), strict=True)
+    )
     return {
         "pay_cents": pay["cents"],
         "collect_cents": collect["cents"],
@@ -177,9 +176,7 @@ def _box_json(
     staked = sum(s.base_cents + s.double_cents for h in box.hands for s in h.stakes)
     if not box.hands:
         staked = sum(w.amount_cents for w in box.wagers)
-    pay = sum(e.amount_cents for e in entries if e.amount_cents > 0)
-    collect = -sum(e.amount_cents for e in entries if e.amount_cents < 0)
-    returned = sum(e.stake_cents for e in entries if e.kind is EntryKind.RETURN)
+    pay, collect, returned = _sums(entries)
     return {
         "number": number,
         "in_play": True,
@@ -199,11 +196,7 @@ def _box_json(
             "insurance_cents": sum(box.insurance.values()),
         },
         "step": _money_json(now, chips) if now else None,
-        "earlier": _total_text(
-            sum(e.amount_cents for e in earlier if e.amount_cents > 0),
-            -sum(e.amount_cents for e in earlier if e.amount_cents < 0),
-            sum(e.stake_cents for e in earlier if e.kind is EntryKind.RETURN),
-        ),
+        "earlier": _total_text(*_sums(earlier)),
         "hands": hands,
         "settlement": {
             "pay_cents": pay,

@@ -25,6 +25,10 @@ layout: () => {
   for (const e of document.querySelectorAll(".box, .tool, #prompt-bar, #keys, #step-total, #dealer"))
     if (e.scrollHeight > e.clientHeight + 1)
       out.problems.push(`content taller than its box: ${name(e)} ${e.scrollHeight} > ${e.clientHeight}`);
+  // the dealer's words only: no key code (OK_, B3_, SHF...) and no state or action name
+  const codes = document.body.innerText.match(
+    /\b(?:DEA|INS|SUR|STD|DBL|SPL|RES|OK_|CAN|UND|SHF|CAL|[BWD]\d_)(?![A-Za-z0-9])|\b[a-z]+_[a-z_]+\b/g);
+  if (codes) out.problems.push(`identifiers on the screen: ${codes.join(", ")}`);
   out.keys = {};
   for (const k of document.querySelectorAll("button.key")) {
     const r = k.getBoundingClientRect();
