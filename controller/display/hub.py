@@ -20,6 +20,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from controller.display.state import table_state
+from controller.display.words import say
 from controller.game.prompts import money
 from controller.service.service import TableService
 
@@ -35,7 +36,9 @@ def state_of(service: TableService) -> dict[str, Any]:
         rounds_completed=service.rounds_completed,
         demo=any(actor.name == "demo" for actor in service.actors),
     )
-    state["notices"] = [notice.as_json() for notice in service.notices.open()]
+    state["notices"] = [
+        {**n, "text": say(n["text"])} for n in (x.as_json() for x in service.notices.open())
+    ]
     return state
 
 

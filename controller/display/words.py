@@ -332,6 +332,12 @@ def entry_words(entry: PanelEntry) -> str:
 _KEY_CODE = re.compile(r"\b(" + "|".join(re.escape(b.value) for b in Button) + r")(?![A-Za-z0-9])")
 
 
+_AT_STATE = re.compile(r"\bat (" + "|".join(s.value for s in State) + r")\b")
+
+
 def say(text: str) -> str:
-    """A reason from the table with each key code as the key's name ('OK_' -> 'OK')."""
+    """A text from the table in the dealer's words: each key code as the key's name ('OK_' ->
+    'OK'), a state as where the round was ('recovered at card_due' -> 'recovered at "a card is
+    due"')."""
+    text = _AT_STATE.sub(lambda m: f'at "{PHASES[State(m.group(1))]}"', text)
     return _KEY_CODE.sub(lambda m: KEY_LABELS[Button(m.group(1))], text)

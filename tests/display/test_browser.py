@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import urllib.error
 import urllib.request
 from typing import Any
@@ -9,8 +10,10 @@ from typing import Any
 import pytest
 from playwright.sync_api import Page, expect
 
+from controller.service.service import Bet, Press
 from controller.table.app import InputResult
 from controller.table.config import hash_secret
+from drivers.tbl21.events import Button
 from sim_hardware.faults import Misread
 
 from .conftest import (
@@ -22,7 +25,7 @@ from .conftest import (
     screenshot,
     table_config,
 )
-from .test_screen import axe_problems
+from .test_screen import LAYOUT, axe_problems
 
 expect.set_options(timeout=WAIT_S * 1000)
 DECISION_KEYS = ("DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_", "UND", "SHF")
@@ -404,3 +407,40 @@ def test_an_unreadable_card_is_keyed_in_by_the_dealer_and_confirmed_by_the_signe
         assert [(o.payload["action"], o.payload["by"]) for o in overrides] == [
             ("confirm_card", "supervisor (key and PIN)")
         ]
+
+
+def test_a_recovered_round_is_a_banner_until_the_dealer_acknowledges_it(browser: Any) -> None:
+    context = dealer_page(browser)
+    try:
+        recovered_round_acknowledged(context.new_page())
+    finally:
+        context.close()
+
+
+def recovered_round_acknowledged(page: Page) -> None:
+    loaded = table_config("nz-pontoon")  # one journal for both starts
+    with running_table(loaded, UNPLUG_ROUND) as table:
+        table.draw()
+        table.wait_for(lambda s: s["state"] == "betting", "bets open")
+        assert table.service.submit(Bet(1, "ann", 1000)).result(WAIT_S).accepted
+        assert table.service.submit(Press(Button.DEAL)).result(WAIT_S).accepted
+        table.draw()
+    with running_table(loaded, UNPLUG_ROUND) as table:  # the table restarts mid-round
+        page.goto(table.url)
+        banner = page.locator("#tools .banner.notice")
+        expect(banner).to_have_count(1)
+        expect(banner.locator(".what")).to_have_text(
+            re.compile(r'^round 1 recovered at "dealing" \(.*\)$')
+        )
+        expect(banner.locator(".todo")).to_have_text(
+            "Check the table against the screen, then acknowledge."
+        )
+        expect(prompt(page)).to_have_attribute("data-text", "Deal the dealer's first card face up")
+        layout = page.evaluate(LAYOUT)
+        assert not layout["problems"]
+        screenshot(page, "notice-recovered")
+        banner.locator("button").click()
+        expect(banner).to_have_count(0)
+        assert table.state()["notices"] == []
+        rows = table.service.journaled.journal.rows(kinds=["notice"])
+        assert [r.payload["event"] for r in rows][-1] == "acknowledged"
