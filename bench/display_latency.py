@@ -19,9 +19,10 @@ the card's ``c`` frame on the pty, to the arrival at the client of the first sta
 includes the card (the first published after the table handled it; the server may skip a
 version when a newer one is already there, so "the first with that version or later"). Split
 into the table's leg (to the state being published by the owner thread) and the display's leg
-(published to received). All on ``perf_counter`` (CLOCK_MONOTONIC, one clock for both
-processes). The emulated devices share the table's interpreter (and its GIL), so the figures
-are somewhat pessimistic.
+(published to received), and that into the wake-up (published to the web server's sender taking
+the version it sends) and the wire (taken to received). All on ``perf_counter``
+(CLOCK_MONOTONIC, one clock for both processes). The emulated devices share the table's
+interpreter (and its GIL), so the figures are somewhat pessimistic.
 """
 
 from __future__ import annotations
@@ -168,6 +169,19 @@ def main() -> int:
         published.append((hub.latest()[0], at, handled))
 
     hub.publish = timed_publish  # type: ignore[method-assign]
+    # When the web server's sender took each version to send (its first look at it): splits the
+    # display's leg into the wake-up (published -> taken, on the server's event loop) and the
+    # wire (taken -> received: the send, the kernel, the client process).
+    taken: dict[int, float] = {}
+    reader_name = "message" if hasattr(hub, "message") else "latest"  # the sender's read
+    reader = getattr(hub, reader_name)
+
+    def timed_read() -> Any:
+        got = reader()
+        taken.setdefault(got[0], time.perf_counter())
+        return got
+
+    setattr(hub, reader_name, timed_read)
     serve = vars(service_module)["serve"]
     vars(service_module)["serve"] = serve_on_pty  # the emulated devices go on ptys
     vars(pty_module)["os"] = clock  # the runners write through the clock
@@ -208,7 +222,7 @@ def main() -> int:
     written = clock.card_written
     versions = [v for v, _ in arrivals]
     handled_counts = [h for _, _, h in published]
-    total, table_leg, display_leg = [], [], []
+    total, table_leg, display_leg, wake_leg, wire_leg = [], [], [], [], []
     no_message = 0
     # The client's first state message: the page is up. A card written before it cannot have
     # reached the client (nobody was connected), so it is not timed, only counted.
@@ -230,6 +244,10 @@ def main() -> int:
         total.append(1000 * (arrived_at - wrote))
         table_leg.append(1000 * (published_at - wrote))
         display_leg.append(1000 * (arrived_at - published_at))
+        sent_version = arrivals[arrived][0]
+        if sent_version in taken:
+            wake_leg.append(1000 * (taken[sent_version] - published_at))
+            wire_leg.append(1000 * (arrived_at - taken[sent_version]))
     line = {
         "benchmark": "card_to_display_message_latency",
         "transport": "pty",
@@ -243,6 +261,8 @@ def main() -> int:
         **summary(total),
         "table_leg": summary(table_leg),
         "display_leg": summary(display_leg),
+        "display_wake": summary(wake_leg) if wake_leg else None,
+        "display_wire": summary(wire_leg) if wire_leg else None,
         "state_messages": len(arrivals),
         "rounds": service.rounds_completed,
         "stalled": stalled or None,

@@ -8,8 +8,10 @@ Routes:
   without one (the view is off), gets a page that says so.
 * ``GET /api/state``: the table state as JSON (the dealer's cards as the table shows them: the
   hole card is withheld until it is turned over). Loopback, or ``?token=``.
-* ``WS /ws`` (``?token=`` for the read-only view): ``{"type": "hello", "role": ...}``, then a
-  ``{"type": "state", "state": {...}}`` after every change; the dealer's page sends ``press``,
+* ``WS /ws`` (``?token=`` for the read-only view): ``{"type": "hello", "role": ...}`` (the
+  dealer's with the panel's keys as the page lays them out, :data:`KEYS`), then a
+  ``{"type": "state", "state": {...}}`` after every change (the text the hub encoded once for
+  every client); the dealer's page sends ``press``,
   ``bet``, ``pin``, ``supervisor`` and ``key_card`` messages
   (:mod:`controller.display.messages`), each answered with ``result`` or ``error``. A viewer's
   actions are refused, a sign-in too.
