@@ -12,14 +12,17 @@ players (basic strategy, three boxes) play through them at ``--pace``. A WebSock
 (``websockets``) in a process of its own, as the dealer's browser is, connected to ``/ws`` like
 the dealer's page, notes the arrival of every state message.
 
-Measured per card: from the return of the pty runner's ``os.write`` that put the last byte of
+Only the cards written after the client's first state message are timed (the ones before
+it are counted as ``cards_before_client``: no page was there to receive them). Measured per
+card: from the return of the pty runner's ``os.write`` that put the last byte of
 the card's ``c`` frame on the pty, to the arrival at the client of the first state message that
 includes the card (the first published after the table handled it; the server may skip a
 version when a newer one is already there, so "the first with that version or later"). Split
 into the table's leg (to the state being published by the owner thread) and the display's leg
-(published to received). All on ``perf_counter`` (CLOCK_MONOTONIC, one clock for both
-processes). The emulated devices share the table's interpreter (and its GIL), so the figures
-are somewhat pessimistic.
+(published to received), and that into the wake-up (published to the web server's sender taking
+the version it sends) and the wire (taken to received). All on ``perf_counter``
+(CLOCK_MONOTONIC, one clock for both processes). The emulated devices share the table's
+interpreter (and its GIL), so the figures are somewhat pessimistic.
 """
 
 from __future__ import annotations
@@ -166,6 +169,19 @@ def main() -> int:
         published.append((hub.latest()[0], at, handled))
 
     hub.publish = timed_publish  # type: ignore[method-assign]
+    # When the web server's sender took each version to send (its first look at it): splits the
+    # display's leg into the wake-up (published -> taken, on the server's event loop) and the
+    # wire (taken -> received: the send, the kernel, the client process).
+    taken: dict[int, float] = {}
+    reader_name = "message" if hasattr(hub, "message") else "latest"  # the sender's read
+    reader = getattr(hub, reader_name)
+
+    def timed_read() -> Any:
+        got = reader()
+        taken.setdefault(got[0], time.perf_counter())
+        return got
+
+    setattr(hub, reader_name, timed_read)
     serve = vars(service_module)["serve"]
     vars(service_module)["serve"] = serve_on_pty  # the emulated devices go on ptys
     vars(pty_module)["os"] = clock  # the runners write through the clock
@@ -180,8 +196,10 @@ def main() -> int:
             raise RuntimeError("the display did not start")
         client = Client(f"ws://127.0.0.1:{display.port}/ws", work)
         client.wait_ready()
+        # --cards counts the cards after the client connected (the ones measured)
+        goal = args.cards + (service.app.cards_handled if service.app else 0)
         last, last_at = 0, time.monotonic()
-        while (handled := service.app.cards_handled if service.app else 0) < args.cards:
+        while (handled := service.app.cards_handled if service.app else 0) < goal:
             time.sleep(0.2)
             if handled != last:
                 last, last_at = handled, time.monotonic()
@@ -204,9 +222,16 @@ def main() -> int:
     written = clock.card_written
     versions = [v for v, _ in arrivals]
     handled_counts = [h for _, _, h in published]
-    total, table_leg, display_leg = [], [], []
+    total, table_leg, display_leg, wake_leg, wire_leg = [], [], [], [], []
     no_message = 0
+    # The client's first state message: the page is up. A card written before it cannot have
+    # reached the client (nobody was connected), so it is not timed, only counted.
+    connected_at = arrivals[0][1] if arrivals else float("inf")
+    before_client = 0
     for index, wrote in enumerate(written):
+        if wrote < connected_at:
+            before_client += 1
+            continue
         first = bisect.bisect_left(handled_counts, index + 1)
         if first == len(published):
             break  # written, never handled before the end
@@ -219,6 +244,10 @@ def main() -> int:
         total.append(1000 * (arrived_at - wrote))
         table_leg.append(1000 * (published_at - wrote))
         display_leg.append(1000 * (arrived_at - published_at))
+        sent_version = arrivals[arrived][0]
+        if sent_version in taken:
+            wake_leg.append(1000 * (taken[sent_version] - published_at))
+            wire_leg.append(1000 * (arrived_at - taken[sent_version]))
     line = {
         "benchmark": "card_to_display_message_latency",
         "transport": "pty",
@@ -227,10 +256,13 @@ def main() -> int:
         "variant": table.rules.id,
         "cards": len(total),
         "cards_without_message": no_message,
+        "cards_before_client": before_client,
         "pace_s": args.pace,
         **summary(total),
         "table_leg": summary(table_leg),
         "display_leg": summary(display_leg),
+        "display_wake": summary(wake_leg) if wake_leg else None,
+        "display_wire": summary(wire_leg) if wire_leg else None,
         "state_messages": len(arrivals),
         "rounds": service.rounds_completed,
         "stalled": stalled or None,

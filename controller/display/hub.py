@@ -4,15 +4,24 @@
 of the owner that changed something it builds the display state (:func:`state_of`) there, and
 the web server (any thread, or its event loop) reads the latest one; ``subscribe`` registers a
 wake-up for the server's WebSocket senders.
+
+The state message (``{"type": "state", "state": {...}}``) is encoded to JSON text once per
+publication, there too, and every client is sent that same text: the cost of a pass does not
+grow with the number of pages open, and the web server's thread (which shares the GIL with the
+owner) only writes bytes.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from collections.abc import Callable
+from datetime import UTC, datetime
 from typing import Any
 
 from controller.display.state import table_state
+from controller.display.words import say
+from controller.game.prompts import money
 from controller.service.service import TableService
 
 
@@ -27,16 +36,52 @@ def state_of(service: TableService) -> dict[str, Any]:
         rounds_completed=service.rounds_completed,
         demo=any(actor.name == "demo" for actor in service.actors),
     )
-    state["notices"] = [notice.as_json() for notice in service.notices.open()]
+    state["notices"] = [
+        {**n, "text": say(n["text"])} for n in (x.as_json() for x in service.notices.open())
+    ]
     return state
+
+
+class Shift:
+    """The table's result since this start (what the pit calls the shift so far): the house's
+    win (+) or loss (-) over the rounds finished since the service was opened, summed from the
+    same round summaries the last-rounds list shows (each player's net, sign turned over)."""
+
+    def __init__(self) -> None:
+        self.started = datetime.now(UTC)
+        self.rounds = 0
+        self.house_cents = 0
+        self._counted = 0  # rounds_completed already summed
+
+    def update(self, service: TableService) -> None:
+        new = service.rounds_completed - self._counted
+        if new <= 0:
+            return
+        for summary in service.last_rounds[-new:]:
+            self.rounds += 1
+            self.house_cents -= sum(cents for _, cents in summary.net)
+        self._counted = service.rounds_completed
+
+    def as_json(self) -> dict[str, Any]:
+        verb = "up" if self.house_cents > 0 else "down" if self.house_cents < 0 else "even"
+        return {
+            "since": self.started.isoformat(timespec="seconds"),
+            "since_text": self.started.astimezone().strftime("%H:%M"),
+            "rounds": self.rounds,
+            "house_cents": self.house_cents,
+            "text": f"house {verb}"
+            + (f" {money(abs(self.house_cents))}" if self.house_cents else ""),
+        }
 
 
 class StateHub:
     """The latest display state of one table."""
 
     def __init__(self) -> None:
+        self.shift = Shift()
         self._lock = threading.Lock()
         self._state: dict[str, Any] = {}
+        self._message = ""
         self._version = 0
         self._listeners: list[Callable[[], None]] = []
 
@@ -49,12 +94,18 @@ class StateHub:
 
     def update(self, service: TableService) -> None:
         """The service's observer: build the state now (owner's thread) and publish it."""
-        self.publish(state_of(service))
+        self.shift.update(service)
+        state = state_of(service)
+        state["shift"] = self.shift.as_json()
+        self.publish(state)
 
     def publish(self, state: dict[str, Any]) -> None:
         with self._lock:
             self._version += 1
             self._state = {**state, "version": self._version}
+            self._message = json.dumps(
+                {"type": "state", "state": self._state}, separators=(",", ":"), ensure_ascii=False
+            )
             listeners = list(self._listeners)
         for listener in listeners:
             listener()
@@ -62,6 +113,11 @@ class StateHub:
     def latest(self) -> tuple[int, dict[str, Any]]:
         with self._lock:
             return self._version, self._state
+
+    def message(self) -> tuple[int, str]:
+        """The latest version and its state message, encoded."""
+        with self._lock:
+            return self._version, self._message
 
     def state(self) -> dict[str, Any]:
         return self.latest()[1]

@@ -8,13 +8,25 @@ page) before it is turned over; only how many cards lie face down is.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from controller.display.chips import chips_json
+from controller.display.words import (
+    PHASES,
+    entry_words,
+    hold_words,
+    instruction,
+    parts,
+    plain,
+    say,
+)
 from controller.game.hands import hand_value
 from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
+from controller.round.controller import StateChanged
 from controller.round.model import BoxState, HoldKind, total
-from controller.round.spec import State
+from controller.round.spec import Action, State
 from controller.service.history import RoundSummary
 from controller.table.access import AccessEvent, Role, when
 from controller.table.app import InputResult, TableApp
@@ -57,10 +69,81 @@ def _entry_json(entry: LedgerEntry) -> dict[str, Any]:
     }
 
 
-def _box_json(app: TableApp, box: BoxState | None, number: int) -> dict[str, Any]:
+def step_outputs(app: TableApp) -> list[Any]:
+    """The outputs of the step the dealer is at: from the input that last moved the round to
+    another state (a hold and its end aside, and a bet, an insurance or a box selected inside a
+    window are not moves) to now. Its ledger entries are what to pay and collect now; what the
+    round settled before (a natural paid at once, before the insurance window closed) shows as
+    paid already."""
+    outputs = app.outputs
+    for i in range(len(outputs) - 1, -1, -1):
+        o = outputs[i]
+        if (
+            isinstance(o, StateChanged)
+            and o.source is not o.dest
+            and o.action not in (Action.HOLD, Action.RESUME)
+        ):
+            start = i
+            while start > 0 and not isinstance(outputs[start], InputResult):
+                start -= 1
+            return outputs[start:]
+    return outputs  # the move is no longer kept (or there was none): the whole round
+
+
+def _sums(entries: Sequence[LedgerEntry]) -> tuple[int, int, int]:
+    """What the entries say to pay, to collect and to hand back (cents, each >= 0)."""
+    pay = sum(e.amount_cents for e in entries if e.amount_cents > 0)
+    collect = -sum(e.amount_cents for e in entries if e.amount_cents < 0)
+    back = sum(e.stake_cents for e in entries if e.kind is EntryKind.RETURN)
+    return pay, collect, back
+
+
+def _money_json(entries: Sequence[LedgerEntry], chips: Sequence[int]) -> dict[str, Any]:
+    """A step's money: each side (pay, collect, return) with its chips, and its lines."""
+    odds = sorted({str(e.odds_text) for e in entries if e.amount_cents > 0 and e.odds})
+    pay, collect, back = (
+        {"cents": cents, "text": money(cents), "odds": o, **chips_json(cents, chips)}
+        for cents, o in zip(_sums(entries), (odds, [], []), strict=True)
+    )
+    return {
+        "pay_cents": pay["cents"],
+        "collect_cents": collect["cents"],
+        "return_cents": back["cents"],
+        "pay": pay if pay["cents"] else None,
+        "collect": collect if collect["cents"] else None,
+        "return": back if back["cents"] else None,
+        "push": any(e.amount_cents == 0 and e.kind is not EntryKind.RETURN for e in entries),
+        "lines": [_entry_json(e) for e in entries],
+    }
+
+
+def _total_text(pay: int, collect: int, back: int) -> str:
+    said = [
+        f"{verb} {money(cents)}"
+        for verb, cents in (("pay", pay), ("collect", collect), ("return", back))
+        if cents
+    ]
+    text = ", ".join(said)
+    return text[:1].upper() + text[1:]
+
+
+def _box_json(
+    app: TableApp,
+    box: BoxState | None,
+    number: int,
+    step: set[int],
+    chips: Sequence[int],
+) -> dict[str, Any]:
     round_ = app.controller.round
     if box is None:
-        return {"number": number, "in_play": False, "wagers": [], "hands": [], "settlement": None}
+        return {
+            "number": number,
+            "in_play": False,
+            "wagers": [],
+            "hands": [],
+            "settlement": None,
+            "step": None,
+        }
     hands = []
     for i, hand in enumerate(box.hands):
         value = total(app.rules, hand)
@@ -88,9 +171,12 @@ def _box_json(app: TableApp, box: BoxState | None, number: int) -> dict[str, Any
             }
         )
     entries = [e for e in round_.ledger if e.box == number]
-    pay = sum(e.amount_cents for e in entries if e.amount_cents > 0)
-    collect = -sum(e.amount_cents for e in entries if e.amount_cents < 0)
-    returned = sum(e.stake_cents for e in entries if e.kind is EntryKind.RETURN)
+    now = [e for e in entries if id(e) in step]
+    earlier = [e for e in entries if id(e) not in step]
+    staked = sum(s.base_cents + s.double_cents for h in box.hands for s in h.stakes)
+    if not box.hands:
+        staked = sum(w.amount_cents for w in box.wagers)
+    pay, collect, returned = _sums(entries)
     return {
         "number": number,
         "in_play": True,
@@ -102,6 +188,15 @@ def _box_json(app: TableApp, box: BoxState | None, number: int) -> dict[str, Any
             {"player": p, "cents": c, "text": money(c)} for p, c in box.insurance.items()
         ],
         "surrendered": box.surrendered,
+        "stake": {
+            "cents": staked,
+            "text": money(staked),
+            "doubled": any(h.doubles for h in box.hands),
+            "split": len(box.hands) > 1,
+            "insurance_cents": sum(box.insurance.values()),
+        },
+        "step": _money_json(now, chips) if now else None,
+        "earlier": _total_text(*_sums(earlier)),
         "hands": hands,
         "settlement": {
             "pay_cents": pay,
@@ -120,9 +215,10 @@ def _prompt_json(prompt: Prompt | None) -> dict[str, Any] | None:
     return None if prompt is None else prompt.to_json_dict()
 
 
-def _access_json(app: TableApp) -> dict[str, Any]:
+def _access_json(app: TableApp, config: TableConfig) -> dict[str, Any]:
     """Roles and sign-in as the display shows them (never a PIN: only how many digits)."""
     policy = app.access.policy
+    names = {Role.SUPERVISOR: config.supervisor.name, Role.TECHNICIAN: config.technician.name}
     role = app.access.key_role
     now = policy.clock()
     holds = app.controller.hold_reasons
@@ -131,6 +227,7 @@ def _access_json(app: TableApp) -> dict[str, Any]:
         "pins": policy.pins_required,
         "key_role": None if role is None else role.value,
         "signed_in": None if app.access.signin.role is None else app.access.signin.role.value,
+        "signed_in_name": None if app.access.signin.role is None else names[app.access.signin.role],
         "pin_pad": app.access.pin_pad_role() is not None,
         "pin_keyed": app.access.pin_keyed(),
         "pin_set": {r.value: policy.has_pin(r) for r in Role} if policy.pins_required else {},
@@ -144,7 +241,7 @@ def _access_json(app: TableApp) -> dict[str, Any]:
         "keyed": any(h.kind is HoldKind.UNREADABLE_CARD and h.card is not None for h in holds),
         "message": None
         if message is None
-        else {"text": message.text, "accepted": message.accepted, "event": message.event},
+        else {"text": say(message.text), "accepted": message.accepted, "event": message.event},
     }
 
 
@@ -166,6 +263,24 @@ def table_state(
     lost = [d.role for d in devices if d.status in ("lost", "refused")]
     boxes_in_use = sorted(set(config.boxes) | set(round_.boxes))
     recent = [o for o in app.outputs[-60:] if isinstance(o, Prompt)][-8:]
+    outputs = step_outputs(app)
+    in_round = {id(e) for e in round_.ledger}
+    step_entries = [o for o in outputs if isinstance(o, LedgerEntry) and id(o) in in_round]
+    step = {id(e) for e in step_entries}
+    chips = config.display.chips
+    told = instruction(app, [o for o in outputs if isinstance(o, Prompt)])
+    banners = []
+    shown = {plain(told["parts"])}
+    for hold in c.hold_reasons:
+        words = hold_words(hold)
+        said = plain(parts("Stop: ") + words["what"])
+        if said not in shown:
+            shown.add(said)
+            banners.append({"kind": "hold", **words})
+    totals = _money_json(step_entries, chips)
+    totals["text"] = _total_text(
+        totals["pay_cents"], totals["collect_cents"], totals["return_cents"]
+    )
     return {
         "table": {
             "id": config.table_id,
@@ -198,18 +313,23 @@ def table_state(
             "total": hand_value(visible).describe() if visible else "",
             "revealed": face_down == 0,
         },
-        "boxes": [_box_json(app, round_.boxes.get(n), n) for n in boxes_in_use],
+        "boxes": [_box_json(app, round_.boxes.get(n), n, step, chips) for n in boxes_in_use],
+        "step_total": totals,
+        "instruction": told,
+        "phase": PHASES[c.state],
+        "hold_banners": banners,
         "lit": sorted(b.value for b in app.lit),
         "entry": list(app.entry.keys),
+        "entry_text": entry_words(app.entry),
         "last_input": None
         if last_input is None
         else {
             "action": None if last_input.action is None else last_input.action.value,
             "accepted": last_input.accepted,
-            "reason": last_input.reason,
+            "reason": say(last_input.reason),
             "keys": list(last_input.keys),
         },
-        "access": _access_json(app),
+        "access": _access_json(app, config),
         "devices": [d.as_json() for d in devices],
         "devices_lost": lost,
         "last_rounds": [r.as_json() for r in reversed(last_rounds)],

@@ -3,12 +3,15 @@
 Routes:
 
 * ``GET /``: the dealer's page (only for a browser on this machine: a loopback client).
-* ``GET /view?token=T``: the same page, read-only, for a pit supervisor's screen; the token is
-  checked against ``display.view_token_hash``.
+* ``GET /view?token=T``: the pit's page, read-only (no keys, no forms), for a pit supervisor's
+  screen; the token is checked against ``display.view_token_hash``. A wrong token, or a table
+  without one (the view is off), gets a page that says so.
 * ``GET /api/state``: the table state as JSON (the dealer's cards as the table shows them: the
   hole card is withheld until it is turned over). Loopback, or ``?token=``.
-* ``WS /ws`` (``?token=`` for the read-only view): ``{"type": "hello", "role": ...}``, then a
-  ``{"type": "state", "state": {...}}`` after every change; the dealer's page sends ``press``,
+* ``WS /ws`` (``?token=`` for the read-only view): ``{"type": "hello", "role": ...}`` (the
+  dealer's with the panel's keys as the page lays them out, :data:`KEYS`), then a
+  ``{"type": "state", "state": {...}}`` after every change (the text the hub encoded once for
+  every client); the dealer's page sends ``press``,
   ``bet``, ``pin``, ``supervisor`` and ``key_card`` messages
   (:mod:`controller.display.messages`), each answered with ``result`` or ``error``. A viewer's
   actions are refused, a sign-in too.
@@ -22,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import html
 import ipaddress
 import json
 import socket
@@ -41,6 +45,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from controller.display.errors import BadMessage
 from controller.display.hub import StateHub
 from controller.display.messages import parse_message
+from controller.display.words import KEY_GROUPS, say
 from controller.service.service import TableService
 from controller.table.config import Display, verify_secret
 
@@ -57,6 +62,25 @@ SECURITY_HEADERS = {
 }
 DEALER, VIEWER = "dealer", "viewer"
 COMMAND_TIMEOUT_S = 10.0
+
+
+# The panel's keys as the dealer's page lays them out (sent in the hello message).
+KEYS = [
+    {"group": group, "keys": [{"key": b.value, "label": label} for b, label in keys]}
+    for group, keys in KEY_GROUPS
+]
+REFUSED_PAGE = """<!doctype html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>croupier - {title}</title><link rel="stylesheet" href="/static/style.css"></head>
+<body class="refused-page"><main><h1>{title}</h1><p>{text}</p></main></body></html>
+"""
+
+
+def refused_page(title: str, text: str) -> Response:
+    """A plain page that says why nothing is shown, and what to do (403)."""
+    body = REFUSED_PAGE.format(title=html.escape(title), text=html.escape(text))
+    return Response(body, status_code=403, media_type=_TYPES[".html"], headers=SECURITY_HEADERS)
 
 
 def _static_files() -> dict[str, tuple[bytes, str]]:
@@ -112,20 +136,43 @@ def _same_origin(conn: HTTPConnection) -> bool:
 
 def build_app(service: TableService, hub: StateHub, access: ViewAccess) -> Starlette:
     files = _static_files()
-    page = files.pop("/static/index.html")
+    dealer_page = files.pop("/static/index.html")
+    pit_page = files.pop("/static/view.html")
 
     def forbidden(text: str) -> Response:
         return PlainTextResponse(text, status_code=403, headers=SECURITY_HEADERS)
 
     async def index(request: Request) -> Response:
-        role = access.role(request)
-        if role is None:
-            return forbidden(
-                "the dealer display is for this machine only; a remote view needs /view?token=..."
+        if access.role(request) != DEALER:
+            return refused_page(
+                "This screen is the dealer's",
+                "The dealer screen opens only on the table's own computer. From another "
+                "machine, the pit's read-only view is /view?token=... with the table's view "
+                "token.",
             )
-        if request.url.path == "/view" and role != VIEWER:
-            return forbidden("the read-only view needs its token: /view?token=...")
-        return Response(page[0], media_type=page[1], headers=SECURITY_HEADERS)
+        return Response(dealer_page[0], media_type=dealer_page[1], headers=SECURITY_HEADERS)
+
+    async def view(request: Request) -> Response:
+        if access.token_hash is None:
+            return refused_page(
+                "The pit view is off at this table",
+                "The table file has no view token ([display] view_token_hash), so no "
+                "read-only view is served. The table's administrator makes one with "
+                "`croupier passwd --token` and restarts the table.",
+            )
+        if access.role(request) != VIEWER:
+            given = "token" in request.query_params
+            return refused_page(
+                "Wrong view token" if given else "This view needs its token",
+                (
+                    "The token in the address is not this table's view token. "
+                    if given
+                    else "Open /view?token=... with the table's view token. "
+                )
+                + "Ask the table's administrator for the right address; nothing of the "
+                "table is shown without it.",
+            )
+        return Response(pit_page[0], media_type=pit_page[1], headers=SECURITY_HEADERS)
 
     async def static(request: Request) -> Response:
         found = files.get(request.url.path)
@@ -145,7 +192,8 @@ def build_app(service: TableService, hub: StateHub, access: ViewAccess) -> Starl
             await ws.close(code=1008, reason="not allowed: a remote view needs its token")
             return
         await ws.accept()
-        await ws.send_json({"type": "hello", "role": role})
+        hello = {"type": "hello", "role": role, **({"keys": KEYS} if role == DEALER else {})}
+        await ws.send_json(hello)
         sender = asyncio.create_task(_send_states(ws, hub))
         try:
             while True:
@@ -166,7 +214,7 @@ def build_app(service: TableService, hub: StateHub, access: ViewAccess) -> Starl
     return Starlette(
         routes=[
             Route("/", index),
-            Route("/view", index),
+            Route("/view", view),
             Route("/static/{name}", static),
             Route("/api/state", api_state),
             Route("/favicon.ico", lambda request: Response(status_code=204)),
@@ -202,7 +250,7 @@ async def _handle(ws: WebSocket, service: TableService, role: str, text: str) ->
         await _error(ws, msg_id, "the table did not answer in time")
         return
     await ws.send_json(
-        {"type": "result", "id": msg_id, "accepted": reply.accepted, "reason": reply.reason}
+        {"type": "result", "id": msg_id, "accepted": reply.accepted, "reason": say(reply.reason)}
     )
 
 
@@ -219,10 +267,10 @@ async def _send_states(ws: WebSocket, hub: StateHub) -> None:
     try:
         while True:
             wake.clear()
-            version, state = hub.latest()
+            version, message = hub.message()
             if version != seen:
                 seen = version
-                await ws.send_json({"type": "state", "state": state})
+                await ws.send_text(message)  # encoded once, on the owner's thread
             await wake.wait()
     finally:
         hub.unsubscribe(listener)
@@ -257,7 +305,9 @@ class DisplayServer:
     def start(self) -> None:
         host = self.display.host
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
+        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so, and without it
+        # Nagle holds a state message for the browser's delayed ACK (tens of milliseconds).
+        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
         try:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
             sock.bind(("127.0.0.1" if host == "localhost" else host, self.display.port))

@@ -212,12 +212,31 @@ class Listen(_Section):
         return self
 
 
+DEFAULT_CHIPS = (50, 100, 500, 2_500, 10_000, 50_000, 100_000)
+MAX_CHIPS = 12
+
+
 class Display(Listen):
     port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
     view_token_hash: str | None = None  # the pit's read-only view; `croupier passwd --token`
     last_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 8
+    # The chip denominations the dealer pays and collects with, in cents (the display breaks
+    # each amount into them, largest first): 50c, $1, $5, $25, $100, $500, $1,000.
+    chips: tuple[Cents, ...] = DEFAULT_CHIPS
 
     _token = field_validator("view_token_hash")(_check_hash)
+
+    @field_validator("chips")
+    @classmethod
+    def _chips(cls, value: tuple[int, ...]) -> tuple[int, ...]:
+        if not value:
+            raise ValueError("at least one chip denomination, in cents, such as [100, 500, 2500]")
+        if len(set(value)) != len(value):
+            twice = sorted({c for c in value if value.count(c) > 1})
+            raise ValueError(f"{twice} listed twice: each denomination once")
+        if len(value) > MAX_CHIPS:
+            raise ValueError(f"{len(value)} denominations: at most {MAX_CHIPS}")
+        return tuple(sorted(value, reverse=True))
 
 
 PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)

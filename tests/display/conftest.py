@@ -7,6 +7,7 @@ Screenshots go to ``artifacts/`` (gitignored) as test artifacts.
 from __future__ import annotations
 
 import json
+import os
 import tempfile
 import time
 import urllib.request
@@ -146,11 +147,20 @@ def running_table(
     assert service.errors == []
 
 
-def screenshot(page: Any, name: str) -> None:
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+# CROUPIER_DOC_SCREENSHOTS=1 pytest tests/display: the README's screenshots are written anew
+DOC_SCREENSHOTS = os.environ.get("CROUPIER_DOC_SCREENSHOTS") == "1"
+
+
+def screenshot(page: Any, name: str, doc: str | None = None) -> None:
+    """artifacts/NAME.png; with ``doc`` (and CROUPIER_DOC_SCREENSHOTS=1), docs/DOC.png too."""
     ARTIFACTS.mkdir(exist_ok=True)
     # Bytes, written here: Playwright writes a path through its event loop's thread pool,
     # whose threads would outlive the test.
-    (ARTIFACTS / f"{name}.png").write_bytes(page.screenshot(full_page=True))
+    image = page.screenshot(full_page=True)
+    (ARTIFACTS / f"{name}.png").write_bytes(image)
+    if doc is not None and DOC_SCREENSHOTS:
+        (DOCS / f"{doc}.png").write_bytes(image)
 
 
 @pytest.fixture(scope="module")

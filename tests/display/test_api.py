@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import socket
 import threading
 import time
 import urllib.error
@@ -16,6 +17,7 @@ from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
+from controller.display.web import KEYS
 from controller.round.inputs import Bet
 from controller.service.service import Press
 from controller.table.app import InputResult
@@ -185,7 +187,7 @@ def test_bad_socket_messages_are_answered_with_an_error_and_change_nothing() -> 
         table.wait_for(lambda s: s["state"] == "betting", "bets open")
         before = _table_view(table)
         with connect(_ws_url(table), open_timeout=WAIT_S) as ws:
-            assert _answer(ws) == {"type": "hello", "role": "dealer"}
+            assert _answer(ws) == {"type": "hello", "role": "dealer", "keys": KEYS}
             for text, error in BAD_MESSAGES:
                 ws.send(text)
                 answer = _answer(ws)
@@ -271,3 +273,42 @@ def test_a_press_from_the_socket_is_the_panel_key_carried_out_by_the_table() -> 
         while sorted(table.panel.lit_buttons) != ["CAL", "CAN"] and time.monotonic() < deadline:
             time.sleep(0.01)
         assert sorted(table.panel.lit_buttons) == ["CAL", "CAN"]
+
+
+def test_an_accepted_connection_has_tcp_nodelay_so_a_state_message_is_not_held_back() -> None:
+    with running_table(table_config("nz-pontoon")) as table, connect(_ws_url(table)) as ws:
+        assert json.loads(ws.recv(timeout=WAIT_S))["type"] == "hello"
+        server = table.display._server
+        assert server is not None
+        connections = list(server.server_state.connections)  # uvicorn's accepted connections
+        assert connections
+        for connection in connections:
+            accepted = connection.transport.get_extra_info("socket")
+            assert accepted.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY) != 0
+
+
+def test_every_client_is_sent_the_text_the_hub_encoded_once_for_that_version() -> None:
+    with running_table(table_config("nz-pontoon")) as table:
+        hub = table.display.hub
+        with connect(_ws_url(table)) as first, connect(_ws_url(table)) as second:
+            for ws in (first, second):
+                assert json.loads(ws.recv(timeout=WAIT_S))["type"] == "hello"
+            for _ in range(5):  # the owner may publish a newer state meanwhile: then again
+                hub.publish({**hub.state(), "marker": "once"})
+                version, text = hub.message()
+                received = [_state_message(ws, version) for ws in (first, second)]
+                if json.loads(text)["state"].get("marker") == "once" and all(
+                    json.loads(r)["state"]["version"] == version for r in received
+                ):
+                    assert received == [text, text]
+                    return
+            pytest.fail("the owner published over every try")
+
+
+def _state_message(ws: Any, version: int) -> str:
+    """The first state message of ``version`` or later, as its text."""
+    while True:
+        received = ws.recv(timeout=WAIT_S)
+        assert isinstance(received, str)
+        if json.loads(received)["state"]["version"] >= version:
+            return received

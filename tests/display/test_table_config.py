@@ -20,6 +20,7 @@ def test_the_shipped_table_file_is_valid_and_runs_everything_emulated_on_this_ma
     assert table.config.display.loopback
     assert (table.config.display.host, table.config.display.port) == ("127.0.0.1", 8321)
     assert table.rules.id == "nz-pontoon"
+    assert table.config.display.chips == (100_000, 50_000, 10_000, 2_500, 500, 100, 50)
     assert table.journal_path == Path.cwd() / "var" / "journal.sqlite3"
 
 
@@ -54,6 +55,12 @@ def _problems(tmp_path: Path, text: str) -> list[str]:
         ("[access]\nlockout_secs = 60", "access.lockout_secs: unknown key (value 60); allowed"),
         ("[display]\nview_token_hash = 'scrypt$2$1$1$AA==$AA=='", "scrypt cost too low"),
         ("[display]\ntls_certfile = 'a.crt'", "tls_certfile and tls_keyfile go together"),
+        ("[display]\nchips = []", "display.chips = []: at least one chip denomination, in cents"),
+        ("[display]\nchips = [500, 100, 500]", "display.chips = [500, 100, 500]: [500] listed twi"),
+        ("[display]\nchips = [0, 500]", "display.chips[0] = 0: Input should be greater than 0"),
+        ("[display]\nchips = [2.5]", "display.chips[0] = 2.5: Input should be a valid integer"),
+        ("[display]\nchips = '5,25'", "display.chips = '5,25': Input should be a valid tuple"),
+        ("[display]\nchips = [1,2,3,4,5,6,7,8,9,10,11,12,13]", "13 denominations: at most 12"),
     ],
 )
 def test_a_bad_value_is_refused_naming_the_key_the_value_and_what_is_allowed(

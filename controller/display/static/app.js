@@ -1,304 +1,343 @@
-// The dealer display: renders the table state pushed over the WebSocket and sends the panel
-// keys and bets of the on-screen controls. Everything is drawn with textContent (no HTML from
-// the server is ever interpreted).
+// The dealer's screen: the prompt bar, the round, this step's money, and the panel's keys in
+// one fixed grid (built once from the hello message; a state only lights or darkens them).
 "use strict";
 
-const LABELS = {
-  DEA: "DEAL", HIT: "HIT", STD: "STAND", DBL: "DOUBLE", SPL: "SPLIT", SUR: "SURRENDER",
-  INS: "INSURE", RES: "RESCUE", OK_: "OK", UND: "UNDO", SHF: "SHUFFLE", CAN: "CANCEL", CAL: "CALL",
-};
-const DECISIONS = ["DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_", "UND", "SHF", "CAN", "CAL"];
-const ENTRY = ["B1_", "B2_", "B3_", "B4_", "B5_", "B6_", "B7_", "W1_", "W2_", "W3_"];
-const DIGITS = ["D1_", "D2_", "D3_", "D4_", "D5_", "D6_", "D7_", "D8_", "D9_", "D0_"];
-const SUITS = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
-const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
-// The supervisor's decisions (the "supervisor" message), in the order the display shows them.
 const SUPERVISOR = [
   ["confirm", "CONFIRM CARD"], ["assign", "ASSIGN CARD"], ["burn", "BURN CARD"],
   ["clear_lockup", "CLEAR LOCKUP"], ["void", "VOID ROUND"],
 ];
+const RANKS = ["A", "2", "3", "4", "5", "6", "7", "8", "9", "T", "J", "Q", "K"];
 
-const token = new URLSearchParams(location.search).get("token");
 let socket = null;
 let role = null;
 let state = null;
 let nextId = 1;
+let refusal = "";
+let lastInput = null;
+const tools = {};
 
-function el(tag, cls, text) {
-  const node = document.createElement(tag);
-  if (cls) node.className = cls;
-  if (text !== undefined && text !== null) node.textContent = String(text);
-  return node;
+// A control of the tools area, on the page or not (the area shows only what the step needs).
+function tool(id) {
+  for (const node of Object.values(tools)) {
+    const found = node.id === id ? node : node.querySelector("#" + id);
+    if (found) return found;
+  }
+  return document.getElementById(id);
 }
 
-function label(key) {
-  if (LABELS[key]) return LABELS[key];
-  if (key[0] === "B") return "BOX " + key[1];
-  if (key[0] === "W") return "W" + key[1];
-  return key[1];
-}
-
-function buildButtons() {
-  const rows = [["decisions", DECISIONS], ["entry-keys", ENTRY], ["digits", DIGITS]];
-  for (const [id, keys] of rows) {
-    const row = document.getElementById(id);
-    for (const key of keys) {
-      const b = el("button", "key", label(key));
-      b.type = "button";
-      b.id = "key-" + key;
-      b.dataset.key = key;
-      b.disabled = true;
-      b.addEventListener("click", () => send({ type: "press", key }));
-      row.appendChild(b);
-    }
-  }
-  const decisions = document.getElementById("supervisor-decisions");
-  for (const [decision, text] of SUPERVISOR) {
-    const b = el("button", null, text);
-    b.type = "button";
-    b.id = "decide-" + decision;
-    b.disabled = true;
-    b.addEventListener("click", () => send({ type: "supervisor", decision }));
-    decisions.appendChild(b);
-  }
-  for (const [id, values, show] of [["key-card-rank", RANKS, (r) => (r === "T" ? "10" : r)],
-                                    ["key-card-suit", Object.keys(SUITS), (s) => SUITS[s]]]) {
-    const select = document.getElementById(id);
-    for (const v of values) {
-      const o = el("option", null, show(v));
-      o.value = v;
-      select.appendChild(o);
-    }
-  }
-  document.getElementById("pin-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const input = document.getElementById("pin-input");
-    const pin = input.value.trim();
-    input.value = ""; // the PIN is kept nowhere on the page
-    send({ type: "pin", pin });
-  });
-  document.getElementById("key-card-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const card = document.getElementById("key-card-rank").value + document.getElementById("key-card-suit").value;
-    send({ type: "key_card", card });
-  });
-  document.getElementById("bet-form").addEventListener("submit", (ev) => {
-    ev.preventDefault();
-    const amount = Math.round(parseFloat(document.getElementById("bet-amount").value) * 100);
-    send({
-      type: "bet",
-      box: parseInt(document.getElementById("bet-box").value, 10),
-      player: document.getElementById("bet-player").value.trim(),
-      amount_cents: amount,
-    });
-  });
+function live() {
+  return socket && socket.readyState === WebSocket.OPEN && role === "dealer";
 }
 
 function send(message) {
-  if (!socket || socket.readyState !== WebSocket.OPEN) return;
+  if (!live()) return;
+  refusal = "";
   message.id = nextId++;
   socket.send(JSON.stringify(message));
 }
 
-function cardNode(text) {
-  const node = el("div", "card");
-  node.dataset.card = text;
-  node.textContent = (text[0] === "T" ? "10" : text[0]) + SUITS[text[1]];
-  if (text[1] === "H" || text[1] === "D") node.classList.add("red");
-  return node;
-}
-
-function backNode() {
-  const node = el("div", "card back");
-  node.dataset.card = "face-down";
-  node.setAttribute("aria-label", "face-down card");
-  return node;
-}
-
-function money(cents) {
-  const sign = cents < 0 ? "-" : "";
-  const abs = Math.abs(cents);
-  const whole = Math.floor(abs / 100).toLocaleString("en-US");
-  const rest = abs % 100;
-  return sign + "$" + whole + (rest ? "." + String(rest).padStart(2, "0") : "");
-}
-
-function renderHeader(s) {
-  document.getElementById("table-id").textContent = s.table.id;
-  document.getElementById("variant").textContent = s.table.variant_name;
-  document.getElementById("limits").textContent = "limits " + s.table.limits.text;
-  document.getElementById("round").textContent = "round " + s.round + " \u00b7 " + s.state;
-  document.getElementById("shuffle").hidden = !s.shuffle_due;
-  const devices = document.getElementById("devices");
-  devices.replaceChildren();
-  for (const d of s.devices) {
-    const pill = el("div", "pill " + d.status);
-    pill.id = "device-" + d.role;
-    pill.dataset.status = d.status;
-    pill.title = d.url + (d.identity ? " \u00b7 " + d.identity : "") + (d.detail ? " \u00b7 " + d.detail : "");
-    pill.appendChild(el("span", null, d.role + ": " + (d.status === "lost" ? "LINK LOST" : d.status)));
-    if (d.faults.length) pill.appendChild(el("span", "faults", " \u26a0 " + d.faults.join(", ")));
-    devices.appendChild(pill);
+function buildKeys(groups) {
+  const nav = document.getElementById("keys");
+  if (nav.querySelector(".key")) return; // built once: the keys never move
+  const entry = document.getElementById("entry");
+  for (const g of groups) {
+    const group = el("div", "key-group " + g.group);
+    group.setAttribute("role", "group");
+    group.setAttribute("aria-label", g.group === "decisions" ? "decisions" : g.group === "boxes" ? "boxes and wagers" : "amount digits");
+    for (const k of g.keys) {
+      const b = el("button", "key" + (k.label.length >= 7 ? " long" : ""), k.label);
+      b.type = "button";
+      b.id = "key-" + k.key;
+      b.dataset.key = k.key;
+      b.disabled = true;
+      b.addEventListener("click", () => send({ type: "press", key: k.key }));
+      group.appendChild(b);
+    }
+    nav.insertBefore(group, entry);
   }
+}
+
+function labelled(text, control) {
+  const label = el("label", null, text + " ");
+  label.appendChild(control);
+  return label;
+}
+
+function button(id, text, onClick) {
+  const b = el("button", null, text);
+  b.type = "button";
+  b.id = id;
+  b.addEventListener("click", onClick);
+  return b;
+}
+
+function buildTools() {
+  // bets: box, player, amount (kept across states: what the dealer typed stays)
+  const bet = el("form", "tool bet");
+  bet.id = "bet-form";
+  bet.setAttribute("aria-label", "place a bet");
+  const box = el("select");
+  box.id = "bet-box";
+  const player = el("input");
+  Object.assign(player, { id: "bet-player", value: "ann", maxLength: 16, autocomplete: "off" });
+  const amount = el("input");
+  Object.assign(amount, { id: "bet-amount", value: "10", inputMode: "decimal", maxLength: 9, autocomplete: "off" });
+  bet.append(el("span", "what", "Bet"), labelled("box", box), labelled("player", player), labelled("amount $", amount));
+  const place = el("button", null, "PLACE BET");
+  place.type = "submit";
+  place.id = "bet-place";
+  bet.appendChild(place);
+  bet.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const text = amount.value.trim();
+    if (!/^\d{1,7}(\.\d{1,2})?$/.test(text)) {
+      showRefusal("Amount: dollars, or dollars and cents, such as 10 or 12.50");
+      return;
+    }
+    const [dollars, cents = ""] = text.split(".");
+    send({ type: "bet", box: parseInt(box.value, 10), player: player.value.trim(),
+           amount_cents: parseInt(dollars, 10) * 100 + parseInt(cents.padEnd(2, "0") || "0", 10) });
+  });
+  tools.bet = bet;
+
+  // the PIN of the role on the key switch
+  const pin = el("form", "tool sign-in");
+  pin.id = "pin-form";
+  pin.setAttribute("aria-label", "sign in with the PIN");
+  const status = el("span", "what");
+  status.id = "access-status";
+  const input = el("input");
+  Object.assign(input, { id: "pin-input", type: "password", inputMode: "numeric", maxLength: 16, autocomplete: "off" });
+  const signIn = el("button", null, "SIGN IN");
+  signIn.type = "submit";
+  signIn.id = "pin-sign-in";
+  pin.append(status, labelled("PIN", input), signIn);
+  pin.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const value = input.value.trim();
+    input.value = ""; // the PIN is kept nowhere on the page
+    send({ type: "pin", pin: value });
+  });
+  tools.pin = pin;
+
+  // the decisions the signed-in role may take now
+  const decide = el("div", "tool decisions");
+  decide.id = "supervisor-decisions";
+  decide.setAttribute("role", "group");
+  decide.setAttribute("aria-label", "supervisor decisions");
+  const who = el("span", "what");
+  who.id = "signed-in";
+  decide.appendChild(who);
+  for (const [decision, text] of SUPERVISOR) {
+    decide.appendChild(button("decide-" + decision, text, () => send({ type: "supervisor", decision })));
+  }
+  tools.decide = decide;
+
+  // a card the shoe could not read, keyed in by the dealer
+  const keyIn = el("form", "tool key-in");
+  keyIn.id = "key-card-form";
+  keyIn.setAttribute("aria-label", "key in a card the shoe could not read");
+  const rank = el("select");
+  rank.id = "key-card-rank";
+  for (const r of RANKS) { const o = el("option", null, r === "T" ? "10" : r); o.value = r; rank.appendChild(o); }
+  const suit = el("select");
+  suit.id = "key-card-suit";
+  for (const s of Object.keys(SUITS)) { const o = el("option", null, SUITS[s] + " " + SUIT_NAMES[s]); o.value = s; suit.appendChild(o); }
+  const keyButton = el("button", null, "KEY IN");
+  keyButton.type = "submit";
+  keyButton.id = "key-card-send";
+  keyIn.append(el("span", "what", "Card the shoe could not read:"), labelled("rank", rank), labelled("suit", suit), keyButton);
+  keyIn.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    send({ type: "key_card", card: rank.value + suit.value });
+  });
+  tools.keyIn = keyIn;
+
+  tools.history = el("div", "tool history");
+  tools.history.id = "history";
+  tools.history.setAttribute("aria-label", "last rounds");
+}
+
+function betOn(number) {
+  tool("bet-box").value = String(number);
+  tool("bet-amount").focus();
+}
+
+function showRefusal(text) {
+  refusal = text;
+  renderEntry();
 }
 
 function renderPrompt(s) {
-  const hold = document.getElementById("hold");
-  hold.hidden = !s.holding;
-  hold.textContent = s.holding ? "HOLD: " + s.holds.join("; ") : "";
-  document.getElementById("prompt").textContent = s.prompt ? s.prompt.text : "";
-  document.getElementById("prompt").dataset.code = s.prompt ? s.prompt.code : "";
-  const result = document.getElementById("input-result");
-  const last = s.last_input;
-  result.className = last && !last.accepted ? "refused" : "";
-  result.textContent = last && !last.accepted ? "refused: " + last.reason : "";
+  const bar = document.getElementById("prompt-bar");
+  bar.className = s.instruction.tone;
+  partsInto(document.getElementById("prompt"), s.instruction.parts);
+  partsInto(document.getElementById("prompt-detail"), s.instruction.detail);
+  fitText(document.getElementById("prompt"), 0.55);
+  fitText(document.getElementById("prompt-detail"), 0.7);
 }
 
-function renderDealer(s) {
-  const cards = document.getElementById("dealer-cards");
-  cards.replaceChildren();
-  for (const c of s.dealer.cards) cards.appendChild(cardNode(c));
-  for (let i = 0; i < s.dealer.face_down; i++) cards.appendChild(backNode());
-  document.getElementById("dealer-total").textContent = s.dealer.total
-    ? (s.dealer.revealed ? "" : "showing ") + s.dealer.total : "";
-}
 
-function renderBoxes(s) {
-  const area = document.getElementById("boxes");
-  area.replaceChildren();
-  for (const b of s.boxes) {
-    const box = el("div", "box" + (b.in_play ? "" : " empty"));
-    box.id = "box-" + b.number;
-    if (s.turn && s.turn.box === b.number) box.classList.add("turn");
-    box.appendChild(el("h3", null, "Box " + b.number));
-    for (const w of b.wagers) box.appendChild(el("div", "wager", w.player + " " + w.text));
-    for (const ins of b.insurance || []) {
-      box.appendChild(el("div", "wager insurance", "insurance " + ins.player + " " + ins.text));
-    }
-    if (b.surrendered) box.appendChild(el("div", "wager", "surrendered"));
-    for (const h of b.hands) {
-      const hand = el("div", "hand" + (h.in_turn ? " turn" : ""));
-      hand.id = "box-" + b.number + "-hand-" + h.index;
-      const cards = el("div", "cards");
-      for (const c of h.cards) cards.appendChild(cardNode(c));
-      hand.appendChild(cards);
-      let total = h.total === null ? "" : (h.soft ? "soft " : "") + h.total;
-      if (h.bust) total = "bust " + h.total;
-      if (h.doubled) total += " (doubled)";
-      if (h.status) total += " \u00b7 " + h.status;
-      hand.appendChild(el("div", "total", total));
-      box.appendChild(hand);
-    }
-    if (b.settlement) {
-      const settle = el("div", "settle");
-      settle.id = "box-" + b.number + "-settle";
-      if (b.settlement.pay_cents) settle.appendChild(el("div", "pay", "PAY " + b.settlement.pay));
-      if (b.settlement.collect_cents) settle.appendChild(el("div", "collect", "COLLECT " + b.settlement.collect));
-      if (b.settlement.return_cents) settle.appendChild(el("div", "pay", "RETURN " + money(b.settlement.return_cents)));
-      for (const line of b.settlement.lines) settle.appendChild(el("div", "line", line.text));
-      box.appendChild(settle);
-    }
-    area.appendChild(box);
-  }
-  const select = document.getElementById("bet-box");
-  if (select.options.length !== s.table.boxes.length) {
-    select.replaceChildren();
-    for (const n of s.table.boxes) {
-      const o = el("option", null, n);
-      o.value = n;
-      select.appendChild(o);
-    }
+function renderTotal(s) {
+  const total = document.getElementById("step-total");
+  total.replaceChildren();
+  const t = s.step_total;
+  total.dataset.pay = t.pay_cents;
+  total.dataset.collect = t.collect_cents;
+  total.dataset.return = t.return_cents;
+  if (t.text) {
+    total.appendChild(el("span", "label", "This step, all boxes"));
+    total.appendChild(el("span", "sum", t.text));
+  } else {
+    const staked = s.boxes.reduce((sum, b) => sum + (b.in_play ? b.stake.cents : 0), 0);
+    total.appendChild(el("span", "label", "On the table"));
+    total.appendChild(el("span", "sum", staked ? money(staked) + " staked" : "no bets"));
   }
 }
 
-function renderButtons(s) {
-  const lit = new Set(s.lit);
-  const live = socket && socket.readyState === WebSocket.OPEN && role === "dealer";
-  for (const b of document.querySelectorAll("button.key")) {
-    b.disabled = !(live && lit.has(b.dataset.key));
+function bannerNode(kind, what, todo, id) {
+  const node = el("div", "tool banner " + kind);
+  node.setAttribute("role", "alert");
+  const text = el("div", "text");
+  const whatNode = el("div", "what");
+  if (Array.isArray(what)) partsInto(whatNode, what); else whatNode.textContent = what;
+  text.appendChild(whatNode);
+  text.appendChild(el("div", "todo", todo));
+  node.appendChild(text);
+  if (id !== undefined) {
+    const ack = button("ack-" + id, "ACKNOWLEDGE", () => send({ type: "ack", notice: id }));
+    ack.disabled = !live();
+    node.appendChild(ack);
   }
-  document.getElementById("bet-place").disabled = !(live && s.state === "betting");
-  document.getElementById("entry-text").textContent = s.entry.length ? s.entry.join(" ") : "-";
+  return node;
 }
 
-function renderAccess(s) {
+function renderTools(s) {
+  const area = document.getElementById("tools");
   const a = s.access;
-  const live = socket && socket.readyState === WebSocket.OPEN && role === "dealer";
-  let status = "key at " + s.key;
-  if (a.signed_in) status += " \u00b7 " + a.signed_in + " signed in";
-  else if (a.pin_pad) status += " \u00b7 enter the " + a.key_role + " PIN" + (a.pin_keyed ? " " + "\u2022".repeat(a.pin_keyed) : "");
-  for (const [who, until] of Object.entries(a.locked)) status += " \u00b7 " + who + " PIN locked until " + until;
-  document.getElementById("access-status").textContent = status;
-  document.getElementById("pin-sign-in").disabled = !(live && a.pin_pad);
-  const allowed = new Set(a.decisions);
-  for (const [decision] of SUPERVISOR) {
-    document.getElementById("decide-" + decision).disabled = !(live && allowed.has(decision));
+  const rows = [];
+  for (const n of s.notices || []) rows.push(bannerNode("notice", n.text, n.todo, n.id));
+  for (const h of s.hold_banners || []) rows.push(bannerNode("hold", h.what, h.todo));
+  const supervising = a.key_role !== null || a.signed_in !== null;
+  if (supervising && a.pin_pad) {
+    let status = "Key at " + s.key + ": " + a.key_role + " PIN";
+    if (a.pin_keyed) status += " " + "\u2022".repeat(a.pin_keyed);
+    for (const [who, until] of Object.entries(a.locked)) status = who + " PIN locked until " + until;
+    tool("access-status").textContent = status;
+    tool("pin-sign-in").disabled = !live();
+    rows.push(tools.pin);
   }
-  document.getElementById("key-card-send").disabled = !(live && a.key_in);
-  const message = document.getElementById("access-message");
-  message.textContent = a.message ? a.message.text : "";
-  message.className = a.message && !a.message.accepted ? "refused" : "";
+  const allowed = new Set(a.decisions);
+  if (a.signed_in) {
+    tool("signed-in").textContent = (a.signed_in_name || a.signed_in) + " signed in" + (allowed.size ? ":" : "");
+    for (const [decision] of SUPERVISOR) {
+      const b = tool("decide-" + decision);
+      b.hidden = !allowed.has(decision);
+      b.disabled = !live();
+    }
+    rows.push(tools.decide);
+  }
+  if (a.key_in) {
+    tool("key-card-send").disabled = !live();
+    rows.push(tools.keyIn);
+  }
+  if (s.state === "betting") {
+    const select = tool("bet-box");
+    if (select.options.length !== s.table.boxes.length) {
+      select.replaceChildren();
+      for (const n of s.table.boxes) { const o = el("option", null, n); o.value = n; select.appendChild(o); }
+    }
+    tool("bet-place").disabled = !live();
+    rows.push(tools.bet);
+  }
+  if (rows.length < 2 && s.last_rounds.length) {
+    tools.history.replaceChildren(el("span", "what", "Last rounds"));
+    for (const r of s.last_rounds) tools.history.appendChild(historyNode(r));
+    rows.push(tools.history);
+  }
+  for (const node of rows.slice(3)) node.remove();
+  area.replaceChildren(...rows.slice(0, 3));
+  // the history shows the rounds that fit
+  while (tools.history.isConnected && tools.history.scrollWidth > tools.history.clientWidth && tools.history.children.length > 2) {
+    tools.history.lastChild.remove();
+  }
 }
 
-function renderHistory(s) {
-  const rows = document.getElementById("history-rows");
-  rows.replaceChildren();
-  for (const r of s.last_rounds) {
-    const tr = el("tr");
-    tr.appendChild(el("td", null, r.round + (r.void ? " (void)" : "")));
-    tr.appendChild(el("td", null, r.dealer.join(" ") + (r.dealer_total ? " (" + r.dealer_total + ")" : "")));
-    tr.appendChild(el("td", null, r.net.map((n) => n.player + " " + n.text).join(", ")));
-    rows.appendChild(tr);
+function renderStatus(s) {
+  const bar = document.getElementById("status");
+  bar.replaceChildren();
+  bar.appendChild(el("span", "strong", s.table.id));
+  bar.appendChild(el("span", null, s.table.variant_name));
+  bar.appendChild(el("span", null, "bets " + s.table.limits.text));
+  bar.appendChild(el("span", "strong", "Round " + s.round + ": " + s.phase));
+  if (s.shuffle_due) bar.appendChild(el("span", "marker shuffle", "SHUFFLE DUE"));
+  const devices = document.getElementById("devices");
+  devices.replaceChildren();
+  for (const d of s.devices) {
+    const pill = el("span", "pill " + d.status, deviceText(d));
+    pill.id = "device-" + d.role;
+    pill.dataset.status = d.status;
+    pill.title = d.url + (d.detail ? " \u00b7 " + d.detail : "");
+    devices.appendChild(pill);
+  }
+  const link = el("span", "pill " + (live() ? "" : "lost"), live() ? "screen live" : "screen offline");
+  link.id = "link";
+  devices.appendChild(link);
+}
+
+function renderKeys(s) {
+  const lit = new Set(live() ? s.lit : []);
+  for (const b of document.querySelectorAll("button.key")) {
+    const on = lit.has(b.dataset.key);
+    b.disabled = !on;
+    b.classList.toggle("lit", on);
+  }
+  renderEntry();
+}
+
+function renderEntry() {
+  const entry = document.getElementById("entry");
+  entry.replaceChildren();
+  if (refusal) {
+    entry.appendChild(el("b", null, "Not done: "));
+    entry.appendChild(document.createTextNode(refusal));
+  } else if (state && state.entry_text) {
+    entry.appendChild(document.createTextNode("Keyed: "));
+    entry.appendChild(el("b", null, state.entry_text));
   }
 }
 
 function render() {
   if (!state) return;
-  renderHeader(state);
+  document.body.dataset.version = state.version;
   renderPrompt(state);
-  renderDealer(state);
-  renderBoxes(state);
-  renderButtons(state);
-  renderAccess(state);
-  renderHistory(state);
+  renderDealerHand(state, document.getElementById("dealer-cards"), document.getElementById("dealer-total"));
+  renderBoxes(state, document.getElementById("boxes"), state.state === "betting" && live() ? betOn : null);
+  renderTotal(state);
+  renderTools(state);
+  renderStatus(state);
+  renderKeys(state);
 }
 
-function setLink(text, ok) {
-  const link = document.getElementById("link");
-  link.textContent = text;
-  link.className = "pill " + (ok ? "" : "lost");
-}
-
-function connect() {
-  const scheme = location.protocol === "https:" ? "wss://" : "ws://";
-  const url = scheme + location.host + "/ws" + (token ? "?token=" + encodeURIComponent(token) : "");
-  socket = new WebSocket(url);
-  socket.addEventListener("open", () => setLink("display live", true));
-  socket.addEventListener("message", (ev) => {
-    const msg = JSON.parse(ev.data);
-    if (msg.type === "hello") {
-      role = msg.role;
-      document.body.classList.toggle("viewer", role !== "dealer");
-      const r = document.getElementById("role");
-      r.textContent = role === "dealer" ? "dealer" : "read-only view";
-      r.className = "marker " + role;
-    } else if (msg.type === "state") {
-      state = msg.state;
-      render();
-    } else if (msg.type === "error" || (msg.type === "result" && !msg.accepted)) {
-      const result = document.getElementById("input-result");
-      result.className = "refused";
-      result.textContent = "refused: " + (msg.error || msg.reason);
-    }
-    document.body.dataset.lastMessage = msg.type;
-  });
-  socket.addEventListener("close", () => {
-    setLink("display link lost: reconnecting...", false);
-    role = null;
+buildTools();
+socket = openSocket({
+  hello(msg) {
+    role = msg.role;
+    if (role !== "dealer") { location.replace("/view" + location.search); return; }
+    buildKeys(msg.keys);
+  },
+  state(s) {
+    // a key pressed on the panel itself: its refusal shows here too (once, when it is new)
+    const last = JSON.stringify(s.last_input);
+    if (state && last !== lastInput && s.last_input) refusal = s.last_input.accepted ? "" : s.last_input.reason;
+    lastInput = last;
+    state = s;
     render();
-    setTimeout(connect, 1000);
-  });
-}
-
-buildButtons();
-connect();
+  },
+  answer(msg) {
+    if (msg.type === "error" || (msg.type === "result" && !msg.accepted)) showRefusal(msg.error || msg.reason);
+    else if (msg.type === "result") showRefusal("");
+  },
+  open(s) { socket = s; render(); },
+  close() { role = null; render(); },
+});

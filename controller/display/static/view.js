@@ -1,0 +1,77 @@
+// The pit's page: the table, read-only. No key, form or button that could act: the socket
+// would refuse it anyway.
+"use strict";
+
+function renderPit(s) {
+  document.body.dataset.version = s.version;
+  document.getElementById("pit-table").textContent = s.table.id;
+  document.getElementById("pit-variant").textContent = s.table.variant_name;
+  document.getElementById("pit-limits").textContent = "bets " + s.table.limits.text;
+  document.getElementById("pit-round").textContent = "Round " + s.round + ": " + s.phase;
+  document.getElementById("pit-shuffle").hidden = !s.shuffle_due;
+  partsInto(document.getElementById("pit-instruction"), s.instruction.parts);
+
+  const holds = document.getElementById("pit-holds");
+  holds.replaceChildren();
+  for (const n of s.notices || []) holds.appendChild(el("div", "tool banner notice", n.text));
+  for (const h of s.hold_banners || []) {
+    const node = el("div", "tool banner hold");
+    partsInto(node, h.what);
+    holds.appendChild(node);
+  }
+
+  renderDealerHand(s, document.getElementById("dealer-cards"), document.getElementById("dealer-total"));
+  renderBoxes(s, document.getElementById("boxes"), null);
+  const total = document.getElementById("step-total");
+  total.textContent = s.step_total.text ? "This step: " + s.step_total.text : "";
+
+  const shift = document.getElementById("shift");
+  shift.textContent = s.shift.text;
+  shift.className = "figure " + (s.shift.house_cents > 0 ? "up" : s.shift.house_cents < 0 ? "down" : "");
+  shift.dataset.cents = s.shift.house_cents;
+  document.getElementById("shift-detail").textContent =
+    s.shift.rounds + " round" + (s.shift.rounds === 1 ? "" : "s") + " since the table started at " + s.shift.since_text;
+
+  const a = s.access;
+  const name = a.signed_in_name && a.signed_in_name !== a.signed_in ? a.signed_in_name + ", " : "";
+  let who = a.signed_in ? name + a.signed_in : "nobody";
+  who += " \u00b7 key at " + s.key;
+  for (const [role, until] of Object.entries(a.locked)) who += " \u00b7 " + role + " PIN locked until " + until;
+  document.getElementById("pit-access").textContent = who;
+
+  const devices = document.getElementById("pit-devices");
+  devices.replaceChildren();
+  for (const d of s.devices) {
+    const status = { connected: "connected", connecting: "connecting", lost: "LINK LOST", refused: "REFUSED" }[d.status] || d.status;
+    const faults = d.faults.length ? " \u26a0 " + d.faults.join(", ") : "";
+    const item = el("li", null, d.role + ": " + status + faults + (d.detail ? " (" + d.detail + ")" : ""));
+    item.id = "device-" + d.role;
+    item.dataset.status = d.status;
+    devices.appendChild(item);
+  }
+
+  const rows = document.getElementById("history-rows");
+  rows.replaceChildren();
+  for (const r of s.last_rounds) {
+    const tr = el("tr");
+    tr.appendChild(el("td", null, r.round + (r.void ? " (void)" : "")));
+    const dealer = el("td");
+    dealer.appendChild(cardsNode(r.dealer, true));
+    if (r.dealer_total) dealer.appendChild(document.createTextNode(" " + r.dealer_total));
+    tr.appendChild(dealer);
+    tr.appendChild(el("td", null, r.net.map((n) => n.player + " " + signed(n.cents)).join(", ")));
+    rows.appendChild(tr);
+  }
+}
+
+function setLink(ok) {
+  const link = document.getElementById("link");
+  link.textContent = ok ? "live" : "offline: reconnecting";
+  link.className = "pill " + (ok ? "" : "lost");
+}
+
+openSocket({
+  state: renderPit,
+  open: () => setLink(true),
+  close: () => setLink(false),
+});
