@@ -2,7 +2,7 @@
 
 ``python bench/simulate_throughput.py [--rounds N] [--boxes K]``. One box by default (the
 target: 10,000 rounds per second per worker with one box). ``--rounds`` should cover several
-chunks (:data:`controller.simulate.CHUNK_ROUNDS`) so that two workers have work to share.
+chunks (:data:`controller.play.simulate.CHUNK_ROUNDS`) so that two workers have work to share.
 """
 
 from __future__ import annotations

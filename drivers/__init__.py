@@ -2,7 +2,7 @@
 
 Layers, bottom up (each usable and tested on its own):
 
-- :mod:`drivers.framing` -- pure ``encode``/``decode`` of frames and :class:`FrameDecoder`
+- :mod:`drivers.tbl21.framing` -- pure ``encode``/``decode`` of frames and :class:`FrameDecoder`
   (the 50 ms stale-partial rule, timed from a partial frame's last byte).
 - :mod:`drivers.transport` -- :class:`SerialTransport`: any pyserial URL, opened exclusively;
   pyserial/OS errors become :mod:`drivers.errors`; reconnect with capped back-off; a read waits
@@ -11,8 +11,8 @@ Layers, bottom up (each usable and tested on its own):
   by (boot_count, SEQ), in-order acceptance, retries, the 500 ms poll, link loss and
   recovery, identification and refusal of a wrong device. Bytes and ``now`` in; bytes and
   events out; ``next_deadline()`` says when its next timer is due.
-- :mod:`drivers.payloads` -- strict parsers from payload text to typed events
-  (:mod:`drivers.events`).
+- :mod:`drivers.tbl21.payloads` -- strict parsers from payload text to typed events
+  (:mod:`drivers.tbl21.events`).
 - :mod:`drivers.device` -- :class:`DeviceDriver`: one thread per device owns a transport and
   a link, sleeps until bytes arrive or the link's next timer is due, delivers events to ONE
   shared ``queue.Queue`` and takes commands from any thread (each returns a

@@ -112,7 +112,7 @@ class DeviceDriver:
         (the thread's waits are set by the link's timers). ``resume``: the ``(boot, seq)`` of
         the last
         event of this device the controller applied before it restarted (see
-        :class:`~drivers.events.FrameEvent`). ``confirm_events``: acknowledge an event to the
+        :class:`~drivers.tbl21.events.FrameEvent`). ``confirm_events``: acknowledge an event to the
         device only when :meth:`confirm` is called for it (after the controller has journaled
         it); otherwise on receipt."""
         if not isinstance(events, queue.Queue):

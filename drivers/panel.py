@@ -1,7 +1,8 @@
 """Driver of the dealer button panel (DEV ``B``): LED ``L``, text ``M``, buzzer ``W``.
 
-Events: :class:`~drivers.events.ButtonPressed`, :class:`~drivers.events.ButtonReleased`,
-:class:`~drivers.events.ButtonHeld`, :class:`~drivers.events.KeySwitch` and the common ones.
+Events: :class:`~drivers.tbl21.events.ButtonPressed`,
+:class:`~drivers.tbl21.events.ButtonReleased`, :class:`~drivers.tbl21.events.ButtonHeld`,
+:class:`~drivers.tbl21.events.KeySwitch` and the common ones.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Driver of the hole-card reader (DEV ``P``): arm peek ``K``.
 
-Events: :class:`~drivers.events.PeekResult` (Y/N/U/E, never the rank),
-:class:`~drivers.events.CardSensed` and the common ones.
+Events: :class:`~drivers.tbl21.events.PeekResult` (Y/N/U/E, never the rank),
+:class:`~drivers.tbl21.events.CardSensed` and the common ones.
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """Driver of the card-reading shoe (DEV ``S``): new shoe ``L``, gate ``G``.
 
-Events: :class:`~drivers.events.CardDrawn`, :class:`~drivers.events.CutCard`,
-:class:`~drivers.events.ShoeEmpty`, :class:`~drivers.events.ShoeLoaded` and the common ones.
+Events: :class:`~drivers.tbl21.events.CardDrawn`, :class:`~drivers.tbl21.events.CutCard`,
+:class:`~drivers.tbl21.events.ShoeEmpty`, :class:`~drivers.tbl21.events.ShoeLoaded` and the
+common ones.
 """
 
 from __future__ import annotations

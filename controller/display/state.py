@@ -1,7 +1,7 @@
 """The table as the display shows it: one JSON-ready dict, built on the table owner's thread.
 
 Everything here is the public view of the round. The dealer's cards come from
-:meth:`~controller.round.RoundController.dealer_visible_cards`, never from
+:meth:`~controller.round.controller.RoundController.dealer_visible_cards`, never from
 ``round.dealer.cards``, so a hole card is not in the state (nor in ``/api/state``, nor in the
 page) before it is turned over; only how many cards lie face down is.
 """

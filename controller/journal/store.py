@@ -24,8 +24,9 @@ history, audit and recovery code that reads them):
 ================  ===========================================================================
 ``software``      ``{version, journal_format}`` -- at start-up (journal_format 1 when absent)
 ``config``        ``{variant, path, sha256}`` -- a configuration file loaded, with its hash
-``device_event``  :func:`controller.records.to_record` of a :mod:`drivers.events` event
-                  (``{"type": "CardDrawn", "device": {"type": "shoe", "port": ...}, ...}``)
+``device_event``  :func:`controller.journal.records.to_record` of a
+                  :mod:`drivers.tbl21.events` event (``{"type": "CardDrawn", "device":
+                  {"type": "shoe", "port": ...}, ...}``)
 ``call``          the record of one of the table's calls (:mod:`controller.journal.causes`): a
                   bet (``{"type": "Bet", box, player, amount_cents}``), a supervisor's decision
                   (``{"type": "Void", by}``...), the dealer's keyed-in card (``KeyedCard``), a
@@ -40,7 +41,7 @@ history, audit and recovery code that reads them):
                   (journals written before software 0.2 hold ``{}``: ``history`` then takes it
                   from the ``call`` row), ``keys`` the panel keys, ``by`` who (null for the
                   dealer's panel)
-``prompt``        :meth:`controller.prompts.Prompt.to_json_dict`
+``prompt``        :meth:`controller.game.prompts.Prompt.to_json_dict`
 ``ledger``        ``{box, player, hand, kind, amount_cents, stake_cents, odds, reason}``
                   (amounts in integer cents, signed from the player's side; odds ``"3:2"``)
 ``state``         ``{source, dest, action}`` -- a round state change
@@ -48,7 +49,7 @@ history, audit and recovery code that reads them):
 ``access``        ``{role, event, accepted, text, source, wrong_in_a_row, locked_until}`` -- a
                   sign-in, a wrong PIN, a lockout (until: wall-clock seconds), a refused
                   attempt, a sign-out or the PIN policy changed (``event`` ``policy``)
-                  (:class:`controller.access.AccessEvent`)
+                  (:class:`controller.table.access.AccessEvent`)
 ``command``       ``{device, command, args}`` -- a command the round asked the table to send
 ``device_command`` ``{device, command, args}`` -- a command the table sends to a device
                   (``arm_peek``, ``new_shoe``, ``light`` with the lit keys), written before it
@@ -65,8 +66,9 @@ history, audit and recovery code that reads them):
 
 :func:`entry_for` turns a controller or table output into its ``(kind, payload)``.
 
-When the journal cannot be opened, read or written, :class:`~controller.errors.JournalUnavailable`
-says why, with one of these messages (``{path}`` the file, ``{detail}`` SQLite's own words):
+When the journal cannot be opened, read or written,
+:class:`~controller.journal.errors.JournalUnavailable` says why, with one of these messages
+(``{path}`` the file, ``{detail}`` SQLite's own words):
 
 - ``disk_full``: "Journal unavailable: {path} cannot be written because the disk is full
   ({detail}). Free disk space; no round can start until the journal can be written."

@@ -1,14 +1,14 @@
 """The demo table's people: players who bet and decide by basic strategy, and a dealer who
 draws, slides the hole card into the reader and presses the panel, at a human pace.
 
-:class:`DemoDealer` is ticked by the table owner (:class:`~controller.service.TableService`)
+:class:`DemoDealer` is ticked by the table owner (:class:`~controller.service.service.TableService`)
 between events: it looks at what the table waits for and does ONE physical act on the emulated
 devices (pull a card from the shoe, insert the hole card, tap the panel keys of a decision),
 then waits until the table has seen the effect of that act before the next one. It never calls
 the round controller: its acts reach the table through the devices and the drivers, like a
-person's. The decisions come from :class:`~controller.strategy.StrategyPlayer`, the panel keys
-from :func:`~controller.table.keys_for`, as in the scenario runner's
-:class:`~controller.scenario_runner.DeviceHands` (which pumps the event queue itself and so
+person's. The decisions come from :class:`~controller.play.strategy.StrategyPlayer`, the panel keys
+from :func:`~controller.table.keypad.keys_for`, as in the scenario runner's
+:class:`~controller.play.scenario_runner.DeviceHands` (which pumps the event queue itself and so
 cannot be used beside the table owner).
 """
 

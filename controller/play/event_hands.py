@@ -4,7 +4,7 @@ What the emulated devices and the drivers would deliver, built directly: a ``Car
 each card pulled, ``CardSensed`` and ``PeekResult`` for the reader, ``ButtonPressed`` for each
 panel key, ``KeySwitch``, ``FaultRaised``, ``LinkLost`` / ``LinkRestored``. It exercises the
 table's whole event path (and the journal, when the table is a
-:class:`~controller.journaled.JournaledTable`) quickly and deterministically: crash-recovery
+:class:`~controller.journal.journaled.JournaledTable`) quickly and deterministically: crash-recovery
 tests and the simulator use it.
 """
 

@@ -1,10 +1,10 @@
 """The headless simulator: many rounds through the table's own round controller and settlement.
 
-Each round is dealt by :func:`controller.autoplay.play_rounds` into a :class:`RoundController`
+Each round is dealt by :func:`controller.play.autoplay.play_rounds` into a :class:`RoundController`
 (the same machine and settlement functions the table runs), fed card by card from the emulated
 shoe's seeded stream in-process (no serial framing): :class:`ShoeStream` shuffles exactly as
 :class:`sim_hardware.shoe.EmulatedShoe` does (one ``random.Random(seed)`` shuffling a fresh
-:func:`~controller.cards.shoe_cards` shoe in turn), or replays a recorded card order. Every
+:func:`~drivers.tbl21.cards.shoe_cards` shoe in turn), or replays a recorded card order. Every
 player decision comes from the variant's basic strategy (:class:`StrategyPlayer`); the dealer's
 hands (cards, reader, reveal, OK) are automatic.
 
@@ -219,7 +219,7 @@ class SimHands(DirectHands):
         if action is Action.OK and controller.state is State.SETTLING:
             # The dealer acknowledges the settlement: the round is over, count it (with the
             # shoe as it is now, for the dealer's hand the round did not need).
-            self.tally.count_round(controller.rules, controller.round, self.stream.peek)
+            self.tally.count_round(controller.game.rules, controller.round, self.stream.peek)
         controller.perform(action, **data)
         if action is Action.SHUFFLE:
             self.stream.new_shoe()

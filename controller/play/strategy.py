@@ -31,12 +31,12 @@ card it is not offered against, standing below the stand minimum) is refused wit
 the section, the row, the column and what is allowed.
 
 :class:`StrategyPlayer` plays a whole table by the strategy as the ``auto`` hook of
-:func:`controller.autoplay.play_rounds`.
+:func:`controller.play.autoplay.play_rounds`.
 
 :meth:`Strategy.decide` is the fast path (tables are precomputed at load): the caller says what
 the round allows now (``can_double``, ``can_split``, ``can_surrender``) and gets one
-:class:`~controller.round.Action` that is legal. :meth:`Strategy.decide_hand` works those flags
-out from the round's own ``why_not_*`` checks for a :class:`~controller.round_model.HandState`.
+:class:`~controller.round.spec.Action` that is legal. :meth:`Strategy.decide_hand` works those flags
+out from the round's own ``why_not_*`` checks for a :class:`~controller.round.model.HandState`.
 """
 
 from __future__ import annotations
@@ -367,14 +367,14 @@ class Strategy:
 
 class StrategyPlayer:
     """Every player at the table plays ``strategy``: the ``auto`` hook of
-    :func:`controller.autoplay.play_rounds`. Returns the next decision the round is waiting
+    :func:`controller.play.autoplay.play_rounds`. Returns the next decision the round is waiting
     for, or None to let the window close (no insurance, no more surrenders or rescues)."""
 
     def __init__(self, strategy: Strategy) -> None:
         self.strategy = strategy
 
     def __call__(self, controller: RoundController) -> Decision | None:
-        rules = controller.rules
+        rules = controller.game.rules
         state = controller.state
         up = controller.round.dealer.first
         if state in (State.OFFERS, State.SURRENDER):

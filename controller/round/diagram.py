@@ -1,6 +1,6 @@
 """The round machine's diagram, generated from the machine's own spec (GraphMachine, mermaid).
 
-``python -m controller.diagram > docs/round-machine.md`` refreshes the document; a test fails
+``python -m controller.round.diagram > docs/round-machine.md`` refreshes the document; a test fails
 when the committed diagram no longer matches the code.
 """
 
@@ -41,7 +41,7 @@ def round_diagram_mermaid() -> str:
 def document() -> str:
     return (
         "# The round machine\n\n"
-        "Generated from `controller/round.py` by `python -m controller.diagram`; do not edit.\n"
+        "Generated from `controller/round/` by `python -m controller.round.diagram`; do not edit.\n"
         "Every state also has `hold` (to `hold`) and every state of a dealt round has `void`\n"
         "(to `settling`, supervisor only); those arrows are left out of the picture.\n\n"
         "```mermaid\n" + round_diagram_mermaid().strip() + "\n```\n"

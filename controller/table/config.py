@@ -5,10 +5,10 @@ devices (pyserial URLs, or ``"emulated"`` for an in-process emulated device), wh
 display listens, the journal and log paths, and the secrets: the supervisor's and the
 technician's PINs and the pit's read-only view token, each stored as a salted scrypt hash (never
 as plain text; make one with ``croupier passwd``), with how many wrong PINs in a row lock a role
-and for how long (``[access]``, see :mod:`controller.access`).
+and for how long (``[access]``, see :mod:`controller.table.access`).
 
 An unknown key, a wrong type or a bad value is refused with the file, the key, the value and
-what is allowed (:class:`~controller.errors.ConfigError`), like the variant files.
+what is allowed (:class:`~controller.game.errors.ConfigError`), like the variant files.
 """
 
 from __future__ import annotations

@@ -9,7 +9,8 @@ DOC = Path(__file__).resolve().parents[2] / "docs" / "round-machine.md"
 
 def test_docs_diagram_matches_the_machine() -> None:
     assert DOC.read_text() == document(), (
-        "docs/round-machine.md is stale: run python -m controller.diagram > docs/round-machine.md"
+        "docs/round-machine.md is stale: "
+        "run python -m controller.round.diagram > docs/round-machine.md"
     )
 
 
