@@ -12,7 +12,7 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
 from controller import __version__
-from controller.cli import audit, doctor, history, passwd, rules, run, scenario, simulate
+from controller.cli import analyze, audit, doctor, history, passwd, rules, run, scenario, simulate
 from drivers import watch
 from sim_hardware import emulate
 
@@ -45,6 +45,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         watch.register,
         emulate.register,
         simulate.register,
+        analyze.register,
     ]
 
 
