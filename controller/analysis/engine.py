@@ -231,7 +231,7 @@ class Analysis:
         sb = rules.super_bonus.enabled and any(
             is_super_bonus_hand(rules, hand, ex[0]) for ex in table.examples.values()
         )
-        key = (ctx.up if sb else None, rank.tier, rank.total, odds, doubled, rescued, sb,
+        key = (ctx.up, rank.tier, rank.total, odds, doubled, rescued, sb,
                surrendered, ctx.from_split)  # fmt: skip
         got = self._payoff.get(key)
         if got is not None:

@@ -147,7 +147,8 @@ class Outcomes:
             ev[f"{n if n < 7 else '7+'}-card 21"] += m * mass
         reason = win_odds(self.rules, cards, rank, doubled_stake=doubled).reason
         values = tuple(sorted(c.points for c in cards))
-        if values in ((6, 7, 8), (7, 7, 7)) and rank.total == 21:
+        suited_rules = bool(self.rules.payouts.bonus) or self.rules.super_bonus.enabled
+        if suited_rules and values in ((6, 7, 8), (7, 7, 7)) and rank.total == 21:
             pattern = self.a.shoe.suit_pattern(tuple(c.rank for c in cards))
             name = "6-7-8" if values == (6, 7, 8) else "7-7-7"
             for kind, p in pattern.items():

@@ -123,9 +123,10 @@ def summary_rows(sheet: dict[str, Any]) -> list[tuple[str, str]]:
         ("Standard deviation per round", f"{sheet['standard_deviation']:.4f} units"),
         ("Rounds won / pushed / lost", f"{plain_pct(hf['round_won'], 3)} / "
          f"{plain_pct(hf['round_pushed'], 3)} / {plain_pct(hf['round_lost'], 3)}"),
-        ("Wager the Super Bonus is figured at", f"${sheet['wager_cents'] / 100:,.2f}"),
-        ("Rules hash", sheet.get("rules_hash", "")[:16]),
     ]  # fmt: skip
+    if sheet.get("super_bonus"):
+        rows.append(("Wager the Super Bonus is figured at", f"${sheet['wager_cents'] / 100:,.2f}"))
+    rows.append(("Rules hash", sheet.get("rules_hash", "")[:16]))
     return rows
 
 
@@ -212,7 +213,7 @@ def render_html(sheet: dict[str, Any]) -> str:
 <html lang="en"><head><meta charset="utf-8"><title>Par sheet: {html.escape(sheet["name"])}</title>
 <style>{STYLE}</style></head><body>
 <h1>Par sheet: {html.escape(sheet["name"])}</h1>
-{_table(["", ""], [list(r) for r in summary_rows(sheet)], "summary")}
+{_table(["figure", "value"], [list(r) for r in summary_rows(sheet)], "summary")}
 <div class="plots">{"".join(plots)}</div>
 <h2>Probability of every outcome (per initial hand)</h2>
 {_table(["event", "probability"], events)}
@@ -281,8 +282,11 @@ def render_pdf(sheet: dict[str, Any], path: Path) -> None:
             f"  {r['decks']} decks: {pct(r.get('house_edge'))}" for r in sheet["edge_by_decks"]
         ]
         dh, drows = dealer_rows(sheet)
-        c_lines += ["", "Dealer's final hand per first card", " ".join(f"{h:>10}" for h in dh)]
-        c_lines += [" ".join(f"{c:>10}" for c in row) for row in drows]
+        c_lines += ["", "Dealer's final hand per first card (* after the check for a natural)"]
+        c_lines.append(f"{'first':<6}" + " ".join(f"{h:>9}" for h in dh[1:]))
+        for row in drows:
+            label = row[0].replace(" (after the check)", "*")
+            c_lines.append(f"{label:<6}" + " ".join(f"{c:>9}" for c in row[1:]))
         _text_page(pdf, "Rules, decks and the dealer", c_lines, size=7)
         s_lines = []
         for section, rows in sheet["strategy_tables"].items():

@@ -15,11 +15,16 @@ from controller.round.controller import RoundController
 from drivers.tbl21.cards import Card
 
 
+_controllers: dict[int, RoundController] = {}
+
+
 def play_one(
     rules: Variant, strategy: Strategy, order: Sequence[Card], wager: int
 ) -> tuple[int, int]:
     """The box's net (cents) of one round dealt from ``order``, and how many cards it drew."""
-    controller = RoundController(rules, prompts=False)
+    controller = _controllers.get(id(rules))
+    if controller is None:
+        controller = _controllers[id(rules)] = RoundController(rules, prompts=False)
     stream = ShoeStream(rules.shoe.deck, rules.shoe.decks, cards=list(order))
     tally = Tally()
     hands = SimHands(controller, stream, tally, each_round=True)

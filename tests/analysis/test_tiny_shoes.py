@@ -80,15 +80,16 @@ def card_count_strategy(variant: str) -> dict[str, Any]:
 
 
 CASES = {
-    # 6-deck standard shoe rules, dealt from ten cards: peek on A/T, late surrender, doubles
-    "pa-blackjack": ("KS KS KS KS AH 9D 8C 7H 6S 5D", {}),
-    "pa-blackjack-h17": ("KS KS KS AH AH 9D 7C 6H 5S 4D", {"dealer.hits_soft_17": True}),
+    # standard shoe rules, eight cards: peek on A/T, late surrender, doubles
+    "pa-blackjack": ("KS KS KS AH 9D 7C 6H 5S", {}),
+    "pa-blackjack-h17": ("KS KS KS AH AH 6H 5S 4D", {"dealer.hits_soft_17": True}),
     # NZ: no hole card, 21s paid at once, bonus rows, Super Bonus (7-7-7 of spades against a
     # dealer 7), rescue, surrender against A/K/Q/J, original bets only on a dealer pontoon
-    "nz-pontoon": ("KS KH QD AS 7S 7S 7S 7H 6C 4D 8H", {}),
+    "nz-pontoon": ("KS KH AS 7S 7S 7S 7H 4D", {}),
+    "nz-pontoon-678": ("KS KS KS AS 6D 7S 8S 4D", {}),
     # both dealer cards face down, stand on 15, five-card trick, dealer five-card trick
-    "uk-pontoon": ("KS KS KS KS AH 2D 3C 4H 5S 6D", {}),
-    "pontoon-blackjack": ("KS KS KS KS AH 2D 3C 4H 5S 6D", {}),
+    "uk-pontoon": ("KS KS KS KS AH 2D 3C 4H", {}),
+    "pontoon-blackjack": ("KS KS KS KS AH 2D 3C 4H", {}),
 }
 
 
@@ -97,7 +98,7 @@ def test_expected_value_of_a_tiny_shoe_equals_every_order_played_by_the_round_co
     case: str,
 ) -> None:
     cards_text, extra = CASES[case]
-    variant = case.removesuffix("-h17")
+    variant = case.removesuffix("-h17").removesuffix("-678")
     cards = parse_cards(cards_text)
     rules = load_variant(
         variant,
