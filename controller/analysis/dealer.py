@@ -10,7 +10,7 @@ distribution is one vectorised sum over those multisets.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 import numpy.typing as npt
@@ -46,7 +46,7 @@ def category_label(cat: Category) -> str:
     }.get(tier, str(total))
 
 
-@dataclass(frozen=True)
+@dataclass
 class DealerTable:
     """The dealer's draw multisets from one first card (or from none: both cards drawn)."""
 
@@ -57,21 +57,24 @@ class DealerTable:
     category: npt.NDArray[np.int64]  # index into CATEGORIES
     examples: dict[int, tuple[Card, ...]]  # one final dealer hand per category index
     max_count: int
+    _flat: npt.NDArray[np.int64] = field(init=False, repr=False)
+    _starts: npt.NDArray[np.int64] = field(init=False, repr=False)
+    _steps: npt.NDArray[np.float64] = field(init=False, repr=False)
+    _columns: list[npt.NDArray[np.float64]] = field(init=False, repr=False)
+    _drawn: npt.NDArray[np.float64] = field(init=False, repr=False)
+    _max_drawn: int = field(init=False, repr=False)
+    _natural_rows: list[int] = field(init=False, repr=False)
 
     def __post_init__(self) -> None:
         rows, cols = np.nonzero(self.counts)
         width = self.max_count + 1
-        object.__setattr__(self, "_flat", cols * width + self.counts[rows, cols])
-        object.__setattr__(self, "_starts", np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]]))
-        object.__setattr__(self, "_steps", np.arange(self.max_count, dtype=np.float64))
-        object.__setattr__(
-            self, "_columns", [self.counts[:, i].astype(np.float64) for i in range(NVALUES)]
-        )
-        object.__setattr__(self, "_drawn", self.drawn.astype(np.float64))
-        object.__setattr__(self, "_max_drawn", int(self.drawn.max()) if len(self.drawn) else 0)
-        object.__setattr__(
-            self, "_natural_rows", [int(i) for i in np.flatnonzero(self.category == NATURAL_INDEX)]
-        )
+        self._flat = cols * width + self.counts[rows, cols]
+        self._starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        self._steps = np.arange(self.max_count, dtype=np.float64)
+        self._columns = [self.counts[:, i].astype(np.float64) for i in range(NVALUES)]
+        self._drawn = self.drawn.astype(np.float64)
+        self._max_drawn = int(self.drawn.max()) if len(self.drawn) else 0
+        self._natural_rows = [int(i) for i in np.flatnonzero(self.category == NATURAL_INDEX)]
 
     def rows(self, shoe: Comp) -> npt.NDArray[np.float64]:
         """The chance of each draw multiset from ``shoe`` (the cards the dealer draws from)."""
@@ -100,7 +103,7 @@ class DealerTable:
         total = sum(shoe)
         if n_v <= 0:
             raise ValueError(f"no card of value {value} left to remove")
-        out = n_v - self._columns[value - 1]
+        out: npt.NDArray[np.float64] = n_v - self._columns[value - 1]
         out *= rows
         left = total - self._drawn
         if total <= self._max_drawn:  # a tiny shoe: some multisets can no longer be drawn
@@ -128,7 +131,9 @@ class DealerTable:
     def categories(
         self, rows: npt.NDArray[np.float64], exclude_natural: bool
     ) -> npt.NDArray[np.float64]:
-        out: npt.NDArray[np.float64] = np.bincount(self.category, weights=rows, minlength=NCATS)
+        out = np.asarray(
+            np.bincount(self.category, weights=rows, minlength=NCATS), dtype=np.float64
+        )
         if exclude_natural:
             out[NATURAL_INDEX] = 0.0
         return out

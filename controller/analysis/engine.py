@@ -115,9 +115,13 @@ class Rows:
     __slots__ = ("_parent", "_rows", "_table", "_value", "shoe")
 
     def __init__(
-        self, table: DealerTable, shoe: Comp, rows: Rows | None = None,
-        parent: Rows | None = None, value: int = 0,
-    ) -> None:  # fmt: skip
+        self,
+        table: DealerTable,
+        shoe: Comp,
+        rows: Vec | None = None,
+        parent: Rows | None = None,
+        value: int = 0,
+    ) -> None:
         self._table = table
         self.shoe = shoe  # what the dealer draws from
         self._rows = rows
@@ -204,15 +208,16 @@ class Analysis:
                 rows = rows.child(i + 1)
         return rows
 
-    def dealer(self, up: Up, rows: Rows, *, with_natural: bool = False) -> Vec:
+    def dealer(self, up: Up, rows: Vec, *, with_natural: bool = False) -> Vec:
         """The dealer's final categories from ``rows`` (the natural left out where the dealer
         checked for it: the vector then sums to the chance of no natural)."""
         return self.tables[up].categories(rows, self._peeks[up] and not with_natural)
 
     # --- payoffs from the settlement ---------------------------------------------------------
 
-    def _box(self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx,
-             surrendered: bool) -> Box:  # fmt: skip
+    def _box(
+        self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx, surrendered: bool
+    ) -> Box:
         w = self.wager_cents
         stake = Stake(PLAYER, w, w if doubled else 0, rescued)
         hand = Hand(tuple(cards), (stake,), ctx.from_split, ctx.split_aces, doubled)
@@ -231,8 +236,17 @@ class Analysis:
         sb = rules.super_bonus.enabled and any(
             is_super_bonus_hand(rules, hand, ex[0]) for ex in table.examples.values()
         )
-        key = (ctx.up, rank.tier, rank.total, odds, doubled, rescued, sb,
-               surrendered, ctx.from_split)  # fmt: skip
+        key = (
+            ctx.up,
+            rank.tier,
+            rank.total,
+            odds,
+            doubled,
+            rescued,
+            sb,
+            surrendered,
+            ctx.from_split,
+        )
         got = self._payoff.get(key)
         if got is not None:
             return got
@@ -347,8 +361,18 @@ class Analysis:
         assert self.strategy is not None
         n = sum(comp)
         hard = sum(c * (i + 1) for i, c in enumerate(comp))
-        key = (hard, comp[0], n, i0, doubled, n == 2 and max(comp) == 2, ctx.up, can_double,
-               can_split, can_surrender)  # fmt: skip
+        key = (
+            hard,
+            comp[0],
+            n,
+            i0,
+            doubled,
+            n == 2 and max(comp) == 2,
+            ctx.up,
+            can_double,
+            can_split,
+            can_surrender,
+        )
         got = self._decide.get(key)
         if got is None:
             got = self.strategy.decide(
@@ -470,10 +494,18 @@ class Analysis:
         values: dict[Action, float] = {}
         wanted = self.legal(facts)
         if self.strategy is not None:
-            first = self.strategy_action(ctx, comp, i0, False, can_double=facts.can_double,
-                                         can_split=can_split, can_surrender=can_surrender)  # fmt: skip
-            then = self.strategy_action(ctx, comp, i0, False, can_double=facts.can_double,
-                                        can_split=can_split)  # fmt: skip
+            first = self.strategy_action(
+                ctx,
+                comp,
+                i0,
+                False,
+                can_double=facts.can_double,
+                can_split=can_split,
+                can_surrender=can_surrender,
+            )
+            then = self.strategy_action(
+                ctx, comp, i0, False, can_double=facts.can_double, can_split=can_split
+            )
             wanted = [first if first is Action.SURRENDER else then]
         for action in wanted:
             if action is Action.SPLIT:
@@ -525,8 +557,9 @@ class Analysis:
             )
             if self.strategy is None:
                 return self.decision(ctx, comp, i0, False, rows)[0], can
-            action = self.strategy_action(ctx, comp, i0, False, can_double=facts.can_double,
-                                          can_split=can)  # fmt: skip
+            action = self.strategy_action(
+                ctx, comp, i0, False, can_double=facts.can_double, can_split=can
+            )
             if action is Action.SPLIT:
                 return 0.0, True
             return self.action_value(ctx, comp, i0, False, rows, action), False

@@ -52,7 +52,7 @@ class Generator:
         self.rules = analysis.rules
         self.by_up = analysis.rules.dealer.first_card_face_up
         # cell -> action -> weighted value; cell -> weight
-        self.values: defaultdict[Cell, defaultdict[Action, float]] = defaultdict(
+        self.values: defaultdict[Cell, defaultdict[str, float]] = defaultdict(
             lambda: defaultdict(float)
         )
         self.weights: defaultdict[Cell, float] = defaultdict(float)
@@ -75,13 +75,6 @@ class Generator:
         section = "soft" if value.soft else "hard"
         return (section, str(value.total), min(n, 7) if self.by_up else 2, col)
 
-    def record(self, cell: Cell, values: dict[Action, float], mass: float) -> None:
-        self.weights[cell] += mass
-        for action, v in values.items():
-            self.values[cell][action] += mass * v
-        # an action not open here is valued by its fallback when the code is written
-        self.values[cell]
-
     def visit(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, mass: float, rows: Rows) -> None:
         a = self.a
         facts = a.facts(ctx, comp, i0, doubled)
@@ -98,7 +91,7 @@ class Generator:
                 v = values.get(fallback)
             if v is None:
                 v = float("-inf")
-            slot[code] += mass * v  # type: ignore[index]
+            slot[code] += mass * v
 
     def visit_end(
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, mass: float, rows: Rows
@@ -127,12 +120,12 @@ class Generator:
             if facts.end is None:
                 rows = a.rows(up, comp)
                 values, _split, _surr = a.root_values(ctx, comp, i0, rows, pair=p1 == p2)
-                mass = prob
-                if a._peeks[up]:
-                    mass *= 1.0  # W-form values already carry the no-natural weight
+                mass = prob  # the values are W form: they carry the no-natural weight
                 self._note(self.cell(ctx, comp, i0, False, pair=p1 == p2), values, mass)
                 if p1 == p2:  # the same hand as a total (when it may not split)
-                    plain = {k: v for k, v in values.items() if k is not Action.SPLIT}
+                    plain: dict[Action, float] = {
+                        k: v for k, v in values.items() if k is not Action.SPLIT
+                    }
                     self._note(self.cell(ctx, comp, i0, False, pair=False), plain, mass)
             out.box(up, p1, p2, prob)
         return self.table()
@@ -158,14 +151,19 @@ class Generator:
             "insurance": "never",
         }
         surrender_cols = {
-            c for c in columns if self.by_up and rules.surrender.allowed and any(
-                r.value == c or (c == "T" and r.points == 10) for r in rules.surrender.up_cards
-            )
-        }  # fmt: skip
+            c
+            for c in columns
+            if self.by_up
+            and rules.surrender.allowed
+            and any(r.value == c or (c == "T" and r.points == 10) for r in rules.surrender.up_cards)
+        }
 
         def codes_for(section: str, row: str, ncards: int, col: str) -> list[str]:
-            total = 12 if row == "AA" else (
-                20 if row == "TT" else (2 * int(row[0]) if section == "pairs" else int(row)))  # fmt: skip
+            total = (
+                12
+                if row == "AA"
+                else (20 if row == "TT" else (2 * int(row[0]) if section == "pairs" else int(row)))
+            )
             codes = ["H", "S", "Dh", "Ds"]
             if section == "pairs":
                 codes.append("P")
@@ -179,8 +177,11 @@ class Generator:
             return codes
 
         def default(section: str, row: str, ncards: int, col: str) -> str:
-            total = 12 if row == "AA" else (20 if row == "TT" else (
-                2 * int(row[0]) if section == "pairs" else int(row)))  # fmt: skip
+            total = (
+                12
+                if row == "AA"
+                else (20 if row == "TT" else (2 * int(row[0]) if section == "pairs" else int(row)))
+            )
             five = (not self.by_up and col == "5+") or ncards >= 5
             if five or (total >= 17 and (not minimum or total >= minimum)):
                 return "S"
@@ -207,8 +208,11 @@ class Generator:
                         codes = []
                         for i, col in enumerate(columns):
                             cell: Cell = (section, row, n, col)
-                            allowed = [c for c in codes_for(section, row, n, col)
-                                       if c in ("H", "S", "Dh", "Ds")]  # fmt: skip
+                            allowed = [
+                                c
+                                for c in codes_for(section, row, n, col)
+                                if c in ("H", "S", "Dh", "Ds")
+                            ]
                             code = self.best_code(cell, allowed)
                             if code is None:
                                 code = previous[row][i]
@@ -241,11 +245,15 @@ class Generator:
 
 def to_toml(data: dict[str, object]) -> str:
     """The strategy as a TOML file in the shipped files' layout."""
-    lines = ["# Generated by `croupier analyze --strategy optimal`: the best total-dependent play",
-             "# of each cell by exact analysis (see docs/analysis.md).",
-             f'variant = "{data["variant"]}"', f'name = "{data["name"]}"',
-             "sources = [" + ", ".join(f'"{s}"' for s in data["sources"]) + "]",  # type: ignore[attr-defined]
-             f'columns = "{data["columns"]}"', 'insurance = "never"']  # fmt: skip
+    lines = [
+        "# Generated by `croupier analyze --strategy optimal`: the best total-dependent play",
+        "# of each cell by exact analysis (see docs/analysis.md).",
+        f'variant = "{data["variant"]}"',
+        f'name = "{data["name"]}"',
+        "sources = [" + ", ".join(f'"{s}"' for s in data["sources"]) + "]",  # type: ignore[attr-defined]
+        f'columns = "{data["columns"]}"',
+        'insurance = "never"',
+    ]
     for key, value in data.items():
         if isinstance(value, dict):
             lines.append("")

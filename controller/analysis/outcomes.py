@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from controller.analysis.dealer import CATEGORIES, NATURAL_INDEX, NCATS, category_label
+from controller.analysis.dealer import NATURAL_INDEX, NCATS
 from controller.analysis.engine import Analysis, Ctx, Rows, Up
 from controller.analysis.shoe import VALUES, ZERO, Comp, add, comp_of, plus, representative
-from controller.game.hands import Result, Tier, compare, dealer_rank, win_odds
+from controller.game.hands import Tier, win_odds
 from controller.game.rules import SplitMatch
 from controller.game.settlement import Hand, Stake
 from controller.round.spec import Action
@@ -36,7 +36,6 @@ class Tally:
     net: defaultdict[float, float] = field(default_factory=lambda: defaultdict(float))
     events: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
     wins_by: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
-    dealer: defaultdict[str, np.ndarray] = field(default_factory=dict)  # type: ignore[assignment]
 
     def add_net(self, dist: Dist, mass: float) -> None:
         for x, p in dist.items():
@@ -271,7 +270,7 @@ class Outcomes:
         # one generic split hand per category: the hands' mixture (each weighted by its share)
         weight = sum(q for q, _ in hand_dists)
         mix: list[defaultdict[float, float]] = [defaultdict(float) for _ in range(NCATS)]
-        for q, per in hand_dists:
+        for _q, per in hand_dists:
             for i in range(NCATS):
                 for x, p in per[i].items():
                     mix[i][x] += p / (mass * weight)
@@ -287,24 +286,3 @@ class Outcomes:
                 for x, p in box.items():
                     self.tally.net[x] += mass * pn * total_p * p
         self.tally.events["split hands"] += mass * n_hands
-
-
-def dealer_table(tally: Tally) -> dict[str, dict[str, float]]:
-    """The dealer's final hand per first card (each row normalised)."""
-    out: dict[str, dict[str, float]] = {}
-    for up, vec in sorted(tally.dealer.items()):
-        total = float(vec.sum())
-        if total <= 0:
-            continue
-        row: dict[str, float] = defaultdict(float)  # type: ignore[assignment]
-        for i, p in enumerate(vec):
-            if p > 0:
-                label = category_label(CATEGORIES[i])
-                if label not in ("bust", "natural", "five-card", "17", "18", "19", "20", "21"):
-                    label = "under 17"
-                row[label] += float(p) / total
-        out[up] = dict(row)
-    return out
-
-
-_unused = (compare, dealer_rank, Result)

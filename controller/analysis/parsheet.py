@@ -19,7 +19,7 @@ from controller.analysis.outcomes import Outcomes
 from controller.analysis.shoe import VALUES, Shoe, add
 from controller.game.errors import ConfigError
 from controller.game.rules import Variant, load_variant
-from controller.play.strategy import Strategy, strategy_for, strategy_from_mapping
+from controller.play.strategy import Strategy, load_strategy, strategy_for, strategy_from_mapping
 
 ENGINE_VERSION = "1"
 DECKS_CURVE = (1, 2, 4, 6, 8)
@@ -77,15 +77,23 @@ def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
     """Each rule of the variant changed alone: (what, overrides)."""
     d, h, p, dbl, sp = rules.dealer, rules.hands, rules.payouts, rules.double, rules.split
     out: list[tuple[str, dict[str, Any]]] = [
-        (f"dealer {'stands on' if d.hits_soft_17 else 'hits'} soft 17",
-         {"dealer.hits_soft_17": not d.hits_soft_17}),
-        (f"{8 if rules.shoe.decks != 8 else 6} decks instead of {rules.shoe.decks}",
-         {"shoe.decks": 8 if rules.shoe.decks != 8 else 6}),
-        (f"ties {'push' if h.ties.value == 'dealer-wins' else 'to the dealer'}",
-         {"hands.ties": "push" if h.ties.value == "dealer-wins" else "dealer-wins"}),
-        (f"natural pays {'3:2' if p.natural != 1.5 else '2:1'}",
-         {"payouts.natural": "3:2" if p.natural != 1.5 else "2:1"}),
-    ]  # fmt: skip
+        (
+            f"dealer {'stands on' if d.hits_soft_17 else 'hits'} soft 17",
+            {"dealer.hits_soft_17": not d.hits_soft_17},
+        ),
+        (
+            f"{8 if rules.shoe.decks != 8 else 6} decks instead of {rules.shoe.decks}",
+            {"shoe.decks": 8 if rules.shoe.decks != 8 else 6},
+        ),
+        (
+            f"ties {'push' if h.ties.value == 'dealer-wins' else 'to the dealer'}",
+            {"hands.ties": "push" if h.ties.value == "dealer-wins" else "dealer-wins"},
+        ),
+        (
+            f"natural pays {'3:2' if p.natural != 1.5 else '2:1'}",
+            {"payouts.natural": "3:2" if p.natural != 1.5 else "2:1"},
+        ),
+    ]
     if d.stands_on_five_cards:
         out.append(("dealer draws past five cards", {"dealer.stands_on_five_cards": False}))
     if h.dealer_five_card_trick:
@@ -124,16 +132,23 @@ def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
             )
         )
         if dbl.initial_aces_count_one:
-            out.append(("initial aces count normally on a double",
-                        {"double.initial_aces_count_one": False}))  # fmt: skip
+            out.append(
+                (
+                    "initial aces count normally on a double",
+                    {"double.initial_aces_count_one": False},
+                )
+            )
         if dbl.max_cards != 2:
             out.append(("double on two cards only", {"double.max_cards": 2}))
     if sp.allowed:
         if sp.max_hands > 2:
             out.append(("split once only", {"split.max_hands": 2}))
-        out.append((
-            f"{'no ' if sp.resplit_aces else ''}resplit aces", {"split.resplit_aces": not sp.resplit_aces}
-        ))  # fmt: skip
+        out.append(
+            (
+                f"{'no ' if sp.resplit_aces else ''}resplit aces",
+                {"split.resplit_aces": not sp.resplit_aces},
+            )
+        )
         out.append(
             (
                 f"split aces {'draw on' if sp.split_aces_one_card else 'take one card'}",
@@ -143,9 +158,12 @@ def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
     if rules.surrender.allowed:
         out.append(("no surrender", {"surrender.allowed": False}))
     if rules.dealer_natural.against_doubles.value == "original-only":
-        out.append(("dealer natural takes doubles and splits too",
-                    {"dealer_natural.against_doubles": "all",
-                     "dealer_natural.against_splits": "all"}))  # fmt: skip
+        out.append(
+            (
+                "dealer natural takes doubles and splits too",
+                {"dealer_natural.against_doubles": "all", "dealer_natural.against_splits": "all"},
+            )
+        )
     return out
 
 
@@ -203,8 +221,6 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         strategy, strategy_note = shipped_strategy(rules, shipped)
         cd_edge = None
     else:
-        from controller.play.strategy import load_strategy
-
         strategy = load_strategy(request.strategy, rules)
         strategy_note = f"{request.strategy} (validated for these rules)"
         cd_edge = None
@@ -229,11 +245,15 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             for at in (band.min_cents, band.max_cents):
                 if at is None:
                     continue
-                bands.append({
-                    "band_min_cents": band.min_cents, "band_max_cents": band.max_cents,
-                    "amount_cents": band.amount_cents, "wager_cents": at,
-                    "cost_per_wager": p_sb * band.amount_cents / at,
-                })  # fmt: skip
+                bands.append(
+                    {
+                        "band_min_cents": band.min_cents,
+                        "band_max_cents": band.max_cents,
+                        "amount_cents": band.amount_cents,
+                        "wager_cents": at,
+                        "cost_per_wager": p_sb * band.amount_cents / at,
+                    }
+                )
         sb = {
             "probability_per_box": p_sb,
             "one_in": (1 / p_sb) if p_sb else None,
@@ -253,17 +273,25 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             except (ConfigError, ValueError) as exc:
                 contributions.append({"rule": what, "overrides": overrides, "error": str(exc)})
                 continue
-            contributions.append({
-                "rule": what, "overrides": overrides, "house_edge": e, "change": e - edge,
-                "strategy": note,
-            })  # fmt: skip
+            contributions.append(
+                {
+                    "rule": what,
+                    "overrides": overrides,
+                    "house_edge": e,
+                    "change": e - edge,
+                    "strategy": note,
+                }
+            )
     decks: list[dict[str, Any]] = []
     if request.contributions:
         for n in DECKS_CURVE:
             say(f"{n} deck(s)")
             size = n * rules.shoe.deck.size
-            over = {**request.overrides, "shoe.decks": n,
-                    "shoe.cut_card_reserve": min(rules.shoe.cut_card_reserve, size // 2)}  # fmt: skip
+            over = {
+                **request.overrides,
+                "shoe.decks": n,
+                "shoe.cut_card_reserve": min(rules.shoe.cut_card_reserve, size // 2),
+            }
             try:
                 changed = load_variant(request.variant, over)
                 chart, _note = shipped_strategy(changed, shipped)
@@ -276,9 +304,11 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         after = add(shoe, 1, -1)
         p_ten = after[9] / sum(after)
         pays = float(rules.insurance.pays)
-        insurance = {"edge_per_unit_insured": -(p_ten * pays - (1 - p_ten)),
-                     "note": "against an ace, from the shoe less the ace (the player's cards "
-                             "shift it a little); the strategies never insure"}  # fmt: skip
+        insurance = {
+            "edge_per_unit_insured": -(p_ten * pays - (1 - p_ten)),
+            "note": "against an ace, from the shoe less the ace (the player's cards "
+            "shift it a little); the strategies never insure",
+        }
     hands_total = 1.0
     events = {k: v / hands_total for k, v in sorted(tally.events.items())}
     sheet: dict[str, Any] = {

@@ -21,9 +21,17 @@ from matplotlib.figure import Figure
 
 DEALER_COLUMNS = ("17", "18", "19", "20", "21", "under 17", "five-card", "bust", "natural")
 CODE_COLOURS = {
-    "H": "#f4f4f4", "S": "#f7d774", "Dh": "#8fd18f", "Ds": "#5fb85f", "P": "#8fb8e8",
-    "Ph": "#b5cff0", "Rh": "#e89a8f", "Rs": "#e07a6d", "Rp": "#d9a0c9", "R": "#e89a8f",
-}  # fmt: skip
+    "H": "#f4f4f4",
+    "S": "#f7d774",
+    "Dh": "#8fd18f",
+    "Ds": "#5fb85f",
+    "P": "#8fb8e8",
+    "Ph": "#b5cff0",
+    "Rh": "#e89a8f",
+    "Rs": "#e07a6d",
+    "Rp": "#d9a0c9",
+    "R": "#e89a8f",
+}
 
 
 def pct(x: float | None, digits: int = 4) -> str:
@@ -121,9 +129,12 @@ def summary_rows(sheet: dict[str, Any]) -> list[tuple[str, str]]:
     rows += [
         ("Variance per round", f"{sheet['variance']:.4f} units squared"),
         ("Standard deviation per round", f"{sheet['standard_deviation']:.4f} units"),
-        ("Rounds won / pushed / lost", f"{plain_pct(hf['round_won'], 3)} / "
-         f"{plain_pct(hf['round_pushed'], 3)} / {plain_pct(hf['round_lost'], 3)}"),
-    ]  # fmt: skip
+        (
+            "Rounds won / pushed / lost",
+            f"{plain_pct(hf['round_won'], 3)} / "
+            f"{plain_pct(hf['round_pushed'], 3)} / {plain_pct(hf['round_lost'], 3)}",
+        ),
+    ]
     if sheet.get("super_bonus"):
         rows.append(("Wager the Super Bonus is figured at", f"${sheet['wager_cents'] / 100:,.2f}"))
     rows.append(("Rules hash", sheet.get("rules_hash", "")[:16]))
@@ -139,8 +150,9 @@ def _table(headers: list[str], rows: list[list[str]], cls: str = "") -> str:
 
 
 def dealer_rows(sheet: dict[str, Any]) -> tuple[list[str], list[list[str]]]:
-    cols = [c for c in DEALER_COLUMNS
-            if any(c in e["before_check"] for e in sheet["dealer"].values())]  # fmt: skip
+    cols = [
+        c for c in DEALER_COLUMNS if any(c in e["before_check"] for e in sheet["dealer"].values())
+    ]
     rows = []
     for up, entry in sheet["dealer"].items():
         row = entry["before_check"]
@@ -183,9 +195,14 @@ def render_html(sheet: dict[str, Any]) -> str:
     events = [[k, f"{v:.8f}"] for k, v in sheet["events"].items()]
     wins = [[k, f"{v:.8f}"] for k, v in sheet["wins_by_odds"].items()]
     contributions = [
-        [r["rule"], pct(r.get("house_edge")), pct(r.get("change")), r.get("strategy", r.get("error", ""))]
+        [
+            r["rule"],
+            pct(r.get("house_edge")),
+            pct(r.get("change")),
+            r.get("strategy", r.get("error", "")),
+        ]
         for r in sheet["contributions"]
-    ]  # fmt: skip
+    ]
     decks = [[str(r["decks"]), pct(r.get("house_edge"))] for r in sheet["edge_by_decks"]]
     dh, drows = dealer_rows(sheet)
     plots = [svg(fig_outcomes(sheet))]
@@ -196,8 +213,14 @@ def render_html(sheet: dict[str, Any]) -> str:
     sb_html = ""
     sb = sheet.get("super_bonus")
     if sb:
-        band_rows = [[f"${b['wager_cents'] / 100:,.2f}", f"${b['amount_cents'] / 100:,.0f}",
-                      pct(b["cost_per_wager"], 5)] for b in sb["bands"]]  # fmt: skip
+        band_rows = [
+            [
+                f"${b['wager_cents'] / 100:,.2f}",
+                f"${b['amount_cents'] / 100:,.0f}",
+                pct(b["cost_per_wager"], 5),
+            ]
+            for b in sb["bands"]
+        ]
         sb_html = (
             "<h2>Super Bonus</h2>"
             f"<p>A suited 7-7-7 against a dealer 7: probability {sb['probability_per_box']:.3e} "
@@ -250,9 +273,15 @@ def _text_page(pdf: PdfPages, title: str, lines: list[str], size: float = 8.5) -
     for start in range(0, max(len(lines), 1), per_page):
         fig = plt.figure(figsize=(8.27, 11.69))
         fig.text(0.06, 0.965, title, fontsize=13, weight="bold")
-        fig.text(0.06, 0.94, "\n".join(lines[start : start + per_page]), fontsize=size,
-                 family="monospace", va="top")  # fmt: skip
-        pdf.savefig(fig)
+        fig.text(
+            0.06,
+            0.94,
+            "\n".join(lines[start : start + per_page]),
+            fontsize=size,
+            family="monospace",
+            va="top",
+        )
+        pdf.savefig(fig)  # type: ignore[no-untyped-call]
         plt.close(fig)
 
 
@@ -266,8 +295,11 @@ def render_pdf(sheet: dict[str, Any], path: Path) -> None:
         sb = sheet.get("super_bonus")
         if sb:
             lines += ["", f"Super Bonus: probability {sb['probability_per_box']:.3e} per box"]
-            lines += [f"  wager ${b['wager_cents'] / 100:>9,.2f}: ${b['amount_cents'] / 100:,.0f}"
-                      f" costs {100 * b['cost_per_wager']:.5f} % of the wager" for b in sb["bands"]]  # fmt: skip
+            lines += [
+                f"  wager ${b['wager_cents'] / 100:>9,.2f}: ${b['amount_cents'] / 100:,.0f}"
+                f" costs {100 * b['cost_per_wager']:.5f} % of the wager"
+                for b in sb["bands"]
+            ]
         _text_page(pdf, f"Par sheet: {sheet['name']}", lines)
         for make in (fig_outcomes, fig_decks, fig_contributions):
             fig = make(sheet)
@@ -275,8 +307,10 @@ def render_pdf(sheet: dict[str, Any], path: Path) -> None:
                 fig.set_size_inches(8.27, max(fig.get_size_inches()[1], 4))
                 pdf.savefig(fig)
                 plt.close(fig)
-        c_lines = [f"{r['rule']:<48} {pct(r.get('house_edge')):>12} {pct(r.get('change')):>12}"
-                   for r in sheet["contributions"]]  # fmt: skip
+        c_lines = [
+            f"{r['rule']:<48} {pct(r.get('house_edge')):>12} {pct(r.get('change')):>12}"
+            for r in sheet["contributions"]
+        ]
         c_lines += ["", "House edge against the number of decks"]
         c_lines += [
             f"  {r['decks']} decks: {pct(r.get('house_edge'))}" for r in sheet["edge_by_decks"]

@@ -66,7 +66,7 @@ def register(commands: Subparsers) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.analysis.parsheet import Request, par_sheet
+    from controller.analysis.parsheet import Request, par_sheet  # noqa: PLC0415 (numpy: lazy)
 
     try:
         overrides: dict[str, Any] = {}
@@ -82,7 +82,7 @@ def run(args: argparse.Namespace) -> int:
                     f"--strategy {strategy!r}: no such file; give a strategy file "
                     "(config/strategies/*.toml format) or 'optimal'"
                 )
-            from controller.play.strategy import load_strategy
+            from controller.play.strategy import load_strategy  # noqa: PLC0415
 
             load_strategy(path, load_variant(args.variant, overrides or None))
             strategy = str(path.resolve())
@@ -121,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def write_files(sheet: dict[str, Any], out_dir: Path) -> None:
-    from controller.analysis.report import render_html, render_pdf
+    from controller.analysis.report import render_html, render_pdf  # noqa: PLC0415
 
     out_dir.mkdir(parents=True, exist_ok=True)
     stem = sheet["variant"]
@@ -167,8 +167,16 @@ def summary(sheet: dict[str, Any], cached: bool, out_dir: Path | None) -> str:
         f"{100 * hf['round_pushed']:.3f} %, lost {100 * hf['round_lost']:.3f} %"
     )
     ev = sheet["events"]
-    for key in ("player natural", "dealer natural (checked)", "five-card trick", "super bonus",
-                "surrender", "rescue", "double", "split"):  # fmt: skip
+    for key in (
+        "player natural",
+        "dealer natural (checked)",
+        "five-card trick",
+        "super bonus",
+        "surrender",
+        "rescue",
+        "double",
+        "split",
+    ):
         if ev.get(key):
             lines.append(f"  {key}: {100 * ev[key]:.5f} %")
     for row in sheet["contributions"]:

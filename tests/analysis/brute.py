@@ -14,7 +14,6 @@ from controller.play.strategy import Strategy, StrategyPlayer
 from controller.round.controller import RoundController
 from drivers.tbl21.cards import Card
 
-
 _controllers: dict[int, RoundController] = {}
 
 

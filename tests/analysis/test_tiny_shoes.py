@@ -22,7 +22,7 @@ from tests.analysis.brute import brute_force_ev
 
 WAGER = 1000
 
-UP = "2 3 4 5 6 7 8 9 T A".split()
+UP = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "A"]
 
 
 def up_card_strategy(variant: str, surrender_cols: set[str], rescue: bool) -> dict[str, Any]:
@@ -33,25 +33,44 @@ def up_card_strategy(variant: str, surrender_cols: set[str], rescue: bool) -> di
                 cells.append("Dh")
             elif not soft and total == 16 and col in surrender_cols:
                 cells.append("Rh")
-            elif total >= (18 if soft else 17) or (not soft and 13 <= total <= 16 and col in "23456"):
+            elif total >= (18 if soft else 17) or (
+                not soft and 13 <= total <= 16 and col in "23456"
+            ):
                 cells.append("S")
             else:
                 cells.append("H")
         return " ".join(cells)
 
     data: dict[str, Any] = {
-        "variant": variant, "name": "test", "sources": ["test"], "columns": "dealer-up-card",
+        "variant": variant,
+        "name": "test",
+        "sources": ["test"],
+        "columns": "dealer-up-card",
         "insurance": "never",
         "hard": {str(t): row(t) for t in range(4, 21)},
         "soft": {str(t): row(t, soft=True) for t in range(12, 21)},
-        "pairs": {p: row(t) for p, t in (("AA", 12), ("22", 4), ("33", 6), ("44", 8), ("55", 10),
-                                          ("66", 12), ("77", 14), ("88", 16), ("99", 18),
-                                          ("TT", 20))},
-    }  # fmt: skip
+        "pairs": {
+            p: row(t)
+            for p, t in (
+                ("AA", 12),
+                ("22", 4),
+                ("33", 6),
+                ("44", 8),
+                ("55", 10),
+                ("66", 12),
+                ("77", 14),
+                ("88", 16),
+                ("99", 18),
+                ("TT", 20),
+            )
+        },
+    }
     data["pairs"]["AA"] = " ".join(["H"] * 10)
     if rescue:
-        data["rescue"] = {str(t): " ".join("R" if c in "89TA" and t <= 16 else "S" for c in UP)
-                          for t in range(4, 21)}  # fmt: skip
+        data["rescue"] = {
+            str(t): " ".join("R" if c in "89TA" and t <= 16 else "S" for c in UP)
+            for t in range(4, 21)
+        }
     return data
 
 
@@ -70,13 +89,18 @@ def card_count_strategy(variant: str) -> dict[str, Any]:
         return " ".join(out)
 
     return {
-        "variant": variant, "name": "test", "sources": ["test"], "columns": "player-cards",
+        "variant": variant,
+        "name": "test",
+        "sources": ["test"],
+        "columns": "player-cards",
         "insurance": "never",
         "hard": {str(t): row(t) for t in range(4, 21)},
         "soft": {str(t): row(t, soft=True) for t in range(12, 21)},
-        "pairs": {p: ("Dh" if p == "55" else ("S" if p in ("99", "TT") else "H"))
-                  for p in ("AA", "22", "33", "44", "55", "66", "77", "88", "99", "TT")},
-    }  # fmt: skip
+        "pairs": {
+            p: ("Dh" if p == "55" else ("S" if p in ("99", "TT") else "H"))
+            for p in ("AA", "22", "33", "44", "55", "66", "77", "88", "99", "TT")
+        },
+    }
 
 
 CASES = {
@@ -102,9 +126,14 @@ def test_expected_value_of_a_tiny_shoe_equals_every_order_played_by_the_round_co
     cards = parse_cards(cards_text)
     rules = load_variant(
         variant,
-        {"split.allowed": False, "shoe.burn_cards": 0, "shoe.decks": 1,
-         "shoe.cut_card_reserve": 1, **extra},
-    )  # fmt: skip
+        {
+            "split.allowed": False,
+            "shoe.burn_cards": 0,
+            "shoe.decks": 1,
+            "shoe.cut_card_reserve": 1,
+            **extra,
+        },
+    )
     if rules.dealer.first_card_face_up:
         cols = {"T", "A"} if rules.surrender.allowed else set()
         if rules.surrender.allowed and variant == "pa-blackjack":
