@@ -173,6 +173,12 @@ def strategy_html(sheet: dict[str, Any]) -> str:
                 for c in codes.split()
             )
             cells.append(f"<tr><th>{html.escape(row)}</th>{tds}</tr>")
+        width = max((len(c.split()) for c in rows.values()), default=0)
+        labels = {10: "2 3 4 5 6 7 8 9 T A", 4: "2 3 4 5+"}.get(width, "")
+        if labels:
+            head = "".join(f"<th>{c}</th>" for c in labels.split())
+            what = "dealer" if width == 10 else "cards"
+            cells.insert(0, f"<tr><th>{what}</th>{head}</tr>")
         parts.append(
             f"<h3>[{html.escape(section)}]</h3><table class='strategy'>{''.join(cells)}</table>"
         )
