@@ -17,12 +17,13 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from controller.analysis.dealer import NATURAL_INDEX, NCATS
-from controller.analysis.engine import Analysis, Ctx, Rows, Up
+from controller.analysis.engine import SUITED_ROWS, Analysis, Ctx, Rows, Up
 from controller.analysis.shoe import VALUES, ZERO, Comp, add, comp_of, plus, representative
 from controller.game.hands import Tier, win_odds
 from controller.game.rules import SplitMatch
 from controller.game.settlement import Hand, Stake
 from controller.round.spec import Action
+from drivers.tbl21.cards import Card, Suit
 
 Dist = dict[float, float]  # net units -> probability
 Visit = Callable[[Ctx, Comp, int, bool, float, Rows], None]
@@ -160,14 +161,30 @@ class Outcomes:
                 and (self.rules.super_bonus.paid_on_split or not ctx.from_split)
             ):
                 ev["super bonus"] += m * mass * (pattern["suited"] + pattern["spades"])
-        for i in range(NCATS):
-            p = dist[i]
-            if p <= 0:
-                continue
-            x = float(payoff[i])
-            per_cat[i][round(x, 9)] += m * p
-            if x > 0:
-                self.tally.wins_by[reason if rank.tier is not Tier.NATURAL else "natural"] += m * p
+        # a suited bonus hand: each suit pattern with its own payout (not their mixture)
+        variants: list[tuple[float, np.ndarray, str]] = [(1.0, payoff, reason)]
+        if suited_rules and values in SUITED_ROWS and rank.total == 21:
+            ranks = SUITED_ROWS[values]
+            pattern = a.shoe.suit_pattern(ranks)
+            rescued = label == "rescue"
+            variants = []
+            for kind, suit_cards in (
+                ("mixed", cards),
+                ("suited", [Card(r, Suit.HEARTS) for r in ranks]),
+                ("spades", [Card(r, Suit.SPADES) for r in ranks]),
+            ):
+                why = win_odds(self.rules, suit_cards, rank, doubled_stake=doubled).reason
+                vec = a.payoff(list(suit_cards), doubled, rescued, ctx)
+                variants.append((pattern[kind], vec, why))
+        for share, vec, why in variants:
+            for i in range(NCATS):
+                p = dist[i] * share
+                if p <= 0:
+                    continue
+                x = float(vec[i])
+                per_cat[i][round(x, 9)] += m * p
+                if x > 0:
+                    self.tally.wins_by[why if rank.tier is not Tier.NATURAL else "natural"] += m * p
 
     # --- the round ---------------------------------------------------------------------------
 

@@ -230,8 +230,12 @@ def render_html(sheet: dict[str, Any]) -> str:
         sb_html = (
             "<h2>Super Bonus</h2>"
             f"<p>A suited 7-7-7 against a dealer 7: probability {sb['probability_per_box']:.3e} "
-            f"per box (one in {sb['one_in']:,.0f}). Its cost to the house per wager, at each "
-            "band's smallest and largest wager:</p>"
+            + (
+                f"per box (one in {sb['one_in']:,.0f}). "
+                if sb["one_in"]
+                else "per box: this strategy never makes it (see its 7-7 row). "
+            )
+            + "Its cost to the house per wager, at each band's smallest and largest wager:</p>"
             + _table(["wager", "Super Bonus", "cost (share of the wager)"], band_rows)
             + f"<p>Every other wager of the round receives ${sb['table_bonus_cents'] / 100:,.0f}: "
             f"{sb['table_bonus_cost_per_other_wager_cents']:.4f} cents per other wager and "

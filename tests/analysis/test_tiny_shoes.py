@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from controller.analysis.engine import Analysis
+from controller.analysis.outcomes import Outcomes
 from controller.analysis.shoe import Shoe
 from controller.game.rules import load_variant
 from controller.play.strategy import strategy_from_mapping
@@ -118,7 +119,7 @@ CASES = {
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
-def test_expected_value_of_a_tiny_shoe_equals_every_order_played_by_the_round_controller(
+def test_tiny_shoe_value_and_outcome_distribution_equal_every_order_played_by_the_round(
     case: str,
 ) -> None:
     cards_text, extra = CASES[case]
@@ -145,3 +146,7 @@ def test_expected_value_of_a_tiny_shoe_equals_every_order_played_by_the_round_co
     analysis = Analysis(rules, Shoe.of_cards(cards), WAGER, strategy)
     expected = brute_force_ev(rules, strategy, cards, WAGER)
     assert analysis.expected_value() == pytest.approx(expected, abs=1e-12)
+    # the par sheet's distribution of the round's net: whole, and its mean is the same value
+    net = Outcomes(analysis).run().net
+    assert sum(net.values()) == pytest.approx(1.0, abs=1e-12)
+    assert sum(x * p for x, p in net.items()) == pytest.approx(expected, abs=1e-12)
