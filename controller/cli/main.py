@@ -12,7 +12,18 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
 from controller import __version__
-from controller.cli import audit, doctor, floor, history, passwd, rules, run, scenario, simulate
+from controller.cli import (
+    analyze,
+    audit,
+    doctor,
+    floor,
+    history,
+    passwd,
+    rules,
+    run,
+    scenario,
+    simulate,
+)
 from drivers import watch
 from sim_hardware import emulate
 
@@ -46,6 +57,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         emulate.register,
         simulate.register,
         floor.register,
+        analyze.register,
     ]
 
 

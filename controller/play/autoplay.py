@@ -151,7 +151,7 @@ class DirectHands:
 def reader_outcome(controller: RoundController, answer: str | None) -> str:
     """What a hole-card reader answers for the round's hole card: the truth (Y/N), or a
     scripted fault (``lie``, ``unreadable`` -> U, ``no_card`` -> E)."""
-    natural = is_natural(controller.game.rules, controller.round.dealer.cards[:2], False)
+    natural = is_natural(controller.rules, controller.round.dealer.cards[:2], False)
     truth = "Y" if natural else "N"
     faults = {"lie": "N" if natural else "Y", "unreadable": "U", "no_card": "E"}
     return faults.get(answer or "", truth)

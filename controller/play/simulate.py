@@ -219,7 +219,7 @@ class SimHands(DirectHands):
         if action is Action.OK and controller.state is State.SETTLING:
             # The dealer acknowledges the settlement: the round is over, count it (with the
             # shoe as it is now, for the dealer's hand the round did not need).
-            self.tally.count_round(controller.game.rules, controller.round, self.stream.peek)
+            self.tally.count_round(controller.rules, controller.round, self.stream.peek)
         controller.perform(action, **data)
         if action is Action.SHUFFLE:
             self.stream.new_shoe()

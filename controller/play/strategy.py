@@ -374,7 +374,7 @@ class StrategyPlayer:
         self.strategy = strategy
 
     def __call__(self, controller: RoundController) -> Decision | None:
-        rules = controller.game.rules
+        rules = controller.rules
         state = controller.state
         up = controller.round.dealer.first
         if state in (State.OFFERS, State.SURRENDER):

@@ -1,0 +1,185 @@
+"""The dealer's final hand, exactly, from any shoe composition.
+
+The dealer's play is enumerated once per first card with the game's own drawing rule
+(:func:`controller.game.hands.dealer_must_draw`) and ranking (:func:`dealer_rank`): every
+sequence of draws the rule allows, grouped by the multiset of drawn cards (how many orderings
+of it are valid sequences, and the final rank). The chance of one ordered draw sequence from a
+shoe depends only on its multiset (a product of falling factorials), so a shoe's whole final
+distribution is one vectorised sum over those multisets.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from controller.analysis.shoe import NVALUES, VALUES, Comp, card_of
+from controller.game.hands import HandRank, Tier, dealer_must_draw, dealer_rank
+from controller.game.rules import Variant
+from drivers.tbl21.cards import Card
+
+Category = tuple[Tier, int]  # (tier, total for Tier.TOTAL else 0): what compare() looks at
+# Every category compare() can tell apart, in one order for every table.
+CATEGORIES: tuple[Category, ...] = (
+    (Tier.BUST, 0),
+    *((Tier.TOTAL, t) for t in range(2, 22)),
+    (Tier.FIVE_CARD_TRICK, 0),
+    (Tier.NATURAL, 0),
+)
+CATEGORY_INDEX = {c: i for i, c in enumerate(CATEGORIES)}
+NATURAL_INDEX = CATEGORY_INDEX[(Tier.NATURAL, 0)]
+NCATS = len(CATEGORIES)
+
+
+def category_of(rank: HandRank) -> Category:
+    return (rank.tier, rank.total if rank.tier is Tier.TOTAL else 0)
+
+
+def category_label(cat: Category) -> str:
+    tier, total = cat
+    return {
+        Tier.BUST: "bust",
+        Tier.NATURAL: "natural",
+        Tier.FIVE_CARD_TRICK: "five-card",
+    }.get(tier, str(total))
+
+
+@dataclass
+class DealerTable:
+    """The dealer's draw multisets from one first card (or from none: both cards drawn)."""
+
+    first: int | None
+    counts: npt.NDArray[np.int64]  # (M, 10) cards drawn after the first card
+    orderings: npt.NDArray[np.float64]  # valid orderings of each multiset
+    drawn: npt.NDArray[np.int64]  # cards drawn per multiset
+    category: npt.NDArray[np.int64]  # index into CATEGORIES
+    examples: dict[int, tuple[Card, ...]]  # one final dealer hand per category index
+    max_count: int
+    _flat: npt.NDArray[np.int64] = field(init=False, repr=False)
+    _starts: npt.NDArray[np.int64] = field(init=False, repr=False)
+    _steps: npt.NDArray[np.float64] = field(init=False, repr=False)
+    _columns: list[npt.NDArray[np.float64]] = field(init=False, repr=False)
+    _drawn: npt.NDArray[np.float64] = field(init=False, repr=False)
+    _max_drawn: int = field(init=False, repr=False)
+    _natural_rows: list[int] = field(init=False, repr=False)
+
+    def __post_init__(self) -> None:
+        rows, cols = np.nonzero(self.counts)
+        width = self.max_count + 1
+        self._flat = cols * width + self.counts[rows, cols]
+        self._starts = np.flatnonzero(np.r_[True, rows[1:] != rows[:-1]])
+        self._steps = np.arange(self.max_count, dtype=np.float64)
+        self._columns = [self.counts[:, i].astype(np.float64) for i in range(NVALUES)]
+        self._drawn = self.drawn.astype(np.float64)
+        self._max_drawn = int(self.drawn.max()) if len(self.drawn) else 0
+        self._natural_rows = [int(i) for i in np.flatnonzero(self.category == NATURAL_INDEX)]
+
+    def rows(self, shoe: Comp) -> npt.NDArray[np.float64]:
+        """The chance of each draw multiset from ``shoe`` (the cards the dealer draws from)."""
+        n = np.asarray(shoe, dtype=np.float64)
+        ff = np.ones((NVALUES, self.max_count + 1))
+        ff[:, 1:] = np.cumprod(np.maximum(n[:, None] - self._steps[None, :], 0.0), axis=1)
+        prob: npt.NDArray[np.float64] = np.multiply.reduceat(
+            ff.ravel().take(self._flat), self._starts
+        )
+        total = sum(shoe)
+        den = [1.0]
+        for i in range(int(self.drawn.max()) if len(self.drawn) else 0):
+            den.append(den[-1] * max(total - i, 0))
+        dens = np.asarray(den).take(self.drawn)
+        prob *= self.orderings
+        np.divide(prob, dens, out=prob, where=dens > 0)
+        prob[dens <= 0] = 0.0
+        return prob
+
+    def remove(
+        self, rows: npt.NDArray[np.float64], shoe: Comp, value: int
+    ) -> npt.NDArray[np.float64]:
+        """:meth:`rows` of ``shoe`` less one card of ``value``, from the rows of ``shoe``:
+        each multiset's chance times (n_v - k_v) / n_v * N / (N - m)."""
+        n_v = shoe[value - 1]
+        total = sum(shoe)
+        if n_v <= 0:
+            raise ValueError(f"no card of value {value} left to remove")
+        out: npt.NDArray[np.float64] = n_v - self._columns[value - 1]
+        out *= rows
+        left = total - self._drawn
+        if total <= self._max_drawn:  # a tiny shoe: some multisets can no longer be drawn
+            np.divide(out, left, out=out, where=left > 0)
+            out[left <= 0] = 0.0
+        else:
+            out /= left
+        out *= total / n_v
+        return out
+
+    def natural_probability(self, shoe: Comp) -> float:
+        """The chance of the dealer's natural from ``shoe`` (a few multisets, in plain Python)."""
+        total = sum(shoe)
+        out = 0.0
+        for i in self._natural_rows:
+            p = float(self.orderings[i])
+            m = 0
+            for v in range(NVALUES):
+                for j in range(int(self.counts[i, v])):
+                    p *= max(shoe[v] - j, 0) / max(total - m, 1)
+                    m += 1
+            out += p
+        return out
+
+    def categories(
+        self, rows: npt.NDArray[np.float64], exclude_natural: bool
+    ) -> npt.NDArray[np.float64]:
+        out = np.asarray(
+            np.bincount(self.category, weights=rows, minlength=NCATS), dtype=np.float64
+        )
+        if exclude_natural:
+            out[NATURAL_INDEX] = 0.0
+        return out
+
+    def distribution(self, shoe: Comp, exclude_natural: bool) -> npt.NDArray[np.float64]:
+        """Probability of each category from ``shoe`` (the cards the dealer draws from).
+        ``exclude_natural``: leave out the natural (the dealer checked for it): the result then
+        sums to the chance of no natural."""
+        return self.categories(self.rows(shoe), exclude_natural)
+
+
+def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> DealerTable:
+    """Enumerate the dealer's hands from ``first`` (None: from no card) drawing at most
+    ``max_per_value`` cards of each value (the shoe's counts bound what can be drawn)."""
+    found: dict[tuple[int, ...], list[float]] = {}
+    examples: dict[int, tuple[Card, ...]] = {}
+    hand: list[Card] = [] if first is None else [card_of(first)]
+    drawn = [0] * NVALUES
+
+    def walk() -> None:
+        if len(hand) >= 2 and not dealer_must_draw(rules, hand):
+            cat = CATEGORY_INDEX[category_of(dealer_rank(rules, hand))]
+            examples.setdefault(cat, tuple(hand))
+            key = tuple(drawn)
+            entry = found.setdefault(key, [0.0, float(cat)])
+            entry[0] += 1.0
+            return
+        for v in VALUES:
+            if drawn[v - 1] + (1 if first == v else 0) >= max_per_value[v - 1]:
+                continue
+            drawn[v - 1] += 1
+            hand.append(card_of(v))
+            walk()
+            hand.pop()
+            drawn[v - 1] -= 1
+
+    walk()
+    keys = list(found)
+    counts = np.array(keys, dtype=np.int64).reshape(len(keys), NVALUES)
+    max_count = int(counts.max()) if keys else 1
+    return DealerTable(
+        first=first,
+        counts=counts,
+        orderings=np.array([found[k][0] for k in keys]),
+        drawn=counts.sum(axis=1),
+        category=np.array([int(found[k][1]) for k in keys], dtype=np.int64),
+        examples=examples,
+        max_count=max(max_count, 1),
+    )

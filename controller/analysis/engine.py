@@ -1,0 +1,635 @@
+"""The expected value of a round, by combinatorial analysis of a finite shoe.
+
+Everything the rules decide comes from the game's own code, called on a representative hand
+for each composition the analysis meets:
+
+* when a hand ends, and why (bust, natural, 21, split aces, one card after a double, the card
+  limit): :func:`controller.round.model.end_of_hand`;
+* what may be done now: ``why_not_hit`` / ``why_not_stand`` / ``why_not_double`` /
+  ``why_not_split`` / ``why_not_rescue`` / ``why_not_surrender`` and ``surrender_offered``;
+* what a finished hand is paid against each dealer result: :func:`settle_round` on a one-box
+  round (naturals and NZ 21s paid at once, payout odds and bonus rows, ties, five-card tricks,
+  the dealer's five-card trick, doubled stakes, the Super Bonus, original bets only on a dealer
+  pontoon, surrender, rescue);
+* the dealer's drawing rule and ranking: :mod:`controller.analysis.dealer`.
+
+The value of a hand is its expected net in units of the initial wager, weighted by the chance
+of the dealer not holding a natural where the dealer checks for one (the "W" form: that factor
+is common to every choice in the hand, so maximising W is maximising the conditional value, and
+adding the dealer-natural branch back gives the round's value exactly).
+
+Player draws come from the shoe less every card seen by this box (its own cards, the dealer's
+first card, the other cards of a split pair); the dealer draws from what is left. Splits use
+the published approximation of the Wizard of Odds' appendix 9 ("for splitting values the
+program only considered how many hands the player had already split, but not the other cards
+drawn in those hands"): each split hand is played exactly from the shoe less the dealer's card
+and the pair cards split so far.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from controller.analysis.dealer import (
+    NATURAL_INDEX,
+    NCATS,
+    DealerTable,
+    build_table,
+)
+from controller.analysis.shoe import (
+    VALUE_RANK,
+    VALUES,
+    ZERO,
+    Comp,
+    Shoe,
+    add,
+    card_of,
+    comp_of,
+    plus,
+    representative,
+)
+from controller.game.hands import win_odds
+from controller.game.rules import SplitMatch, Variant
+from controller.game.settlement import (
+    Box,
+    Hand,
+    Stake,
+    Wager,
+    is_super_bonus_hand,
+    settle_round,
+)
+from controller.play.strategy import Strategy
+from controller.round.model import (
+    BoxState,
+    HandState,
+    StakeState,
+    end_of_hand,
+    surrender_offered,
+    why_not_double,
+    why_not_hit,
+    why_not_rescue,
+    why_not_split,
+    why_not_stand,
+    why_not_surrender,
+)
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, Rank, Suit
+
+Vec = npt.NDArray[np.float64]
+PLAYER = "p"
+SUITED_ROWS: dict[tuple[int, ...], tuple[Rank, ...]] = {
+    (6, 7, 8): (Rank.SIX, Rank.SEVEN, Rank.EIGHT),
+    (7, 7, 7): (Rank.SEVEN, Rank.SEVEN, Rank.SEVEN),
+}
+Up = int | None  # the dealer's first card as a value, None where the player sees no card
+
+
+@dataclass(frozen=True)
+class Ctx:
+    """Where a hand is played: the dealer's first card, the cards seen besides the hand's own
+    (the other pair cards of a split), and whether it is a split hand (of aces)."""
+
+    up: Up
+    base: Comp
+    from_split: bool = False
+    split_aces: bool = False
+    hands: int = 1  # hands on the box (for the legality checks)
+
+
+@dataclass
+class Terminal:
+    """How a played hand ended, for the outcome tables."""
+
+    label: str  # natural, bust, 21, stand, five-card trick... (from the rules' own reasons)
+    doubled: bool
+    rescued: bool
+
+
+class Rows:
+    """The dealer's draw-multiset chances for a shoe, worked out only when first needed (from
+    the parent hand's rows, one card fewer)."""
+
+    __slots__ = ("_parent", "_rows", "_table", "_value", "shoe")
+
+    def __init__(
+        self,
+        table: DealerTable,
+        shoe: Comp,
+        rows: Vec | None = None,
+        parent: Rows | None = None,
+        value: int = 0,
+    ) -> None:
+        self._table = table
+        self.shoe = shoe  # what the dealer draws from
+        self._rows = rows
+        self._parent = parent
+        self._value = value
+
+    def child(self, value: int) -> Rows:
+        return Rows(self._table, add(self.shoe, value, -1), parent=self, value=value)
+
+    def get(self) -> Vec:
+        if self._rows is None:
+            assert self._parent is not None
+            self._rows = self._table.remove(self._parent.get(), self._parent.shoe, self._value)
+            self._parent = None
+        return self._rows
+
+
+@dataclass(frozen=True)
+class Facts:
+    """What the rules say of a hand with these features (from the round model's checks)."""
+
+    end: str | None
+    can_stand: bool
+    can_hit: bool
+    can_double: bool
+
+
+@dataclass
+class Analysis:
+    """One game (rules, shoe, wager) under one policy: the shipped strategy or the optimum.
+
+    ``strategy`` None plays the composition-dependent optimum (the best choice for every
+    composition of the player's hand); otherwise every decision is the strategy's own
+    (:meth:`Strategy.decide`, :meth:`Strategy.rescue`).
+    """
+
+    rules: Variant
+    shoe: Shoe
+    wager_cents: int = 1000
+    strategy: Strategy | None = None
+    tables: dict[Up, DealerTable] = field(default_factory=dict)
+    _payoff: dict[tuple[object, ...], Vec] = field(default_factory=dict)
+    _memo: dict[tuple[Ctx, Comp, int, bool], tuple[float, str]] = field(default_factory=dict)
+    _facts: dict[tuple[object, ...], Facts] = field(default_factory=dict)
+    _decide: dict[tuple[object, ...], Action] = field(default_factory=dict)
+    _up_rows: dict[Up, Rows] = field(default_factory=dict)
+    resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
+    _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        rules = self.rules
+        self.hidden = not rules.dealer.first_card_face_up
+        self.track_initial_aces = rules.double.initial_aces_count_one
+        for v in VALUES:
+            self.tables[v] = build_table(rules, v, self.shoe.counts)
+        if self.hidden:
+            self.tables[None] = build_table(rules, None, self.shoe.counts)
+        peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
+        self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
+        self._peeks[None] = bool(peek)
+        if self.hidden and not (Rank.ACE in peek and Rank.KING in peek):
+            raise ValueError(
+                f"{rules.id}: both dealer cards face down needs dealer.peek_up_cards to "
+                "hold the ace and the ten-value cards for this analysis"
+            )
+
+    # --- the shoe and the dealer ------------------------------------------------------------
+
+    def remaining(self, up: Up, removed: Comp) -> Comp:
+        shoe = tuple(a - b for a, b in zip(self.shoe.counts, removed, strict=True))
+        return shoe if up is None else add(shoe, up, -1)
+
+    def rows(self, up: Up, removed: Comp) -> Rows:
+        """The dealer's draw-multiset chances once ``removed`` (besides the first card) is out,
+        built card by card from the shoe less the first card."""
+        base = self._up_rows.get(up)
+        if base is None:
+            shoe = self.remaining(up, ZERO)
+            base = Rows(self.tables[up], shoe, self.tables[up].rows(shoe))
+            self._up_rows[up] = base
+        rows = base
+        for i, n in enumerate(removed):
+            for _ in range(n):
+                rows = rows.child(i + 1)
+        return rows
+
+    def dealer(self, up: Up, rows: Vec, *, with_natural: bool = False) -> Vec:
+        """The dealer's final categories from ``rows`` (the natural left out where the dealer
+        checked for it: the vector then sums to the chance of no natural)."""
+        return self.tables[up].categories(rows, self._peeks[up] and not with_natural)
+
+    # --- payoffs from the settlement ---------------------------------------------------------
+
+    def _box(
+        self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx, surrendered: bool
+    ) -> Box:
+        w = self.wager_cents
+        stake = Stake(PLAYER, w, w if doubled else 0, rescued)
+        hand = Hand(tuple(cards), (stake,), ctx.from_split, ctx.split_aces, doubled)
+        return Box(1, (Wager(PLAYER, w),), (hand,), surrendered)
+
+    def payoff(
+        self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx, surrendered: bool = False
+    ) -> Vec:
+        """Net units for this finished hand against each dealer category, from settle_round."""
+        rules = self.rules
+        box = self._box(cards, doubled, rescued, ctx, surrendered)
+        hand = box.hands[0]
+        rank = hand.rank(rules)
+        odds = win_odds(rules, cards, rank, doubled_stake=doubled).odds
+        table = self.tables[ctx.up]
+        sb = rules.super_bonus.enabled and any(
+            is_super_bonus_hand(rules, hand, ex[0]) for ex in table.examples.values()
+        )
+        key = (
+            ctx.up,
+            rank.tier,
+            rank.total,
+            odds,
+            doubled,
+            rescued,
+            sb,
+            surrendered,
+            ctx.from_split,
+        )
+        got = self._payoff.get(key)
+        if got is not None:
+            return got
+        out = np.zeros(NCATS)
+        for cat, dealer_cards in table.examples.items():
+            ledger = settle_round(rules, [box], list(dealer_cards))
+            net = sum(e.amount_cents for e in ledger.entries if e.player == PLAYER)
+            out[cat] = net / self.wager_cents
+        self._payoff[key] = out
+        return out
+
+    def hand_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
+        """:meth:`payoff` for a composition, mixing over suits where a suited bonus hand
+        (6-7-8, 7-7-7) could be made of these ranks."""
+        return self._payoff_and_constant(comp, i0, doubled, rescued, ctx)[0]
+
+    def _payoff_and_constant(
+        self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
+    ) -> tuple[Vec, float | None]:
+        key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
+        got = self._hand_payoff.get(key)
+        if got is None:
+            vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
+            constant = float(vec[0]) if vec.max() == vec.min() else None
+            got = (vec, constant)
+            self._hand_payoff[key] = got
+        return got
+
+    def _mixed_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
+        cards = representative(comp, i0)
+        values = tuple(sorted(c.points for c in cards))
+        if values in SUITED_ROWS and (self.rules.payouts.bonus or self.rules.super_bonus.enabled):
+            ranks = SUITED_ROWS[values]
+            pattern = self.shoe.suit_pattern(ranks)
+            mixed = self.payoff(cards, doubled, rescued, ctx)
+            hearts = self.payoff([Card(r, Suit.HEARTS) for r in ranks], doubled, rescued, ctx)
+            spades = self.payoff([Card(r, Suit.SPADES) for r in ranks], doubled, rescued, ctx)
+            return (
+                pattern["mixed"] * mixed + pattern["suited"] * hearts + pattern["spades"] * spades
+            )
+        return self.payoff(cards, doubled, rescued, ctx)
+
+    def terminal_value(
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rescued: bool, rows: Rows
+    ) -> float:
+        payoff, constant = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)
+        if constant is not None:  # settled whatever the dealer holds (bust, NZ 21...)
+            if self._peeks[ctx.up]:
+                return constant * (1.0 - self.tables[ctx.up].natural_probability(rows.shoe))
+            return constant
+        return float(self.dealer(ctx.up, rows.get()) @ payoff)
+
+    # --- what the rules allow ----------------------------------------------------------------
+
+    def _hand_state(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> HandState:
+        w = self.wager_cents
+        return HandState(
+            representative(comp, i0),
+            [StakeState(PLAYER, w, w if doubled else 0)],
+            from_split=ctx.from_split,
+            split_aces=ctx.split_aces,
+            doubles=1 if doubled else 0,
+        )
+
+    def _box_state(self, hand: HandState, hands: int) -> BoxState:
+        return BoxState(1, [Wager(PLAYER, self.wager_cents)], [hand] * hands)
+
+    def facts(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> Facts:
+        """end_of_hand and the why_not_* checks for this hand. They read only the features in
+        the cache key (hard total, aces, cards, initial aces, doubled, split flags, a pair), so
+        they are asked once per feature set, on a representative hand."""
+        n = sum(comp)
+        hard = sum(c * (i + 1) for i, c in enumerate(comp))
+        pair = n == 2 and max(comp) == 2
+        key = (hard, comp[0], n, i0, doubled, ctx.from_split, ctx.split_aces, pair)
+        got = self._facts.get(key)
+        if got is None:
+            hand = self._hand_state(ctx, comp, i0, doubled)
+            rules = self.rules
+            end = end_of_hand(rules, hand) if n >= 2 else None
+            box = self._box_state(hand, 1)
+            got = Facts(
+                end=end,
+                can_stand=end is None and why_not_stand(rules, hand) is None,
+                can_hit=end is None and why_not_hit(rules, hand) is None,
+                can_double=end is None and why_not_double(rules, box, hand, None, [PLAYER]) is None,
+            )
+            self._facts[key] = got
+        return got
+
+    def up_card(self, up: Up) -> Card | None:
+        return None if up is None else card_of(up)
+
+    def draws(self, up: Up, removed: Comp) -> list[tuple[int, float]]:
+        shoe = self.remaining(up, removed)
+        total = sum(shoe)
+        if total <= 0:
+            return []
+        return [(v, shoe[v - 1] / total) for v in VALUES if shoe[v - 1] > 0]
+
+    def strategy_action(
+        self,
+        ctx: Ctx,
+        comp: Comp,
+        i0: int,
+        doubled: bool,
+        *,
+        can_double: bool,
+        can_split: bool = False,
+        can_surrender: bool = False,
+    ) -> Action:
+        assert self.strategy is not None
+        n = sum(comp)
+        hard = sum(c * (i + 1) for i, c in enumerate(comp))
+        key = (
+            hard,
+            comp[0],
+            n,
+            i0,
+            doubled,
+            n == 2 and max(comp) == 2,
+            ctx.up,
+            can_double,
+            can_split,
+            can_surrender,
+        )
+        got = self._decide.get(key)
+        if got is None:
+            got = self.strategy.decide(
+                self.rules,
+                representative(comp, i0),
+                self.up_card(ctx.up),
+                can_double=can_double,
+                can_split=can_split,
+                can_surrender=can_surrender,
+                doubled=doubled,
+            )
+            self._decide[key] = got
+        return got
+
+    # --- the hand ----------------------------------------------------------------------------
+
+    def value(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows) -> float:
+        return self.decision(ctx, comp, i0, doubled, rows)[0]
+
+    def action_value(
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows, action: Action
+    ) -> float:
+        if action is Action.STAND:
+            return self.terminal_value(ctx, comp, i0, doubled, False, rows)
+        after = doubled or action is Action.DOUBLE
+        shoe = rows.shoe
+        total = sum(shoe)
+        out = 0.0
+        for i, n in enumerate(shoe):
+            if n > 0:
+                out += n * self.value(ctx, add(comp, i + 1), i0, after, rows.child(i + 1))
+        return out / total if total else 0.0
+
+    def legal(self, facts: Facts) -> list[Action]:
+        out = []
+        if facts.can_stand:
+            out.append(Action.STAND)
+        if facts.can_hit:
+            out.append(Action.HIT)
+        if facts.can_double:
+            out.append(Action.DOUBLE)
+        return out
+
+    def decision(
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
+    ) -> tuple[float, str]:
+        """(value, what is done) of a hand that has just received a card."""
+        key = (ctx, comp, i0, doubled)
+        got = self._memo.get(key)
+        if got is not None:
+            return got
+        facts = self.facts(ctx, comp, i0, doubled)
+        if facts.end is not None:
+            got = self._finished(ctx, comp, i0, doubled, facts.end, rows)
+        elif self.strategy is None:
+            best = (-np.inf, "")
+            for action in self.legal(facts):
+                v = self.action_value(ctx, comp, i0, doubled, rows, action)
+                if v > best[0]:
+                    best = (v, action.value)
+            got = best
+        else:
+            action = self.strategy_action(ctx, comp, i0, doubled, can_double=facts.can_double)
+            if action not in self.legal(facts):
+                raise ValueError(
+                    f"the strategy plays {action.value} on {representative(comp, i0)}, "
+                    f"which the rules do not allow"
+                )
+            got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
+        self._memo[key] = got
+        return got
+
+    def _finished(
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, end: str, rows: Rows
+    ) -> tuple[float, str]:
+        keep = self.terminal_value(ctx, comp, i0, doubled, False, rows)
+        if doubled and self.rules.double.rescue and end != "bust":
+            hand = self._hand_state(ctx, comp, i0, doubled)
+            if why_not_rescue(self.rules, hand, PLAYER) is None:
+                rescue = self.terminal_value(ctx, comp, i0, doubled, True, rows)
+                if self.strategy is None:
+                    take = rescue > keep
+                else:
+                    up = self.up_card(ctx.up)
+                    take = up is not None and self.strategy.rescue(self.rules, hand.cards, up)
+                if take:
+                    return rescue, "rescue"
+        return keep, end
+
+    # --- the box -----------------------------------------------------------------------------
+
+    def root(self, up: Up, p1: int, p2: int) -> tuple[float, str]:
+        """Value and first decision of a box dealt p1, p2 against ``up`` (W form)."""
+        comp = comp_of((p1, p2))
+        i0 = comp[0] if self.track_initial_aces else 0
+        ctx = Ctx(up, ZERO)
+        rows = self.rows(up, comp)
+        if p1 == p2 == 10 and self.rules.split.match is SplitMatch.RANK:
+            same = self.shoe.same_rank_tens()
+            a = self._root(ctx, comp, i0, rows, pair=True)
+            b = self._root(ctx, comp, i0, rows, pair=False)
+            return same * a[0] + (1 - same) * b[0], a[1]
+        return self._root(ctx, comp, i0, rows, pair=p1 == p2)
+
+    def root_values(
+        self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool
+    ) -> tuple[dict[Action, float], bool, bool]:
+        """Every first decision's value, and whether split and surrender are open."""
+        rules = self.rules
+        hand = self._hand_state(ctx, comp, i0, False)
+        box = self._box_state(hand, 1)
+        facts = self.facts(ctx, comp, i0, False)
+        can_split = pair and why_not_split(rules, box, hand) is None
+        can_surrender = (
+            rules.surrender.allowed
+            and surrender_offered(rules, self.up_card(ctx.up))
+            and why_not_surrender(rules, box) is None
+        )
+        values: dict[Action, float] = {}
+        wanted = self.legal(facts)
+        if self.strategy is not None:
+            first = self.strategy_action(
+                ctx,
+                comp,
+                i0,
+                False,
+                can_double=facts.can_double,
+                can_split=can_split,
+                can_surrender=can_surrender,
+            )
+            then = self.strategy_action(
+                ctx, comp, i0, False, can_double=facts.can_double, can_split=can_split
+            )
+            wanted = [first if first is Action.SURRENDER else then]
+        for action in wanted:
+            if action is Action.SPLIT:
+                values[action] = self.split_value(ctx.up, hand.cards[0].points)
+            elif action is Action.SURRENDER:
+                payoff = self.payoff(hand.cards, False, False, ctx, surrendered=True)
+                values[action] = float(self.dealer(ctx.up, rows.get()) @ payoff)
+            else:
+                values[action] = self.action_value(ctx, comp, i0, False, rows, action)
+        if self.strategy is None:
+            if can_split:
+                values[Action.SPLIT] = self.split_value(ctx.up, hand.cards[0].points)
+            if can_surrender:
+                payoff = self.payoff(hand.cards, False, False, ctx, surrendered=True)
+                values[Action.SURRENDER] = float(self.dealer(ctx.up, rows.get()) @ payoff)
+        return values, can_split, can_surrender
+
+    def _root(self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool) -> tuple[float, str]:
+        facts = self.facts(ctx, comp, i0, False)
+        if facts.end is not None:
+            return self.decision(ctx, comp, i0, False, rows)
+        values, _split, _surrender = self.root_values(ctx, comp, i0, rows, pair)
+        best = max(values, key=lambda a: values[a])
+        return values[best], best.value
+
+    def split_value(self, up: Up, pair: int) -> float:
+        """The split of a pair of ``pair`` (all its hands together, in units of one wager)."""
+        rules = self.rules
+        resplit_ok = pair != 1 or rules.split.resplit_aces
+        memo: dict[tuple[int, int], float] = {}
+
+        def hand_value(hands: int, second: int) -> tuple[float, bool]:
+            """A split hand that got ``second``: its value without splitting again, and whether
+            it may (optimum) or does (strategy) split again."""
+            ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
+            comp = comp_of((pair, second))
+            i0 = comp[0] if self.track_initial_aces else 0
+            rows = self.rows(up, plus(ctx.base, comp))
+            facts = self.facts(ctx, comp, i0, False)
+            if facts.end is not None:
+                return self.decision(ctx, comp, i0, False, rows)[0], False
+            hand = self._hand_state(ctx, comp, i0, False)
+            box = self._box_state(hand, hands)
+            can = (
+                resplit_ok
+                and second == pair
+                and hands < rules.split.max_hands
+                and why_not_split(rules, box, hand) is None
+            )
+            if self.strategy is None:
+                return self.decision(ctx, comp, i0, False, rows)[0], can
+            action = self.strategy_action(
+                ctx, comp, i0, False, can_double=facts.can_double, can_split=can
+            )
+            if action is Action.SPLIT:
+                return 0.0, True
+            return self.action_value(ctx, comp, i0, False, rows, action), False
+
+        def f(pending: int, hands: int) -> float:
+            if pending == 0:
+                return 0.0
+            key = (pending, hands)
+            if key in memo:
+                return memo[key]
+            total = 0.0
+            rest = f(pending - 1, hands)
+            for c, p in self.draws(up, comp_of([pair] * hands)):
+                v, again = hand_value(hands, c)
+                if again:
+                    resplit = f(pending + 1, hands + 1)
+                    if self.strategy is not None or resplit > v + rest:
+                        self.resplits[(up, pair, pending, hands)] = True
+                        total += p * resplit
+                    else:
+                        self.resplits[(up, pair, pending, hands)] = False
+                        total += p * (v + rest)
+                else:
+                    total += p * (v + rest)
+            memo[key] = total
+            return total
+
+        return f(2, 2)
+
+    # --- the round -----------------------------------------------------------------------------
+
+    def natural_branch(self, up: Up, p1: int, p2: int) -> float:
+        """Where the dealer checks for a natural: its chance times what it takes from this box."""
+        if not self._peeks[up]:
+            return 0.0
+        comp = comp_of((p1, p2))
+        full = self.dealer(up, self.rows(up, comp).get(), with_natural=True)
+        ctx = Ctx(up, ZERO)
+        payoff = self.payoff(representative(comp), False, False, ctx)
+        return float(full[NATURAL_INDEX] * payoff[NATURAL_INDEX])
+
+    def initial_hands(self) -> list[tuple[Up, int, int, float]]:
+        """Every (dealer first card, player first, player second) with its probability."""
+        counts = self.shoe.counts
+        n = sum(counts)
+        out: list[tuple[Up, int, int, float]] = []
+        ups: list[tuple[Up, float]] = (
+            [(None, 1.0)]
+            if self.hidden
+            else [(u, counts[u - 1] / n) for u in VALUES if counts[u - 1]]
+        )
+        for up, pu in ups:
+            after_up = counts if up is None else add(counts, up, -1)
+            m = sum(after_up)
+            for a in VALUES:
+                if not after_up[a - 1]:
+                    continue
+                pa = after_up[a - 1] / m
+                rest = add(after_up, a, -1)
+                for b in VALUES:
+                    if rest[b - 1]:
+                        out.append((up, a, b, pu * pa * rest[b - 1] / (m - 1)))
+        return out
+
+    def expected_value(self) -> float:
+        total = 0.0
+        for up, a, b, p in self.initial_hands():
+            total += p * (self.root(up, a, b)[0] + self.natural_branch(up, a, b))
+        return total
+
+    def house_edge(self) -> float:
+        """The house edge per initial wager (+: the house wins)."""
+        return -self.expected_value()

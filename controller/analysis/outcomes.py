@@ -1,0 +1,305 @@
+"""What happens in a round under a policy: the distribution of the round's net, how hands end,
+what they are paid at, the dealer's final hand.
+
+A forward pass over the hands the policy actually plays (the decisions memoised by
+:class:`~controller.analysis.engine.Analysis`): the chance of every state is carried from the
+deal to the hand's end, and at the end the dealer's final categories are laid over it. Split
+hands are taken as independent given the dealer's final category (the same approximation as
+their values: :meth:`Analysis.split_value`).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from controller.analysis.dealer import NATURAL_INDEX, NCATS
+from controller.analysis.engine import SUITED_ROWS, Analysis, Ctx, Rows, Up
+from controller.analysis.shoe import VALUES, ZERO, Comp, add, comp_of, plus, representative
+from controller.game.hands import Tier, win_odds
+from controller.game.rules import SplitMatch
+from controller.game.settlement import Hand, Stake
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, Suit
+
+Dist = dict[float, float]  # net units -> probability
+Visit = Callable[[Ctx, Comp, int, bool, float, Rows], None]
+DECISIONS = frozenset(a.value for a in (Action.HIT, Action.STAND, Action.DOUBLE))
+
+
+@dataclass
+class Tally:
+    """Outcome probabilities of one round (per initial wager)."""
+
+    net: defaultdict[float, float] = field(default_factory=lambda: defaultdict(float))
+    events: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+    wins_by: defaultdict[str, float] = field(default_factory=lambda: defaultdict(float))
+
+    def add_net(self, dist: Dist, mass: float) -> None:
+        for x, p in dist.items():
+            self.net[round(x, 9)] += mass * p
+
+
+def _convolve(a: Dist, b: Dist) -> Dist:
+    out: defaultdict[float, float] = defaultdict(float)
+    for x, p in a.items():
+        for y, q in b.items():
+            out[round(x + y, 9)] += p * q
+    return dict(out)
+
+
+class Outcomes:
+    """The forward pass for one :class:`Analysis` (run its expected_value first)."""
+
+    def __init__(self, analysis: Analysis, visit: Visit | None = None) -> None:
+        self.a = analysis
+        self.rules = analysis.rules
+        self.tally = Tally()
+        self.visit = visit  # called at every decision the policy takes, with its chance
+        self.visit_end: Visit | None = None  # called at every doubled hand's end
+
+    # --- a hand --------------------------------------------------------------------------------
+
+    def hand(
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, mass: float, first: str | None = None
+    ) -> np.ndarray:
+        """Walk a hand forward from ``comp`` with chance ``mass``; returns, per dealer
+        category, the hand's net distribution (category -> Dist) as an object array, and counts
+        the hand's events into the tally."""
+        a = self.a
+        per_cat: list[defaultdict[float, float]] = [defaultdict(float) for _ in range(NCATS)]
+        frontier: dict[tuple[Comp, bool], list[object]] = {
+            (comp, doubled): [mass, a.rows(ctx.up, plus(ctx.base, comp))]
+        }
+        first_action = first
+        while frontier:
+            nxt: dict[tuple[Comp, bool], list[object]] = {}
+            for (c, dbl), (m, rows) in frontier.items():
+                assert isinstance(m, float)
+                assert isinstance(rows, Rows)
+                key = (ctx, c, i0, dbl)
+                if first_action is not None and c == comp:
+                    action = first_action
+                else:
+                    got = a._memo.get(key)
+                    if got is None:
+                        got = a.decision(ctx, c, i0, dbl, rows)
+                    action = got[1]
+                    if self.visit is not None and action in DECISIONS:
+                        self.visit(ctx, c, i0, dbl, m, rows)
+                if action in (Action.HIT.value, Action.DOUBLE.value):
+                    after = dbl or action == Action.DOUBLE.value
+                    if action == Action.DOUBLE.value:
+                        self.tally.events["double"] += m
+                    shoe = rows.shoe
+                    total = sum(shoe)
+                    for v in VALUES:
+                        if shoe[v - 1]:
+                            q = m * shoe[v - 1] / total
+                            slot = nxt.get((add(c, v), after))
+                            if slot is None:
+                                nxt[(add(c, v), after)] = [q, rows.child(v)]
+                            else:
+                                slot[0] = float(slot[0]) + q  # type: ignore[arg-type]
+                    continue
+                label = "stand" if action == Action.STAND.value else action
+                self._finish(ctx, c, i0, dbl, label, m, rows, per_cat)
+            frontier = nxt
+            first_action = None
+        out = np.empty(NCATS, dtype=object)
+        for i in range(NCATS):
+            out[i] = dict(per_cat[i])
+        return out
+
+    def _finish(
+        self,
+        ctx: Ctx,
+        comp: Comp,
+        i0: int,
+        doubled: bool,
+        label: str,
+        m: float,
+        rows: Rows,
+        per_cat: list[defaultdict[float, float]],
+    ) -> None:
+        a = self.a
+        if doubled and self.visit_end is not None:
+            self.visit_end(ctx, comp, i0, doubled, m, rows)
+        dist = a.dealer(ctx.up, rows.get())
+        payoff = a.hand_payoff(comp, i0, doubled, label == "rescue", ctx)
+        mass = float(dist.sum())
+        ev = self.tally.events
+        ev[f"hand ends: {label}"] += m * mass
+        if doubled:
+            ev["doubled hand"] += m * mass
+        cards = representative(comp, i0)
+        if label == "rescue":
+            ev["rescue"] += m * mass
+        n = len(cards)
+        rank_hand = Hand(tuple(cards), (Stake("p", 100),), ctx.from_split, ctx.split_aces, doubled)
+        rank = rank_hand.rank(self.rules)
+        if rank.tier is Tier.FIVE_CARD_TRICK:
+            ev["five-card trick"] += m * mass
+        if rank.tier is not Tier.BUST and rank.total == 21 and n >= 3:
+            ev[f"{n if n < 7 else '7+'}-card 21"] += m * mass
+        reason = win_odds(self.rules, cards, rank, doubled_stake=doubled).reason
+        values = tuple(sorted(c.points for c in cards))
+        suited_rules = bool(self.rules.payouts.bonus) or self.rules.super_bonus.enabled
+        if suited_rules and values in ((6, 7, 8), (7, 7, 7)) and rank.total == 21:
+            pattern = self.a.shoe.suit_pattern(tuple(c.rank for c in cards))
+            name = "6-7-8" if values == (6, 7, 8) else "7-7-7"
+            for kind, p in pattern.items():
+                ev[f"{name} {kind}"] += m * mass * p
+            if (
+                self.rules.super_bonus.enabled
+                and values == (7, 7, 7)
+                and ctx.up == 7
+                and not doubled
+                and (self.rules.super_bonus.paid_on_split or not ctx.from_split)
+            ):
+                ev["super bonus"] += m * mass * (pattern["suited"] + pattern["spades"])
+        # a suited bonus hand: each suit pattern with its own payout (not their mixture)
+        variants: list[tuple[float, np.ndarray, str]] = [(1.0, payoff, reason)]
+        if suited_rules and values in SUITED_ROWS and rank.total == 21:
+            ranks = SUITED_ROWS[values]
+            pattern = a.shoe.suit_pattern(ranks)
+            rescued = label == "rescue"
+            variants = []
+            for kind, suit_cards in (
+                ("mixed", cards),
+                ("suited", [Card(r, Suit.HEARTS) for r in ranks]),
+                ("spades", [Card(r, Suit.SPADES) for r in ranks]),
+            ):
+                why = win_odds(self.rules, suit_cards, rank, doubled_stake=doubled).reason
+                vec = a.payoff(list(suit_cards), doubled, rescued, ctx)
+                variants.append((pattern[kind], vec, why))
+        for share, vec, why in variants:
+            for i in range(NCATS):
+                p = dist[i] * share
+                if p <= 0:
+                    continue
+                x = float(vec[i])
+                per_cat[i][round(x, 9)] += m * p
+                if x > 0:
+                    self.tally.wins_by[why if rank.tier is not Tier.NATURAL else "natural"] += m * p
+
+    # --- the round ---------------------------------------------------------------------------
+
+    def run(self) -> Tally:
+        a = self.a
+        for up, p1, p2, prob in a.initial_hands():
+            self.box(up, p1, p2, prob)
+        return self.tally
+
+    def box(self, up: Up, p1: int, p2: int, prob: float) -> None:
+        a = self.a
+        ev = self.tally.events
+        comp = comp_of((p1, p2))
+        i0 = comp[0] if a.track_initial_aces else 0
+        ctx = Ctx(up, ZERO)
+        # the dealer's natural, where checked before play
+        if a._peeks[up]:
+            full = a.tables[up].distribution(a.remaining(up, comp), exclude_natural=False)
+            pn = float(full[NATURAL_INDEX])
+            if pn > 0:
+                payoff = a.payoff(representative(comp), False, False, ctx)[NATURAL_INDEX]
+                self.tally.net[round(float(payoff), 9)] += prob * pn
+                ev["dealer natural (checked)"] += prob * pn
+        facts = a.facts(ctx, comp, i0, False)
+        if facts.end == "natural":
+            ev["player natural"] += prob
+        pairs = [(1.0, p1 == p2)]
+        if p1 == p2 == 10 and self.rules.split.match is SplitMatch.RANK:
+            same = a.shoe.same_rank_tens()
+            pairs = [(same, True), (1 - same, False)]
+        for share, pair in pairs:
+            m = prob * share
+            if facts.end is not None:
+                per = self.hand(ctx, comp, i0, False, m)
+                self._add_box(per)
+                continue
+            rows = a.rows(up, comp)
+            action = Action(a._root(ctx, comp, i0, rows, pair)[1])
+            if action is Action.SURRENDER:
+                ev["surrender"] += m
+                dist = a.tables[up].distribution(
+                    a.remaining(up, comp), exclude_natural=a._peeks[up]
+                )
+                payoff = a.payoff(representative(comp), False, False, ctx, surrendered=True)
+                for i in range(NCATS):
+                    if dist[i] > 0:
+                        self.tally.net[round(float(payoff[i]), 9)] += m * dist[i]
+            elif action is Action.SPLIT:
+                ev["split"] += m
+                self._split_box(up, p1, m)
+            else:
+                self._add_box(self.hand(ctx, comp, i0, False, m, first=action.value))
+
+    def _add_box(self, per_cat: np.ndarray) -> None:
+        for i in range(NCATS):
+            for x, p in per_cat[i].items():
+                self.tally.net[x] += p
+
+    def _split_box(self, up: Up, pair: int, mass: float) -> None:
+        """A split box: hands drawn as the split value assumes; the box's net is the sum of
+        its hands' nets, hands independent given the dealer's final category."""
+        a = self.a
+        rules = self.rules
+        # the chance of ending with n hands, and the hands' second cards, as in split_value
+        weights: defaultdict[tuple[int, int], float] = defaultdict(float)
+        counts: defaultdict[int, float] = defaultdict(float)
+        resplit_ok = pair != 1 or rules.split.resplit_aces
+        layer: defaultdict[tuple[int, int], float] = defaultdict(float)
+        layer[(2, 2)] = 1.0
+        while layer:  # (hands waiting for a second card, hands formed) -> chance
+            nxt: defaultdict[tuple[int, int], float] = defaultdict(float)
+            for (pending, hands), p in layer.items():
+                if pending == 0:
+                    counts[hands] += p
+                    continue
+                shoe = a.remaining(up, comp_of([pair] * hands))
+                total = sum(shoe)
+                for c in VALUES:
+                    if not shoe[c - 1]:
+                        continue
+                    q = p * shoe[c - 1] / total
+                    if (
+                        c == pair
+                        and resplit_ok
+                        and hands < rules.split.max_hands
+                        and a.resplits.get((up, pair, pending, hands), False)
+                    ):
+                        nxt[(pending + 1, hands + 1)] += q
+                        continue
+                    weights[(hands, c)] += q
+                    nxt[(pending - 1, hands)] += q
+            layer = nxt
+        hand_dists: list[tuple[float, np.ndarray]] = []
+        for (hands, c), q in weights.items():
+            ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
+            comp = comp_of((pair, c))
+            i0 = comp[0] if a.track_initial_aces else 0
+            hand_dists.append((q, self.hand(ctx, comp, i0, False, mass * q)))
+        n_hands = sum(n * p for n, p in counts.items())
+        # one generic split hand per category: the hands' mixture (each weighted by its share)
+        weight = sum(q for q, _ in hand_dists)
+        mix: list[defaultdict[float, float]] = [defaultdict(float) for _ in range(NCATS)]
+        for _q, per in hand_dists:
+            for i in range(NCATS):
+                for x, p in per[i].items():
+                    mix[i][x] += p / (mass * weight)
+        for i in range(NCATS):
+            total_p = sum(mix[i].values())
+            if total_p <= 0:
+                continue
+            one = {x: p / total_p for x, p in mix[i].items()}
+            for n, pn in counts.items():
+                box = one
+                for _ in range(n - 1):
+                    box = _convolve(box, one)
+                for x, p in box.items():
+                    self.tally.net[x] += mass * pn * total_p * p
+        self.tally.events["split hands"] += mass * n_hands

@@ -1,0 +1,389 @@
+"""The par sheet of a variant: everything :mod:`engine` and :mod:`outcomes` can say, as one JSON
+document, cached by the hash of the rules it was made for."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from controller.analysis.dealer import CATEGORIES, NATURAL_INDEX, category_label
+from controller.analysis.engine import Analysis
+from controller.analysis.optimal import Generator, to_toml
+from controller.analysis.outcomes import Outcomes
+from controller.analysis.shoe import VALUES, Shoe, add
+from controller.game.errors import ConfigError
+from controller.game.rules import Variant, load_variant
+from controller.play.strategy import Strategy, load_strategy, strategy_for, strategy_from_mapping
+
+ENGINE_VERSION = "1"
+DECKS_CURVE = (1, 2, 4, 6, 8)
+Progress = Callable[[str], None]
+
+
+@dataclass(frozen=True)
+class Request:
+    variant: str
+    overrides: Mapping[str, Any]
+    strategy: str  # "shipped", "optimal" or a path
+    wager_cents: int = 1000
+    contributions: bool = True
+
+
+def rules_hash(rules: Variant, request: Request, strategy_text: str) -> str:
+    payload = {
+        "engine": ENGINE_VERSION,
+        "rules": rules.model_dump(mode="json"),
+        "strategy": request.strategy,
+        "strategy_text": strategy_text,
+        "wager_cents": request.wager_cents,
+        "contributions": request.contributions,
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "croupier" / "analysis"
+
+
+def load_rules(request: Request) -> Variant:
+    return load_variant(request.variant, dict(request.overrides) or None)
+
+
+def shipped_strategy(rules: Variant, fallback: Variant | None = None) -> tuple[Strategy, str]:
+    """The shipped chart for these rules; where none validates (a what-if the chart was not made
+    for), the chart of ``fallback`` played under these rules."""
+    try:
+        strategy = strategy_for(rules)
+        return strategy, f"{Path(strategy.path).name} (validated for these rules)"
+    except ConfigError:
+        if fallback is None:
+            raise
+        strategy = strategy_for(fallback)
+        return strategy, f"{Path(strategy.path).name} (the shipped rules' chart, played as is)"
+
+
+def _edge(rules: Variant, strategy: Strategy | None, wager: int) -> float:
+    return Analysis(rules, Shoe.of_variant(rules), wager, strategy).house_edge()
+
+
+def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
+    """Each rule of the variant changed alone: (what, overrides)."""
+    d, h, p, dbl, sp = rules.dealer, rules.hands, rules.payouts, rules.double, rules.split
+    out: list[tuple[str, dict[str, Any]]] = [
+        (
+            f"dealer {'stands on' if d.hits_soft_17 else 'hits'} soft 17",
+            {"dealer.hits_soft_17": not d.hits_soft_17},
+        ),
+        (
+            f"{8 if rules.shoe.decks != 8 else 6} decks instead of {rules.shoe.decks}",
+            {"shoe.decks": 8 if rules.shoe.decks != 8 else 6},
+        ),
+        (
+            f"ties {'push' if h.ties.value == 'dealer-wins' else 'to the dealer'}",
+            {"hands.ties": "push" if h.ties.value == "dealer-wins" else "dealer-wins"},
+        ),
+        (
+            f"natural pays {'3:2' if p.natural != 1.5 else '2:1'}",
+            {"payouts.natural": "3:2" if p.natural != 1.5 else "2:1"},
+        ),
+    ]
+    if d.stands_on_five_cards:
+        out.append(("dealer draws past five cards", {"dealer.stands_on_five_cards": False}))
+    if h.dealer_five_card_trick:
+        out.append(("no dealer five-card trick", {"hands.dealer_five_card_trick": False}))
+    if h.five_card_trick:
+        out.append(("no five-card trick", {"hands.five_card_trick": False}))
+    out.append(
+        (
+            f"{'no ' if h.natural_after_split else ''}natural after a split",
+            {"hands.natural_after_split": not h.natural_after_split},
+        )
+    )
+    if h.stand_minimum:
+        out.append(("no stand minimum", {"hands.stand_minimum": 0}))
+    if h.max_cards:
+        out.append(("no card limit", {"hands.max_cards": 0}))
+    if p.twenty_one_paid_at_once:
+        out.append(("21 not paid at once", {"payouts.twenty_one_paid_at_once": False}))
+    if p.bonus:
+        out.append(("no bonus table", {"payouts.bonus": []}))
+    if rules.super_bonus.enabled:
+        out.append(("no Super Bonus", {"super_bonus.enabled": False}))
+    if dbl.allowed:
+        if dbl.rescue:
+            out.append(("no rescue", {"double.rescue": False}))
+        out.append(
+            (
+                f"one card after a double: {'any' if dbl.cards_after.value == 'one' else 'one'}",
+                {"double.cards_after": "any" if dbl.cards_after.value == "one" else "one"},
+            )
+        )
+        out.append(
+            (
+                f"{'no ' if dbl.after_split else ''}double after split",
+                {"double.after_split": not dbl.after_split},
+            )
+        )
+        if dbl.initial_aces_count_one:
+            out.append(
+                (
+                    "initial aces count normally on a double",
+                    {"double.initial_aces_count_one": False},
+                )
+            )
+        if dbl.max_cards != 2:
+            out.append(("double on two cards only", {"double.max_cards": 2}))
+    if sp.allowed:
+        if sp.max_hands > 2:
+            out.append(("split once only", {"split.max_hands": 2}))
+        out.append(
+            (
+                f"{'no ' if sp.resplit_aces else ''}resplit aces",
+                {"split.resplit_aces": not sp.resplit_aces},
+            )
+        )
+        out.append(
+            (
+                f"split aces {'draw on' if sp.split_aces_one_card else 'take one card'}",
+                {"split.split_aces_one_card": not sp.split_aces_one_card},
+            )
+        )
+    if rules.surrender.allowed:
+        out.append(("no surrender", {"surrender.allowed": False}))
+    if rules.dealer_natural.against_doubles.value == "original-only":
+        out.append(
+            (
+                "dealer natural takes doubles and splits too",
+                {"dealer_natural.against_doubles": "all", "dealer_natural.against_splits": "all"},
+            )
+        )
+    return out
+
+
+def dealer_tables(rules: Variant) -> dict[str, Any]:
+    """The dealer's final hand per first card, from the full shoe less that card (and where
+    the dealer checks for a natural, also after the check)."""
+    a = Analysis(rules, Shoe.of_variant(rules))
+    out: dict[str, Any] = {}
+    for v in VALUES:
+        if not a.shoe.counts[v - 1]:
+            continue
+        dist = a.tables[v].distribution(add(a.shoe.counts, v, -1), exclude_natural=False)
+        row = _labelled(dist)
+        nat = float(dist[NATURAL_INDEX])
+        entry: dict[str, Any] = {"before_check": row}
+        if a._peeks[v] and nat > 0:
+            after = dist.copy()
+            after[NATURAL_INDEX] = 0.0
+            entry["after_check"] = _labelled(after / after.sum())
+        out["A" if v == 1 else ("T" if v == 10 else str(v))] = entry
+    return out
+
+
+def _labelled(dist: Any) -> dict[str, float]:
+    row: dict[str, float] = {}
+    for i, p in enumerate(dist):
+        if p <= 0:
+            continue
+        label = category_label(CATEGORIES[i])
+        if label not in ("bust", "natural", "five-card", "17", "18", "19", "20", "21"):
+            label = "under 17"
+        row[label] = row.get(label, 0.0) + float(p)
+    return row
+
+
+def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
+    """Compute the par sheet (no cache)."""
+    say = progress or (lambda _m: None)
+    started = time.process_time()
+    wall = time.monotonic()
+    rules = load_rules(request)
+    shipped = load_variant(request.variant)
+    wager = request.wager_cents
+    generated_toml: str | None = None
+    if request.strategy == "optimal":
+        say("optimal play: every composition")
+        optimum = Analysis(rules, Shoe.of_variant(rules), wager, None)
+        generator = Generator(optimum)
+        data = generator.run()
+        generated_toml = to_toml(data)
+        strategy = strategy_from_mapping(data, "generated optimal strategy", rules)
+        strategy_note = "generated optimal strategy (total-dependent, validated)"
+        cd_edge: float | None = optimum.house_edge()
+    elif request.strategy == "shipped":
+        strategy, strategy_note = shipped_strategy(rules, shipped)
+        cd_edge = None
+    else:
+        strategy = load_strategy(request.strategy, rules)
+        strategy_note = f"{request.strategy} (validated for these rules)"
+        cd_edge = None
+    say("the strategy's exact value")
+    analysis = Analysis(rules, Shoe.of_variant(rules), wager, strategy)
+    edge = analysis.house_edge()
+    say("outcomes")
+    tally = Outcomes(analysis).run()
+    net = dict(sorted(tally.net.items()))
+    mass = sum(net.values())
+    mean = sum(x * p for x, p in net.items())
+    second = sum(x * x * p for x, p in net.items())
+    variance = second - mean * mean
+    sb: dict[str, Any] | None = None
+    edge_without_sb = edge
+    if rules.super_bonus.enabled:
+        no_sb = load_variant(request.variant, {**request.overrides, "super_bonus.enabled": False})
+        edge_without_sb = _edge(no_sb, strategy, wager)
+        p_sb = tally.events.get("super bonus", 0.0)
+        bands = []
+        for band in rules.super_bonus.bands:
+            for at in (band.min_cents, band.max_cents):
+                if at is None:
+                    continue
+                bands.append(
+                    {
+                        "band_min_cents": band.min_cents,
+                        "band_max_cents": band.max_cents,
+                        "amount_cents": band.amount_cents,
+                        "wager_cents": at,
+                        "cost_per_wager": p_sb * band.amount_cents / at,
+                    }
+                )
+        sb = {
+            "probability_per_box": p_sb,
+            "one_in": (1 / p_sb) if p_sb else None,
+            "cost_at_wager": edge_without_sb - edge,
+            "bands": bands,
+            "table_bonus_cents": rules.super_bonus.other_wagers_cents,
+            "table_bonus_cost_per_other_wager_cents": p_sb * rules.super_bonus.other_wagers_cents,
+        }
+    contributions: list[dict[str, Any]] = []
+    if request.contributions:
+        for what, overrides in toggles(rules):
+            say(f"rule: {what}")
+            try:
+                changed = load_variant(request.variant, {**request.overrides, **overrides})
+                chart, note = shipped_strategy(changed, shipped)
+                e = _edge(changed, chart if request.strategy != "optimal" else strategy, wager)
+            except (ConfigError, ValueError) as exc:
+                contributions.append({"rule": what, "overrides": overrides, "error": str(exc)})
+                continue
+            contributions.append(
+                {
+                    "rule": what,
+                    "overrides": overrides,
+                    "house_edge": e,
+                    "change": e - edge,
+                    "strategy": note,
+                }
+            )
+    decks: list[dict[str, Any]] = []
+    if request.contributions:
+        for n in DECKS_CURVE:
+            say(f"{n} deck(s)")
+            size = n * rules.shoe.deck.size
+            over = {
+                **request.overrides,
+                "shoe.decks": n,
+                "shoe.cut_card_reserve": min(rules.shoe.cut_card_reserve, size // 2),
+            }
+            try:
+                changed = load_variant(request.variant, over)
+                chart, _note = shipped_strategy(changed, shipped)
+                decks.append({"decks": n, "house_edge": _edge(changed, chart, wager)})
+            except (ConfigError, ValueError) as exc:
+                decks.append({"decks": n, "error": str(exc)})
+    insurance = None
+    if rules.insurance.allowed:
+        shoe = Shoe.of_variant(rules).counts
+        after = add(shoe, 1, -1)
+        p_ten = after[9] / sum(after)
+        pays = float(rules.insurance.pays)
+        insurance = {
+            "edge_per_unit_insured": -(p_ten * pays - (1 - p_ten)),
+            "note": "against an ace, from the shoe less the ace (the player's cards "
+            "shift it a little); the strategies never insure",
+        }
+    hands_total = 1.0
+    events = {k: v / hands_total for k, v in sorted(tally.events.items())}
+    sheet: dict[str, Any] = {
+        "variant": rules.id,
+        "name": rules.name,
+        "overrides": dict(request.overrides),
+        "shoe": {
+            "deck": rules.shoe.deck.value,
+            "decks": rules.shoe.decks,
+            "cards": rules.shoe.decks * rules.shoe.deck.size,
+        },
+        "wager_cents": wager,
+        "strategy": strategy_note,
+        "house_edge": edge,
+        "house_edge_without_super_bonus": edge_without_sb,
+        "house_edge_composition_dependent_optimum": cd_edge,
+        "variance": variance,
+        "standard_deviation": variance**0.5,
+        "outcome_mass": mass,
+        "net_distribution": {f"{x:g}": p for x, p in net.items()},
+        "hit_frequency": {
+            "round_won": sum(p for x, p in net.items() if x > 0),
+            "round_pushed": sum(p for x, p in net.items() if x == 0),
+            "round_lost": sum(p for x, p in net.items() if x < 0),
+        },
+        "events": events,
+        "wins_by_odds": dict(sorted(tally.wins_by.items())),
+        "super_bonus": sb,
+        "insurance": insurance,
+        "contributions": contributions,
+        "edge_by_decks": decks,
+        "dealer": dealer_tables(rules),
+        "strategy_tables": {
+            k: {r: " ".join(c) for r, c in v.items()} for k, v in strategy.tables.items()
+        },
+        "generated_strategy_toml": generated_toml,
+        "method": {
+            "engine_version": ENGINE_VERSION,
+            "exact": "every composition of the player's hand and the dealer's hand from the "
+            "finite shoe (one box, shoe shuffled before the round)",
+            "splits": "Wizard of Odds appendix 9 method: each split hand is played exactly "
+            "from the shoe less the dealer's first card and the pair cards split so far, the "
+            "other split hands' cards ignored",
+            "split_distribution": "the net distribution of split boxes takes their hands as "
+            "independent given the dealer's final hand (the mean is the exact split value)",
+            "cpu_seconds": None,
+            "wall_seconds": None,
+        },
+    }
+    sheet["method"]["cpu_seconds"] = round(time.process_time() - started, 1)
+    sheet["method"]["wall_seconds"] = round(time.monotonic() - wall, 1)
+    return sheet
+
+
+def par_sheet(
+    request: Request,
+    out_dir: Path | None = None,
+    progress: Progress | None = None,
+    use_cache: bool = True,
+) -> tuple[dict[str, Any], bool]:
+    """The par sheet, from the cache when the same rules were analysed before. Returns the
+    sheet and whether it came from the cache."""
+    rules = load_rules(request)
+    strategy_text = ""
+    if request.strategy not in ("shipped", "optimal"):
+        strategy_text = Path(request.strategy).read_text(encoding="utf-8")
+    key = rules_hash(rules, request, strategy_text)
+    where = (out_dir or cache_dir()) / f"{rules.id}-{key[:16]}.json"
+    if use_cache and where.exists():
+        try:
+            return json.loads(where.read_text(encoding="utf-8")), True
+        except (OSError, json.JSONDecodeError):
+            pass
+    sheet = build(request, progress)
+    sheet["rules_hash"] = key
+    where.parent.mkdir(parents=True, exist_ok=True)
+    where.write_text(json.dumps(sheet, indent=1), encoding="utf-8")
+    return sheet, False

@@ -1,0 +1,189 @@
+"""``croupier analyze``: the exact par sheet of a variant.
+
+``croupier analyze VARIANT [--set KEY=VALUE ...] [--strategy FILE|optimal] [--wager X]
+[--json] [--out DIR] [--no-cache] [--quick]``
+
+Prints the house edge, variance and the main frequencies (or the whole par sheet as JSON with
+``--json``); ``--out DIR`` also writes ``VARIANT.json``, ``VARIANT.html`` (the report page with
+its plots), ``VARIANT.pdf`` and, with ``--strategy optimal``, the generated strategy file
+``VARIANT-optimal.toml``. Results are cached by the hash of the rules (under the user's cache
+directory, or DIR).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from controller.cli.simulate import parse_override, wager_cents
+from controller.game.errors import ConfigError, CroupierError
+from controller.game.rules import VARIANT_IDS, load_variant
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[Any]
+
+
+def register(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "analyze",
+        help="exact par sheet of a variant: house edge, frequencies, variance, strategy",
+        description="Work out a variant's par sheet exactly, by combinatorial analysis of the "
+        "shoe (no sampling): house edge, each rule's contribution, the probability of every "
+        "outcome and bonus, variance, the strategy table and the dealer's final hands.",
+    )
+    parser.add_argument("variant", help=f"a variant id ({', '.join(VARIANT_IDS)}) or file")
+    parser.add_argument(
+        "--set",
+        dest="overrides",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="a what-if: override a variant setting, e.g. dealer.hits_soft_17=true (value as "
+        "TOML; bare words are text); may be repeated",
+    )
+    parser.add_argument(
+        "--strategy",
+        default="shipped",
+        metavar="FILE|optimal",
+        help="the shipped basic strategy (default), a strategy file, or 'optimal' (the best "
+        "play, written out as a strategy file)",
+    )
+    parser.add_argument(
+        "--wager", default="10", help="the wager the Super Bonus is figured at (default 10)"
+    )
+    parser.add_argument("--json", action="store_true", help="print the par sheet as JSON")
+    parser.add_argument("--out", metavar="DIR", help="write JSON, HTML, PDF (and cache) here")
+    parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="leave out the per-rule contributions and the decks curve (much faster)",
+    )
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from controller.analysis.parsheet import Request, par_sheet  # noqa: PLC0415 (numpy: lazy)
+
+    try:
+        overrides: dict[str, Any] = {}
+        for text in args.overrides:
+            key, value = parse_override(text)
+            overrides[key] = value
+        load_variant(args.variant, overrides or None)  # a bad variant or --set stops here
+        strategy = args.strategy
+        if strategy not in ("shipped", "optimal"):
+            path = Path(strategy)
+            if not path.is_file():
+                raise CroupierError(
+                    f"--strategy {strategy!r}: no such file; give a strategy file "
+                    "(config/strategies/*.toml format) or 'optimal'"
+                )
+            from controller.play.strategy import load_strategy  # noqa: PLC0415
+
+            load_strategy(path, load_variant(args.variant, overrides or None))
+            strategy = str(path.resolve())
+        request = Request(
+            args.variant, overrides, strategy, wager_cents(args.wager), not args.quick
+        )
+        out_dir = Path(args.out) if args.out else None
+        if out_dir is not None and out_dir.exists() and not out_dir.is_dir():
+            raise CroupierError(f"--out {args.out!r} is a file; give a directory")
+
+        def progress(message: str) -> None:
+            if sys.stderr.isatty():
+                print(f"  {message}", file=sys.stderr, flush=True)
+
+        sheet, cached = par_sheet(request, out_dir, progress, use_cache=not args.no_cache)
+    except ConfigError as exc:
+        print(f"croupier analyze: {exc}", file=sys.stderr)
+        return 2
+    except CroupierError as exc:
+        print(f"croupier analyze: {exc}", file=sys.stderr)
+        return 2
+    except OSError as exc:
+        print(f"croupier analyze: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+        return 1
+    if out_dir is not None:
+        try:
+            write_files(sheet, out_dir)
+        except OSError as exc:
+            print(f"croupier analyze: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
+            return 1
+    if args.json:
+        print(json.dumps(sheet, indent=1))
+    else:
+        print(summary(sheet, cached, out_dir))
+    return 0
+
+
+def write_files(sheet: dict[str, Any], out_dir: Path) -> None:
+    from controller.analysis.report import render_html, render_pdf  # noqa: PLC0415
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    stem = sheet["variant"]
+    (out_dir / f"{stem}.json").write_text(json.dumps(sheet, indent=1), encoding="utf-8")
+    (out_dir / f"{stem}.html").write_text(render_html(sheet), encoding="utf-8")
+    render_pdf(sheet, out_dir / f"{stem}.pdf")
+    if sheet.get("generated_strategy_toml"):
+        (out_dir / f"{stem}-optimal.toml").write_text(
+            sheet["generated_strategy_toml"], encoding="utf-8"
+        )
+
+
+def summary(sheet: dict[str, Any], cached: bool, out_dir: Path | None) -> str:
+    def pct(x: float) -> str:
+        return f"{100 * x:+.4f} %"
+
+    lines = [
+        f"{sheet['name']} ({sheet['variant']})"
+        + (
+            f", with {', '.join(f'{k}={v}' for k, v in sheet['overrides'].items())}"
+            if sheet["overrides"]
+            else ""
+        ),
+        f"  shoe: {sheet['shoe']['decks']} x {sheet['shoe']['deck']} cards; "
+        f"strategy: {sheet['strategy']}",
+        f"  house edge: {pct(sheet['house_edge'])}"
+        + (
+            f" (without the Super Bonus {pct(sheet['house_edge_without_super_bonus'])}, "
+            f"figured at a ${sheet['wager_cents'] / 100:,.2f} wager)"
+            if sheet.get("super_bonus")
+            else ""
+        ),
+    ]
+    if sheet.get("house_edge_composition_dependent_optimum") is not None:
+        lines.append(
+            "  composition-dependent optimum: "
+            f"{pct(sheet['house_edge_composition_dependent_optimum'])}"
+        )
+    hf = sheet["hit_frequency"]
+    lines.append(
+        f"  variance {sheet['variance']:.4f}, standard deviation {sheet['standard_deviation']:.4f}"
+        f" per round; rounds won {100 * hf['round_won']:.3f} %, pushed "
+        f"{100 * hf['round_pushed']:.3f} %, lost {100 * hf['round_lost']:.3f} %"
+    )
+    ev = sheet["events"]
+    for key in (
+        "player natural",
+        "dealer natural (checked)",
+        "five-card trick",
+        "super bonus",
+        "surrender",
+        "rescue",
+        "double",
+        "split",
+    ):
+        if ev.get(key):
+            lines.append(f"  {key}: {100 * ev[key]:.5f} %")
+    for row in sheet["contributions"]:
+        if "change" in row:
+            lines.append(f"  rule: {row['rule']:<44} {100 * row['change']:+.4f} points")
+    lines.append(
+        f"  {'from the cache' if cached else 'computed'} ({sheet['method']['cpu_seconds']} CPU s)"
+        + (f"; files in {out_dir}" if out_dir else "; --out DIR writes the page and the PDF")
+    )
+    return "\n".join(lines)

@@ -1,0 +1,152 @@
+"""The analysis against brute force on tiny shoes: for each variant's rules, every order of a
+few cards is played through the table's own round controller by a strategy, and the average
+net must equal the analysis' expected value for that strategy and shoe.
+
+Splits are switched off here (``split.allowed = false``): the analysis values splits by the
+published approximation (the other split hands' cards ignored), which is not exact in a shoe of
+a dozen cards; tests/analysis/test_published.py checks it against published split figures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from controller.analysis.engine import Analysis
+from controller.analysis.outcomes import Outcomes
+from controller.analysis.shoe import Shoe
+from controller.game.rules import load_variant
+from controller.play.strategy import strategy_from_mapping
+from drivers.tbl21.cards import parse_cards
+from tests.analysis.brute import brute_force_ev
+
+WAGER = 1000
+
+UP = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "A"]
+
+
+def up_card_strategy(variant: str, surrender_cols: set[str], rescue: bool) -> dict[str, Any]:
+    def row(total: int, soft: bool = False) -> str:
+        cells = []
+        for col in UP:
+            if not soft and total in (10, 11):
+                cells.append("Dh")
+            elif not soft and total == 16 and col in surrender_cols:
+                cells.append("Rh")
+            elif total >= (18 if soft else 17) or (
+                not soft and 13 <= total <= 16 and col in "23456"
+            ):
+                cells.append("S")
+            else:
+                cells.append("H")
+        return " ".join(cells)
+
+    data: dict[str, Any] = {
+        "variant": variant,
+        "name": "test",
+        "sources": ["test"],
+        "columns": "dealer-up-card",
+        "insurance": "never",
+        "hard": {str(t): row(t) for t in range(4, 21)},
+        "soft": {str(t): row(t, soft=True) for t in range(12, 21)},
+        "pairs": {
+            p: row(t)
+            for p, t in (
+                ("AA", 12),
+                ("22", 4),
+                ("33", 6),
+                ("44", 8),
+                ("55", 10),
+                ("66", 12),
+                ("77", 14),
+                ("88", 16),
+                ("99", 18),
+                ("TT", 20),
+            )
+        },
+    }
+    data["pairs"]["AA"] = " ".join(["H"] * 10)
+    if rescue:
+        data["rescue"] = {
+            str(t): " ".join("R" if c in "89TA" and t <= 16 else "S" for c in UP)
+            for t in range(4, 21)
+        }
+    return data
+
+
+def card_count_strategy(variant: str) -> dict[str, Any]:
+    def row(total: int, soft: bool = False) -> str:
+        out = []
+        for n in ("2", "3", "4", "5+"):
+            if n == "5+":
+                out.append("S")
+            elif not soft and total in (10, 11):
+                out.append("Dh")
+            elif total >= (18 if soft else 16):
+                out.append("S")
+            else:
+                out.append("H")
+        return " ".join(out)
+
+    return {
+        "variant": variant,
+        "name": "test",
+        "sources": ["test"],
+        "columns": "player-cards",
+        "insurance": "never",
+        "hard": {str(t): row(t) for t in range(4, 21)},
+        "soft": {str(t): row(t, soft=True) for t in range(12, 21)},
+        "pairs": {
+            p: ("Dh" if p == "55" else ("S" if p in ("99", "TT") else "H"))
+            for p in ("AA", "22", "33", "44", "55", "66", "77", "88", "99", "TT")
+        },
+    }
+
+
+CASES = {
+    # standard shoe rules, eight cards: peek on A/T, late surrender, doubles
+    "pa-blackjack": ("KS KS KS AH 9D 7C 6H 5S", {}),
+    "pa-blackjack-h17": ("KS KS KS AH AH 6H 5S 4D", {"dealer.hits_soft_17": True}),
+    # NZ: no hole card, 21s paid at once, bonus rows, Super Bonus (7-7-7 of spades against a
+    # dealer 7), rescue, surrender against A/K/Q/J, original bets only on a dealer pontoon
+    "nz-pontoon": ("KS KH AS 7S 7S 7S 7H 4D", {}),
+    "nz-pontoon-678": ("KS KS KS AS 6D 7S 8S 4D", {}),
+    # both dealer cards face down, stand on 15, five-card trick, dealer five-card trick
+    "uk-pontoon": ("KS KS KS KS AH 2D 3C 4H", {}),
+    "pontoon-blackjack": ("KS KS KS KS AH 2D 3C 4H", {}),
+}
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_tiny_shoe_value_and_outcome_distribution_equal_every_order_played_by_the_round(
+    case: str,
+) -> None:
+    cards_text, extra = CASES[case]
+    variant = case.removesuffix("-h17").removesuffix("-678")
+    cards = parse_cards(cards_text)
+    rules = load_variant(
+        variant,
+        {
+            "split.allowed": False,
+            "shoe.burn_cards": 0,
+            "shoe.decks": 1,
+            "shoe.cut_card_reserve": 1,
+            **extra,
+        },
+    )
+    if rules.dealer.first_card_face_up:
+        cols = {"T", "A"} if rules.surrender.allowed else set()
+        if rules.surrender.allowed and variant == "pa-blackjack":
+            cols = set(UP)
+        data = up_card_strategy(variant, cols, rules.double.rescue)
+    else:
+        data = card_count_strategy(variant)
+    strategy = strategy_from_mapping(data, "test strategy", rules)
+    analysis = Analysis(rules, Shoe.of_cards(cards), WAGER, strategy)
+    expected = brute_force_ev(rules, strategy, cards, WAGER)
+    assert analysis.expected_value() == pytest.approx(expected, abs=1e-12)
+    # the par sheet's distribution of the round's net: whole, and its mean is the same value
+    net = Outcomes(analysis).run().net
+    assert sum(net.values()) == pytest.approx(1.0, abs=1e-12)
+    assert sum(x * p for x, p in net.items()) == pytest.approx(expected, abs=1e-12)
