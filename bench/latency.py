@@ -25,6 +25,7 @@ import os
 import platform
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from contextlib import ExitStack
@@ -106,6 +107,10 @@ def main() -> int:
     parser.add_argument("--variant", default="pa-blackjack")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--boxes", type=int, default=3)
+    parser.add_argument(
+        "--journal-dir",
+        help="folder for the journal (/dev/shm: no disk fsync in the figure; default: temp)",
+    )
     args = parser.parse_args()
     quiet_logs()  # as croupier run: no debug line per frame on the terminal
     rules = load_variant(args.variant)
@@ -124,7 +129,9 @@ def main() -> int:
     started = time.perf_counter()
     try:
         with ExitStack() as stack:
-            service, runners = pty_table(stack, rules, shoe, boxes=args.boxes)
+            service, runners = pty_table(
+                stack, rules, shoe, boxes=args.boxes, journal_dir=args.journal_dir
+            )
             clock.shoe_fd = runners[0]._master  # the bench's one look inside the runner
             service.open()
             app = service.app
@@ -156,7 +163,7 @@ def main() -> int:
                 return applied
 
             journaled.handle = timed_handle  # type: ignore[method-assign]
-            hands = PacedHands(service)
+            hands = PacedHands(service, devices=[r.device for r in runners])
             hands.pace_s = args.pace
             hands.scripted = False
             hands.settle_events()
@@ -176,7 +183,7 @@ def main() -> int:
     line = {
         "benchmark": "card_to_prompt_latency",
         "transport": "pty",
-        "journal": "sqlite, synchronous=FULL",
+        "journal": f"sqlite, synchronous=FULL, in {args.journal_dir or tempfile.gettempdir()}",
         "variant": rules.id,
         "cards": len(ms),
         "cards_without_prompt": missing,

@@ -21,14 +21,23 @@ from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRun
 
 
 def pty_table(
-    stack: ExitStack, rules: Variant, shoe: EmulatedShoe, *, boxes: int = 3
+    stack: ExitStack,
+    rules: Variant,
+    shoe: EmulatedShoe,
+    *,
+    boxes: int = 3,
+    journal_dir: str | None = None,
 ) -> tuple[TableService, list[PtyRunner]]:
-    """The service (not started: open it, or start its owner thread) and the three runners."""
+    """The service (not started: open it, or start its owner thread) and the three runners.
+    ``journal_dir``: where the journal's temporary folder is made (``/dev/shm`` leaves the
+    disk's ``fsync`` out of a measurement); the system's temporary folder by default."""
     runners = [
         stack.enter_context(PtyRunner(device, name=name))
         for name, device in zip(ROLES, (shoe, EmulatedPeekReader(), EmulatedPanel()), strict=True)
     ]
-    folder = Path(stack.enter_context(tempfile.TemporaryDirectory(prefix="croupier-bench-")))
+    folder = Path(
+        stack.enter_context(tempfile.TemporaryDirectory(prefix="croupier-bench-", dir=journal_dir))
+    )
     config = TableConfig.model_validate(
         {
             "table_id": "bench",

@@ -11,7 +11,7 @@ scripted decisions on the emulated panel, key by key.
 from __future__ import annotations
 
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -83,9 +83,14 @@ class DeviceHands(Hands):
         wait_s: float = WAIT_S,
         *,
         scripted: bool = True,
+        devices: Sequence[object] | None = None,
     ) -> None:
+        """``devices``: the shoe, reader and panel when they are served elsewhere (on ptys);
+        by default the service's own emulated devices."""
         assert service.app is not None
-        shoe, reader, panel = (service.emulated.get(r) for r in ("shoe", "peek", "panel"))
+        if devices is None:
+            devices = [service.emulated.get(r) for r in ("shoe", "peek", "panel")]
+        shoe, reader, panel = devices
         assert isinstance(shoe, EmulatedShoe)
         assert isinstance(reader, EmulatedPeekReader)
         assert isinstance(panel, EmulatedPanel)
