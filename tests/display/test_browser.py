@@ -141,6 +141,10 @@ def test_a_full_nz_round_dealt_by_clicking_the_dealers_screen(browser: Any) -> N
             expect(page.locator("#box-2-stake")).to_have_text("$20 bob")
             expect(page.locator("#box-2-flags")).to_have_text("split")
             press(page, "STD")
+            # the press reaches the table before the card does (as the dealer waits for the prompt)
+            expect(prompt(page)).to_have_attribute(
+                "data-text", "Deal a card to box 2, hand 2 (split)"
+            )
             table.draw()  # the tenth card: the cut card follows it
             expect(page.locator("#box-2-hand-2 .total")).to_have_text("hand 2: 18")
             expect(page.locator("#status .marker.shuffle")).to_have_text("SHUFFLE DUE")

@@ -269,9 +269,13 @@ def inject_split(dealer: Dealer, phase: str) -> None:
     ]
 
 
-def _lost_then_back(dealer: Dealer, role: str, restore: Callable[[], None] | None) -> None:
+def _lost_then_back(
+    dealer: Dealer, role: str, restore: Callable[[], None] | None, mark: int
+) -> None:
     rig = dealer.rig
-    rig.wait_for(lambda s: _link(s, role) == "lost" and s["holding"], "the link lost: hold")
+    rig.wait_for(
+        lambda s: _link(s, role) == "lost" and s["holding"], "the link lost: hold", since=mark
+    )
     if restore is not None:
         restore()
     rig.wait_for(
@@ -281,14 +285,16 @@ def _lost_then_back(dealer: Dealer, role: str, restore: Callable[[], None] | Non
 
 def inject_stall(dealer: Dealer, phase: str) -> None:
     device = device_of(dealer, phase)
+    mark = dealer.rig.state_count()
     device.stall(STALL_S)
-    _lost_then_back(dealer, PHASE_DEVICE[phase], None)
+    _lost_then_back(dealer, PHASE_DEVICE[phase], None, mark)
 
 
 def inject_unplug(dealer: Dealer, phase: str) -> None:
     device = device_of(dealer, phase)
+    mark = dealer.rig.state_count()
     device.unplug()
-    _lost_then_back(dealer, PHASE_DEVICE[phase], device.replug)
+    _lost_then_back(dealer, PHASE_DEVICE[phase], device.replug, mark)
 
 
 def inject_stuck(dealer: Dealer, phase: str) -> None:

@@ -133,7 +133,8 @@ class Rig:
         self.ws: ClientConnection | None = None
         self._ws_stack = contextlib.ExitStack()
         self.ws_error: BaseException | None = None
-        self._states: list[dict[str, Any]] = []
+        self._states: list[dict[str, Any]] = []  # the last 50
+        self._states_seen = 0  # all that arrived
         self._state_lock = threading.Condition()
         self._results: queue.SimpleQueue[dict[str, Any]] = queue.SimpleQueue()
         self._reader: threading.Thread | None = None
@@ -196,6 +197,7 @@ class Rig:
                 if message.get("type") == "state":
                     with self._state_lock:
                         self._states.append(message["state"])
+                        self._states_seen += 1
                         del self._states[:-50]
                         self._state_lock.notify_all()
                 elif message.get("type") in ("result", "error"):
@@ -262,13 +264,32 @@ class Rig:
         with self._state_lock:
             return self._states[-1] if self._states else {}
 
+    def state_count(self) -> int:
+        """How many state messages arrived so far (a mark for :meth:`wait_for`'s ``since``)."""
+        with self._state_lock:
+            return self._states_seen
+
     def wait_for(
-        self, check: Callable[[dict[str, Any]], bool], what: str, timeout: float = WAIT_S
+        self,
+        check: Callable[[dict[str, Any]], bool],
+        what: str,
+        timeout: float = WAIT_S,
+        *,
+        since: int | None = None,
     ) -> dict[str, Any]:
+        """The latest state once it passes ``check``; with ``since`` (a :meth:`state_count`),
+        the first state from that mark on that passed, so that a short-lived state (a hold of
+        half a second) is not missed when the next one arrived before this thread woke."""
         deadline = time.monotonic() + timeout
         with self._state_lock:
             while True:
-                if self._states and check(self._states[-1]):
+                if since is not None:
+                    kept_from = self._states_seen - len(self._states)
+                    for seen in self._states[max(0, since - kept_from) :]:
+                        if check(seen):
+                            return seen
+                    since = self._states_seen
+                elif self._states and check(self._states[-1]):
                     return self._states[-1]
                 left = deadline - time.monotonic()
                 if left <= 0 or (self.process is not None and self.process.poll() is not None):
