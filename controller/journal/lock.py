@@ -13,6 +13,7 @@ nobody holding the lock is simply taken over.
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -69,13 +70,14 @@ class JournalLock:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
         except OSError as exc:
-            cause = "read_only" if isinstance(exc, PermissionError) else "cannot_open"
+            read_only = isinstance(exc, PermissionError) or exc.errno == errno.EROFS
+            why = "is read-only" if read_only else "cannot be written"
             raise JournalUnavailable(
                 str(journal_path),
-                cause,
-                f"Journal unavailable: cannot make the lock file {path} "
-                f"({exc.strerror or exc}). Give croupier write access to the journal's folder "
-                f"{path.parent}; no round can start until then.",
+                "read_only" if read_only else "cannot_open",
+                f"Journal unavailable: {journal_path} cannot be used because its folder "
+                f"{path.parent} {why} (the lock file {path.name}: {exc.strerror or exc}). Give "
+                "croupier write access to the folder; no round can start until then.",
             ) from exc
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
