@@ -290,3 +290,32 @@ def test_a_bug_at_start_prints_its_traceback_and_says_it_is_a_bug(
     assert "Traceback" in err
     assert "RuntimeError: a bug on purpose" in err
     assert "this is a bug in croupier" in err
+
+
+def test_a_second_run_on_serial_devices_in_use_is_refused_and_the_first_keeps_them(
+    tmp_path: Path,
+) -> None:
+    with croupier("emulate", "--seed", "3", "--variant-deck", "48", cwd=tmp_path) as (_, devices):
+        ptys = dict(devices.wait_for(name).split(" ") for name in ("shoe", "peek", "panel"))
+        for name in ("a", "b"):  # two tables, two journals, the same three devices
+            (tmp_path / f"{name}.toml").write_text(
+                f'table_id = "table-{name}"\n[journal]\npath = "{name}/journal.sqlite3"\n'
+                "[display]\nport = 0\n[devices]\n"
+                + "".join(f'{role} = "{path}"\n' for role, path in ptys.items())
+            )
+        with croupier("run", "--config", "a.toml", cwd=tmp_path) as (first, lines):
+            url = lines.wait_for("display: ").split(" ", 1)[1]
+            second = _start(tmp_path, "--config", "b.toml")
+            assert second.returncode == 1
+            message = _one_message(second)
+            assert message.startswith("croupier run: cannot open the devices: ")
+            assert "another program holds the port" in message
+            assert (
+                not (tmp_path / "b" / "journal.sqlite3").exists()
+                or _rows(tmp_path / "b" / "journal.sqlite3") == 0
+            )
+            state = _state(url)
+            assert state["table"]["id"] == "table-a"
+            assert [d["status"] for d in state["devices"]] == ["connected"] * 3
+            first.send_signal(signal.SIGTERM)
+            assert first.wait(WAIT_S) == 0
