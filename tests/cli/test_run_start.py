@@ -21,6 +21,7 @@ from controller.cli.main import main
 from controller.cli.run import EXIT_BUG, EXIT_DISAGREES, EXIT_IN_USE, EXIT_JOURNAL, EXIT_USAGE
 from controller.service.service import TableService
 from tests.cli.test_run import CROUPIER, WAIT_S, _state, croupier
+from tests.journal.test_tamper import tamper
 from tests.journal.test_unavailable import make_read_only
 
 __all__ = ["make_read_only"]  # the fixture, used by name
@@ -86,17 +87,6 @@ def _one_message(done: subprocess.CompletedProcess[str]) -> str:
     assert done.stderr.count("croupier run: ") == 1, done.stderr
     assert "display: " not in done.stdout, "a failed start serves no display"
     return done.stderr
-
-
-def _edit(path: Path, sql: str) -> None:
-    """Change the journal by hand, as someone with the file and a SQLite shell could."""
-    db = sqlite3.connect(path)
-    try:
-        db.execute("DROP TRIGGER IF EXISTS journal_no_update")
-        assert db.execute(sql).rowcount == 1
-        db.commit()
-    finally:
-        db.close()
 
 
 def test_a_second_run_on_a_journal_in_use_is_refused_naming_the_first_which_plays_on(
@@ -198,10 +188,13 @@ def test_an_open_round_of_another_variant_is_named(journal: Path, tmp_path: Path
 def test_an_edited_row_is_found_by_the_chain_before_any_replay_and_writes_nothing(
     journal: Path, tmp_path: Path
 ) -> None:
-    _edit(
+    tamper(
         journal,
-        "UPDATE journal SET payload = json_set(payload, '$.amount_cents', 99900) "
-        "WHERE seq = (SELECT MAX(seq) FROM journal WHERE kind = 'ledger')",
+        (
+            "UPDATE journal SET payload = json_set(payload, '$.amount_cents', 99900) "
+            "WHERE seq = (SELECT MAX(seq) FROM journal WHERE kind = 'ledger')",
+            (),
+        ),
     )
     (seq,) = (
         sqlite3.connect(journal)
@@ -224,10 +217,13 @@ def test_a_row_edited_before_the_verified_point_is_still_named_by_its_row(
     # one start verifies the chain up to its head and records the point
     first = _start(tmp_path, "--demo", "--pace", "0.01", "--rounds", "1")
     assert first.returncode == 0, first.stderr
-    _edit(
+    tamper(
         journal,
-        "UPDATE journal SET payload = json_set(payload, '$.amount_cents', 99900) "
-        "WHERE seq = (SELECT MIN(seq) FROM journal WHERE kind = 'ledger')",
+        (
+            "UPDATE journal SET payload = json_set(payload, '$.amount_cents', 99900) "
+            "WHERE seq = (SELECT MIN(seq) FROM journal WHERE kind = 'ledger')",
+            (),
+        ),
     )
     (seq,) = (
         sqlite3.connect(journal)
