@@ -15,7 +15,10 @@
 effects must match what the journal holds: the journal may miss a tail (the process died after
 a cause was committed and before its effects were), which is then written, and its device
 commands, never sent, are sent once the devices are open; any other difference is a
-:class:`~controller.journal.errors.RecoveryMismatch`, and the table does not guess.
+:class:`~controller.journal.errors.RecoveryMismatch`, and the table does not guess. A start
+checks before it writes: :meth:`JournaledTable.prepare` (or :func:`replay`) rebuilds the table
+and compares without writing a row, :meth:`PreparedTable.commit` then writes the tail and the
+``recovery`` row; :func:`check_variant` refuses a journal whose rounds are of another variant.
 
 Journals keep their format: each start writes a ``software`` row with the ``journal_format`` it
 writes (:data:`JOURNAL_FORMAT`); rows written under format 1 (before the table's device commands

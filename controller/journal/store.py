@@ -83,6 +83,10 @@ When the journal cannot be opened, read or written,
 Retention: :meth:`Journal.prune` deletes rows older than the table's retention
 (:data:`DEFAULT_RETENTION`, 90 days) after appending an ``anchor`` row naming the last pruned row;
 :meth:`Journal.verify` accepts a journal that starts right after an anchor's row.
+
+A start checks the chain from the last point a start verified (:meth:`Journal.verify_from_anchor`:
+a one-row ``journal_verified`` table beside the journal's, holding a row's seq and hash), so a
+start on a long journal hashes only the rows added since; ``audit verify`` checks them all.
 """
 
 from __future__ import annotations

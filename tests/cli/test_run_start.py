@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import signal
+import socket
 import sqlite3
 import subprocess
 import time
@@ -315,3 +316,19 @@ def test_a_second_run_on_serial_devices_in_use_is_refused_and_the_first_keeps_th
             assert [d["status"] for d in state["devices"]] == ["connected"] * 3
             first.send_signal(signal.SIGTERM)
             assert first.wait(WAIT_S) == 0
+
+
+def test_a_display_address_in_use_is_refused_before_the_journal_gets_a_row(
+    journal: Path, tmp_path: Path
+) -> None:
+    rows = _rows(journal)
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        done = _start(tmp_path, "--port", str(port))
+    assert done.returncode == 1
+    message = _one_message(done)
+    assert f"cannot serve the display on 127.0.0.1:{port}" in message
+    assert "--port" in message
+    assert _rows(journal) == rows
