@@ -10,6 +10,23 @@ who draws, peeks and acknowledges at a human pace (``--pace``), so rounds play b
 the browser. Without ``--demo``, emulated devices take the dealer's hands on stdin (the commands
 of ``croupier emulate``: ``d`` draws a card, ``p HIT`` presses a panel key...). ``--rounds N``
 stops after N rounds (for scripts and tests).
+
+One journal serves one running table: ``run`` locks it (:mod:`controller.journal.lock`) and a
+second ``run`` on the same journal is refused, naming the running one. Every start-up failure a
+user can cause prints one message (what, where, what to do) and exits with its status:
+
+== =================================================================================
+0  stopped cleanly (Ctrl-C, SIGTERM, ``q``, or ``--rounds`` done)
+1  the devices or the display could not be opened, or the table caught errors while running
+2  a wrong command line or table file (the option or key is named)
+3  the journal belongs to a table that is running now (its process and display are named)
+4  the journal cannot be used: a read-only folder, a damaged or foreign file
+5  the journal disagrees with this start: its hash chain is broken, its replay does not match
+   it, or its rounds are of another variant
+70 a bug in croupier: the traceback, then a line saying it is a bug
+== =================================================================================
+
+A failed start writes no row to the journal: everything is checked before the first row.
 """
 
 from __future__ import annotations
@@ -19,6 +36,7 @@ import select
 import signal
 import sys
 import threading
+import traceback
 from collections.abc import Callable
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -28,6 +46,14 @@ from controller.display.hub import StateHub
 from controller.display.web import DisplayServer
 from controller.floor.shipper import Shipper
 from controller.game.errors import ConfigError
+from controller.game.rules import load_variant
+from controller.journal.errors import (
+    ChainBroken,
+    JournalUnavailable,
+    RecoveryMismatch,
+    VariantConflict,
+)
+from controller.journal.lock import JournalInUse
 from controller.journal.logs import configure_logging, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
@@ -80,12 +106,43 @@ def _check(args: argparse.Namespace) -> str | None:
     return None
 
 
+EXIT_OK = 0
+EXIT_RUNTIME = 1
+EXIT_USAGE = 2
+EXIT_IN_USE = 3
+EXIT_JOURNAL = 4
+EXIT_DISAGREES = 5
+EXIT_BUG = 70  # EX_SOFTWARE
+
+
 def run(args: argparse.Namespace) -> int:
+    try:
+        return _run(args)
+    except Exception:
+        traceback.print_exc()
+        print(
+            "croupier run: this is a bug in croupier, not something you did: please report it "
+            "with the lines above and the audit log",
+            file=sys.stderr,
+        )
+        return EXIT_BUG
+
+
+def _fail(status: int, text: str) -> int:
+    print(f"croupier run: {text}", file=sys.stderr)
+    return status
+
+
+def _run(args: argparse.Namespace) -> int:
     quiet_logs()
     problem = _check(args)
     if problem:
-        print(f"croupier run: {problem}", file=sys.stderr)
-        return 2
+        return _fail(EXIT_USAGE, problem)
+    if args.variant is not None:
+        try:
+            load_variant(args.variant)
+        except ConfigError as exc:
+            return _fail(EXIT_USAGE, f"--variant {args.variant}: {'; '.join(exc.problems)}")
     overrides: dict[str, Any] = {}
     if args.variant is not None:
         overrides["variant"] = args.variant
@@ -131,20 +188,27 @@ def run(args: argparse.Namespace) -> int:
     display = DisplayServer(service, table.config.display)
     try:
         try:
+            lock = service.claim()  # before anything else: is this journal ours?
+            try:
+                display.bind()
+            except OSError as exc:
+                return _fail(
+                    EXIT_RUNTIME,
+                    f"cannot serve the display on {table.config.display.host}:"
+                    f"{table.config.display.port}: {exc.strerror or exc} (another program "
+                    "uses it: set display.port in the table file or use --port)",
+                )
+            lock.update(display=display.url)
             service.start()
         except DeviceError as exc:
-            print(f"croupier run: cannot open the devices: {exc}", file=sys.stderr)
-            return 1
-        try:
-            display.start()
-        except OSError as exc:
-            print(
-                f"croupier run: cannot serve the display on {table.config.display.host}:"
-                f"{table.config.display.port}: {exc.strerror or exc} (another croupier running? "
-                "set display.port in the table file or use --port)",
-                file=sys.stderr,
-            )
-            return 1
+            return _fail(EXIT_RUNTIME, f"cannot open the devices: {exc}")
+        except JournalInUse as exc:
+            return _fail(EXIT_IN_USE, str(exc))
+        except JournalUnavailable as exc:
+            return _fail(EXIT_JOURNAL, str(exc))
+        except (ChainBroken, RecoveryMismatch, VariantConflict) as exc:
+            return _fail(EXIT_DISAGREES, str(exc))
+        display.start()
         if not display.wait_started():
             print("croupier run: the display did not start", file=sys.stderr)
             return 1

@@ -303,6 +303,14 @@ class DisplayServer:
         return f"{self.scheme}://{shown}:{self.port}/"
 
     def start(self) -> None:
+        """Bind (unless :meth:`bind` did) and serve in a thread of its own."""
+        if self._socket is None:
+            self.bind()
+        self._serve_in_thread()
+
+    def bind(self) -> None:
+        """Take the display's address (an OSError when it is taken), serving nothing yet: a
+        start checks it before the table writes its first row."""
         host = self.display.host
         family = socket.AF_INET6 if ":" in host else socket.AF_INET
         # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so, and without it
@@ -324,6 +332,8 @@ class DisplayServer:
                 port=self.port,
                 override="display.allow_insecure_remote",
             )
+
+    def _serve_in_thread(self) -> None:
         config = uvicorn.Config(
             build_app(self.service, self.hub, self.access),
             log_config=None,

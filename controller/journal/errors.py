@@ -13,7 +13,8 @@ class JournalUnavailable(CroupierError):
     """The journal cannot be opened, read or written: disk full, read-only, locked, corrupt.
 
     ``cause`` is a short code (``disk_full``, ``read_only``, ``locked``, ``corrupt``,
-    ``cannot_open``, ``io_error``, ``wrong_table``) for code that reacts to it; the message says
+    ``cannot_open``, ``io_error``, ``wrong_table``, ``in_use``: another running table holds it,
+    :class:`controller.journal.lock.JournalInUse`) for code that reacts to it; the message says
     what happened to which file and what to do, and is meant for the display and the log. No
     round may start while the journal is unavailable.
     """
@@ -40,3 +41,45 @@ class RecoveryMismatch(CroupierError):
 
 class RecordError(CroupierError, ValueError):
     """A record that cannot be read back: unknown type, missing field, or a wrong value."""
+
+
+class ChainBroken(CroupierError):
+    """The journal's hash chain does not verify: a row was edited, deleted or added by hand.
+
+    ``seq`` is the first broken row (None: the journal as a whole, e.g. its head record) and
+    ``reason`` what is wrong with it (:meth:`controller.journal.store.VerifyResult.describe`).
+    """
+
+    def __init__(self, path: str, seq: int | None, reason: str) -> None:
+        self.path = path
+        self.seq = seq
+        self.reason = reason
+        where = "the journal" if seq is None else f"row {seq}"
+        super().__init__(
+            f"journal {path} fails its hash chain at {where}: {reason}. Nothing is replayed from "
+            "a journal that was changed by hand: keep the file for investigation and call a "
+            "supervisor (`croupier audit verify` shows the same)."
+        )
+
+
+class VariantConflict(CroupierError):
+    """The journal holds rounds of another variant than the one this start would deal."""
+
+    def __init__(
+        self, path: str, journal_variant: str, variant: str, open_round: int | None, last_round: int
+    ) -> None:
+        self.path = path
+        self.journal_variant = journal_variant
+        self.variant = variant
+        self.open_round = open_round
+        state = (
+            f"round {open_round} of {journal_variant} is open in it"
+            if open_round is not None
+            else f"its last round, {last_round}, was {journal_variant}"
+        )
+        super().__init__(
+            f"journal {path} is a {journal_variant} table's journal ({state}), but this start "
+            f"would deal {variant}. Start with --variant {journal_variant} (or the table file's "
+            f"variant = {journal_variant!r}) to go on with it, or give the {variant} table a "
+            "journal of its own (journal.path in the table file)."
+        )

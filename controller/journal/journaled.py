@@ -15,7 +15,10 @@
 effects must match what the journal holds: the journal may miss a tail (the process died after
 a cause was committed and before its effects were), which is then written, and its device
 commands, never sent, are sent once the devices are open; any other difference is a
-:class:`~controller.journal.errors.RecoveryMismatch`, and the table does not guess.
+:class:`~controller.journal.errors.RecoveryMismatch`, and the table does not guess. A start
+checks before it writes: :meth:`JournaledTable.prepare` (or :func:`replay`) rebuilds the table
+and compares without writing a row, :meth:`PreparedTable.commit` then writes the tail and the
+``recovery`` row; :func:`check_variant` refuses a journal whose rounds are of another variant.
 
 Journals keep their format: each start writes a ``software`` row with the ``journal_format`` it
 writes (:data:`JOURNAL_FORMAT`); rows written under format 1 (before the table's device commands
@@ -42,10 +45,10 @@ from controller.game.prompts import Prompt, PromptCode
 from controller.game.rules import Variant
 from controller.game.settlement import net_by_player
 from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
-from controller.journal.errors import JournalUnavailable, RecoveryMismatch
+from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
 from controller.journal.records import to_value
-from controller.journal.store import Journal, entry_for
+from controller.journal.store import Journal, Row, entry_for
 from controller.round.controller import StateChanged
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.spec import Action, State
@@ -146,15 +149,26 @@ class JournaledTable:
         limits: BetLimits | None = None,
     ) -> JournaledTable:
         """A fresh table on an empty journal, or the table the journal describes."""
+        prepared = cls.prepare(rules, journal, start=start, access=access)
+        return prepared.commit(commands, show=show, limits=limits)
+
+    @classmethod
+    def prepare(
+        cls,
+        rules: Variant,
+        journal: Journal,
+        *,
+        start: State = State.BURN,
+        access: AccessPolicy = KEY_ONLY,
+    ) -> PreparedTable:
+        """The table the journal describes, rebuilt but not yet written to the journal: a start
+        checks everything (a :class:`RecoveryMismatch` is raised here) before it writes a row,
+        then :meth:`PreparedTable.commit`."""
         if next(journal.iter_rows(kinds=[*CAUSE_KINDS, *EFFECT_KINDS]), None) is None:
             # nothing of a table in it yet (perhaps the start-up's software and config rows)
-            app = TableApp(rules, commands, start=start, access=_key_only(access), hold_orders=True)
-            table = cls(app, journal, show=show, limits=limits)
-            table.require_pins(access.pins_required)
-            return table
-        table = recover(rules, journal, commands, show=show, start=start, access=access)
-        table.limits = limits
-        return table
+            app = TableApp(rules, None, start=start, access=_key_only(access), hold_orders=True)
+            return PreparedTable(journal, app, access, None)
+        return replay(rules, journal, start=start, access=access)
 
     @property
     def controller(self) -> Any:
@@ -345,6 +359,95 @@ def recover(
     access: AccessPolicy = KEY_ONLY,
 ) -> JournaledTable:
     """Rebuild the table from its journal (see the module docstring)."""
+    return replay(rules, journal, start=start, access=access).commit(commands, show=show)
+
+
+class PreparedTable:
+    """A table rebuilt from its journal (or a fresh one) that has written nothing yet."""
+
+    def __init__(
+        self,
+        journal: Journal,
+        app: TableApp,
+        access: AccessPolicy,
+        replayed: _Replay | None,
+    ) -> None:
+        self.journal = journal
+        self.app = app
+        self.access = access
+        self.replayed = replayed  # None: a fresh table
+
+    @property
+    def drawn(self) -> int:
+        """The shoe's last draw number the journal holds (0 for a fresh table)."""
+        return self.app.shoe.last_draw_no or 0
+
+    def commit(
+        self,
+        commands: DeviceCommands | None = None,
+        *,
+        show: Callable[[TableOutput], None] | None = None,
+        limits: BetLimits | None = None,
+    ) -> JournaledTable:
+        """Write what the start adds to the journal (a recovered tail, the ``recovery`` row,
+        the sign-out and the PIN policy) and hand the table over."""
+        app, journal, access = self.app, self.journal, self.access
+        if self.replayed is None:
+            app.commands = commands if commands is not None else NoDevices()
+            table = JournaledTable(app, journal, show=show, limits=limits)
+            table.require_pins(access.pins_required)
+            return table
+        done = self.replayed
+        missing = done.missing
+        if missing:
+            journal.append_many([m.entry for m in missing], round_id=app.controller.round.number)
+        app.commands = commands if commands is not None else NoDevices()
+        table = JournaledTable(app, journal, show=show, marks=done.marks, limits=limits)
+        table.unsent = [m.item for m in missing if isinstance(m.item, DeviceOrder)]
+        report = RecoveryReport(
+            done.causes,
+            done.checked,
+            len(missing),
+            app.controller.round.number,
+            app.controller.state,
+        )
+        table.recovery = report
+        journal.append(
+            "recovery",
+            {
+                "round": report.round_number,
+                "state": report.state.value,
+                "causes": report.causes,
+                "effects_checked": report.effects_checked,
+                "effects_written": report.effects_written,
+                "text": report.describe(),
+            },
+            round_id=report.round_number,
+        )
+        if show is not None:
+            show(Prompt(PromptCode.RESUMED, report.describe()))
+        table.sign_out("the table restarted")
+        table.require_pins(access.pins_required)
+        return table
+
+
+@dataclass(frozen=True, slots=True)
+class _Replay:
+    marks: RoundMarks
+    causes: int  # causes replayed
+    checked: int  # journaled effect rows matched
+    missing: list[_Replayed]  # effects the journal lacks (its tail), to be written
+
+
+def replay(
+    rules: Variant,
+    journal: Journal,
+    *,
+    start: State = State.BURN,
+    access: AccessPolicy = KEY_ONLY,
+) -> PreparedTable:
+    """Replay the journal's causes through a fresh table and check every journaled effect
+    against the replay (:class:`RecoveryMismatch` at the first difference); writes nothing."""
     # The journal says when PINs became required (a journal from before them replays as it was).
     app = TableApp(rules, NoDevices(), start=start, access=_key_only(access), hold_orders=True)
     marks = RoundMarks()
@@ -375,32 +478,26 @@ def recover(
         if got is None or _normal(got.entry, got.format) != _normal(expected, expected_fmt):
             raise RecoveryMismatch(seq, expected, None if got is None else got.entry)
     missing = compared[len(journaled) :]
-    if missing:
-        journal.append_many([m.entry for m in missing], round_id=app.controller.round.number)
-    app.commands = commands if commands is not None else NoDevices()
-    table = JournaledTable(app, journal, show=show, marks=marks)
-    table.unsent = [m.item for m in missing if isinstance(m.item, DeviceOrder)]
-    report = RecoveryReport(
-        causes, len(journaled), len(missing), app.controller.round.number, app.controller.state
+    return PreparedTable(journal, app, access, _Replay(marks, causes, len(journaled), missing))
+
+
+def check_variant(journal: Journal, variant: str) -> None:
+    """Refuse (:class:`VariantConflict`) to deal ``variant`` on a journal whose rounds are of
+    another variant: its replay would deal them again under other rules. Reads only."""
+    last: Row | None = None
+    for row in journal.iter_rows(kinds=["round_start"]):
+        last = row
+    if last is None:
+        return
+    found = str(last.payload.get("variant", variant))
+    if found == variant:
+        return
+    number = int(last.payload.get("round", last.round_id or 0))
+    ended = any(
+        r.payload.get("round") == number
+        for r in journal.iter_rows(kinds=["round_end"], after_seq=last.seq)
     )
-    table.recovery = report
-    journal.append(
-        "recovery",
-        {
-            "round": report.round_number,
-            "state": report.state.value,
-            "causes": report.causes,
-            "effects_checked": report.effects_checked,
-            "effects_written": report.effects_written,
-            "text": report.describe(),
-        },
-        round_id=report.round_number,
-    )
-    if show is not None:
-        show(Prompt(PromptCode.RESUMED, report.describe()))
-    table.sign_out("the table restarted")
-    table.require_pins(access.pins_required)
-    return table
+    raise VariantConflict(str(journal.path), found, variant, None if ended else number, number)
 
 
 def _key_only(access: AccessPolicy) -> AccessPolicy:

@@ -83,6 +83,10 @@ When the journal cannot be opened, read or written,
 Retention: :meth:`Journal.prune` deletes rows older than the table's retention
 (:data:`DEFAULT_RETENTION`, 90 days) after appending an ``anchor`` row naming the last pruned row;
 :meth:`Journal.verify` accepts a journal that starts right after an anchor's row.
+
+A start checks the chain from the last point a start verified (:meth:`Journal.verify_from_anchor`:
+a one-row ``journal_verified`` table beside the journal's, holding a row's seq and hash), so a
+start on a long journal hashes only the rows added since; ``audit verify`` checks them all.
 """
 
 from __future__ import annotations
@@ -696,7 +700,35 @@ class Journal:
             except sqlite3.Error as exc:
                 raise _unavailable(self.path, exc) from exc
 
+    def verify_from_anchor(self) -> VerifyResult:
+        """Check the chain from the last point a start verified (the whole chain the first
+        time), and record the new verified point when it holds.
+
+        The verified point (``journal_verified``: the seq and hash of a row) is a table of its
+        own, not a journal row. A verified row that is gone or changed since, or a point that
+        does not chain on, falls back to checking the whole chain, which names the first broken
+        row. ``croupier audit verify`` and ``doctor`` always check everything.
+        """
+        with self._lock:
+            db = self._db
+            try:
+                db.execute("BEGIN")
+                try:
+                    point = _verified_point(db)
+                    result = self._verify_after(*point) if point is not None else None
+                    if result is None or not result.ok:
+                        result = self._verify()
+                finally:
+                    db.execute("COMMIT")
+            except sqlite3.Error as exc:
+                raise _unavailable(self.path, exc) from exc
+            seq, digest = result.last_seq, result.last_hash
+            if result.ok and seq is not None and digest is not None and not self.readonly:
+                self._write(lambda: _record_verified(db, seq, digest))
+            return result
+
     def _verify(self) -> VerifyResult:
+        """The chain from row 1 (or from the first row after an anchor) to the head."""
         db = self._db
         head = db.execute("SELECT seq, hash FROM journal_head WHERE id = 1").fetchone()
         anchors: dict[int, Row] = {}
@@ -708,13 +740,36 @@ class Journal:
                 bad_anchors.append(anchor.seq)
             else:
                 anchors[through] = anchor
+        return self._verify_rows(db.execute(_ALL_ROWS), None, head, anchors, bad_anchors)
 
+    def _verify_after(self, seq: int, digest: str) -> VerifyResult | None:
+        """The chain from a verified row (its seq and hash) to the head; None when that row is
+        not as recorded (pruned, or changed since it was verified)."""
+        db = self._db
+        head = db.execute("SELECT seq, hash FROM journal_head WHERE id = 1").fetchone()
+        found = db.execute(_SELECT + " WHERE seq = ?", (seq,)).fetchone()
+        if found is None:
+            return None
+        start = Row._from_db(found)
+        if start.hash != digest or start.computed_hash() != digest:
+            return None
+        rows = db.execute(_SELECT + " WHERE seq > ? ORDER BY seq", (seq,))
+        return self._verify_rows(rows, start, head, {}, [])
+
+    def _verify_rows(
+        self,
+        cursor: Iterable[tuple[Any, ...]],
+        start: Row | None,
+        head: tuple[Any, ...] | None,
+        anchors: dict[int, Row],
+        bad_anchors: list[int],
+    ) -> VerifyResult:
         def fail(seq: int | None, reason: str, checked: int) -> VerifyResult:
             return VerifyResult(False, checked, seq, reason)
 
-        checked = 0
-        previous: Row | None = None
-        for values in db.execute(_ALL_ROWS):
+        checked = 0 if start is None else 1
+        previous: Row | None = start
+        for values in cursor:
             row = Row._from_db(values)
             if previous is not None and row.seq != previous.seq + 1:
                 missing = previous.seq + 1
@@ -779,6 +834,26 @@ class Journal:
             last_seq=None if previous is None else previous.seq,
             last_hash=None if previous is None else previous.hash,
         )
+
+
+def _verified_point(db: sqlite3.Connection) -> tuple[int, str] | None:
+    exists = db.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'journal_verified'"
+    ).fetchone()
+    if exists is None:
+        return None
+    found = db.execute("SELECT seq, hash FROM journal_verified WHERE id = 1").fetchone()
+    return None if found is None else (int(found[0]), str(found[1]))
+
+
+def _record_verified(db: sqlite3.Connection, seq: int, digest: str) -> None:
+    db.execute(
+        "CREATE TABLE IF NOT EXISTS journal_verified ("
+        "id INTEGER PRIMARY KEY CHECK (id = 1), seq INTEGER NOT NULL, hash TEXT NOT NULL)"
+    )
+    db.execute(
+        "INSERT OR REPLACE INTO journal_verified (id, seq, hash) VALUES (1, ?, ?)", (seq, digest)
+    )
 
 
 def _check_start_gap(

@@ -48,8 +48,14 @@ import structlog
 from controller import __version__
 from controller.game.prompts import Prompt, PromptCode
 from controller.game.rules import resolve_variant_path
-from controller.journal.errors import JournalUnavailable
-from controller.journal.journaled import JOURNAL_FORMAT, JournaledTable, resume_points
+from controller.journal.errors import ChainBroken, JournalUnavailable, RecoveryMismatch
+from controller.journal.journaled import (
+    JOURNAL_FORMAT,
+    JournaledTable,
+    check_variant,
+    resume_points,
+)
+from controller.journal.lock import JournalLock
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
@@ -201,6 +207,7 @@ class TableService:
         self._stack = ExitStack()
         self._pending_notices: list[tuple[NoticeKind, str]] = []
         self._unjournalled: list[tuple[str, Notice]] = []
+        self.lock: JournalLock | None = None  # this table's hold on its journal, once open
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -222,31 +229,40 @@ class TableService:
         self._thread = threading.Thread(target=self._run, name="table-owner", daemon=True)
         self._thread.start()
 
+    def claim(self) -> JournalLock:
+        """Take this table's journal for this process (:class:`JournalLock`, held until
+        :meth:`close`), or raise :class:`~controller.journal.lock.JournalInUse` naming the
+        running table that has it. :meth:`open` claims it first if nobody did."""
+        if self.lock is None:
+            self.lock = JournalLock.acquire(self.table.journal_path, table_id=self.config.table_id)
+            self._stack.callback(self._release)
+        return self.lock
+
+    def _release(self) -> None:
+        lock, self.lock = self.lock, None
+        if lock is not None:
+            lock.release()
+
     def _open(self) -> None:
-        # The journal first: the table is what the journal says it is (a fresh table on a new
-        # journal, the rebuilt table after a restart).
-        journal = self._stack.enter_context(
-            Journal.open(self.table.journal_path, table_id=self.config.table_id)
-        )
-        journal.prune(timedelta(days=self.config.journal.retention_days))
-        journal.append_many(
-            [
-                ("software", {"version": __version__, "journal_format": JOURNAL_FORMAT}),
-                ("config", self._config_row(journal)),
-            ]
-        )
-        self.journaled = JournaledTable.start(
-            self.rules,
-            journal,
-            show=self._told,
-            access=self.access,
-            limits=BetLimits.of(self.config),
-        )
-        for kind, text in self._pending_notices:
-            self._notice(kind, text)
-        self._pending_notices.clear()
-        if self.journaled.recovery is not None:
-            log.info("table recovered", detail=self.journaled.recovery.describe())
+        # Everything a start can refuse is checked before the journal gets a row: this table
+        # owns the journal (the lock), the chain holds, the journal is of this variant, its
+        # replay matches it, the devices open. Then the start's rows, then the table.
+        path = self.table.journal_path
+        self.claim()
+        journal = self._stack.enter_context(Journal.open(path, table_id=self.config.table_id))
+        chain = journal.verify_from_anchor()
+        if not chain.ok:
+            raise ChainBroken(str(path), chain.first_bad_seq, chain.reason)
+        check_variant(journal, self.rules.id)
+        try:
+            prepared = JournaledTable.prepare(self.rules, journal, access=self.access)
+        except RecoveryMismatch:
+            # Rows before the verified point are not hashed again at each start: a replay that
+            # differs asks whether the whole chain still holds (it names an edited row).
+            whole = journal.verify()
+            if not whole.ok:
+                raise ChainBroken(str(path), whole.first_bad_seq, whole.reason) from None
+            raise
         opened = open_devices(
             self._stack,
             self.config.devices.urls,
@@ -256,8 +272,21 @@ class TableService:
             baudrate=self.config.devices.baudrate,
             confirm_events=True,  # acknowledged only once journaled
             resume=resume_points(journal),
-            drawn=self.journaled.app.shoe.last_draw_no or 0,
+            drawn=prepared.drawn,
         )
+        journal.prune(timedelta(days=self.config.journal.retention_days))
+        journal.append_many(
+            [
+                ("software", {"version": __version__, "journal_format": JOURNAL_FORMAT}),
+                ("config", self._config_row(journal)),
+            ]
+        )
+        self.journaled = prepared.commit(show=self._told, limits=BetLimits.of(self.config))
+        for kind, text in self._pending_notices:
+            self._notice(kind, text)
+        self._pending_notices.clear()
+        if self.journaled.recovery is not None:
+            log.info("table recovered", detail=self.journaled.recovery.describe())
         self.devices = opened.drivers
         self.emulated = opened.emulated
         for role, driver in zip(("shoe", "peek", "panel"), opened.drivers.drivers, strict=True):
