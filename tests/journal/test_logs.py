@@ -26,19 +26,62 @@ def lines(path: Path) -> list[dict[str, Any]]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
-def test_a_transitions_record_reaches_the_json_file_with_the_bound_round(tmp_path: Path) -> None:
+def test_a_transitions_warning_reaches_the_json_file_with_the_bound_round(tmp_path: Path) -> None:
     path = tmp_path / "logs" / "audit.jsonl"
     configure_logging(console=False, json_path=path)
     bind_round(table_id="T1", shoe_id="S7", round_id=12)
 
-    logging.getLogger("transitions").info("%sFinished processing state %s", "", "betting")
+    logging.getLogger("transitions.core").warning("%sCannot trigger %s", "", "deal")
 
     (record,) = lines(path)
-    assert record["event"] == "Finished processing state betting"
-    assert record["logger"] == "transitions"
-    assert record["level"] == "info"
+    assert record["event"] == "Cannot trigger deal"
+    assert record["logger"] == "transitions.core"
+    assert record["level"] == "warning"
     assert (record["table_id"], record["shoe_id"], record["round_id"]) == ("T1", "S7", 12)
     assert record["timestamp"].endswith("Z")
+
+
+def test_library_chatter_goes_to_the_debug_log_only_and_ours_to_both(tmp_path: Path) -> None:
+    audit, debug = tmp_path / "audit.jsonl", tmp_path / "log" / "debug.log"
+    configure_logging(console=False, json_path=audit, level="INFO", debug_path=debug)
+    bind_round(table_id="T1", round_id=4)
+    chatter = logging.getLogger("transitions.core")
+    chatter.info("Executed callback '%s'", "<bound method RoundController._on_enter>")
+    chatter.debug("Finished processing state %s", "dealing")
+    structlog.get_logger("croupier.table").info("input refused", action="hit")
+    structlog.get_logger("croupier.wire").debug("rx", hex="02 53 03")
+    logging.getLogger("serial").warning("port %s gone", "/dev/ttyUSB0")
+
+    assert [(r["logger"], r["event"]) for r in lines(audit)] == [
+        ("croupier.table", "input refused"),
+        ("serial", "port /dev/ttyUSB0 gone"),
+    ]
+    text = debug.read_text(encoding="utf-8")
+    for words in (
+        "Executed callback '<bound method RoundController._on_enter>'",
+        "Finished processing state dealing",
+        "input refused",
+        "hex='02 53 03'",
+        "port /dev/ttyUSB0 gone",
+        "round_id=4",
+    ):
+        assert words in text
+    assert not text.lstrip().startswith("{")  # for a person, like the console
+
+
+def test_the_debug_log_is_rotated_and_stays_within_its_bound(tmp_path: Path) -> None:
+    debug = tmp_path / "debug.log"
+    configure_logging(
+        console=False, debug_path=debug, debug_max_bytes=4_000, debug_backups=2, level="INFO"
+    )
+    chatter = logging.getLogger("transitions.core")
+    for number in range(2_000):
+        chatter.debug("Executed callback %d of a long round", number)
+
+    files = sorted(p.name for p in tmp_path.iterdir())
+    assert files == ["debug.log", "debug.log.1", "debug.log.2"]
+    assert all((tmp_path / name).stat().st_size <= 4_000 for name in files)
+    assert "Executed callback 1999 " in debug.read_text(encoding="utf-8")
 
 
 def test_our_structlog_events_and_pyserial_records_share_the_pipeline(tmp_path: Path) -> None:
