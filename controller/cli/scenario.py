@@ -30,21 +30,25 @@ SCENARIO_EXTENSIONS = (FORMAT_DOCS / "scenario-extensions.md").resolve()
 
 
 def register(commands: Subparsers) -> None:
-    formats = f"The file's format: {SCENARIO_FORMAT} and {SCENARIO_EXTENSIONS}."
+    # the paths on lines of their own, never wrapped (an installed one is long)
+    formats = f"The file's format:\n  {SCENARIO_FORMAT}\n  {SCENARIO_EXTENSIONS}"
     parser = commands.add_parser(
         "scenario",
         help="play scripted table sessions",
-        description=f"Scripted table sessions. {formats}",
+        description=f"Scripted table sessions.\n\n{formats}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="scenario_command", metavar="ACTION", required=True)
     run_parser = actions.add_parser(
         "run",
         help="play a scenario file and report what happened",
-        description="Play a scenario file through emulated devices, the drivers and the round "
-        f"machine, and report what happened. {formats} Exit status 0 when it played to the "
-        "end, 1 when it stopped on an error, 2 for a file that is not a valid scenario.",
+        description="Play a scenario file through emulated devices, the drivers and the round\n"
+        f"machine, and report what happened.\n\n{formats}\n\n"
+        "Exit status 0 when it played to the end, 1 when it stopped on an error,\n"
+        "2 for a file that is not a valid scenario.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    run_parser.add_argument("file", help=f"the scenario file (YAML, see {SCENARIO_FORMAT})")
+    run_parser.add_argument("file", help="the scenario file (YAML; its format: see above)")
     run_parser.add_argument("--json", action="store_true", help="print the JSON report")
     run_parser.set_defaults(handler=run)
 
