@@ -564,7 +564,12 @@ class TableService:
             before.number
         ):
             self.rounds_completed += 1
-            self.last_rounds.append(summarize(before))
+            summary = summarize(before)
+            self.last_rounds.append(summary)
+            # the audit log's line per round (the journal has every step)
+            log.info(
+                "round over", round=summary.number, net_cents=dict(summary.net), void=summary.void
+            )
             bind_round(round_id=self.app.controller.round.number)
             del self.last_rounds[: -self.config.display.last_rounds]
 

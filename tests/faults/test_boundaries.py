@@ -213,7 +213,7 @@ class SerialFault:
     """Raise ``SerialException`` once, on the shoe's port, after ``FAULT_AT_DRAW`` cards."""
 
     table: Table | None = None
-    struck: list[tuple[State, bytes | int]] = field(default_factory=list)
+    struck: list[State] = field(default_factory=list)  # the table's state when it struck
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def strikes(self, port: serial.Serial) -> bool:
@@ -223,7 +223,7 @@ class SerialFault:
         with self.lock:
             if self.struck or table.shoe.draw_no < FAULT_AT_DRAW:
                 return False
-            self.struck.append((state_when_struck(table), b""))
+            self.struck.append(state_when_struck(table))
             return True
 
 
@@ -251,50 +251,43 @@ def assert_held_for_the_shoe_and_resumed(rows: list[JournalRow]) -> None:
     assert resumed[0].seq > holds[0].seq
 
 
-def test_a_serial_write_that_fails_mid_round_holds_the_table_and_applies_every_card_once(
-    tmp_path: Path, mocker: MockerFixture, undisturbed: Played
-) -> None:
-    fault = SerialFault()
-    real_write = serial.Serial.write
-
-    def write(port: serial.Serial, data: bytes) -> int | None:
-        if fault.strikes(port):
-            raise serial.SerialException(5, "write failed: [Errno 5] Input/output error")
-        return real_write(port, data)
-
-    mocker.patch.object(serial.Serial, "write", autospec=True, side_effect=write)
-    with pty_table(tmp_path) as table:
-        fault.table = table
-        rows = play_out(table)
-
-    assert len(fault.struck) == 1
-    assert fault.struck[0][0] in MID_ROUND
-    assert_held_for_the_shoe_and_resumed(rows)
-    assert_nothing_twice_nothing_lost(table, rows, undisturbed)
-
-
-def test_a_serial_read_that_fails_mid_round_holds_the_table_and_applies_every_card_once(
-    tmp_path: Path, mocker: MockerFixture, undisturbed: Played
-) -> None:
-    fault = SerialFault()
-    real_read = serial.Serial.read
-
-    def read(port: serial.Serial, size: int = 1) -> bytes:
-        if fault.strikes(port):
+@pytest.mark.parametrize(
+    ("method", "error"),
+    [
+        ("write", serial.SerialException(5, "write failed: [Errno 5] Input/output error")),
+        (
+            "read",
             # what pyserial says when a USB adapter goes away under a read
-            raise serial.SerialException(
+            serial.SerialException(
                 "device reports readiness to read but returned no data "
                 "(device disconnected or multiple access on port?)"
-            )
-        return real_read(port, size)
+            ),
+        ),
+    ],
+    ids=["mid-write", "mid-read"],
+)
+def test_a_serial_port_that_fails_mid_round_holds_the_table_and_applies_every_card_once(
+    tmp_path: Path,
+    mocker: MockerFixture,
+    undisturbed: Played,
+    method: str,
+    error: serial.SerialException,
+) -> None:
+    fault = SerialFault()
+    real = getattr(serial.Serial, method)
 
-    mocker.patch.object(serial.Serial, "read", autospec=True, side_effect=read)
+    def faulty(port: serial.Serial, *args: Any) -> Any:
+        if fault.strikes(port):
+            raise error
+        return real(port, *args)
+
+    mocker.patch.object(serial.Serial, method, autospec=True, side_effect=faulty)
     with pty_table(tmp_path) as table:
         fault.table = table
         rows = play_out(table)
 
     assert len(fault.struck) == 1
-    assert fault.struck[0][0] in MID_ROUND
+    assert fault.struck[0] in MID_ROUND
     assert_held_for_the_shoe_and_resumed(rows)
     assert_nothing_twice_nothing_lost(table, rows, undisturbed)
 
