@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import json
 import logging
+import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from controller.journal.logs import (
     configure_logging,
     reset_logging,
 )
+from tests.faults.harness import croupier_command
 
 pytestmark = pytest.mark.usefixtures("restore_logging")
 
@@ -178,3 +180,38 @@ def test_an_exception_is_logged_as_text_in_the_json_line(tmp_path: Path) -> None
 def test_an_unknown_level_is_refused() -> None:
     with pytest.raises(ValueError, match="log level 'LOUD' is not one of DEBUG, INFO"):
         configure_logging(level="LOUD")
+
+
+def test_croupier_run_keeps_the_chatter_in_the_debug_log_and_the_rounds_in_the_audit_log(
+    tmp_path: Path,
+) -> None:
+    """Through the real command: the table file's ``[logs] debug`` is written, the audit log
+    has the rounds and no ``transitions`` chatter."""
+    table = tmp_path / "table.toml"
+    table.write_text(
+        'table_id = "t-logs"\nboxes = [1, 2]\n[display]\nport = 0\n'
+        f'[journal]\npath = "{tmp_path / "journal.sqlite3"}"\n'
+        f'[logs]\naudit = "{tmp_path / "a" / "audit.jsonl"}"\n'
+        f'debug = "{tmp_path / "d" / "debug.log"}"\n'
+    )
+    done = subprocess.run(
+        [*croupier_command(), "run", "--config", str(table), "--demo", "--pace", "0", "--rounds=2"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert f"debug log: {tmp_path / 'd' / 'debug.log'}" in done.stdout
+
+    audit = [json.loads(line) for line in (tmp_path / "a" / "audit.jsonl").read_text().splitlines()]
+    assert not [r for r in audit if not r["logger"].startswith("croupier")]
+    over = [r for r in audit if r["event"] == "round over"]
+    assert [(r["round"], r["round_id"], r["table_id"]) for r in over][:2] == [
+        (1, 1, "t-logs"),
+        (2, 2, "t-logs"),
+    ]
+    debug = (tmp_path / "d" / "debug.log").read_text(encoding="utf-8")
+    assert "[transitions.core]" in debug
+    assert "Executed callback" in debug
+    assert "[croupier.wire]" in debug
