@@ -297,7 +297,6 @@ class JournaledTable:
                 shoe_id=f"{self.journal.table_id}-shoe{table.shoe_number}",
                 round_id=round_id,
             )
-            log.info("round started", round=round_id, variant=self.app.rules.id)
         if self.show is not None:
             for item in outputs:
                 self.show(item)
