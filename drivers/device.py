@@ -126,7 +126,7 @@ class DeviceDriver:
         if confirm_events and not config.confirm_events:
             config = replace(config, confirm_events=True)
         self._link = Link(self.ref, config, resume=resume)
-        self._confirms: queue.SimpleQueue[int] = queue.SimpleQueue()
+        self._confirms: queue.SimpleQueue[tuple[int, bool]] = queue.SimpleQueue()
         self._backoff = backoff or Backoff()
         self._clock = clock
         self._utc_now = utc_now
@@ -245,6 +245,11 @@ class DeviceDriver:
 
     def confirm(self, event: FrameEvent) -> None:
         """Confirm mode: ``event`` is safely stored; the driver may acknowledge it now."""
+        self._check_confirmable(event)
+        self._confirms.put((event.seq, True))
+        self._wake()
+
+    def _check_confirmable(self, event: FrameEvent) -> None:
         if event.device != self.ref:
             raise CommandError(
                 f"{self.ref}: cannot confirm an event of {event.device}", url=self.ref.port
@@ -255,7 +260,12 @@ class DeviceDriver:
                 "on receipt",
                 url=self.ref.port,
             )
-        self._confirms.put(event.seq)
+
+    def decline(self, event: FrameEvent) -> None:
+        """Confirm mode: ``event`` could not be stored and was not applied; the driver does not
+        acknowledge it and passes the device's next copy on again."""
+        self._check_confirmable(event)
+        self._confirms.put((event.seq, False))
         self._wake()
 
     def poll(self) -> Future[Reply]:
@@ -359,10 +369,13 @@ class DeviceDriver:
     def _take_commands(self) -> None:
         while True:
             try:
-                seq = self._confirms.get_nowait()
+                seq, stored = self._confirms.get_nowait()
             except queue.Empty:
                 break
-            self._deliver(self._link.confirm(seq, self._clock()))
+            if stored:
+                self._deliver(self._link.confirm(seq, self._clock()))
+            else:
+                self._deliver(self._link.decline(seq, self._clock()))
         while True:
             try:
                 kind, payload, future = self._inbox.get_nowait()

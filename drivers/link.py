@@ -377,6 +377,21 @@ class Link:
             self._ack(seq)
         return self._take()
 
+    def decline(self, seq: int, now: float) -> Output:
+        """Confirm-mode only: the consumer could not store the event with this SEQ (its journal
+        failed) and applied nothing. It is not acknowledged, and the device's next copy of it is
+        passed on again, as are the copies of any event passed on after it (the consumer
+        declines those too, so the events still arrive in SEQ order)."""
+        self._now = now
+        if seq not in self._unconfirmed:
+            self._log.info("decline of an event not awaiting a confirm ignored", seq=seq)
+            return self._take()
+        self._unconfirmed.discard(seq)
+        if self._classify(seq) is _SeqVerdict.DUPLICATE:  # at or before the last one passed on
+            self._epoch.last_seq = (seq - 1) % 256
+        self._log.info("event declined by the consumer: taken again when resent", seq=seq)
+        return self._take()
+
     def close(self, now: float) -> Output:
         """Stop: every pending command fails with :class:`LinkDownError`."""
         self._now = now

@@ -36,6 +36,15 @@ class TableDevices(Closing):
                 return
         raise CommandError(f"no driver of this table is on {event.device}")
 
+    def decline(self, event: FrameEvent) -> None:
+        """Confirm mode: ``event`` could not be journaled; its driver takes it again when the
+        device resends it."""
+        for driver in self.drivers:
+            if driver.ref == event.device:
+                driver.decline(event)
+                return
+        raise CommandError(f"no driver of this table is on {event.device}")
+
     def close(self) -> None:
         for driver in self.drivers:
             driver.close()

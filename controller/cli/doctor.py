@@ -2,7 +2,10 @@
 
 Checks: the journal can be written and its hash chain is intact; each device answers, is the
 right type and runs approved firmware (``devices.firmware_allow`` in the table file); the clock
-is sane (not before the journal's last row, not before this software was written); there is disk
+is sane (not before the journal's last row by more than
+:data:`~controller.journal.store.CLOCK_BACK_TOLERANCE`, compared at the journal's resolution of a
+millisecond and read after that row, so a running table's latest row is no false alarm; not
+before this software was written); there is disk
 space for the journal; with a ``[floor]`` section, the floor's PostgreSQL answers, has the schema
 this croupier needs, holds this journal's rows (not another's) and how far it is behind. Exit
 status 0 when every check passes, 1 otherwise, 2 for a table file that cannot be used.
@@ -23,7 +26,13 @@ from controller.floor.check import floor_check
 from controller.game.errors import ConfigError
 from controller.journal.errors import JournalUnavailable
 from controller.journal.logs import configure_logging
-from controller.journal.store import Journal, parse_ts
+from controller.journal.store import (
+    CLOCK_BACK_TOLERANCE,
+    Journal,
+    format_ts,
+    parse_ts,
+    utc_now,
+)
 from controller.service.devices import open_devices, shown_urls
 from controller.table.config import LoadedTable, load_table_config
 from drivers.errors import DeviceError
@@ -52,7 +61,14 @@ class Check:
 
 def register(commands: Subparsers) -> None:
     parser = commands.add_parser(
-        "doctor", help="check that the table is fit to deal (journal, devices, clock, disk)"
+        "doctor",
+        help="check that the table is fit to deal (journal, devices, clock, disk)",
+        description="Check that the table is fit to deal: the journal can be written and its "
+        "hash chain is intact; each device answers, is the right type and runs approved "
+        "firmware; the clock is not behind the journal; there is disk space; with a [floor] "
+        "section, the floor's PostgreSQL answers and how far shipping is behind. Every "
+        "failed check says what to do. Exit status 0 when every check passes, 1 when "
+        "one fails, 2 for a table file that cannot be used.",
     )
     parser.add_argument("--config", help="the table file (default config/table.toml)")
     parser.set_defaults(handler=run)
@@ -77,8 +93,8 @@ def run(args: argparse.Namespace) -> int:
 
 
 def diagnose(table: LoadedTable, *, now: Callable[[], datetime] | None = None) -> list[Check]:
-    clock = now or (lambda: datetime.now(UTC))
-    checks = journal_checks(table, clock())
+    clock = now or utc_now  # (looked up now: a test patches it)
+    checks = journal_checks(table, clock)
     checks += device_checks(table)
     checks.append(disk_check(table))
     if table.config.floor is not None:
@@ -93,7 +109,9 @@ def floor_doctor(table: LoadedTable) -> Check:
     return Check("floor", found.ok, found.detail, found.fix, warning=found.warning)
 
 
-def journal_checks(table: LoadedTable, now: datetime) -> list[Check]:
+def journal_checks(table: LoadedTable, now: Callable[[], datetime]) -> list[Check]:
+    """The journal's checks, then the clock's: read after the journal's last row (a running
+    table writes rows meanwhile)."""
     path = table.journal_path
     checks: list[Check] = []
     last_ts: datetime | None = None
@@ -102,7 +120,7 @@ def journal_checks(table: LoadedTable, now: datetime) -> list[Check]:
     except JournalUnavailable as exc:
         return [
             Check("journal", False, str(exc), "see the message; no round can start"),
-            clock_check(now, None),
+            clock_check(now(), None),
         ]
     with journal:
         try:
@@ -129,7 +147,7 @@ def journal_checks(table: LoadedTable, now: datetime) -> list[Check]:
             )
         last = journal.last_row()
         last_ts = parse_ts(last.ts) if last is not None else None
-    checks.append(clock_check(now, last_ts))
+    checks.append(clock_check(now(), last_ts))
     return checks
 
 
@@ -141,15 +159,18 @@ def clock_check(now: datetime, last_row_at: datetime | None) -> Check:
             f"the clock reads {now:%Y-%m-%d %H:%M}Z, before this software was written",
             "set the system clock (NTP) before dealing",
         )
-    if last_row_at is not None and now < last_row_at:
+    # the journal's resolution (milliseconds), with the tolerance the journal itself uses
+    shown = format_ts(now)
+    behind = last_row_at - parse_ts(shown) if last_row_at is not None else None
+    if last_row_at is not None and behind is not None and behind > CLOCK_BACK_TOLERANCE:
         return Check(
             "clock",
             False,
-            f"the clock reads {now:%Y-%m-%d %H:%M:%S}Z, before the "
-            f"journal's last row ({last_row_at:%Y-%m-%d %H:%M:%S}Z)",
+            f"the clock reads {shown}, {behind.total_seconds():.3f} s before the journal's "
+            f"last row ({format_ts(last_row_at)})",
             "set the system clock (NTP); journal times must not go backwards",
         )
-    return Check("clock", True, f"{now:%Y-%m-%d %H:%M:%S}Z")
+    return Check("clock", True, shown)
 
 
 def disk_check(table: LoadedTable) -> Check:

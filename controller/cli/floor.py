@@ -64,12 +64,22 @@ def register(commands: Subparsers) -> None:
     )
     sub = parser.add_subparsers(dest="floor_command", metavar="SUBCOMMAND")
 
-    serve = sub.add_parser("serve", help="serve the floor page (live from PostgreSQL)")
+    serve = sub.add_parser(
+        "serve",
+        help="serve the floor page (live from PostgreSQL)",
+        description="Serve the floor page: every table's game, round, holds, devices and "
+        "figures live from PostgreSQL, alerts, and a table's rounds on a click (docs/floor.md).",
+    )
     serve.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     serve.add_argument("--port", type=int, default=None, help="port instead of the file's")
     serve.set_defaults(handler=serve_command)
 
-    report = sub.add_parser("report", help="a shift's or a period's figures per table and floor")
+    report = sub.add_parser(
+        "report",
+        help="a shift's or a period's figures per table and floor",
+        description="Report a shift's or a period's figures per table and for the floor: "
+        "rounds, handle, win, hold %, payouts by kind, voids and overrides with who made them.",
+    )
     report.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     report.add_argument(
         "--shift", metavar="START", help="the shift starting then (2026-11-29T14:00)"
@@ -82,7 +92,12 @@ def register(commands: Subparsers) -> None:
     report.add_argument("--out", metavar="FILE", help="write here instead of printing")
     report.set_defaults(handler=report_command)
 
-    audit = sub.add_parser("audit", help="verify every table's chain in PostgreSQL")
+    audit = sub.add_parser(
+        "audit",
+        help="verify every table's chain in PostgreSQL",
+        description="Verify every table's hash chain in PostgreSQL, or compare a table's local "
+        "journal with the floor's copy; exit 1 on a finding.",
+    )
     audit.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     audit.add_argument("--table", action="append", default=[], help="only this table (repeat)")
     audit.add_argument(
@@ -95,20 +110,35 @@ def register(commands: Subparsers) -> None:
     )
     audit.set_defaults(handler=audit_command)
 
-    demo = sub.add_parser("demo", help="try the floor: throwaway PostgreSQL and N demo tables")
+    demo = sub.add_parser(
+        "demo",
+        help="try the floor: throwaway PostgreSQL and N demo tables",
+        description="Try the floor on one machine: a throwaway PostgreSQL, N demo tables "
+        "shipping to it and the floor page; Ctrl-C removes it all.",
+    )
     demo.add_argument("--tables", type=int, default=4, help="how many demo tables (4)")
     demo.add_argument("--pace", type=float, default=0.4, help="demo dealers' pace in s (0.4)")
     demo.add_argument("--port", type=int, default=0, help="the floor page's port (any free)")
     demo.set_defaults(handler=demo_command)
 
-    mig = sub.add_parser("migrate", help="bring the floor's database to the newest schema")
+    mig = sub.add_parser(
+        "migrate",
+        help="bring the floor's database to the newest schema",
+        description="Bring the floor's PostgreSQL schema to the newest version (alembic "
+        "migrations), as the database's owner.",
+    )
     mig.add_argument("--dsn", required=True, help="the owner's connection string (no password)")
     mig.add_argument(
         "--password-env", metavar="NAME", help="the environment variable with its password"
     )
     mig.set_defaults(handler=migrate_command)
 
-    pw = sub.add_parser("passwd", help="print a [[users]] entry for the floor file")
+    pw = sub.add_parser(
+        "passwd",
+        help="print a [[users]] entry for the floor file",
+        description="Ask for a password and print a [[users]] entry (the name and a salted "
+        "hash of the password) for the floor file.",
+    )
     pw.add_argument("name", help="the name the person signs in with")
     pw.set_defaults(handler=passwd_command)
 

@@ -16,6 +16,10 @@ was recorded, never the live table. Per round:
 
 The text shows the same steps for a person: button presses appear as the keys of the decision
 (or refusal) they entered, and state changes, calls and device commands are left to ``--json``.
+A rebuilt table (``recovery`` rows), a notice the dealer was shown (``notice``) and a clean stop
+(``stop``) are shown where they happened. The devices' heartbeats (their status reports, every
+half second or so, and the notes that only repeat an event's name) are left out unless ``--all``
+asks for them; ``--json`` holds every row.
 
 The default is the last 10 rounds; ``--round`` picks one. Exit status 0, 1 when the journal
 cannot be read or the round is not in it, 2 when there is no journal at PATH.
@@ -65,6 +69,11 @@ def register(commands: Subparsers) -> None:
     )
     parser.add_argument("--round", type=int, metavar="ID", help="only round ID")
     parser.add_argument("--json", action="store_true", help="a JSON list of rounds")
+    parser.add_argument(
+        "--all",
+        action="store_true",
+        help="also show the devices' heartbeats (status reports) and their notes",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -220,14 +229,22 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps([r.to_json_dict() for r in rounds], indent=2, ensure_ascii=False))
         return 0
-    print(render(rounds, path=path, table_id=table_id, verified=check.ok))
+    print(render(rounds, path=path, table_id=table_id, verified=check.ok, everything=args.all))
     return 0
 
 
 # --- text ------------------------------------------------------------------------------------
 
 
-def render(rounds: list[RoundRecall], *, path: Path, table_id: str, verified: bool) -> str:
+def render(
+    rounds: list[RoundRecall],
+    *,
+    path: Path,
+    table_id: str,
+    verified: bool,
+    everything: bool = False,
+) -> str:
+    """The rounds as text; ``everything`` keeps the devices' heartbeats in."""
     chain = "hash chain verified" if verified else "HASH CHAIN BROKEN: see croupier audit verify"
     lines = [
         f"RECALL of table {table_id} from journal {path} ({chain}); recorded rounds, not live play",
@@ -236,11 +253,24 @@ def render(rounds: list[RoundRecall], *, path: Path, table_id: str, verified: bo
         lines.append("(no rounds recorded)")
     for r in rounds:
         lines.append("")
-        lines.extend(_render_round(r))
+        lines.extend(_render_round(r, everything=everything))
     return "\n".join(lines)
 
 
-def _render_round(r: RoundRecall) -> list[str]:
+# what a device says only to show it is there: its status report, and the note that repeats
+# the name of an event already shown (or shown as the keys of a decision)
+HEARTBEATS = frozenset({"DeviceStatus"})
+ECHO_NOTES = frozenset({"DeviceStatus", "ButtonPressed", "ButtonReleased", "ButtonHeld"})
+
+
+def is_heartbeat(row: Row) -> bool:
+    """A device's heartbeat, or a note that only names an event."""
+    if row.kind == "device_event":
+        return row.payload.get("type") in HEARTBEATS
+    return row.kind == "note" and row.payload.get("text") in ECHO_NOTES
+
+
+def _render_round(r: RoundRecall, *, everything: bool = False) -> list[str]:
     variant = f" ({r.variant})" if r.variant else ""
     until = r.ended if r.complete else "not finished"
     lines = [f"== Round {r.round}{variant}  {r.started} .. {until}"]
@@ -250,6 +280,8 @@ def _render_round(r: RoundRecall) -> list[str]:
             if marked:
                 continue  # a round marked again is still one round
             marked = True
+        if not everything and is_heartbeat(row):
+            continue
         text = _step(row, r.inputs.get(row.seq, row.payload))
         if text is not None:
             lines.append(f"  {row.ts[11:23]}  {text}")
@@ -294,6 +326,12 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
         return f"{'note':<9} {p.get('device')}: {p.get('text')}"
     if kind == "access":
         return f"{'access':<9} {p.get('text')}"
+    if kind == "recovery":
+        return f"{'RECOVERED':<9} {p.get('text')}"
+    if kind == "notice":
+        return f"{'notice':<9} {p.get('event')}: {p.get('text')}"
+    if kind == "stop":
+        return f"{'STOPPED':<9} {p.get('reason')} (round {p.get('round')} at {p.get('state')})"
     return None  # state changes, device commands: in --json steps only
 
 

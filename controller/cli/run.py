@@ -176,12 +176,18 @@ def _run(args: argparse.Namespace) -> int:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
     audit = table.path(table.config.logs.audit)
+    debug_log = table.path(table.config.logs.debug)
     try:
-        # Everything the controller and the libraries log goes to the audit log as JSON lines;
-        # the console keeps what this command prints.
-        configure_logging(console=False, json_path=audit, level="INFO")
+        # What the controller logs (and the libraries' warnings) goes to the audit log as JSON
+        # lines; everything, the libraries' chatter included, to the rotated debug log; the
+        # console keeps what this command prints.
+        configure_logging(console=False, json_path=audit, level="INFO", debug_path=debug_log)
     except OSError as exc:
-        print(f"croupier run: cannot write the audit log {audit}: {exc}", file=sys.stderr)
+        print(
+            f"croupier run: cannot write the logs {audit} and {debug_log}: {exc} "
+            "(set [logs] audit and debug in the table file to a folder croupier may write)",
+            file=sys.stderr,
+        )
         return 2
     stop = threading.Event()
     restore = _on_signals(stop)
@@ -217,7 +223,7 @@ def _run(args: argparse.Namespace) -> int:
         devices = ", ".join(f"{r} {u}" for r, u in shown_urls(config.devices.urls).items())
         print(f"devices: {devices}", flush=True)
         print(f"journal: {table.journal_path}", flush=True)
-        print(f"audit log: {audit}", flush=True)
+        print(f"audit log: {audit} (debug log: {debug_log})", flush=True)
         if shipper is not None:
             print(f"floor: shipping the journal to {shipper.settings.where}", flush=True)
         for role in (config.supervisor, config.technician):

@@ -1,4 +1,4 @@
-"""``croupier scenario run FILE [--json]`` (scenarios.md).
+"""``croupier scenario run FILE [--json]`` (docs/scenarios.md, docs/scenario-extensions.md).
 
 Exit status: 0 when the scenario played to the end (refused actions included), 1 when it
 stopped on an error, 2 for a file that is not a valid scenario.
@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.game.errors import ConfigError, CroupierError
@@ -21,14 +22,33 @@ from controller.play.scenario_runner import run_scenario
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
+# The file's format and what croupier adds to it, shipped with the package (controller/docs is
+# docs/ in the source tree): the help names the copy of this installation.
+FORMAT_DOCS = Path(__file__).resolve().parents[1] / "docs"
+SCENARIO_FORMAT = (FORMAT_DOCS / "scenarios.md").resolve()
+SCENARIO_EXTENSIONS = (FORMAT_DOCS / "scenario-extensions.md").resolve()
+
 
 def register(commands: Subparsers) -> None:
+    # the paths on lines of their own, never wrapped (an installed one is long)
+    formats = f"The file's format:\n  {SCENARIO_FORMAT}\n  {SCENARIO_EXTENSIONS}"
     parser = commands.add_parser(
-        "scenario", help="play scripted table sessions", description="Scripted table sessions."
+        "scenario",
+        help="play scripted table sessions",
+        description=f"Scripted table sessions.\n\n{formats}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     actions = parser.add_subparsers(dest="scenario_command", metavar="ACTION", required=True)
-    run_parser = actions.add_parser("run", help="play a scenario file and report what happened")
-    run_parser.add_argument("file", help="the scenario file (YAML, see docs/scenarios.md)")
+    run_parser = actions.add_parser(
+        "run",
+        help="play a scenario file and report what happened",
+        description="Play a scenario file through emulated devices, the drivers and the round\n"
+        f"machine, and report what happened.\n\n{formats}\n\n"
+        "Exit status 0 when it played to the end, 1 when it stopped on an error,\n"
+        "2 for a file that is not a valid scenario.",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    run_parser.add_argument("file", help="the scenario file (YAML; its format: see above)")
     run_parser.add_argument("--json", action="store_true", help="print the JSON report")
     run_parser.set_defaults(handler=run)
 

@@ -7,11 +7,18 @@ logger (structlog's ``ProcessorFormatter``):
 - the standard-library records of other libraries: ``transitions`` (state machine) and pyserial
   (``serial``, ``pySerial.*``) included,
 
-and renders each record twice: as a JSON line in the audit log file (``json_path``), and readably
-on the console for a person (``console``). ``table_id``, ``shoe_id`` and ``round_id`` bound with
-:func:`bind_round` (context variables) are added to every record logged from the same thread or
-task, foreign records included. Raw bytes go to the separate ``croupier.wire`` logger at DEBUG and
-are shown only when the level is DEBUG.
+and renders each record for up to three places: as a JSON line in the audit log file
+(``json_path``), readably on the console for a person (``console``), and readably in the debug log
+(``debug_path``, the table file's ``[logs] debug``: everything at DEBUG, rotated at
+:data:`DEBUG_LOG_MAX_BYTES` with :data:`DEBUG_LOG_BACKUPS` old files kept, so it never holds more
+than about 60 MB). ``table_id``, ``shoe_id`` and ``round_id`` bound with :func:`bind_round`
+(context variables) are added to every record logged from the same thread or task, foreign records
+included. Raw bytes go to the separate ``croupier.wire`` logger at DEBUG and are shown only at
+DEBUG (in the debug log, or anywhere when the level is DEBUG).
+
+The audit log keeps what a person or a surveillance tool reads: our own records at its level,
+and other libraries' records only from WARNING up. Their chatter (``transitions``' "Executed
+callback ...", one record per callback of every state change) goes to the debug log only.
 
 The audit log is for people and surveillance tools; the journal (:mod:`controller.journal`), not
 the log, is the record that must not lose anything.
@@ -20,6 +27,7 @@ the log, is the record that must not lose anything.
 from __future__ import annotations
 
 import logging
+import logging.handlers
 import sys
 from datetime import UTC, datetime
 from pathlib import Path
@@ -29,6 +37,9 @@ import structlog
 from structlog.types import EventDict, Processor
 
 WIRE_LOGGER = "croupier.wire"
+OUR_LOGGERS = "croupier"  # ours: croupier and croupier.* (everything else is a library's)
+DEBUG_LOG_MAX_BYTES = 10 * 1024 * 1024  # the debug log is rotated at this size...
+DEBUG_LOG_BACKUPS = 5  # ... keeping this many old files (debug.log.1 ... debug.log.5)
 
 _LEVELS = {
     "DEBUG": logging.DEBUG,
@@ -78,22 +89,42 @@ def _timestamp(_logger: Any, _method: str, event_dict: EventDict) -> EventDict:
     return event_dict
 
 
+def _no_library_chatter(record: logging.LogRecord) -> bool:
+    """The audit log's filter: our records, and the libraries' warnings and errors."""
+    ours = record.name == OUR_LOGGERS or record.name.startswith(OUR_LOGGERS + ".")
+    return ours or record.levelno >= logging.WARNING
+
+
 def configure_logging(
     console: bool = True,
     json_path: str | Path | None = None,
     level: str | int = "INFO",
     *,
     stream: TextIO | None = None,
+    debug_path: str | Path | None = None,
+    debug_max_bytes: int = DEBUG_LOG_MAX_BYTES,
+    debug_backups: int = DEBUG_LOG_BACKUPS,
 ) -> None:
     """Set up logging for the process. Calling it again with the same arguments changes
     nothing; with other arguments it replaces the previous set-up (never doubles a handler).
 
     ``console`` renders for a person on ``stream`` (stderr by default); ``json_path`` appends
-    JSON lines to that file (its folder is created).
+    JSON lines to that file (its folder is created), without the libraries' chatter;
+    ``debug_path`` writes every record at DEBUG, readably, to that file, rotated at
+    ``debug_max_bytes`` with ``debug_backups`` old files kept.
     """
     numeric = _level(level)
     path = None if json_path is None else Path(json_path).resolve()
-    signature = (console, path, numeric, id(stream) if stream is not None else None)
+    debug = None if debug_path is None else Path(debug_path).resolve()
+    signature = (
+        console,
+        path,
+        numeric,
+        id(stream) if stream is not None else None,
+        debug,
+        debug_max_bytes,
+        debug_backups,
+    )
     if signature == _State.signature:
         return
     _remove_handlers()
@@ -144,13 +175,32 @@ def configure_logging(
                 ],
             )
         )
+        handler.addFilter(_no_library_chatter)
         handlers.append(handler)
     for handler in handlers:
         handler.setLevel(numeric)
+    if debug is not None:
+        debug.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.handlers.RotatingFileHandler(
+            debug, maxBytes=debug_max_bytes, backupCount=debug_backups, encoding="utf-8"
+        )
+        handler.setFormatter(
+            structlog.stdlib.ProcessorFormatter(
+                foreign_pre_chain=foreign,
+                processors=[
+                    structlog.stdlib.ProcessorFormatter.remove_processors_meta,
+                    structlog.dev.ConsoleRenderer(colors=False),
+                ],
+            )
+        )
+        handler.setLevel(logging.DEBUG)
+        handlers.append(handler)
+    for handler in handlers:
         root.addHandler(handler)
-    root.setLevel(numeric)
-    # raw bytes are logged at DEBUG: shown only when the whole process logs at DEBUG
-    wire.setLevel(logging.DEBUG if numeric <= logging.DEBUG else logging.INFO)
+    lowest = logging.DEBUG if debug is not None else numeric
+    root.setLevel(lowest)
+    # raw bytes are logged at DEBUG: only where DEBUG records go
+    wire.setLevel(logging.DEBUG if lowest <= logging.DEBUG else logging.INFO)
     _State.handlers = handlers
     _State.signature = signature
 

@@ -60,6 +60,10 @@ history, audit and recovery code that reads them):
 ``note``          ``{device, text}`` -- a device event worth recording that changes nothing
 ``notice``        ``{event, id, kind, text, todo}`` -- a notice the dealer was shown outside the
                   round (``event`` ``opened``) or acknowledged (``acknowledged``)
+``stop``          ``{reason, round, state, rounds_completed}`` -- the table was stopped cleanly
+                  (Ctrl-C, SIGTERM, ``--rounds`` done): where it stood. A start after a stop
+                  without this row followed a crash or a power cut (from software 0.2.1;
+                  older software skips the row)
 ``anchor``        ``{seq, hash, ts, pruned_rows}`` -- written by :meth:`Journal.prune`: the seq,
                   hash and ts of the last pruned row, so the chain verifies from here on
 ================  ===========================================================================
@@ -105,6 +109,8 @@ from pathlib import Path
 from typing import Any, Self, TypeVar
 from urllib.parse import quote
 
+import structlog
+
 from controller.journal.errors import JournalUnavailable
 from controller.journal.records import to_record
 
@@ -134,12 +140,14 @@ ROW_KINDS = frozenset(
         "round_end",
         "note",
         "notice",
+        "stop",
         "anchor",
     }
 )
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
+log = structlog.get_logger("croupier.journal")
 JSONDict = dict[str, Any]
 
 _MESSAGES = {
@@ -233,6 +241,16 @@ _CHUNK = 1000
 
 def utc_now() -> datetime:
     return datetime.now(UTC)
+
+
+def _system_clock() -> datetime:
+    """The wall clock a journal reads unless given another (looked up at each call)."""
+    return utc_now()
+
+
+# A wall clock that reads earlier than the journal's last row by more than this is reported
+# (less is the ordinary jitter of a clock that NTP slews).
+CLOCK_BACK_TOLERANCE = timedelta(seconds=1)
 
 
 def format_ts(at: datetime) -> str:
@@ -373,6 +391,12 @@ class Journal:
         self._clock = clock
         self.readonly = readonly
         self._lock = threading.RLock()
+        # Journal times never go backwards: while the wall clock reads earlier than the last
+        # row, rows take the last row's time, and the jump is reported once (clock_reports).
+        self._last_at: datetime | None = None
+        self._last_read = False  # _last_at is read from the file at the first write
+        self._clock_behind = False
+        self._clock_reports: list[str] = []
 
     @classmethod
     def open(
@@ -380,7 +404,7 @@ class Journal:
         path: str | Path = DEFAULT_JOURNAL_PATH,
         *,
         table_id: str | None = None,
-        clock: Clock = utc_now,
+        clock: Clock = _system_clock,
         busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
         readonly: bool = False,
     ) -> Journal:
@@ -482,8 +506,44 @@ class Journal:
         if not prepared:
             return []
         with self._lock:
-            ts = format_ts(self._clock())
-            return self._write(lambda: self._insert(prepared, ts, round_id))
+            ts = format_ts(self._now())
+            rows = self._write(lambda: self._insert(prepared, ts, round_id))
+            self._last_at = parse_ts(ts)
+            return rows
+
+    def _now(self) -> datetime:
+        """The wall clock, but never earlier than the last row (a clock set back, by hand or by
+        a bad time server, must not put rows out of time order)."""
+        now = self._clock()
+        if not self._last_read:
+            self._last_read = True
+            with contextlib.suppress(sqlite3.Error, ValueError):  # (the write then says why)
+                found = self._db.execute(_LAST_ROW).fetchone()
+                self._last_at = None if found is None else parse_ts(str(found[1]))
+        last = self._last_at
+        if last is None or now >= last:
+            self._clock_behind = False
+            return now
+        behind = last - now
+        if behind > CLOCK_BACK_TOLERANCE and not self._clock_behind:
+            self._clock_behind = True
+            shown = timedelta(seconds=round(behind.total_seconds()))
+            text = (
+                f"the system clock went back {shown}: it reads {now:%Y-%m-%d %H:%M:%S}Z, "
+                f"the journal's last row is at {last:%Y-%m-%d %H:%M:%S}Z. Journal times stay "
+                "at the last row's until the clock catches up"
+            )
+            log.warning(
+                "wall clock went back", behind_s=behind.total_seconds(), journal=str(self.path)
+            )
+            self._clock_reports.append(text)
+        return last
+
+    def clock_reports(self) -> list[str]:
+        """What was found about the wall clock since the last call (each jump back once)."""
+        with self._lock:
+            reports, self._clock_reports = self._clock_reports, []
+        return reports
 
     def check_writable(self) -> None:
         """Prove a real write works now (a committed write of :data:`PROBE_BYTES`, then removed).
@@ -514,7 +574,7 @@ class Journal:
         if older_than <= timedelta(0):
             raise ValueError(f"retention must be positive, got {older_than}")
         with self._lock:
-            now = self._clock()
+            now = self._now()
             cutoff = format_ts(now - older_than)
             return self._write(lambda: self._prune(cutoff, format_ts(now)))
 

@@ -18,6 +18,7 @@ class NoticeKind(StrEnum):
     RECOVERED = "recovered"  # the table was rebuilt from its journal
     JOURNAL = "journal"  # the journal cannot be written: nothing is applied
     CONFIG = "config"  # a configuration file changed since the last start
+    CLOCK = "clock"  # the wall clock went back: journal times wait for it
 
 
 TODO = {
@@ -25,6 +26,8 @@ TODO = {
     NoticeKind.JOURNAL: "Nothing is recorded, so nothing is applied: call the supervisor and "
     "IT (free disk space, fix the journal file), then acknowledge.",
     NoticeKind.CONFIG: "Make sure the change was approved, then acknowledge.",
+    NoticeKind.CLOCK: "The table plays on. Ask IT to check the computer's clock (NTP), "
+    "then acknowledge.",
 }
 
 

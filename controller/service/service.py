@@ -203,11 +203,14 @@ class TableService:
         self._inbox: queue.Queue[Any] = queue.Queue()
         self._stopping = threading.Event()
         self._opened = False
+        self._stop_journalled = False
         self._thread: threading.Thread | None = None
         self._stack = ExitStack()
         self._pending_notices: list[tuple[NoticeKind, str]] = []
         self._unjournalled: list[tuple[str, Notice]] = []
         self.lock: JournalLock | None = None  # this table's hold on its journal, once open
+        # per device, the event the journal could not take: the next one to apply
+        self._declined: dict[DeviceRef, tuple[int | None, int]] = {}
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -301,14 +304,15 @@ class TableService:
             monitor.start(self.wake)
             self._stack.callback(monitor.close)
 
-    def close(self) -> None:
-        """Stop the owner, close the drivers, the emulated devices and the monitors
-        (idempotent)."""
+    def close(self, reason: str = "the table was stopped") -> None:
+        """Stop the owner, journal the clean stop (``reason``, where the table stood), close
+        the drivers, the emulated devices and the monitors (idempotent)."""
         self._stopping.set()
         self._inbox.put(_Stop())
         if self._thread is not None:
             self._thread.join()
             self._thread = None
+        self._journal_stop(reason)
         while True:  # nobody will answer these any more
             try:
                 item = self._inbox.get_nowait()
@@ -317,6 +321,24 @@ class TableService:
             if isinstance(item, _Call):
                 item.future.set_result(CommandReply(False, "the table is shutting down"))
         self._stack.close()
+
+    def _journal_stop(self, reason: str) -> None:
+        """A ``stop`` row, once: a later start knows the table stopped, and did not crash."""
+        if not self._opened or self._stop_journalled or self.app is None:
+            return
+        self._stop_journalled = True
+        controller = self.app.controller
+        number = controller.round.number
+        row = {
+            "reason": reason,
+            "round": number,
+            "state": controller.state.value,
+            "rounds_completed": self.rounds_completed,
+        }
+        try:
+            self.journaled.journal.append("stop", row, round_id=number)
+        except JournalUnavailable as exc:
+            log.warning("the stop was not journalled", error=str(exc))
 
     def __enter__(self) -> TableService:
         self.start()
@@ -467,10 +489,22 @@ class TableService:
 
     def _handle(self, event: DeviceEvent) -> None:
         assert self.devices is not None
-        # Journal first, then acknowledge: an event the journal could not take is left
-        # unacknowledged, and the device sends it again.
-        if self.journaled.handle(event) and isinstance(event, FrameEvent):
+        # Journal first, then acknowledge: an event the journal could not take is declined (left
+        # unacknowledged), and the device sends it again. Until that one is taken, the device's
+        # later events are declined too, so its events are applied in the order it sent them.
+        if not isinstance(event, FrameEvent):
+            self.journaled.handle(event)
+            return
+        waiting = self._declined.get(event.device)
+        if waiting is not None and waiting != (event.boot, event.seq):
+            self.devices.decline(event)
+            return
+        if self.journaled.handle(event):
+            self._declined.pop(event.device, None)
             self.devices.confirm(event)
+        else:
+            self._declined[event.device] = (event.boot, event.seq)
+            self.devices.decline(event)
 
     def _config_row(self, journal: Journal) -> dict[str, Any]:
         """The configuration this start runs with, hashed; a file changed since the last start
@@ -520,22 +554,37 @@ class TableService:
         if journaled is None:  # before the table exists: journalled once it does
             self._unjournalled.append((event, notice))
             return
-        rows = [*self._unjournalled, (event, notice)]
+        self._unjournalled.append((event, notice))
+        self._journal_waiting_notices()
+
+    def _journal_waiting_notices(self) -> None:
+        """Journal the notices the journal has not taken yet, oldest first (they wait, in
+        order, while it cannot be written, and go in once it can)."""
+        rows = self._unjournalled
+        if not rows:
+            return
+        journaled = self.journaled
         try:
             journaled.journal.append_many(
                 [("notice", {"event": e, **n.as_json()}) for e, n in rows],
                 round_id=journaled.app.controller.round.number,
             )
         except JournalUnavailable:
-            log.warning("notice not journalled: the journal is unavailable", text=notice.text)
+            log.warning(
+                "notice not journalled yet: the journal is unavailable", text=rows[-1][1].text
+            )
             return
-        self._unjournalled.clear()
+        self._unjournalled = []
 
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
         assert self.app is not None
         before = self.app.controller.round
         fn()
+        for text in self.journaled.journal.clock_reports():
+            self._notice(NoticeKind.CLOCK, text)
+        if self._unjournalled and self.journaled.unavailable is None:
+            self._journal_waiting_notices()
         if len(self.app.outputs) > 2 * self.keep_outputs:
             # The journal has every output; the display reads the last few dozen. Without this
             # a table that runs for days grows by about 10 KB a round (the soak run showed it).
@@ -544,7 +593,12 @@ class TableService:
             before.number
         ):
             self.rounds_completed += 1
-            self.last_rounds.append(summarize(before))
+            summary = summarize(before)
+            self.last_rounds.append(summary)
+            # the audit log's line per round (the journal has every step)
+            log.info(
+                "round over", round=summary.number, net_cents=dict(summary.net), void=summary.void
+            )
             bind_round(round_id=self.app.controller.round.number)
             del self.last_rounds[: -self.config.display.last_rounds]
 

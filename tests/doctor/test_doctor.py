@@ -6,10 +6,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
 from controller.cli.doctor import diagnose
 from controller.cli.main import main
-from controller.journal.store import Journal
+from controller.journal.store import Journal, format_ts
 from controller.table.config import LoadedTable, table_from_mapping
 
 SIM_SHOE_FW = "A90DFD37667C8C8C"
@@ -70,6 +71,67 @@ def test_a_clock_behind_the_journal_fails(tmp_path: Path) -> None:
     clock = by_name(diagnose(loaded, now=lambda: yesterday))["clock"]
     assert not clock.ok
     assert "before the journal's last row" in clock.detail
+
+
+LAST_ROW_AT = datetime(2026, 12, 1, 10, 50, 10, 400_000, tzinfo=UTC)
+
+
+def journal_written_at(loaded: LoadedTable, at: datetime) -> None:
+    with Journal.open(loaded.journal_path, table_id="t1", clock=lambda: at) as journal:
+        journal.append("note", {"device": "shoe", "text": "DeviceStatus"})
+
+
+@pytest.mark.parametrize(
+    "clock_reads",
+    [
+        LAST_ROW_AT - timedelta(milliseconds=300),  # a running table wrote a row meanwhile
+        LAST_ROW_AT - timedelta(microseconds=400),  # below the journal's millisecond
+        LAST_ROW_AT,
+        LAST_ROW_AT + timedelta(seconds=5),
+    ],
+    ids=["300-ms-behind", "within-the-same-millisecond", "same-time", "later"],
+)
+def test_a_clock_at_or_just_behind_a_running_tables_last_row_passes(
+    tmp_path: Path, mocker: MockerFixture, clock_reads: datetime
+) -> None:
+    loaded = table(tmp_path)
+    journal_written_at(loaded, LAST_ROW_AT)
+    mocker.patch("controller.cli.doctor.utc_now", return_value=clock_reads)
+    clock = by_name(diagnose(loaded))["clock"]
+    assert clock.ok, clock.detail
+    assert clock.detail == format_ts(clock_reads)
+
+
+def test_a_clock_seconds_behind_the_journal_fails_saying_by_how_much(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    loaded = table(tmp_path)
+    journal_written_at(loaded, LAST_ROW_AT)
+    mocker.patch("controller.cli.doctor.utc_now", return_value=LAST_ROW_AT - timedelta(seconds=3))
+    clock = by_name(diagnose(loaded))["clock"]
+    assert not clock.ok
+    assert clock.detail == (
+        "the clock reads 2026-12-01T10:50:07.400Z, 3.000 s before the journal's last row "
+        "(2026-12-01T10:50:10.400Z)"
+    )
+    assert "NTP" in clock.fix
+
+
+def test_the_clock_is_read_after_the_journals_last_row(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    """The false alarm of a running table: doctor read the clock, the table wrote a row, doctor
+    read that row. The clock is read after the row now."""
+    loaded = table(tmp_path)
+    journal_written_at(loaded, LAST_ROW_AT)
+    read_last_row = mocker.spy(Journal, "last_row")
+
+    def clock() -> datetime:
+        assert read_last_row.call_count == 1, "the clock was read before the journal's last row"
+        return LAST_ROW_AT
+
+    mocker.patch("controller.cli.doctor.utc_now", side_effect=clock)
+    assert by_name(diagnose(loaded))["clock"].ok
 
 
 def test_doctor_exits_1_when_a_check_fails_and_names_what_to_do(

@@ -269,6 +269,26 @@ def test_in_confirm_mode_an_event_is_acked_only_once_the_consumer_confirms_it() 
     assert h._take(h.link.confirm(5, h.now)) == [], "a second confirm sends nothing"
 
 
+def test_in_confirm_mode_a_declined_event_is_passed_on_again_when_resent_in_order() -> None:
+    """The consumer's journal failed: the event is not acked, and the device's next copies of
+    it and of the one after it come again, in SEQ order (a frozen table is the alternative)."""
+    h = Harness(config=LinkConfig(confirm_events=True))
+    h.up()
+    h.feed(card(5, 1))
+    h.feed(card(6, 2))
+    assert [c.draw_no for c in h.events_of(CardDrawn)] == [1, 2]
+    assert h._take(h.link.decline(5, h.now)) == [], "declined: no ack"
+    assert h._take(h.link.decline(6, h.now)) == []
+    h.now += 0.25
+    assert h.feed(card(5, 1)) == []
+    assert h.feed(card(6, 2)) == []
+    assert [c.draw_no for c in h.events_of(CardDrawn)] == [1, 2, 1, 2]
+    frames = h._take(h.link.confirm(5, h.now)) + h._take(h.link.confirm(6, h.now))
+    assert [(f.kind, f.seq) for f in frames] == [("A", 5), ("A", 6)]
+    assert h._take(h.link.decline(6, h.now)) == [], "a confirmed event cannot be declined"
+    assert [(f.kind, f.seq) for f in h.feed(card(6, 2))] == [("A", 6)]
+
+
 def test_events_carry_the_boot_they_belong_to(h: Harness) -> None:
     h.feed(card(1, 1))  # before any p: the boot the device identified with
     h.feed(encode(Frame("S", 2, "p", "8;SW")))

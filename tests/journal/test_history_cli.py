@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 from fractions import Fraction
 from pathlib import Path
 from typing import Any
@@ -13,8 +14,11 @@ from controller.cli.main import main
 from controller.game.prompts import Prompt, PromptCode
 from controller.game.settlement import EntryKind, LedgerEntry
 from controller.journal.store import Journal, entry_for
+from controller.play.demo import DemoOptions, demo_dealer
 from controller.round.controller import StateChanged, SupervisorAction
 from controller.round.spec import Action, State
+from controller.service.service import TableService
+from controller.table.config import table_from_mapping
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -335,3 +339,56 @@ def test_inputs_from_the_display_take_their_data_and_who_from_the_call_row(
     assert "decision  VOID by S. Smith" in text
     assert "OK_" not in text  # a bare button press is no step of its own
     assert text.count("start     round 5") == 1
+
+
+# --- a real table's journal: heartbeats, recovery, a clean stop ------------------------------
+
+
+def _played_twice(tmp_path: Path) -> Path:
+    """A table that played a round, was stopped, started again (rebuilt from its journal) and
+    stopped again: what ``croupier run`` leaves behind."""
+    table = table_from_mapping(
+        {
+            "table_id": "t-history",
+            "boxes": [1, 2],
+            "display": {"port": 0},
+            "journal": {"path": str(tmp_path / "journal.sqlite3")},
+        },
+        "<test>",
+        tmp_path,
+    )
+    demo = DemoOptions(pace_s=0.0, boxes=(1, 2), seed=5)
+    for _ in range(2):
+        with TableService(table, actors=[demo_dealer(demo)]) as service:
+            deadline = time.monotonic() + 30
+            while service.rounds_completed < 1 and time.monotonic() < deadline:
+                time.sleep(0.01)
+            assert service.rounds_completed >= 1
+            time.sleep(1.2)  # long enough for the devices' status reports (every 0.5 s)
+    return table.journal_path
+
+
+def test_history_hides_heartbeats_unless_all_and_shows_recovery_and_clean_stops(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = _played_twice(tmp_path)
+    with Journal.open(path, readonly=True) as journal:
+        rows = journal.rows()
+    assert any(r.kind == "device_event" and r.payload["type"] == "DeviceStatus" for r in rows)
+    stops = [r for r in rows if r.kind == "stop"]
+    assert [s.payload["reason"] for s in stops] == ["the table was stopped"] * 2
+    recovery = next(r for r in rows if r.kind == "recovery")
+    capsys.readouterr()  # (the tables' own log lines)
+
+    assert main(["history", "--journal", str(path), "--last", "100"]) == 0
+    quiet = capsys.readouterr().out
+    assert main(["history", "--journal", str(path), "--last", "100", "--all"]) == 0
+    everything = capsys.readouterr().out
+
+    assert "DeviceStatus" not in quiet
+    assert "ButtonReleased" not in quiet
+    assert "device    DeviceStatus (shoe)" in everything
+    assert "note      panel: ButtonReleased" in everything
+    assert f"RECOVERED {recovery.payload['text']}" in quiet
+    assert quiet.count("STOPPED   the table was stopped (round ") == 2
+    assert len(quiet.splitlines()) < len(everything.splitlines())
