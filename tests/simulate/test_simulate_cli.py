@@ -12,7 +12,7 @@ import pytest
 from controller.cli.main import main
 from controller.cli.simulate import ProgressBar
 from controller.play import simulate as sim
-from controller.play.simulate import ShoeStream, SimConfig, chunk_seed, report, simulate
+from controller.play.simulate import ENGINES, ShoeStream, SimConfig, chunk_seed, report, simulate
 from drivers.tbl21.cards import Card, DeckType
 from sim_hardware import EmulatedShoe
 from sim_hardware.testing import FakeHost
@@ -65,15 +65,19 @@ def test_a_replayed_recording_of_a_seeded_run_settles_every_round_the_same(
         drawn.append(card)
         return card
 
-    monkeypatch.setattr(ShoeStream, "draw", recording_draw)
-    seeded = report(simulate(SimConfig("pa-blackjack", rounds=400, boxes=2, seed=8)))
+    monkeypatch.setattr(ShoeStream, "draw", recording_draw)  # the controller's stream
+    seeded = report(
+        simulate(SimConfig("pa-blackjack", rounds=400, boxes=2, seed=8, engine="controller"))
+    )
     monkeypatch.setattr(ShoeStream, "draw", real_draw)
     shoe = tmp_path / "drawn.txt"
     shoe.write_text(" ".join(str(c) for c in drawn))
-    replayed = report(simulate(SimConfig("pa-blackjack", rounds=400, boxes=2, shoe_file=str(shoe))))
-    assert replayed["net_cents"] == seeded["net_cents"]
-    assert replayed["counts"] == seeded["counts"]
-    assert replayed["house_edge"] == seeded["house_edge"]
+    for engine in ENGINES:
+        config = SimConfig("pa-blackjack", rounds=400, boxes=2, shoe_file=str(shoe), engine=engine)
+        replayed = report(simulate(config))
+        assert replayed["net_cents"] == seeded["net_cents"]
+        assert replayed["counts"] == seeded["counts"]
+        assert replayed["house_edge"] == seeded["house_edge"]
 
 
 def test_a_recording_that_ends_mid_round_keeps_the_finished_rounds(tmp_path: Path) -> None:
