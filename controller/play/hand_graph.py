@@ -10,37 +10,39 @@ the hand evaluation, the settlement and the strategy (``controller.round.model``
 ``controller.game.hands``, ``controller.game.settlement``, ``controller.play.strategy``) on
 the representative, and kept.
 
-That is exact when two hands that reach one node are the same hand to every rule. The node
-key (:func:`node_key`) keeps the cards exactly while a rule may still look at them one by one:
+That is exact when two hands that reach one node are the same hand to every rule. The node key
+keeps of the cards what a rule may still look at:
 
-* the first two cards exactly, rank and suit, in order (a pair, the card a split takes away, a
-  natural, the suits of a three-card bonus hand to come);
-* the third card's rank and the suits of the first three (6-7-8 and 7-7-7 rows and the Super
-  Bonus look at the ranks and suits of three-card hands), the three ranks sorted;
+* up to three cards: their ranks (the first two in order: a pair, the card a split takes away;
+  three sorted), and a card's suit where its rank can make a hand whose value depends on suits;
+  which hands those are is found, not assumed: :meth:`HandGraph._reads_suits` evaluates the
+  functions settlement and the tally call (:func:`hand_facts`) on cards that note every read of
+  their suit, for every combination of one, two and three ranks (in the shipped variants, the
+  6-7-8 and 7-7-7 bonus rows and the Super Bonus: ranks 6, 7 and 8);
 * from the fourth card on, only what the totals read: the hard total, the aces (counted up to
   three), the aces among the first two cards (NZ 12.2 counts those as 1 on a doubled hand)
   and the number of cards;
 * and the hand's own flags: from a split, split aces, doubles.
 
-Rules that read cards by rank only (the totals, end of hand, the ``why_not_*`` checks and the
-strategy) are asked per *shape*, the node key without suits, so a decision is worked out once
-for all the suits of a hand. Settlement is asked per *signature*: the values of every
-hand-evaluation function that settlement and the tally read (``Hand.rank``, ``Hand.total``,
-``bonus_hands``, ``is_natural``, ``is_suited_777``...), so a showdown is worked out once per
-kind of hand against each kind of dealer hand. ``tests/simulate/test_hand_graph.py`` checks
-these abstractions against the functions themselves on every hand of up to three cards and on
-random longer ones; the differential test (``tests/simulate/test_kernel_differential.py``)
-holds the whole kernel to the round controller.
+Rules that read cards by rank only (end of hand, the ``why_not_*`` checks, the dealer's drawing
+rule, the strategy) are asked per *shape*, the node key without suits, so a decision is worked
+out once for all the suits of a hand. Settlement is asked per *signature*: the values of
+:func:`hand_facts`, every hand-evaluation function that settlement and the tally read, so a
+showdown is worked out once per kind of hand against each kind of dealer hand.
+``tests/simulate/test_hand_graph.py`` checks these abstractions against the functions on every
+hand of up to three cards and on random longer ones; the differential test
+(``tests/simulate/test_kernel_differential.py``) holds the whole kernel to the round
+controller.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from itertools import product
+from typing import Final, cast
 
 from controller.game.hands import (
-    HandValue,
     bonus_hands,
     dealer_must_draw,
     dealer_rank,
@@ -59,6 +61,7 @@ from controller.game.settlement import (
     Wager,
     is_super_bonus_hand,
     settle_bust,
+    settle_dealer_natural,
     settle_natural,
     settle_rescue,
     settle_showdown,
@@ -67,7 +70,6 @@ from controller.game.settlement import (
 )
 from controller.play.strategy import Strategy
 from controller.play.tally import (
-    LedgerCounts,
     dealer_category,
     dealer_column,
     dealer_needs_cards,
@@ -94,16 +96,23 @@ __all__ = [
     "END_ONE_AFTER_DOUBLE",
     "END_OTHER",
     "END_TWENTY_ONE",
+    "NCODES",
     "NO_UP",
+    "TALLY_NATURAL",
+    "TALLY_OTHER",
+    "Counts",
     "HandGraph",
     "HandTally",
-    "node_key",
+    "hand_facts",
 ]
 
 CARDS: Final = tuple(Card(rank, suit) for rank in Rank for suit in Suit)
 CODES: Final = {card: code for code, card in enumerate(CARDS)}
 _RANKS: Final = tuple(Rank)
 _SUITS: Final = tuple(Suit)
+_NSUITS: Final = len(_SUITS)
+_POINTS: Final = tuple(rank.points for rank in _RANKS)  # the cards' own data (ace 1)
+_ACE: Final = _RANKS.index(Rank.ACE)
 NCODES: Final = len(CARDS)
 NO_UP: Final = len(_RANKS)  # "no dealer card seen": the strategy's column for face-down games
 
@@ -111,44 +120,92 @@ NO_UP: Final = len(_RANKS)  # "no dealer card seen": the strategy's column for f
 # _player_card and _find_turn): None, "bust", "21" or "natural", "one card after a double"
 # (the rescue window where the variant has one), anything else.
 END_NONE, END_BUST, END_TWENTY_ONE, END_ONE_AFTER_DOUBLE, END_OTHER = range(5)
+_END_CODES: Final[dict[str | None, int]] = {
+    None: END_NONE,
+    "bust": END_BUST,
+    "21": END_TWENTY_ONE,
+    "natural": END_TWENTY_ONE,
+    "one card after a double": END_ONE_AFTER_DOUBLE,
+}
 
 # Decisions as small integers, in the order of the round's actions.
 DECISIONS: Final = (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT, Action.SURRENDER)
 _DECISION_CODE: Final = {action: code for code, action in enumerate(DECISIONS)}
 
+# What the tally counts of a final hand, as bits (the kernel's quick test; HandTally in full).
+TALLY_NATURAL = 1  # a natural dealt, where it is the box's only hand
+TALLY_OTHER = 2  # a bonus combination or a five-card trick
+
 PLAYER = "p"  # the representative hands' player (one wager per box, as the simulator bets)
 
+# A node key: cards, hard total, aces (up to 3), aces among the first two, ranks (and suits,
+# see _card_key) of up to three cards, suit mask of three, from a split, split aces, doubles.
 Key = tuple[int, int, int, int, tuple[int, ...], int, bool, bool, int]
+Counts = tuple[int, int, int, int, int]  # controller.play.tally.LedgerCounts as a tuple
 
 
-def node_key(cards: Sequence[Card], from_split: bool, split_aces: bool, doubles: int) -> Key:
-    """What tells a hand apart from another for the rules (see the module's docstring)."""
-    n = len(cards)
-    hard = aces = first_aces = suits = 0
-    for i, card in enumerate(cards):
-        hard += card.points
-        if card.is_ace:
-            aces += 1
-            if i < 2:
-                first_aces += 1
-    prefix: tuple[int, ...]
-    if n <= 2:
-        prefix = tuple(CODES[c] for c in cards)
-    elif n == 3:
-        prefix = tuple(sorted(_RANKS.index(c.rank) for c in cards))
-        for card in cards:
-            suits |= 1 << _SUITS.index(card.suit)
-    else:
-        prefix = ()
-    return (n, hard, min(aces, 3), first_aces, prefix, suits, from_split, split_aces, doubles)
+def hand_facts(
+    rules: Variant, cards: Sequence[Card], from_split: bool, split_aces: bool, doubles: int
+) -> tuple[object, ...]:
+    """Every hand-evaluation value that settlement and the tally read of a hand: two hands
+    with equal facts settle and count alike."""
+    stake = Stake(PLAYER, 100, 100 * doubles)
+    hand = Hand(tuple(cards), (stake,), from_split, split_aces, doubles > 0)
+    value = hand_value(cards)
+    return (
+        len(cards),
+        value,
+        hand.total(rules),
+        hand.rank(rules),
+        player_rank(rules, cards, from_split),
+        tuple(bonus_hands(cards, value)),
+        is_natural(rules, cards, from_split),
+        is_natural(rules, cards, False),
+        is_suited_777(cards),
+        from_split,
+        split_aces,
+        doubles,
+    )
 
 
-def shape_of(key: Key) -> Key:
-    """The key without suits: what the rules that read ranks only see."""
-    n, hard, aces, first_aces, prefix, _, from_split, split_aces, doubles = key
-    if n <= 2:
-        prefix = tuple(code // len(_SUITS) for code in prefix)
-    return (n, hard, aces, first_aces, prefix, 0, from_split, split_aces, doubles)
+class _SuitSpy:
+    """A card that notes every read of its suit (see HandGraph._reads_suits)."""
+
+    __slots__ = ("_reads", "_suit", "rank")
+
+    def __init__(self, rank: Rank, reads: list[int]) -> None:
+        self.rank = rank
+        self._suit = Suit.SPADES
+        self._reads = reads
+
+    @property
+    def suit(self) -> Suit:
+        self._reads.append(1)
+        return self._suit
+
+    @property
+    def points(self) -> int:
+        return self.rank.points
+
+    @property
+    def is_ace(self) -> bool:
+        return self.rank.is_ace
+
+    @property
+    def is_ten_value(self) -> bool:
+        return self.rank.is_ten_value
+
+    def __eq__(self, other: object) -> bool:
+        self._reads.append(1)
+        return self is other
+
+    def __hash__(self) -> int:
+        self._reads.append(1)
+        return id(self)
+
+    def __str__(self) -> str:
+        self._reads.append(1)
+        return f"{self.rank.value}{self._suit.value}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,19 +217,8 @@ class HandTally:
     five_card_trick: bool
 
 
-_END_CODES: Final[dict[str | None, int]] = {
-    None: END_NONE,
-    "bust": END_BUST,
-    "21": END_TWENTY_ONE,
-    "natural": END_TWENTY_ONE,
-    "one card after a double": END_ONE_AFTER_DOUBLE,
-}
-
-Counts = tuple[int, int, int, int, int]  # LedgerCounts as a tuple, for the kernel's hot path
-
-
 def _counts(entries: Sequence[LedgerEntry]) -> Counts:
-    c: LedgerCounts = ledger_counts(entries)
+    c = ledger_counts(entries)
     return (c.net_cents, c.net_no_sb_cents, c.super_bonuses, c.rescues, c.hand_losses_cents)
 
 
@@ -180,85 +226,190 @@ class HandGraph:
     """The nodes of one variant's hands and what the rules say about them, built as needed.
 
     ``wager_cents``: every box's one wager (the simulator's bet); the settlement tables are in
-    cents of it.
+    cents of it. The per-node lists are read by the kernel directly; -1 means "not asked yet"
+    (the methods of the same name fill them).
     """
 
     def __init__(self, rules: Variant, strategy: Strategy, wager_cents: int) -> None:
         self.rules = rules
         self.strategy = strategy
         self.wager_cents = wager_cents
+        self._suited_ranks, self._suited_triples = self._suit_analysis()
         self._keys: dict[Key, int] = {}
+        self._node_keys: list[Key] = []
         # per node
         self.step: list[int] = []  # node * NCODES + code -> the node after that card, -1 unknown
         self.cards: list[tuple[Card, ...]] = []  # representative cards
         self.flags: list[tuple[bool, bool, int]] = []  # from_split, split_aces, doubles
         self.size: list[int] = []  # number of cards
         self.end: list[int] = []  # END_* after the hand's latest card
-        self.must_draw: list[bool] = []  # dealer_must_draw: a dealer hand of these cards draws
+        self.must_draw: list[bool] = []  # dealer_must_draw
         self.needs: list[bool] = []  # the tally's dealer_needs_cards (< 2 cards, or draws)
+        self.natural: list[bool] = []  # is_natural(cards, from_split=False)
+        self.two_card_21: list[bool] = []  # is_two_card_21
         self.shape: list[int] = []
-        self.signature: list[int] = []  # -1 until asked
-        self.doubled: list[int] = []  # the node once doubled, -1 until asked
-        self.dealer_rank: list[int] = []  # -1 until asked
-        # per shape / signature
+        self.signature: list[int] = []
+        self.doubled: list[int] = []  # the node once doubled
+        self.dealer_rank: list[int] = []
+        self.tally_bits: list[int] = []  # TALLY_* bits
+        self.dealer_category: list[int] = []  # index of dealer_category(False, cards)
+        self._tally: dict[int, HandTally] = {}
+        self._splits: dict[int, tuple[int, int]] = {}
+        # per shape (ranks only)
         self._shapes: dict[Key, int] = {}
-        self._shape_cards: list[tuple[Card, ...]] = []
-        self._shape_end: list[int] = []
-        self._shape_draws: list[tuple[bool, bool]] = []
+        self._shape_facts: list[tuple[int, bool, bool, bool, bool]] = []
+        # per signature (hand_facts)
         self._signatures: dict[tuple[object, ...], int] = {}
         self._signature_cards: list[tuple[Card, ...]] = []
         self._signature_flags: list[tuple[bool, bool, int]] = []
-        self._dealer_ranks: dict[tuple[object, ...], int] = {}
+        self.super_bonus: list[int] = []  # per signature: bit c, a Super Bonus against card c
+        self.super_bonus_mask: list[int] = []  # per node, the same
+        self._dealer_ranks: dict[object, int] = {}
         self._dealer_rank_cards: list[tuple[Card, ...]] = []
-        # lazily filled tables (int keys; see the methods that fill them)
-        self.decisions: dict[int, int] = {}
+        # decisions and settlements: int keys (see the methods that fill them)
+        self.decisions: list[int] = []  # (shape * (NO_UP + 1) + up) * 8 + hands, -1 unknown
+        self._decided = 0
         self.surrenders: dict[int, bool] = {}
         self.rescues: dict[int, bool] = {}
         self.settle: dict[int, Counts] = {}
-        self.super_bonus: dict[int, bool] = {}
-        self.tally: list[HandTally | None] = []
-        self.dealer_tally: list[int] = []  # -1 until asked: index of dealer_category's answer
-        self.naturals: list[int] = []  # -1 until asked: is_natural(cards, from_split=False)
-        self.two_card_21: list[int] = []  # -1 until asked
-        self.splits: dict[int, tuple[int, int]] = {}
+        self._against_natural: dict[tuple[object, ...], Counts] = {}
         self.start = self._node((), False, False, 0)
+
+    # --- which suits matter ------------------------------------------------------------------
+
+    def _reads_suits(self, ranks: Sequence[int]) -> bool:
+        """Does any of hand_facts read a suit of a hand of these ranks (any flags)?"""
+        reads: list[int] = []
+        cards = cast("list[Card]", [_SuitSpy(_RANKS[r], reads) for r in ranks])
+        for from_split, doubles in product((False, True), (0, 1)):
+            split_aces = from_split and _RANKS[ranks[0]] is Rank.ACE
+            try:
+                hand_facts(self.rules, cards, from_split, split_aces, doubles)
+            except Exception:
+                return True
+            if reads:
+                return True
+        return False
+
+    def _suit_analysis(self) -> tuple[frozenset[int], frozenset[tuple[int, ...]]]:
+        """The ranks whose suits a node keeps (up to three cards), and the sorted three-rank
+        combinations whose suits matter."""
+        n = len(_RANKS)
+        ranks: set[int] = set()
+        triples: set[tuple[int, ...]] = set()
+        for combo in [(a,) for a in range(n)] + list(product(range(n), repeat=2)):
+            if self._reads_suits(combo):
+                ranks.update(combo)
+        for a in range(n):
+            for b in range(a, n):
+                for c in range(b, n):
+                    if self._reads_suits((a, b, c)):
+                        ranks.update((a, b, c))
+                        triples.add((a, b, c))
+        return frozenset(ranks), frozenset(triples)
+
+    # --- keys -------------------------------------------------------------------------------
+
+    def _card_key(self, code: int) -> int:
+        """A card in a key: its rank, and its suit where the rank's suits matter."""
+        rank, suit = divmod(code, _NSUITS)
+        return rank * (_NSUITS + 1) + (suit + 1 if rank in self._suited_ranks else 0)
+
+    def _child_key(self, key: Key, code: int) -> Key:
+        n, hard, aces, first_aces, prefix, suits, from_split, split_aces, doubles = key
+        rank = code // _NSUITS
+        ace = rank == _ACE
+        n += 1
+        if n <= 2:
+            prefix = (*prefix, self._card_key(code))
+        elif n == 3:
+            keys = (*prefix, self._card_key(code))
+            prefix = tuple(sorted(k // (_NSUITS + 1) for k in keys))
+            if prefix in self._suited_triples:  # every rank of it keeps its suit
+                suits = 0
+                for k in keys:
+                    suits |= 1 << (k % (_NSUITS + 1) - 1)
+        else:
+            prefix, suits = (), 0
+        return (
+            n,
+            hard + _POINTS[rank],
+            min(aces + ace, 3),
+            first_aces + (ace and n <= 2),
+            prefix,
+            suits,
+            from_split,
+            split_aces,
+            doubles,
+        )
+
+    @staticmethod
+    def _shape_key(key: Key) -> Key:
+        """The key without suits: what the rules that read ranks only see."""
+        n, hard, aces, first_aces, prefix, _, from_split, split_aces, doubles = key
+        if n <= 2:
+            prefix = tuple(k // (_NSUITS + 1) for k in prefix)
+        return (n, hard, aces, first_aces, prefix, 0, from_split, split_aces, doubles)
 
     # --- nodes -----------------------------------------------------------------------------
 
     def _node(
         self, cards: tuple[Card, ...], from_split: bool, split_aces: bool, doubles: int
     ) -> int:
-        key = node_key(cards, from_split, split_aces, doubles)
+        key: Key = (0, 0, 0, 0, (), 0, from_split, split_aces, doubles)
+        for card in cards:
+            key = self._child_key(key, CODES[card])
+        return self._node_for(key, cards)
+
+    def _node_for(self, key: Key, cards: tuple[Card, ...]) -> int:
         node = self._keys.get(key)
         if node is not None:
             return node
         node = len(self.cards)
         self._keys[key] = node
+        self._node_keys.append(key)
+        from_split, split_aces, doubles = flags = key[6], key[7], key[8]
         self.cards.append(cards)
-        self.flags.append((from_split, split_aces, doubles))
+        self.flags.append(flags)
         self.size.append(len(cards))
         self.step.extend([-1] * NCODES)
-        shape = self._shape(shape_of(key), cards, from_split, split_aces, doubles)
+        shape = self._shape(self._shape_key(key), cards, from_split, split_aces, doubles)
         self.shape.append(shape)
-        self.end.append(self._shape_end[shape])
-        must_draw, needs = self._shape_draws[shape]
+        end, must_draw, needs, natural, two_card_21 = self._shape_facts[shape]
+        self.end.append(end)
         self.must_draw.append(must_draw)
         self.needs.append(needs)
-        self.signature.append(-1)
-        self.doubled.append(-1)
-        self.dealer_rank.append(-1)
-        self.tally.append(None)
-        self.dealer_tally.append(-1)
-        self.naturals.append(-1)
-        self.two_card_21.append(-1)
+        self.natural.append(natural)
+        self.two_card_21.append(two_card_21)
+        for table in (
+            self.signature,
+            self.super_bonus_mask,
+            self.doubled,
+            self.dealer_rank,
+            self.tally_bits,
+            self.dealer_category,
+        ):
+            table.append(-1)
         return node
 
     def add(self, node: int, code: int) -> int:
-        """The node after one more card (the kernel calls it where ``step`` says -1)."""
-        from_split, split_aces, doubles = self.flags[node]
-        child = self._node((*self.cards[node], CARDS[code]), from_split, split_aces, doubles)
-        self.step[node * NCODES + code] = child
-        return child
+        """The node after one more card (the kernel calls it where ``step`` says -1); the
+        step table is filled for the four suits of the card's rank at once."""
+        key = self._node_keys[node]
+        cards = self.cards[node]
+        base = node * NCODES
+        first = code - code % _NSUITS
+        for other in range(first, first + _NSUITS):
+            child = self._node_for(self._child_key(key, other), (*cards, CARDS[other]))
+            self.step[base + other] = child
+        return self.step[base + code]
+
+    def play(self, node: int, *codes: int) -> int:
+        """The node after these cards (for tests and the slow paths)."""
+        for code in codes:
+            nxt = self.step[node * NCODES + code]
+            node = nxt if nxt >= 0 else self.add(node, code)
+        return node
 
     def double(self, node: int) -> int:
         """The node of the same cards once doubled."""
@@ -273,20 +424,13 @@ class HandGraph:
         """The two one-card hands of a split pair, as the round controller makes them
         (``RoundController._split``): the first keeps the first card, the second takes the
         other; both come from a split, split aces where the first card is an ace."""
-        pair = self.splits.get(node)
+        pair = self._splits.get(node)
         if pair is None:
             first, second = self.cards[node]
             aces = first.is_ace
             pair = (self._node((first,), True, aces, 0), self._node((second,), True, aces, 0))
-            self.splits[node] = pair
+            self._splits[node] = pair
         return pair
-
-    def play(self, node: int, *codes: int) -> int:
-        """The node after these cards (for tests and the slow paths)."""
-        for code in codes:
-            nxt = self.step[node * NCODES + code]
-            node = nxt if nxt >= 0 else self.add(node, code)
-        return node
 
     # --- representatives for the rule functions ----------------------------------------------
 
@@ -295,33 +439,34 @@ class HandGraph:
         from_split, split_aces, doubles = self.flags[node]
         return _hand_state(self.cards[node], from_split, split_aces, doubles, self.wager_cents)
 
-    def frozen_hand(self, node: int, rescued: bool = False) -> Hand:
+    def frozen_hand(self, node: int, player: str, rescued: bool) -> Hand:
+        """Settlement's hand for a node: ``player``'s stake, doubled as often as the hand."""
         from_split, split_aces, doubles = self.flags[node]
         w = self.wager_cents
-        stake = Stake(PLAYER, w, doubles * w, rescued)
+        stake = Stake(player, w, doubles * w, rescued)
         return Hand(self.cards[node], (stake,), from_split, split_aces, doubles > 0)
 
     # --- what the rules say per shape (ranks only) -------------------------------------------
 
     def _shape(
-        self,
-        key: Key,
-        cards: tuple[Card, ...],
-        from_split: bool,
-        split_aces: bool,
-        doubles: int,
+        self, key: Key, cards: tuple[Card, ...], from_split: bool, split_aces: bool, doubles: int
     ) -> int:
         shape = self._shapes.get(key)
         if shape is not None:
             return shape
-        shape = len(self._shape_cards)
+        shape = len(self._shape_facts)
         self._shapes[key] = shape
-        self._shape_cards.append(cards)
+        self.decisions.extend([-1] * ((NO_UP + 1) * 8))
+        rules = self.rules
         hand = _hand_state(cards, from_split, split_aces, doubles, self.wager_cents)
-        reason = end_of_hand(self.rules, hand)
-        self._shape_end.append(_END_CODES.get(reason, END_OTHER))
-        self._shape_draws.append(
-            (dealer_must_draw(self.rules, cards), dealer_needs_cards(self.rules, cards))
+        self._shape_facts.append(
+            (
+                _END_CODES.get(end_of_hand(rules, hand), END_OTHER),
+                dealer_must_draw(rules, cards),
+                dealer_needs_cards(rules, cards),
+                is_natural(rules, cards, False),
+                is_two_card_21(cards),
+            )
         )
         return shape
 
@@ -329,26 +474,36 @@ class HandGraph:
         """Basic strategy's play (an index of DECISIONS) for the hand of ``node`` in play, the
         dealer's first card of rank index ``up`` (NO_UP where it is face down), the box
         holding ``hands`` hands: ``Strategy.decide_hand`` on the representative."""
-        key = (self.shape[node] * (NO_UP + 1) + up) * 8 + hands
-        answer = self.decisions.get(key)
-        if answer is None:
+        key = self.decision_slot(node, up, hands)
+        answer = self.decisions[key]
+        if answer < 0:
             hand = self.hand_state(node)
             box = _box_state(hand, hands, self.wager_cents)
             seen = None if up == NO_UP else Card(_RANKS[up], Suit.SPADES)
             action = self.strategy.decide_hand(self.rules, box, hand, seen)
             answer = self.decisions[key] = _DECISION_CODE[action]
+            self._decided += 1
         return answer
+
+    def decision_slot(self, node: int, up: int, hands: int) -> int:
+        """Where ``decisions`` holds the decision (the kernel computes it inline)."""
+        return (self.shape[node] * (NO_UP + 1) + up) * 8 + hands
 
     def surrenders_now(self, node: int, up: int) -> bool:
         """In a surrender window: does basic strategy surrender this box's only hand? What
-        ``StrategyPlayer`` asks: ``why_not_surrender`` and ``decide_hand`` in the window."""
+        ``StrategyPlayer`` asks: ``why_not_surrender``, then ``decide_hand`` in the window."""
         key = self.shape[node] * (NO_UP + 1) + up
         answer = self.surrenders.get(key)
         if answer is None:
+            rules = self.rules
             hand = self.hand_state(node)
             box = _box_state(hand, 1, self.wager_cents)
-            seen = None if up == NO_UP else Card(_RANKS[up], Suit.SPADES)
-            answer = self.surrenders[key] = _strategy_surrenders(self, box, hand, seen)
+            seen = Card(_RANKS[up], Suit.SPADES)
+            answer = why_not_surrender(rules, box) is None and (
+                self.strategy.decide_hand(rules, box, hand, seen, surrender_window=True)
+                is Action.SURRENDER
+            )
+            self.surrenders[key] = answer
         return answer
 
     def rescues_now(self, node: int, up: int) -> bool:
@@ -366,44 +521,37 @@ class HandGraph:
     # --- what settlement says, per signature --------------------------------------------------
 
     def signature_of(self, node: int) -> int:
-        """The settlement class of a node: equal values of every hand-evaluation function that
-        settlement and the tally read."""
+        """The settlement class of a node: its hand_facts."""
         sig = self.signature[node]
         if sig >= 0:
             return sig
-        rules = self.rules
         cards = self.cards[node]
-        from_split, split_aces, doubles = self.flags[node]
-        hand = self.frozen_hand(node)
-        value: HandValue = hand_value(cards)
-        key = (
-            len(cards),
-            value,
-            hand.total(rules),
-            hand.rank(rules),
-            player_rank(rules, cards, from_split),
-            tuple(bonus_hands(cards, value)),
-            is_natural(rules, cards, from_split),
-            is_natural(rules, cards, False),
-            is_suited_777(cards),
-            from_split,
-            split_aces,
-            doubles,
-        )
-        sig = self._signatures.get(key, -1)
+        from_split, split_aces, doubles = flags = self.flags[node]
+        facts = hand_facts(self.rules, cards, from_split, split_aces, doubles)
+        sig = self._signatures.get(facts, -1)
         if sig < 0:
-            sig = self._signatures[key] = len(self._signature_cards)
+            sig = self._signatures[facts] = len(self._signature_cards)
             self._signature_cards.append(cards)
-            self._signature_flags.append((from_split, split_aces, doubles))
+            self._signature_flags.append(flags)
+            hand = self._signature_box(sig).hands[0]
+            mask = 0
+            for code, card in enumerate(CARDS):
+                if is_super_bonus_hand(self.rules, hand, card):
+                    mask |= 1 << code
+            self.super_bonus.append(mask)
         self.signature[node] = sig
+        self.super_bonus_mask[node] = self.super_bonus[sig]
         return sig
 
-    def _signature_box(self, sig: int, rescued: bool = False) -> Box:
+    def _signature_box(self, sig: int) -> Box:
+        """A box of one hand of the signature (the settlement tables' representative: the
+        amounts of a hand's entries do not depend on the box or the hand's place, which the
+        entries name; the kernel's trace mode makes the real entries)."""
         from_split, split_aces, doubles = self._signature_flags[sig]
         w = self.wager_cents
         hand = Hand(
             self._signature_cards[sig],
-            (Stake(PLAYER, w, doubles * w, rescued),),
+            (Stake(PLAYER, w, doubles * w),),
             from_split,
             split_aces,
             doubles > 0,
@@ -415,86 +563,73 @@ class HandGraph:
         rank = self.dealer_rank[node]
         if rank < 0:
             cards = self.cards[node]
-            key = (dealer_rank(self.rules, cards),)
-            rank = self._dealer_ranks.get(key, -1)
+            value = dealer_rank(self.rules, cards)
+            rank = self._dealer_ranks.get(value, -1)
             if rank < 0:
-                rank = self._dealer_ranks[key] = len(self._dealer_rank_cards)
+                rank = self._dealer_ranks[value] = len(self._dealer_rank_cards)
                 self._dealer_rank_cards.append(cards)
             self.dealer_rank[node] = rank
         return rank
 
-    # Settlement tables: the counts of the entries the settlement function gives for a box of
-    # one hand of the signature (index 0: the amounts do not depend on the box or the hand's
-    # place, which the entries name; the kernel's trace mode makes the real entries).
-    _BUST, _TWENTY_ONE, _NATURAL, _RESCUE, _SURRENDER, _SHOWDOWN = range(6)
+    # Settlement tables, keyed (what) + 8 * (signature [+ dealer rank << 20]).
+    BUST, TWENTY_ONE, NATURAL, RESCUE, SHOWDOWN = range(5)
 
-    def _settled(self, key: int, make: Callable[[], list[LedgerEntry]]) -> Counts:
+    def settled(self, what: int, node: int, dealer: int = 0) -> Counts:
+        """The counts of the settlement of one hand of ``node`` (``what``: BUST, TWENTY_ONE,
+        NATURAL, RESCUE, or SHOWDOWN against the dealer's finished hand ``dealer``)."""
+        sig = self.signature_of(node)
+        rank = self.dealer_rank_of(dealer) if what == self.SHOWDOWN else 0
+        key = ((rank << 20) + sig) * 8 + what
         counts = self.settle.get(key)
         if counts is None:
-            counts = self.settle[key] = _counts(make())
+            rules, box = self.rules, self._signature_box(sig)
+            if what == self.BUST:
+                entries = settle_bust(rules, box, 0)
+            elif what == self.TWENTY_ONE:
+                entries = settle_twenty_one(rules, box, 0)
+            elif what == self.NATURAL:
+                entries = settle_natural(rules, box, 0)
+            elif what == self.RESCUE:
+                entries = settle_rescue(rules, box, 0, PLAYER)
+            else:
+                entries = settle_showdown(rules, box, 0, self._dealer_rank_cards[rank])
+            counts = self.settle[key] = _counts(entries)
         return counts
 
-    def bust(self, node: int) -> Counts:
-        sig = self.signature_of(node)
-        return self._settled(
-            sig * 8 + self._BUST, lambda: settle_bust(self.rules, self._signature_box(sig), 0)
-        )
-
-    def twenty_one(self, node: int) -> Counts:
-        sig = self.signature_of(node)
-        return self._settled(
-            sig * 8 + self._TWENTY_ONE,
-            lambda: settle_twenty_one(self.rules, self._signature_box(sig), 0),
-        )
-
-    def natural(self, node: int) -> Counts:
-        sig = self.signature_of(node)
-        return self._settled(
-            sig * 8 + self._NATURAL,
-            lambda: settle_natural(self.rules, self._signature_box(sig), 0),
-        )
-
-    def rescue(self, node: int) -> Counts:
-        sig = self.signature_of(node)
-        return self._settled(
-            sig * 8 + self._RESCUE,
-            lambda: settle_rescue(self.rules, self._signature_box(sig), 0, PLAYER),
-        )
-
     def surrender(self, dealer_natural: bool) -> Counts:
-        def make() -> list[LedgerEntry]:
-            box = Box(1, (Wager(PLAYER, self.wager_cents),), (), surrendered=True)
-            return settle_surrender(self.rules, box, dealer_natural)
-
-        return self._settled(-1 - dealer_natural, make)
-
-    def showdown(self, node: int, dealer: int) -> Counts:
-        """An open hand against the dealer's finished hand (node ``dealer``)."""
-        sig = self.signature_of(node)
-        rank = self.dealer_rank_of(dealer)
-        key = (rank * 1_000_000 + sig) * 8 + self._SHOWDOWN
+        key = -1 - dealer_natural
         counts = self.settle.get(key)
         if counts is None:
-            box = self._signature_box(sig)
-            dealer_cards = self._dealer_rank_cards[rank]
-            counts = self.settle[key] = _counts(settle_showdown(self.rules, box, 0, dealer_cards))
+            box = Box(1, (Wager(PLAYER, self.wager_cents),), (), surrendered=True)
+            counts = self.settle[key] = _counts(settle_surrender(self.rules, box, dealer_natural))
         return counts
 
     def is_super_bonus(self, node: int, dealer_first: int) -> bool:
         """``is_super_bonus_hand`` for the node's hand against the dealer's first card."""
-        sig = self.signature_of(node)
-        key = sig * NCODES + dealer_first
-        answer = self.super_bonus.get(key)
-        if answer is None:
-            hand = self._signature_box(sig).hands[0]
-            answer = is_super_bonus_hand(self.rules, hand, CARDS[dealer_first])
-            self.super_bonus[key] = answer
-        return answer
+        return bool(self.super_bonus[self.signature_of(node)] >> dealer_first & 1)
+
+    def against_natural(
+        self, hands: tuple[tuple[int, bool], ...], open_hands: tuple[int, ...], lost: int
+    ) -> Counts:
+        """The counts of ``settle_dealer_natural`` for a box of these hands (node, rescued),
+        whose hands ``open_hands`` are open, with ``lost`` cents already collected from its
+        hands this round."""
+        key = (hands, open_hands, lost)
+        counts = self._against_natural.get(key)
+        if counts is None:
+            w = self.wager_cents
+            frozen = tuple(self.frozen_hand(node, PLAYER, rescued) for node, rescued in hands)
+            box = Box(1, (Wager(PLAYER, w),), frozen)
+            entries = settle_dealer_natural(
+                self.rules, box, open_hands, {PLAYER: lost} if lost else {}
+            )
+            counts = self._against_natural[key] = _counts(entries)
+        return counts
 
     # --- what the simulator counts ----------------------------------------------------------
 
     def hand_tally(self, node: int) -> HandTally:
-        counted = self.tally[node]
+        counted = self._tally.get(node)
         if counted is None:
             cards = self.cards[node]
             from_split, _, doubles = self.flags[node]
@@ -504,31 +639,27 @@ class HandGraph:
                 tuple(row.value for row in rows),
                 trick,
             )
-            self.tally[node] = counted
+            self._tally[node] = counted
+            self.tally_bits[node] = (TALLY_NATURAL if counted.natural else 0) | (
+                TALLY_OTHER if counted.bonus or counted.five_card_trick else 0
+            )
         return counted
 
-    def is_natural(self, node: int) -> bool:
-        """``is_natural(rules, cards, from_split=False)``: how the round controller asks about
-        a box's first hand after the deal and about the dealer's first two cards."""
-        answer = self.naturals[node]
-        if answer < 0:
-            answer = self.naturals[node] = is_natural(self.rules, self.cards[node], False)
-        return answer > 0
+    def tally_of(self, node: int) -> int:
+        bits = self.tally_bits[node]
+        if bits < 0:
+            self.hand_tally(node)
+            bits = self.tally_bits[node]
+        return bits
 
-    def is_two_card_21(self, node: int) -> bool:
-        answer = self.two_card_21[node]
-        if answer < 0:
-            answer = self.two_card_21[node] = is_two_card_21(self.cards[node])
-        return answer > 0
-
-    def dealer_category(self, node: int, natural: bool, categories: Sequence[str]) -> int:
+    def dealer_category_of(self, node: int, natural: bool, categories: Sequence[str]) -> int:
         """The index in ``categories`` of the finished dealer hand's row."""
         if natural:
             return categories.index(dealer_category(True, self.cards[node]))
-        answer = self.dealer_tally[node]
+        answer = self.dealer_category[node]
         if answer < 0:
             answer = categories.index(dealer_category(False, self.cards[node]))
-            self.dealer_tally[node] = answer
+            self.dealer_category[node] = answer
         return answer
 
     @staticmethod
@@ -539,9 +670,9 @@ class HandGraph:
         """How much was built (for the benchmarks)."""
         return {
             "nodes": len(self.cards),
-            "shapes": len(self._shape_cards),
+            "shapes": len(self._shape_facts),
             "signatures": len(self._signature_cards),
-            "decisions": len(self.decisions),
+            "decisions": self._decided,
             "settlements": len(self.settle),
         }
 
@@ -558,13 +689,3 @@ def _hand_state(
 def _box_state(hand: HandState, hands: int, wager: int) -> BoxState:
     others = [HandState([], [StakeState(PLAYER, wager)]) for _ in range(hands - 1)]
     return BoxState(1, [Wager(PLAYER, wager)], [hand, *others])
-
-
-def _strategy_surrenders(
-    graph: HandGraph, box: BoxState, hand: HandState, seen: Card | None
-) -> bool:
-    rules = graph.rules
-    if why_not_surrender(rules, box) is not None:
-        return False
-    action = graph.strategy.decide_hand(rules, box, hand, seen, surrender_window=True)
-    return action is Action.SURRENDER

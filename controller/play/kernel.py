@@ -4,12 +4,14 @@
 strategy, a truthful hole-card reader, the dealer's hands automatic) without the round
 controller's objects. It walks the same procedure, state by state and action by action as
 :data:`controller.round.spec.SPEC` declares it, in the order of
-``controller.round.controller.RoundController`` (whose handler each step mirrors is named
-there), and asks every rule of a :class:`~controller.play.hand_graph.HandGraph`: a hand is an
-integer node, and what the rules say about it (end of hand, basic strategy, settlement, what is
-counted) was worked out by the round model, the hand evaluation, the settlement and the
-strategy themselves. The variant's settings it reads directly (natural paid at once, the hole
-card, the rescue) are the ones the controller reads at the same step.
+``controller.round.controller.RoundController``: each inner function of :meth:`Kernel.play`
+is named after the controller method it follows. Every rule comes from a
+:class:`~controller.play.hand_graph.HandGraph`: a hand is an integer node, and what the rules
+say about it (end of hand, basic strategy, settlement, what is counted) was worked out by the
+round model, the hand evaluation, the settlement and the strategy themselves. The variant
+settings it reads directly (natural paid at once, the hole card, the rescue window, the
+burn cards) are the ones the controller reads at the same step, and the windows offered per
+dealer card are asked of ``insurance_offered`` and ``surrender_offered``.
 
 Two modes. Counting (``trace=None``, the simulator's): each settlement adds the counts of the
 settlement function's entries (cached per kind of hand), and the round's totals go to a
@@ -17,12 +19,14 @@ settlement function's entries (cached per kind of hand), and the round's totals 
 headless controller emits, in its order: every ledger entry (made by the settlement function on
 the round's hands), every device command and a ``StateChanged`` for every action, each move
 checked against ``SPEC``, and each entry's counts against the cached counts.
-``tests/simulate/test_kernel_differential.py`` holds both to the controller, output for output.
+``tests/simulate/test_kernel_differential.py`` holds both modes to the controller.
 """
 
 from __future__ import annotations
 
 import random
+import sys
+from array import array
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -30,9 +34,7 @@ from controller.game.errors import CroupierError
 from controller.game.rules import Variant
 from controller.game.settlement import (
     Box,
-    Hand,
     LedgerEntry,
-    Stake,
     Wager,
     settle_bust,
     settle_dealer_natural,
@@ -52,6 +54,8 @@ from controller.play.hand_graph import (
     END_TWENTY_ONE,
     NCODES,
     NO_UP,
+    TALLY_NATURAL,
+    TALLY_OTHER,
     Counts,
     HandGraph,
 )
@@ -74,11 +78,43 @@ _SI: Final = {state: i for i, state in enumerate(_STATES)}
     State.DEALER, State.SETTLING,
 ))  # fmt: skip
 _HIT, _STAND, _DOUBLE, _SPLIT = range(4)  # hand_graph.DECISIONS
+# The actions as module constants (an Enum member read on the class costs an attribute lookup).
+_A_CARD = Action.CARD
+_A_HIT = Action.HIT
+_A_STAND = Action.STAND
+_A_DOUBLE = Action.DOUBLE
+_A_SPLIT = Action.SPLIT
+_A_OK = Action.OK
+_A_PEEK = Action.PEEK
+_A_RESCUE = Action.RESCUE
+_A_SURRENDER = Action.SURRENDER
+_A_SHUFFLE = Action.SHUFFLE
+_A_BET = Action.BET
+_A_DEAL = Action.DEAL
 _RANKS: Final = tuple(Rank)
-_SUITS = len(Suit)
+_NSUITS: Final = len(Suit)
+_NCAT: Final = len(DEALER_CATEGORIES)
 
-# Hand records: [node, finished, settled, rescued]; box records: see _Box.
-_NODE, _FINISHED, _SETTLED, _RESCUED = range(4)
+# A hand is [node, status]: in play, finished (no more cards or decisions), settled (every
+# live stake has its entry), rescued (its one stake rescued: settled, nothing live).
+_OPEN, _FINISHED, _SETTLED, _RESCUED = range(4)
+# A box's surrender: none, surrendered (settled once the dealer's natural is known), settled.
+_NO, _PENDING, _DONE = range(3)
+
+_BUST, _TWENTY_ONE, _NATURAL, _RESCUE_KEY, _SHOWDOWN = (
+    HandGraph.BUST,
+    HandGraph.TWENTY_ONE,
+    HandGraph.NATURAL,
+    HandGraph.RESCUE,
+    HandGraph.SHOWDOWN,
+)
+
+
+_SETTLE_HAND: Final = {
+    _BUST: settle_bust,
+    _TWENTY_ONE: settle_twenty_one,
+    _NATURAL: settle_natural,
+}
 
 
 class KernelError(CroupierError):
@@ -93,6 +129,61 @@ class ShoeEnded(Exception):
         super().__init__(at, recorded)
         self.at = at
         self.recorded = recorded
+
+
+def _bulk_shuffle(rng: random.Random, x: list[int]) -> None:
+    """``rng.shuffle(x)``, the same permutation and the same generator state after it, at
+    two thirds of the cost: CPython's shuffle takes ``getrandbits(k)`` (the top ``k`` bits of
+    one 32-bit word) for each place from the last down, drawing again while the value is too
+    large; this draws the words in bulk (``getrandbits(32 * n)`` is ``n`` words, the first in
+    the lowest bits) and never more than the shuffle still needs. :func:`_shuffle_for` checks
+    it against ``random.shuffle`` before it is used."""
+    n = len(x)
+    shifts = _SHIFTS
+    getrandbits = rng.getrandbits
+
+    def words(count: int) -> array[int]:
+        block = array("I", getrandbits(32 * count).to_bytes(4 * count, "little"))
+        if sys.byteorder == "big":
+            block.byteswap()
+        return block
+
+    w = words(n - 1)
+    p, left = 0, n - 1
+    for i in range(n - 1, 0, -1):
+        s = shifts[i]
+        if p == left:
+            w, p, left = words(i), 0, i
+        r = w[p] >> s
+        p += 1
+        while r > i:
+            if p == left:
+                w, p, left = words(i), 0, i
+            r = w[p] >> s
+            p += 1
+        x[i], x[r] = x[r], x[i]
+
+
+_SHIFTS: Final = [32 - (i + 1).bit_length() for i in range(8 * 52)]
+_SHUFFLE_CHECKED: list[Callable[[random.Random, list[int]], None]] = []
+
+
+def _shuffle_for() -> Callable[[random.Random, list[int]], None]:
+    """The bulk shuffle where it gives what random.shuffle gives on this Python (three shoes
+    in a row from two seeds), else random.shuffle itself."""
+    if not _SHUFFLE_CHECKED:
+        same = array("I").itemsize == 4
+        for seed in (1, 2026):
+            a, b = random.Random(seed), random.Random(seed)
+            x, y = list(range(416)), list(range(416))
+            for _ in range(3):
+                a.shuffle(x)
+                if same:
+                    _bulk_shuffle(b, y)
+                same = same and x == y
+            same = same and a.random() == b.random()
+        _SHUFFLE_CHECKED.append(_bulk_shuffle if same else random.Random.shuffle)
+    return _SHUFFLE_CHECKED[0]
 
 
 class CodeShoe:
@@ -111,6 +202,7 @@ class CodeShoe:
     ) -> None:
         self._order = [CODES[c] for c in shoe_cards(deck, decks)]
         self._rng = random.Random(seed)
+        self._shuffle = _shuffle_for() if len(self._order) <= len(_SHIFTS) else None
         self._recorded = [CODES[c] for c in cards] if cards is not None else None
         self.cards: list[int] = []
         self.at = 0  # next card of self.cards
@@ -136,20 +228,11 @@ class CodeShoe:
             return
         self._drawn_before += self.at
         cards = self._order[:]
-        self._rng.shuffle(cards)
+        if self._shuffle is not None:
+            self._shuffle(self._rng, cards)
+        else:
+            self._rng.shuffle(cards)
         self.cards, self.at, self.since = cards, 0, 0
-
-
-class _Box:
-    __slots__ = ("hands", "losses", "natural_paid", "number", "surrender_settled", "surrendered")
-
-    def __init__(self, number: int) -> None:
-        self.number = number
-        self.hands: list[list[int]] = []
-        self.surrendered = False
-        self.surrender_settled = False
-        self.natural_paid = False
-        self.losses = 0  # collected from this box's hands this round (settle_dealer_natural)
 
 
 class Kernel:
@@ -172,550 +255,603 @@ class Kernel:
         self.shoe = shoe
         self.nboxes = boxes
         self.players = tuple(players[:boxes])
-        self.wager = graph.wager_cents
         self.each_round = each_round
         self.cut_after = cut_after
         self.trace = trace
         self.tally = Tally()
-        self._dealer_counts = [0] * (len(UP_CARDS) * len(DEALER_CATEGORIES))
+        self._dealer_counts = [0] * (len(UP_CARDS) * _NCAT)
         self._bonus: dict[str, int] = {}
-        # What the controller reads of the variant, per rank of the dealer's first card.
-        cards = [Card(rank, Suit.SPADES) for rank in _RANKS]
-        self._insurance = tuple(insurance_offered(rules, c) for c in cards)
-        self._surrender = tuple(surrender_offered(rules, c) for c in cards)
-        self._surrender_window = tuple(rules.surrender.allowed and s for s in self._surrender)
-        self._peek = tuple(c.rank in rules.dealer.peek_up_cards for c in cards)
-        self._arm = tuple("A" if c.is_ace else "T" for c in cards)
-        self._column = tuple(UP_CARDS.index(graph.column(code)) for code in range(NCODES))
-        self.hole = rules.has_hole_card
-        self.face_up = rules.dealer.first_card_face_up
-        self.natural_at_once = rules.payouts.natural_paid_at_once
-        self.twenty_one_at_once = rules.payouts.twenty_one_paid_at_once
-        self.rescue_window = rules.double.rescue
-        self.burn_cards = rules.shoe.burn_cards
-        # the table
-        self.state = _BURN if rules.shoe.burn_cards else _BETTING
+        self.state = _BURN if rules.shoe.burn_cards else _BETTING  # RoundController(start=BURN)
         self.burn_left = rules.shoe.burn_cards
-        self._new_round()
 
-    # --- the round's data ---------------------------------------------------------------------
-
-    def _new_round(self) -> None:
-        self.boxes = [_Box(n) for n in range(1, self.nboxes + 1)]
-        self.dealer = self.g.start
-        self.dealer_two = -1  # the dealer's hand after two cards
-        self.first = -1  # code of the dealer's first card
-        self.up = NO_UP  # rank index of the first card where the strategy sees it
-        self.first_rank = 0
-        self.turn: tuple[int, int] | None = None
-        self.card_for: tuple[int, int] | None = None
-        self.dealer_natural: bool | None = None
-        self.peek_result: str | None = None
-        self.revealed = False
-        self.net = self.net_no_sb = self.super_bonuses = self.rescues = 0
-
-    def _move(self, source: int, action: Action, dest: int) -> None:
-        """Record one action (trace mode): checked against SPEC as the controller checks it."""
-        trace = self.trace
-        assert trace is not None
-        src, dst = _STATES[source], _STATES[dest]
-        allowed = SPEC.get((src, action))
-        if allowed is None or dst not in allowed:
-            raise KernelError(f"{src.value} --{action.value}--> {dst.value} is not in SPEC")
-        trace.append(StateChanged(src, dst, action))
-
-    # --- drawing --------------------------------------------------------------------------------
-
-    def _draw(self) -> int:
+    def play(self, rounds: int) -> int:
+        """Play ``rounds`` rounds; returns the rounds played. A recorded order or a shoe that
+        ends mid-round raises :class:`ShoeEnded` (the unfinished round is not counted)."""
+        g, rules, trace = self.g, self.rules, self.trace
+        nb = self.nboxes
+        box_range = range(nb)
+        players = self.players
+        wager = g.wager_cents
+        # the graph's tables (lists grow as nodes are added; these names stay valid)
+        step, add, end, size = g.step, g.add, g.end, g.size
+        must_draw, needs, natural, two_card_21 = g.must_draw, g.needs, g.natural, g.two_card_21
+        shape, signature, dealer_rank, doubled = g.shape, g.signature, g.dealer_rank, g.doubled
+        super_bonus_mask, signature_of, dealer_rank_of = (
+            g.super_bonus_mask,
+            g.signature_of,
+            g.dealer_rank_of,
+        )
+        decisions, settle, settled = g.decisions, g.settle, g.settled
+        tally_bits = g.tally_bits
+        start = g.start
+        # what the controller reads of the variant at each step, per rank of the first card
+        first_cards = [Card(rank, Suit.SPADES) for rank in _RANKS]
+        offers_insurance = tuple(insurance_offered(rules, c) for c in first_cards)
+        offers_surrender = tuple(surrender_offered(rules, c) for c in first_cards)
+        surrender_window = tuple(rules.surrender.allowed and s for s in offers_surrender)
+        peeks = tuple(c.rank in rules.dealer.peek_up_cards for c in first_cards)
+        arm = tuple("A" if c.is_ace else "T" for c in first_cards)
+        column = tuple(UP_CARDS.index(g.column(code)) for code in range(NCODES))
+        hole = rules.has_hole_card
+        face_up = rules.dealer.first_card_face_up
+        natural_at_once = rules.payouts.natural_paid_at_once
+        twenty_one_at_once = rules.payouts.twenty_one_paid_at_once
+        rescue_window = rules.double.rescue
+        burn_cards = rules.shoe.burn_cards
+        each_round, cut_after = self.each_round, self.cut_after
+        deal_order = [*box_range, -1, *box_range, *((-1,) if hole else ())]  # model.deal_plan
+        last_deal = len(deal_order) - 1
         shoe = self.shoe
-        at = shoe.at
-        try:
-            code = shoe.cards[at]
-        except IndexError:
-            raise ShoeEnded(at - shoe.since, shoe.recorded) from None
-        shoe.at = at + 1
-        return code
+        cards, at = shoe.cards, shoe.at
 
-    def _peek_card(self, ahead: int) -> int:
-        shoe = self.shoe
-        at = shoe.at + ahead
-        return shoe.cards[at] if at < len(shoe.cards) else -1
+        # the round (reset for every round)
+        hands_of: list[list[list[int]]] = []
+        surrendered: list[int] = []
+        natural_paid: list[bool] = []
+        losses: list[int] = []  # collected from a box's hands (settle_dealer_natural)
+        dealer = dealer_two = first = first_rank = 0
+        turn_box = turn_hand = card_box = card_hand = 0
+        dealer_natural = -1  # unknown, 0, 1
+        peek_result = -1
+        revealed = False
+        net = net_no_sb = super_bonuses = rescues = 0
+        # the chunk's totals (written to self.tally at the end)
+        t = self.tally
+        dealer_counts, bonus = self._dealer_counts, self._bonus
+        n_rounds = n_hands = n_naturals = n_surrenders = n_super = n_rescues = n_tricks = 0
+        sum_net = sum_net_sq = sum_no_sb = sum_no_sb_sq = completed = unknown = 0
 
-    def _step(self, node: int, code: int) -> int:
-        nxt = self.g.step[node * NCODES + code]
-        return nxt if nxt >= 0 else self.g.add(node, code)
+        # --- trace mode -------------------------------------------------------------------
 
-    # --- settlement --------------------------------------------------------------------------
+        def move(source: int, action: Action, dest: int) -> None:
+            assert trace is not None
+            src, dst = _STATES[source], _STATES[dest]
+            allowed = SPEC.get((src, action))
+            if allowed is None or dst not in allowed:
+                raise KernelError(f"{src.value} --{action.value}--> {dst.value} is not in SPEC")
+            trace.append(StateChanged(src, dst, action))
 
-    def _frozen_box(self, box: _Box) -> Box:
-        g, w = self.g, self.wager
-        player = self.players[box.number - 1]
-        hands = []
-        for h in box.hands:
-            node = h[_NODE]
-            from_split, split_aces, doubles = g.flags[node]
-            stake = Stake(player, w, doubles * w, bool(h[_RESCUED]))
-            hands.append(Hand(g.cards[node], (stake,), from_split, split_aces, doubles > 0))
-        return Box(box.number, (Wager(player, w),), tuple(hands), box.surrendered)
+        def frozen_box(b: int) -> Box:
+            player = players[b]
+            hands = tuple(g.frozen_hand(h[0], player, h[1] == _RESCUED) for h in hands_of[b])
+            return Box(b + 1, (Wager(player, wager),), hands, surrendered[b] != _NO)
 
-    def _book(
-        self,
-        box: _Box,
-        counts: Counts,
-        settle: Callable[..., list[LedgerEntry]],
-        *args: object,
-    ) -> None:
-        """Add a settlement's counts to the round; in trace mode make its entries with the
-        settlement function, ``settle(rules, box, *args)``, and check them against the counts."""
-        self.net += counts[0]
-        self.net_no_sb += counts[1]
-        self.super_bonuses += counts[2]
-        self.rescues += counts[3]
-        box.losses += counts[4]
-        if self.trace is not None:
-            made = settle(self.rules, self._frozen_box(box), *args)
+        def traced(
+            b: int, counts: Counts, settle_fn: Callable[..., list[LedgerEntry]], *args: object
+        ) -> None:
+            assert trace is not None
+            made = settle_fn(rules, frozen_box(b), *args)
             c = ledger_counts(made)
-            if (
+            made_counts = (
                 c.net_cents,
                 c.net_no_sb_cents,
                 c.super_bonuses,
                 c.rescues,
                 c.hand_losses_cents,
-            ) != counts:
+            )
+            if made_counts != counts:
                 raise KernelError(f"cached counts {counts} differ from the entries {made}")
-            self.trace.extend(made)
+            trace.extend(made)
 
-    def _book_entries(self, box: _Box | None, entries: list[LedgerEntry]) -> None:
-        """Add entries made by a settlement function (the rare paths)."""
-        c = ledger_counts(entries)
-        self.net += c.net_cents
-        self.net_no_sb += c.net_no_sb_cents
-        self.super_bonuses += c.super_bonuses
-        self.rescues += c.rescues
-        if box is not None:
-            box.losses += c.hand_losses_cents
-        if self.trace is not None:
-            self.trace.extend(entries)
+        # --- settlement -------------------------------------------------------------------
 
-    def _open_hands(self, box: _Box) -> list[int]:
-        return [i for i, h in enumerate(box.hands) if not h[_SETTLED] and not h[_RESCUED]]
+        def book(b: int, c: Counts) -> None:
+            nonlocal net, net_no_sb, super_bonuses, rescues
+            net += c[0]
+            net_no_sb += c[1]
+            super_bonuses += c[2]
+            rescues += c[3]
+            losses[b] += c[4]
 
-    # --- the procedure (RoundController's handlers, in its order) -----------------------------
+        def book_entries(b: int, entries: list[LedgerEntry]) -> None:  # the rare paths
+            c = ledger_counts(entries)
+            book(b, (c.net_cents, c.net_no_sb_cents, c.super_bonuses, c.rescues, 0))
+            losses[b] += c.hand_losses_cents
+            if trace is not None:
+                trace.extend(entries)
 
-    def _after_deal(self) -> int:  # RoundController._after_deal
-        g = self.g
-        if self.natural_at_once:
-            for box in self.boxes:
-                hand = box.hands[0]
-                node = hand[_NODE]
-                if g.is_natural(node):
-                    self._book(box, g.natural(node), settle_natural, 0)
-                    hand[_FINISHED] = hand[_SETTLED] = 1
-                    box.natural_paid = True
-        rank = self.first_rank
-        if not self.hole:
-            eligible = any(not b.natural_paid for b in self.boxes)
-            if eligible and (self._insurance[rank] or self._surrender[rank]):
-                return _OFFERS
-            return self._find_turn(0, 0)
-        if self._insurance[rank]:
-            return _INSURANCE
-        return self._after_insurance()
+        def is_super_bonus(node: int) -> bool:
+            mask = super_bonus_mask[node]
+            if mask < 0:
+                mask = g.super_bonus[signature_of(node)]
+            return bool(mask >> first & 1)
 
-    def _after_insurance(self) -> int:
-        if self._surrender_window[self.first_rank]:
-            return _SURRENDER
-        return self._after_surrender()
+        def settle_hand(b: int, i: int, what: int, node: int) -> None:
+            """A bust, a 21 paid at once or a natural paid at once."""
+            sig = signature[node]
+            counts = settle.get(sig * 8 + what) if sig >= 0 else None
+            if counts is None:
+                counts = settled(what, node)
+            book(b, counts)
+            if trace is not None:
+                traced(b, counts, _SETTLE_HAND[what], i)
+            hands_of[b][i][1] = _SETTLED
 
-    def _after_surrender(self) -> int:
-        rank = self.first_rank
-        if self._peek[rank]:
-            if self.trace is not None:
-                self.trace.append(DeviceCommand("peek", "arm_peek", (self._arm[rank],)))
-            return _PEEK
-        self._dealer_natural_known(False)
-        return self._find_turn(0, 0)
+        def settle_surrender_of(b: int, dealer_has_natural: bool) -> None:
+            counts = g.surrender(dealer_has_natural)
+            book(b, counts)
+            if trace is not None:
+                traced(b, counts, settle_surrender, dealer_has_natural)
+            surrendered[b] = _DONE
+            for h in hands_of[b]:
+                h[1] = _SETTLED
 
-    def _dealer_natural_known(self, natural: bool) -> None:
-        self.dealer_natural = natural
-        for box in self.boxes:
-            if box.surrendered and not box.surrender_settled:
-                self._settle_surrender(box, natural)
+        # --- the procedure (RoundController's methods of the same names) ------------------
 
-    def _settle_surrender(self, box: _Box, natural: bool) -> None:
-        self._book(box, self.g.surrender(natural), settle_surrender, natural)
-        box.surrender_settled = True
-        for hand in box.hands:
-            hand[_FINISHED] = hand[_SETTLED] = 1
+        def after_deal() -> int:
+            if natural_at_once:
+                for b in box_range:
+                    node = hands_of[b][0][0]
+                    if natural[node]:
+                        settle_hand(b, 0, _NATURAL, node)
+                        natural_paid[b] = True
+            if not hole:
+                eligible = not all(natural_paid)
+                if eligible and (offers_insurance[first_rank] or offers_surrender[first_rank]):
+                    return _OFFERS
+                return find_turn(0, 0)
+            if offers_insurance[first_rank]:
+                return _INSURANCE
+            return after_insurance()
 
-    def _surrender_window_decisions(self, state: int) -> None:
-        """What StrategyPlayer decides in OFFERS or SURRENDER: each box whose strategy
-        surrenders, in box order; RoundController._surrender for each."""
-        g = self.g
-        for box in self.boxes:
-            if box.natural_paid or box.surrendered:
-                continue
-            hand = box.hands[0]
-            if hand[_FINISHED] or not g.surrenders_now(hand[_NODE], self.first_rank):
-                continue
-            box.surrendered = True
-            if self.dealer_natural is not None or (self.hole and not self._peek[self.first_rank]):
-                self._settle_surrender(box, False)
-            if self.trace is not None:
-                self._move(state, Action.SURRENDER, state)
+        def after_insurance() -> int:
+            if surrender_window[first_rank]:
+                return _SURRENDER
+            return after_surrender()
 
-    def _find_turn(self, box_index: int, index: int) -> int:  # RoundController._find_turn
-        g = self.g
-        end, size = g.end, g.size
-        for b in range(box_index, self.nboxes):
-            box = self.boxes[b]
-            if box.surrendered:
-                continue
-            hands = box.hands
-            for i in range(index if b == box_index else 0, len(hands)):
-                hand = hands[i]
-                if hand[_FINISHED]:
+        def after_surrender() -> int:
+            if peeks[first_rank]:
+                if trace is not None:
+                    trace.append(DeviceCommand("peek", "arm_peek", (arm[first_rank],)))
+                return _PEEK
+            dealer_natural_known(False)
+            return find_turn(0, 0)
+
+        def dealer_natural_known(is_natural: bool) -> None:
+            nonlocal dealer_natural
+            dealer_natural = is_natural
+            for b in box_range:
+                if surrendered[b] == _PENDING:
+                    settle_surrender_of(b, is_natural)
+
+        def surrender_decisions(state: int) -> None:
+            """StrategyPlayer in OFFERS or SURRENDER, then RoundController._surrender."""
+            for b in box_range:
+                if natural_paid[b] or surrendered[b]:
                     continue
-                node = hand[_NODE]
-                if size[node] < 2:
-                    self.card_for = (b, i)
-                    return _CARD_DUE
-                reason = end[node]
-                if reason != END_NONE:
-                    self.card_for = None
-                    hand[_FINISHED] = 1
-                    if reason == END_TWENTY_ONE and self._pays_21_at_once(node):
-                        self._settle_twenty_one(box, i)
+                hand = hands_of[b][0]
+                if hand[1] != _OPEN or not g.surrenders_now(hand[0], first_rank):
                     continue
-                self.turn = (b, i)
-                return _PLAYING
-        self.turn = None
-        return self._dealer_phase()
+                surrendered[b] = _PENDING
+                if dealer_natural >= 0 or (hole and not peeks[first_rank]):
+                    settle_surrender_of(b, False)
+                if trace is not None:
+                    move(state, _A_SURRENDER, state)
 
-    def _pays_21_at_once(self, node: int) -> bool:
-        return self.twenty_one_at_once and not self.g.is_super_bonus(node, self.first)
+        def find_turn(box_index: int, index: int) -> int:
+            nonlocal turn_box, turn_hand, card_box, card_hand
+            for b in range(box_index, nb):
+                if surrendered[b]:
+                    continue
+                hands = hands_of[b]
+                for i in range(index if b == box_index else 0, len(hands)):
+                    hand = hands[i]
+                    if hand[1]:
+                        continue
+                    node = hand[0]
+                    if size[node] < 2:
+                        card_box, card_hand = b, i
+                        return _CARD_DUE
+                    reason = end[node]
+                    if reason != END_NONE:
+                        hand[1] = _FINISHED
+                        if (
+                            reason == END_TWENTY_ONE
+                            and twenty_one_at_once
+                            and not is_super_bonus(node)
+                        ):
+                            settle_hand(b, i, _TWENTY_ONE, node)
+                        continue
+                    turn_box, turn_hand = b, i
+                    return _PLAYING
+            turn_box = -1
+            return dealer_phase()
 
-    def _settle_twenty_one(self, box: _Box, i: int) -> None:
-        hand = box.hands[i]
-        self._book(box, self.g.twenty_one(hand[_NODE]), settle_twenty_one, i)
-        hand[_SETTLED] = 1
+        def unsettled() -> bool:
+            for b in box_range:
+                if surrendered[b]:
+                    if surrendered[b] == _PENDING:
+                        return True
+                    continue
+                for hand in hands_of[b]:
+                    if hand[1] < _SETTLED:
+                        return True
+            return False
 
-    def _player_card(self, code: int) -> int:  # RoundController._player_card
-        assert self.card_for is not None
-        b, i = self.card_for
-        self.card_for = None
-        box = self.boxes[b]
-        hand = box.hands[i]
-        node = hand[_NODE] = self._step(hand[_NODE], code)
-        reason = self.g.end[node]
-        if reason == END_NONE:
-            self.turn = (b, i)
-            return _PLAYING
-        hand[_FINISHED] = 1
-        if reason == END_BUST:
-            self._book(box, self.g.bust(node), settle_bust, i)
-            hand[_SETTLED] = 1
-        elif reason == END_TWENTY_ONE and self._pays_21_at_once(node):
-            self._settle_twenty_one(box, i)
-        elif reason == END_ONE_AFTER_DOUBLE and self.rescue_window:
-            self.turn = (b, i)
-            return _RESCUE
-        return self._find_turn(b, i + 1)
+        def dealer_phase() -> int:
+            if not hole:
+                if not unsettled():
+                    return finish()
+                return _DEALER
+            if not revealed:
+                return _REVEAL
+            return dealer_draws_or_finish()
 
-    def _unsettled(self) -> bool:
-        for box in self.boxes:
-            if box.surrendered:
-                if not box.surrender_settled:
-                    return True
-            elif self._open_hands(box):
-                return True
-        return False
+        def dealer_second_card(node: int) -> int:
+            """The dealer's second card where there is no hole card: a natural is known now."""
+            is_natural = natural[node]
+            dealer_natural_known(is_natural)
+            if is_natural:
+                for b in box_range:
+                    settle_against_natural(b)
+                return finish()
+            return dealer_draws_or_finish()
 
-    def _dealer_phase(self) -> int:
-        if not self.hole:
-            if not self._unsettled():
-                return self._finish()
-            return _DEALER
-        if not self.revealed:
-            return _REVEAL
-        return self._dealer_draws_or_finish()
+        def dealer_draws_or_finish() -> int:
+            if not unsettled():
+                return finish()
+            if must_draw[dealer]:
+                return _DEALER
+            rank = dealer_rank[dealer]
+            if rank < 0:
+                rank = dealer_rank_of(dealer)
+            rank_key = rank << 20
+            for b in box_range:
+                if surrendered[b]:
+                    continue
+                for i, hand in enumerate(hands_of[b]):
+                    if hand[1] >= _SETTLED:
+                        continue
+                    node = hand[0]
+                    sig = signature[node]
+                    counts = settle.get((rank_key + sig) * 8 + _SHOWDOWN) if sig >= 0 else None
+                    if counts is None:
+                        counts = settled(_SHOWDOWN, node, dealer)
+                    book(b, counts)
+                    if trace is not None:
+                        traced(b, counts, settle_showdown, i, g.cards[dealer])
+                    hand[1] = _SETTLED
+            return finish()
 
-    def _dealer_card(self, code: int) -> int:  # RoundController._dealer_card
-        g = self.g
-        node = self.dealer = self._step(self.dealer, code)
-        if g.size[node] == 2:
-            self.dealer_two = node
-            if not self.hole:
-                natural = g.is_natural(node)
-                self._dealer_natural_known(natural)
-                if natural:
-                    for box in self.boxes:
-                        self._settle_against_natural(box)
-                    return self._finish()
-        return self._dealer_draws_or_finish()
+        def finish() -> int:  # the Super Bonus
+            for b in box_range:
+                if surrendered[b]:
+                    continue
+                for h in hands_of[b]:
+                    mask = super_bonus_mask[h[0]]
+                    if mask < 0:
+                        mask = g.super_bonus[signature_of(h[0])]
+                    if mask >> first & 1:
+                        boxes = [frozen_box(x) for x in box_range]
+                        for entry in settle_super_bonus(rules, boxes, CARDS[first]):
+                            book_entries(entry.box - 1, [entry])
+                        return _SETTLING
+            return _SETTLING
 
-    def _dealer_draws_or_finish(self) -> int:
-        if not self._unsettled():
-            return self._finish()
-        g = self.g
-        dealer = self.dealer
-        if g.must_draw[dealer]:
-            return _DEALER
-        dealer_cards = g.cards[dealer]
-        for box in self.boxes:
-            if box.surrendered:
-                continue
-            for i in self._open_hands(box):
-                hand = box.hands[i]
-                self._book(box, g.showdown(hand[_NODE], dealer), settle_showdown, i, dealer_cards)
-                hand[_SETTLED] = 1
-        return self._finish()
+        def settle_against_natural(b: int) -> None:
+            if surrendered[b]:
+                return
+            hands = hands_of[b]
+            open_hands = tuple(i for i, h in enumerate(hands) if h[1] < _SETTLED)
+            if not open_hands:
+                return
+            lost = losses[b]
+            counts = g.against_natural(
+                tuple((h[0], h[1] == _RESCUED) for h in hands), open_hands, lost
+            )
+            book(b, counts)
+            if trace is not None:
+                traced(
+                    b,
+                    counts,
+                    settle_dealer_natural,
+                    list(open_hands),
+                    {players[b]: lost} if lost else {},
+                )
+            for i in open_hands:
+                hands[i][1] = _SETTLED
 
-    def _finish(self) -> int:  # RoundController._finish: the Super Bonus
-        g, first = self.g, self.first
-        if any(
-            g.is_super_bonus(h[_NODE], first)
-            for box in self.boxes
-            if not box.surrendered
-            for h in box.hands
-        ):
-            boxes = [self._frozen_box(box) for box in self.boxes]
-            self._book_entries(None, settle_super_bonus(self.rules, boxes, CARDS[first]))
-        return _SETTLING
+        def reveal() -> int:  # RoundController._reveal and _after_reveal
+            nonlocal revealed
+            revealed = True
+            is_natural = natural[dealer_two]
+            if peek_result >= 0 and peek_result != is_natural:
+                raise KernelError("a truthful reader disagreed with the hole card")
+            if dealer_natural < 0:
+                dealer_natural_known(is_natural)
+            if is_natural:
+                for b in box_range:
+                    settle_against_natural(b)
+                return finish()
+            return dealer_draws_or_finish()
 
-    def _settle_against_natural(self, box: _Box) -> None:
-        if box.surrendered:
-            return
-        open_hands = self._open_hands(box)
-        if not open_hands:
-            return
-        player = self.players[box.number - 1]
-        lost = {player: box.losses} if box.losses else {}
-        entries = settle_dealer_natural(self.rules, self._frozen_box(box), open_hands, lost)
-        self._book_entries(box, entries)
-        for i in open_hands:
-            box.hands[i][_FINISHED] = box.hands[i][_SETTLED] = 1
+        def peek() -> int:  # RoundController._peek, the reader telling the truth
+            nonlocal peek_result
+            is_natural = natural[dealer_two]
+            peek_result = is_natural
+            dealer_natural_known(is_natural)
+            if is_natural:
+                return _REVEAL
+            return find_turn(0, 0)
 
-    def _reveal(self) -> int:  # RoundController._reveal and _after_reveal
-        self.revealed = True
-        natural = self.g.is_natural(self.dealer_two)
-        if self.peek_result is not None and (self.peek_result == "Y") != natural:
-            raise KernelError("a truthful reader disagreed with the hole card")
-        if self.dealer_natural is None:
-            self._dealer_natural_known(natural)
-        if natural:
-            for box in self.boxes:
-                self._settle_against_natural(box)
-            return self._finish()
-        return self._dealer_draws_or_finish()
+        def rescue_or_ok() -> tuple[Action, int]:  # StrategyPlayer in RESCUE; _rescue or _ok
+            b, i = turn_box, turn_hand
+            hand = hands_of[b][i]
+            node = hand[0]
+            if g.rescues_now(node, first_rank):
+                counts = settled(_RESCUE_KEY, node)
+                book(b, counts)
+                if trace is not None:
+                    traced(b, counts, settle_rescue, i, players[b])
+                hand[1] = _RESCUED
+                return _A_RESCUE, find_turn(b, i + 1)
+            return _A_OK, find_turn(b, i + 1)
 
-    def _peek_answer(self) -> int:  # RoundController._peek, the reader telling the truth
-        natural = self.g.is_natural(self.dealer_two)
-        self.peek_result = "Y" if natural else "N"
-        self._dealer_natural_known(natural)
-        if natural:
-            return _REVEAL
-        return self._find_turn(0, 0)
+        # --- the table ----------------------------------------------------------------------
 
-    def _decide(self) -> tuple[Action, int]:  # StrategyPlayer and the decision's handler
-        assert self.turn is not None
-        b, i = self.turn
-        box = self.boxes[b]
-        hand = box.hands[i]
-        node = hand[_NODE]
-        decision = self.g.decision(node, self.up, len(box.hands))
-        if decision == _HIT:
-            self.card_for = (b, i)
-            return Action.HIT, _CARD_DUE
-        if decision == _STAND:
-            hand[_FINISHED] = 1
-            return Action.STAND, self._find_turn(b, i + 1)
-        if decision == _DOUBLE:
-            hand[_NODE] = self.g.double(node)
-            self.card_for = (b, i)
-            return Action.DOUBLE, _CARD_DUE
-        if decision == _SPLIT:
-            first, second = self.g.split(node)
-            hand[_NODE] = first
-            box.hands.insert(i + 1, [second, 0, 0, 0])
-            self.card_for = (b, i)
-            return Action.SPLIT, _CARD_DUE
-        raise KernelError(f"no decision {decision} while a hand is in play")
-
-    def _rescue_window(self) -> tuple[Action, int]:  # StrategyPlayer in RESCUE, _rescue / _ok
-        assert self.turn is not None
-        b, i = self.turn
-        box = self.boxes[b]
-        hand = box.hands[i]
-        node = hand[_NODE]
-        if self.g.rescues_now(node, self.first_rank):
-            self._book(box, self.g.rescue(node), settle_rescue, i, self.players[b])
-            hand[_RESCUED] = 1
-            hand[_SETTLED] = 1  # its only stake is rescued: nothing of it is live
-            return Action.RESCUE, self._find_turn(b, i + 1)
-        return Action.OK, self._find_turn(b, i + 1)
-
-    # --- the table ------------------------------------------------------------------------------
-
-    def play(self, rounds: int) -> int:
-        """Play ``rounds`` rounds (fewer where a recorded order ends: ShoeEnded); returns the
-        rounds played."""
         played = 0
-        trace = self.trace
-        while played < rounds:
-            state = self.state
-            # SHUFFLE and BURN (play_rounds' _prepare_table)
-            if state == _SHUFFLE:
-                self.burn_left = self.burn_cards
-                dest = _BURN if self.burn_left else _BETTING
+        state = self.state
+        try:
+            while played < rounds:
+                # SHUFFLE and BURN (play_rounds' _prepare_table; RoundController._shuffle)
+                if state == _SHUFFLE:
+                    self.burn_left = burn_cards
+                    dest = _BURN if burn_cards else _BETTING
+                    if trace is not None:
+                        move(state, _A_SHUFFLE, dest)
+                    shoe.at = at
+                    shoe.new_shoe()
+                    cards, at = shoe.cards, shoe.at
+                    state = dest
+                while state == _BURN:
+                    _ = cards[at]  # the burn card (IndexError: the shoe has ended)
+                    at += 1
+                    self.burn_left -= 1
+                    dest = _BURN if self.burn_left > 0 else _BETTING
+                    if trace is not None:
+                        move(state, _A_CARD, dest)
+                    state = dest
+                self.state = state
+                # BETTING: one wager per box, then DEAL
+                if nb == 1:
+                    hands_of = [[[start, _OPEN]]]
+                    surrendered, natural_paid, losses = [_NO], [False], [0]
+                else:
+                    hands_of = [[[start, _OPEN]] for _ in box_range]
+                    surrendered, natural_paid, losses = [_NO] * nb, [False] * nb, [0] * nb
+                dealer, dealer_two = start, -1
+                dealer_natural = peek_result = -1
+                revealed = False
+                net = net_no_sb = super_bonuses = rescues = 0
                 if trace is not None:
-                    self._move(state, Action.SHUFFLE, dest)
-                self.shoe.new_shoe()
-                state = dest
-            while state == _BURN:
-                self._draw()
-                self.burn_left -= 1
-                dest = _BURN if self.burn_left > 0 else _BETTING
+                    for _ in box_range:
+                        move(_BETTING, _A_BET, _BETTING)
+                    move(_BETTING, _A_DEAL, _DEALING)
+                # DEALING
+                first = -1
+                for k, target in enumerate(deal_order):
+                    code = cards[at]
+                    at += 1
+                    if target >= 0:
+                        hand = hands_of[target][0]
+                        node = step[hand[0] * NCODES + code]
+                        hand[0] = node if node >= 0 else add(hand[0], code)
+                    else:
+                        if first < 0:
+                            first = code
+                            first_rank = code // _NSUITS
+                        node = step[dealer * NCODES + code]
+                        dealer = node if node >= 0 else add(dealer, code)
+                        if size[dealer] == 2:
+                            dealer_two = dealer
+                    state = _DEALING if k < last_deal else after_deal()
+                    if trace is not None:
+                        move(_DEALING, _A_CARD, state)
+                up = first_rank if face_up else NO_UP
+                # the round: one action per pass, as play_rounds and the hands enter them
+                while state != _SETTLING:
+                    source = state
+                    action = _A_CARD
+                    if state == _PLAYING:
+                        b, i = turn_box, turn_hand
+                        hands = hands_of[b]
+                        hand = hands[i]
+                        node = hand[0]
+                        key = (shape[node] * (NO_UP + 1) + up) * 8 + len(hands)
+                        decision = decisions[key]
+                        if decision < 0:
+                            decision = g.decision(node, up, len(hands))
+                        if decision == _STAND:
+                            hand[1] = _FINISHED
+                            action, state = _A_STAND, find_turn(b, i + 1)
+                        else:  # RoundController._card_due: the card goes to this hand
+                            card_box, card_hand = b, i
+                            state = _CARD_DUE
+                            if decision == _HIT:
+                                action = _A_HIT
+                            elif decision == _DOUBLE:
+                                node = doubled[node]
+                                hand[0] = node if node >= 0 else g.double(hand[0])
+                                action = _A_DOUBLE
+                            elif decision == _SPLIT:
+                                one, other = g.split(node)
+                                hand[0] = one
+                                hands.insert(i + 1, [other, _OPEN])
+                                action = _A_SPLIT
+                            else:  # pragma: no cover - decide_hand never surrenders in play
+                                raise KernelError(f"decision {decision} with a hand in play")
+                    elif state == _CARD_DUE:  # RoundController._player_card
+                        code = cards[at]
+                        at += 1
+                        b, i = card_box, card_hand
+                        hand = hands_of[b][i]
+                        node = step[hand[0] * NCODES + code]
+                        node = hand[0] = node if node >= 0 else add(hand[0], code)
+                        reason = end[node]
+                        if reason == END_NONE:
+                            turn_box, turn_hand = b, i
+                            state = _PLAYING
+                        else:
+                            hand[1] = _FINISHED
+                            if reason == END_BUST:
+                                settle_hand(b, i, _BUST, node)
+                            elif reason == END_TWENTY_ONE:
+                                if twenty_one_at_once and not is_super_bonus(node):
+                                    settle_hand(b, i, _TWENTY_ONE, node)
+                            elif reason == END_ONE_AFTER_DOUBLE and rescue_window:
+                                turn_box, turn_hand = b, i
+                                state = _RESCUE
+                            if state != _RESCUE:
+                                state = find_turn(b, i + 1)
+                    elif state == _DEALER:  # RoundController._dealer_card
+                        code = cards[at]
+                        at += 1
+                        node = step[dealer * NCODES + code]
+                        node = dealer = node if node >= 0 else add(dealer, code)
+                        if size[node] == 2:
+                            dealer_two = node
+                            if not hole:
+                                state = dealer_second_card(node)
+                            else:
+                                state = dealer_draws_or_finish()
+                        elif must_draw[node] and unsettled():  # dealer_draws_or_finish's draw
+                            state = _DEALER
+                        else:
+                            state = dealer_draws_or_finish()
+                    elif state == _REVEAL:
+                        action, state = _A_OK, reveal()
+                    elif state == _SURRENDER:
+                        surrender_decisions(state)
+                        action, state = _A_OK, after_surrender()
+                    elif state == _INSURANCE:  # basic strategy never insures
+                        action, state = _A_OK, after_insurance()
+                    elif state == _PEEK:
+                        action, state = _A_PEEK, peek()
+                    elif state == _OFFERS:
+                        surrender_decisions(state)
+                        action, state = _A_OK, find_turn(0, 0)
+                    elif state == _RESCUE:
+                        action, state = rescue_or_ok()
+                    else:  # pragma: no cover - every state of a round is handled above
+                        raise KernelError(f"the kernel has no step for {_STATES[state].value}")
+                    if trace is not None:
+                        move(source, action, state)
+                # SETTLING: count the round (controller.play.tally.Tally.count_round) ...
+                n_rounds += 1
+                sum_net += net
+                sum_net_sq += net * net
+                sum_no_sb += net_no_sb
+                sum_no_sb_sq += net_no_sb * net_no_sb
+                n_super += super_bonuses
+                n_rescues += rescues
+                for b in box_range:
+                    n_hands += 1
+                    hands = hands_of[b]
+                    if surrendered[b]:
+                        n_surrenders += 1
+                    if len(hands) == 1:
+                        bits = tally_bits[hands[0][0]]
+                        if bits < 0:
+                            bits = g.tally_of(hands[0][0])
+                        if bits & TALLY_NATURAL:
+                            n_naturals += 1
+                    if surrendered[b]:
+                        continue
+                    for hand in hands:
+                        bits = tally_bits[hand[0]]
+                        if bits < 0:
+                            bits = g.tally_of(hand[0])
+                        if bits & TALLY_OTHER:
+                            counted = g.hand_tally(hand[0])
+                            for row in counted.bonus:
+                                bonus[row] = bonus.get(row, 0) + 1
+                            n_tricks += counted.five_card_trick
+                # ... the dealer's final hand, completed from the shoe where the round ended
+                node = dealer
+                is_natural = dealer_two >= 0 and two_card_21[dealer_two]
+                category = -1
+                if not is_natural and needs[node]:
+                    completed += 1
+                    ahead = at
+                    while needs[node]:
+                        if ahead >= len(cards):  # a recording that ends here
+                            unknown += 1
+                            break
+                        code = cards[ahead]
+                        nxt = step[node * NCODES + code]
+                        node = nxt if nxt >= 0 else add(node, code)
+                        ahead += 1
+                    else:
+                        is_natural = size[node] == 2 and two_card_21[node]
+                        category = g.dealer_category_of(node, is_natural, DEALER_CATEGORIES)
+                elif is_natural:
+                    category = g.dealer_category_of(node, True, DEALER_CATEGORIES)
+                else:
+                    category = g.dealer_category[node]
+                    if category < 0:
+                        category = g.dealer_category_of(node, False, DEALER_CATEGORIES)
+                if category >= 0:
+                    dealer_counts[column[first] * _NCAT + category] += 1
+                # ... and OK: the next round (RoundController._next_round), after a shuffle
+                # where the cut card came out (or before every round)
+                cut = each_round or (cut_after is not None and at - shoe.since >= cut_after)
+                state = _SHUFFLE if cut else _BETTING
                 if trace is not None:
-                    self._move(state, Action.CARD, dest)
-                state = dest
-            self.state = state
-            self._play_round()
-            played += 1
+                    move(_SETTLING, _A_OK, state)
+                self.state = state
+                played += 1
+        except IndexError:
+            if at < len(cards):
+                raise
+            raise ShoeEnded(at - shoe.since, shoe.recorded) from None
+        finally:
+            shoe.at = at
+            t.rounds += n_rounds
+            t.initial_hands += n_hands
+            t.net_cents += sum_net
+            t.net_sq += sum_net_sq
+            t.net_no_sb_cents += sum_no_sb
+            t.net_no_sb_sq += sum_no_sb_sq
+            t.wagered_cents += n_hands * wager
+            t.naturals += n_naturals
+            t.surrenders += n_surrenders
+            t.super_bonuses += n_super
+            t.rescues += n_rescues
+            t.five_card_tricks += n_tricks
+            t.dealer_completed += completed
+            t.dealer_unknown += unknown
         return played
-
-    def _play_round(self) -> None:
-        trace = self.trace
-        g = self.g
-        step = g.step
-        boxes = self.boxes
-        for box in boxes:
-            box.hands.append([g.start, 0, 0, 0])
-        if trace is not None:
-            for _ in boxes:
-                self._move(_BETTING, Action.BET, _BETTING)
-            self._move(_BETTING, Action.DEAL, _DEALING)
-        # the deal (model.deal_plan): box cards, the dealer's first, box cards, the hole card
-        plan: list[int] = [*range(len(boxes)), -1, *range(len(boxes))]
-        if self.hole:
-            plan.append(-1)
-        last = len(plan) - 1
-        for k, target in enumerate(plan):
-            code = self._draw()
-            if target >= 0:
-                hand = boxes[target].hands[0]
-                node = hand[_NODE]
-                nxt = step[node * NCODES + code]
-                hand[_NODE] = nxt if nxt >= 0 else g.add(node, code)
-            else:
-                if self.first < 0:
-                    self.first = code
-                    self.first_rank = code // _SUITS
-                    if self.face_up:
-                        self.up = self.first_rank
-                node = self.dealer = self._step(self.dealer, code)
-                if g.size[node] == 2:
-                    self.dealer_two = node
-            dest = _DEALING if k < last else self._after_deal()
-            if trace is not None:
-                self._move(_DEALING, Action.CARD, dest)
-        state = dest
-        while state != _SETTLING:
-            source = state
-            if state == _PLAYING:
-                action, state = self._decide()
-            elif state == _CARD_DUE:
-                action, state = Action.CARD, self._player_card(self._draw())
-            elif state == _DEALER:
-                action, state = Action.CARD, self._dealer_card(self._draw())
-            elif state == _REVEAL:
-                action, state = Action.OK, self._reveal()
-            elif state == _PEEK:
-                action, state = Action.PEEK, self._peek_answer()
-            elif state == _INSURANCE:  # basic strategy never insures
-                action, state = Action.OK, self._after_insurance()
-            elif state == _SURRENDER:
-                self._surrender_window_decisions(state)
-                action, state = Action.OK, self._after_surrender()
-            elif state == _OFFERS:
-                self._surrender_window_decisions(state)
-                action, state = Action.OK, self._find_turn(0, 0)
-            elif state == _RESCUE:
-                action, state = self._rescue_window()
-            else:  # pragma: no cover - every state of a round is handled above
-                raise KernelError(f"the kernel has no step for {_STATES[state].value}")
-            if trace is not None:
-                self._move(source, action, state)
-        self._count_round()
-        # OK: the next round (RoundController._next_round), shuffling where the cut card came
-        # out (or before every round)
-        shoe = self.shoe
-        cut = self.each_round or (
-            self.cut_after is not None and shoe.at - shoe.since >= self.cut_after
-        )
-        dest = _SHUFFLE if cut else _BETTING
-        if trace is not None:
-            self._move(_SETTLING, Action.OK, dest)
-        self.state = dest
-        self._new_round()
-
-    # --- counting (controller.play.tally.Tally.count_round) -------------------------------------
-
-    def _count_round(self) -> None:
-        t, g = self.tally, self.g
-        net, net_no_sb = self.net, self.net_no_sb
-        t.rounds += 1
-        t.net_cents += net
-        t.net_sq += net * net
-        t.net_no_sb_cents += net_no_sb
-        t.net_no_sb_sq += net_no_sb * net_no_sb
-        t.super_bonuses += self.super_bonuses
-        t.rescues += self.rescues
-        bonus = self._bonus
-        for box in self.boxes:
-            t.initial_hands += 1
-            t.wagered_cents += self.wager
-            hands = box.hands
-            if box.surrendered:
-                t.surrenders += 1
-            if len(hands) == 1 and g.hand_tally(hands[0][_NODE]).natural:
-                t.naturals += 1
-            if box.surrendered:
-                continue
-            for hand in hands:
-                counted = g.hand_tally(hand[_NODE])
-                for row in counted.bonus:
-                    bonus[row] = bonus.get(row, 0) + 1
-                t.five_card_tricks += counted.five_card_trick
-        # the dealer's final hand, completed from the shoe where the round ended first
-        node = self.dealer
-        two = self.dealer_two
-        natural = two >= 0 and g.is_two_card_21(two)
-        if not natural and g.needs[node]:
-            t.dealer_completed += 1
-            ahead = 0
-            while g.needs[node]:
-                code = self._peek_card(ahead)
-                if code < 0:
-                    t.dealer_unknown += 1
-                    return
-                node = self._step(node, code)
-                ahead += 1
-            natural = g.size[node] == 2 and g.is_two_card_21(node)
-        category = g.dealer_category(node, natural, DEALER_CATEGORIES)
-        self._dealer_counts[self._column[self.first] * len(DEALER_CATEGORIES) + category] += 1
 
     def result(self) -> Tally:
         """The totals so far (the shoe's counts included)."""
         t = self.tally
         for row, count in self._bonus.items():
             t.bonus[row] += count
-        self._bonus = {}
-        ncat = len(DEALER_CATEGORIES)
+        self._bonus.clear()
         for c, up in enumerate(UP_CARDS):
             for k, category in enumerate(DEALER_CATEGORIES):
-                t.dealer[up][category] += self._dealer_counts[c * ncat + k]
-        self._dealer_counts = [0] * len(self._dealer_counts)
+                t.dealer[up][category] += self._dealer_counts[c * _NCAT + k]
+        self._dealer_counts[:] = [0] * len(self._dealer_counts)
         t.shoes = self.shoe.shoes
         t.cards_drawn = self.shoe.drawn
         return t

@@ -59,6 +59,7 @@ __all__ = [
     "CHUNK_ROUNDS",
     "DEALER_CATEGORIES",
     "ENGINES",
+    "UP_CARDS",
     "ShoeStream",
     "SimConfig",
     "SimError",
@@ -388,8 +389,9 @@ class SimResult:
     config: SimConfig
     rules: Variant
     tally: Tally
-    seconds: float
+    seconds: float  # wall-clock time of the run
     chunks: int
+    cpu_seconds: float = 0.0  # CPU time of the chunks, every worker's added up
 
 
 Progress = Callable[[int, int], None]  # (rounds done, rounds planned)
@@ -427,6 +429,13 @@ def check_config(config: SimConfig) -> Variant:
     return rules
 
 
+def timed_chunk(config: SimConfig, chunk: int, rounds: int) -> tuple[Tally, float]:
+    """:func:`run_chunk` in a worker: its totals and the CPU seconds it took there."""
+    cpu = time.process_time()
+    tally = run_chunk(config, chunk, rounds)
+    return tally, time.process_time() - cpu
+
+
 def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     """Run the simulation (in this process with one worker, else in a process pool)."""
     rules = check_config(config)
@@ -434,6 +443,7 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     started = time.perf_counter()
     total = Tally()
     done = 0
+    cpu = 0.0
     workers = min(config.workers, len(plan))
     if progress is not None:
         progress(0, config.rounds)
@@ -445,22 +455,29 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
             if progress is not None:
                 progress(done, config.rounds)
 
+        cpu_started = time.process_time()
         for chunk, rounds in enumerate(plan):
             tally = run_chunk(config, chunk, rounds, played)
             total.add(tally)
             if tally.shoe_exhausted:
                 break
+        cpu = time.process_time() - cpu_started
     else:
+        if config.engine == "kernel":
+            kernel_tables(config)  # built once here; forked workers start with it
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures: list[Future[Tally]] = [
-                pool.submit(run_chunk, config, chunk, rounds) for chunk, rounds in enumerate(plan)
+            futures: list[Future[tuple[Tally, float]]] = [
+                pool.submit(timed_chunk, config, chunk, rounds) for chunk, rounds in enumerate(plan)
             ]
             for future, rounds in zip(futures, plan, strict=True):  # in chunk order
-                total.add(future.result())
+                tally, chunk_cpu = future.result()
+                total.add(tally)
+                cpu += chunk_cpu
                 done += rounds
                 if progress is not None:
                     progress(done, config.rounds)
-    return SimResult(config, rules, total, time.perf_counter() - started, len(plan))
+    seconds = time.perf_counter() - started
+    return SimResult(config, rules, total, seconds, len(plan), cpu)
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -504,6 +521,7 @@ def report(result: SimResult) -> dict[str, Any]:
     paid = [row.hand.value for row in result.rules.payouts.bonus]  # the rows the variant pays
     bonus = {k: _ratio(t.bonus[k], hands) for k in paid}
     rounds_per_s = t.rounds / result.seconds if result.seconds > 0 else 0.0
+    rounds_per_cpu_s = t.rounds / result.cpu_seconds if result.cpu_seconds > 0 else 0.0
     return {
         "variant": result.rules.id,
         "overrides": {k: c.overrides[k] for k in sorted(c.overrides)},
@@ -553,8 +571,11 @@ def report(result: SimResult) -> dict[str, Any]:
             "unknown": t.dealer_unknown,
         },
         "performance": {
+            "engine": c.engine,
             "seconds": round(result.seconds, 3),
+            "cpu_seconds": round(result.cpu_seconds, 3),
             "rounds_per_second": round(rounds_per_s, 1),
+            "rounds_per_cpu_second": round(rounds_per_cpu_s, 1),
             "workers": min(c.workers, result.chunks),
             "rounds_per_second_per_worker": round(
                 rounds_per_s / max(1, min(c.workers, result.chunks)), 1

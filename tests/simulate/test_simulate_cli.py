@@ -196,8 +196,11 @@ def test_the_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) ->
     assert dealer["overall"]["hands"] == 300
     assert sum(v for k, v in dealer["overall"].items() if k != "hands") == pytest.approx(1)
     assert set(data["performance"]) == {
-        "seconds", "rounds_per_second", "workers", "rounds_per_second_per_worker",
+        "engine", "seconds", "cpu_seconds", "rounds_per_second", "rounds_per_cpu_second",
+        "workers", "rounds_per_second_per_worker",
     }  # fmt: skip
+    assert data["performance"]["engine"] == "kernel"
+    assert data["performance"]["rounds_per_cpu_second"] > 0
 
 
 def test_the_text_report_names_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
