@@ -269,7 +269,7 @@ class HandGraph:
         # decisions and settlements: int keys (see the methods that fill them)
         self.decisions: list[int] = []  # (shape * (NO_UP + 1) + up) * 8 + hands, -1 unknown
         self._decided = 0
-        self.surrenders: dict[int, bool] = {}
+        self.surrenders: list[int] = []  # shape * (NO_UP + 1) + up: 1 surrender, 0 not, -1
         self.rescues: dict[int, bool] = {}
         self.settle: dict[int, Counts] = {}
         self._against_natural: dict[tuple[object, ...], Counts] = {}
@@ -457,6 +457,7 @@ class HandGraph:
         shape = len(self._shape_facts)
         self._shapes[key] = shape
         self.decisions.extend([-1] * ((NO_UP + 1) * 8))
+        self.surrenders.extend([-1] * (NO_UP + 1))
         rules = self.rules
         hand = _hand_state(cards, from_split, split_aces, doubles, self.wager_cents)
         self._shape_facts.append(
@@ -493,18 +494,18 @@ class HandGraph:
         """In a surrender window: does basic strategy surrender this box's only hand? What
         ``StrategyPlayer`` asks: ``why_not_surrender``, then ``decide_hand`` in the window."""
         key = self.shape[node] * (NO_UP + 1) + up
-        answer = self.surrenders.get(key)
-        if answer is None:
+        answer = self.surrenders[key]
+        if answer < 0:
             rules = self.rules
             hand = self.hand_state(node)
             box = _box_state(hand, 1, self.wager_cents)
             seen = Card(_RANKS[up], Suit.SPADES)
-            answer = why_not_surrender(rules, box) is None and (
-                self.strategy.decide_hand(rules, box, hand, seen, surrender_window=True)
+            answer = self.surrenders[key] = int(
+                why_not_surrender(rules, box) is None
+                and self.strategy.decide_hand(rules, box, hand, seen, surrender_window=True)
                 is Action.SURRENDER
             )
-            self.surrenders[key] = answer
-        return answer
+        return answer > 0
 
     def rescues_now(self, node: int, up: int) -> bool:
         """In the rescue window: does basic strategy rescue the doubled stake
@@ -543,7 +544,7 @@ class HandGraph:
         self.super_bonus_mask[node] = self.super_bonus[sig]
         return sig
 
-    def _signature_box(self, sig: int) -> Box:
+    def _signature_box(self, sig: int, rescued: bool = False) -> Box:
         """A box of one hand of the signature (the settlement tables' representative: the
         amounts of a hand's entries do not depend on the box or the hand's place, which the
         entries name; the kernel's trace mode makes the real entries)."""
@@ -551,7 +552,7 @@ class HandGraph:
         w = self.wager_cents
         hand = Hand(
             self._signature_cards[sig],
-            (Stake(PLAYER, w, doubles * w),),
+            (Stake(PLAYER, w, doubles * w, rescued),),
             from_split,
             split_aces,
             doubles > 0,
@@ -613,12 +614,13 @@ class HandGraph:
     ) -> Counts:
         """The counts of ``settle_dealer_natural`` for a box of these hands (node, rescued),
         whose hands ``open_hands`` are open, with ``lost`` cents already collected from its
-        hands this round."""
-        key = (hands, open_hands, lost)
+        hands this round (per signature: the function reads the hands' facts and stakes)."""
+        sigs = tuple((self.signature_of(node), rescued) for node, rescued in hands)
+        key = (sigs, open_hands, lost)
         counts = self._against_natural.get(key)
         if counts is None:
             w = self.wager_cents
-            frozen = tuple(self.frozen_hand(node, PLAYER, rescued) for node, rescued in hands)
+            frozen = tuple(self._signature_box(sig, rescued).hands[0] for sig, rescued in sigs)
             box = Box(1, (Wager(PLAYER, w),), frozen)
             entries = settle_dealer_natural(
                 self.rules, box, open_hands, {PLAYER: lost} if lost else {}

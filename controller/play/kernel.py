@@ -281,7 +281,7 @@ class Kernel:
             g.signature_of,
             g.dealer_rank_of,
         )
-        decisions, settle, settled = g.decisions, g.settle, g.settled
+        decisions, surrenders, settle, settled = g.decisions, g.surrenders, g.settle, g.settled
         tally_bits = g.tally_bits
         start = g.start
         # what the controller reads of the variant at each step, per rank of the first card
@@ -299,8 +299,7 @@ class Kernel:
         rescue_window = rules.double.rescue
         burn_cards = rules.shoe.burn_cards
         each_round, cut_after = self.each_round, self.cut_after
-        deal_order = [*box_range, -1, *box_range, *((-1,) if hole else ())]  # model.deal_plan
-        last_deal = len(deal_order) - 1
+        last_deal = 2 * nb + hole  # the deal's cards but the last
         shoe = self.shoe
         cards, at = shoe.cards, shoe.at
 
@@ -440,7 +439,10 @@ class Kernel:
                 if natural_paid[b] or surrendered[b]:
                     continue
                 hand = hands_of[b][0]
-                if hand[1] != _OPEN or not g.surrenders_now(hand[0], first_rank):
+                if hand[1] != _OPEN:
+                    continue
+                answer = surrenders[shape[hand[0]] * (NO_UP + 1) + first_rank]
+                if answer == 0 or (answer < 0 and not g.surrenders_now(hand[0], first_rank)):
                     continue
                 surrendered[b] = _PENDING
                 if dealer_natural >= 0 or (hole and not peeks[first_rank]):
@@ -508,6 +510,7 @@ class Kernel:
             return dealer_draws_or_finish()
 
         def dealer_draws_or_finish() -> int:
+            nonlocal net, net_no_sb, super_bonuses, rescues
             if not unsettled():
                 return finish()
             if must_draw[dealer]:
@@ -527,7 +530,11 @@ class Kernel:
                     counts = settle.get((rank_key + sig) * 8 + _SHOWDOWN) if sig >= 0 else None
                     if counts is None:
                         counts = settled(_SHOWDOWN, node, dealer)
-                    book(b, counts)
+                    net += counts[0]  # book(b, counts), inline: the most frequent settlement
+                    net_no_sb += counts[1]
+                    super_bonuses += counts[2]
+                    rescues += counts[3]
+                    losses[b] += counts[4]
                     if trace is not None:
                         traced(b, counts, settle_showdown, i, g.cards[dealer])
                     hand[1] = _SETTLED
@@ -647,26 +654,37 @@ class Kernel:
                     for _ in box_range:
                         move(_BETTING, _A_BET, _BETTING)
                     move(_BETTING, _A_DEAL, _DEALING)
-                # DEALING
-                first = -1
-                for k, target in enumerate(deal_order):
+                # DEALING (model.deal_plan): a card to each box, the dealer's first, a second
+                # card to each box, the hole card
+                for b in box_range:
+                    hand = hands_of[b][0]
                     code = cards[at]
                     at += 1
-                    if target >= 0:
-                        hand = hands_of[target][0]
-                        node = step[hand[0] * NCODES + code]
-                        hand[0] = node if node >= 0 else add(hand[0], code)
-                    else:
-                        if first < 0:
-                            first = code
-                            first_rank = code // _NSUITS
-                        node = step[dealer * NCODES + code]
-                        dealer = node if node >= 0 else add(dealer, code)
-                        if size[dealer] == 2:
-                            dealer_two = dealer
-                    state = _DEALING if k < last_deal else after_deal()
-                    if trace is not None:
-                        move(_DEALING, _A_CARD, state)
+                    node = step[start * NCODES + code]
+                    hand[0] = node if node >= 0 else add(start, code)
+                first = cards[at]
+                at += 1
+                first_rank = first // _NSUITS
+                dealer = step[start * NCODES + first]
+                if dealer < 0:
+                    dealer = add(start, first)
+                for b in box_range:
+                    hand = hands_of[b][0]
+                    code = cards[at]
+                    at += 1
+                    node = step[hand[0] * NCODES + code]
+                    hand[0] = node if node >= 0 else add(hand[0], code)
+                if hole:
+                    code = cards[at]
+                    at += 1
+                    node = step[dealer * NCODES + code]
+                    dealer = dealer_two = node if node >= 0 else add(dealer, code)
+                if trace is not None:
+                    for _ in range(last_deal):
+                        move(_DEALING, _A_CARD, _DEALING)
+                state = after_deal()
+                if trace is not None:
+                    move(_DEALING, _A_CARD, state)
                 up = first_rank if face_up else NO_UP
                 # the round: one action per pass, as play_rounds and the hands enter them
                 while state != _SETTLING:
