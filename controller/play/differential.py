@@ -81,6 +81,20 @@ def _tally_difference(expected: Tally, got: Tally, what: str) -> Difference | No
     return None
 
 
+def _finished_rounds(items: Sequence[object]) -> list[object]:
+    """The outputs up to the end of the last finished round (a recorded card order may end in
+    the middle of one, which neither engine counts)."""
+    for index in range(len(items) - 1, -1, -1):
+        item = items[index]
+        if (
+            isinstance(item, StateChanged)
+            and item.source is State.SETTLING
+            and item.action is Action.OK
+        ):
+            return list(items[: index + 1])
+    return []
+
+
 def compare_engines(config: SimConfig, chunk: int) -> Difference | None:
     """Play chunk ``chunk`` of ``config`` (``config.rounds`` rounds) with both engines."""
     rounds = config.rounds
@@ -92,9 +106,12 @@ def compare_engines(config: SimConfig, chunk: int) -> Difference | None:
     kernel = dataclasses.replace(config, engine="kernel")
     got = run_chunk(kernel, chunk, rounds, None, traced)
     counted = run_chunk(kernel, chunk, rounds)
-    shown = [item for item in controller if not isinstance(item, Prompt)]
+    shown: Sequence[object] = [item for item in controller if not isinstance(item, Prompt)]
+    kernel_items: Sequence[object] = traced
+    if config.shoe_file is not None:
+        shown, kernel_items = _finished_rounds(shown), _finished_rounds(traced)
     return (
-        first_difference(shown, traced)
+        first_difference(shown, kernel_items)
         or _tally_difference(expected, got, "the kernel in trace mode")
         or _tally_difference(expected, counted, "the kernel counting")
     )

@@ -248,6 +248,7 @@ class HandGraph:
         self.natural: list[bool] = []  # is_natural(cards, from_split=False)
         self.two_card_21: list[bool] = []  # is_two_card_21
         self.shape: list[int] = []
+        self.decision_base: list[int] = []  # decision_slot(node, 0, 0)
         self.signature: list[int] = []
         self.doubled: list[int] = []  # the node once doubled
         self.dealer_rank: list[int] = []
@@ -375,6 +376,7 @@ class HandGraph:
         self.step.extend([-1] * NCODES)
         shape = self._shape(self._shape_key(key), cards, from_split, split_aces, doubles)
         self.shape.append(shape)
+        self.decision_base.append(shape * (NO_UP + 1) * 8)
         end, must_draw, needs, natural, two_card_21 = self._shape_facts[shape]
         self.end.append(end)
         self.must_draw.append(must_draw)
@@ -488,7 +490,7 @@ class HandGraph:
 
     def decision_slot(self, node: int, up: int, hands: int) -> int:
         """Where ``decisions`` holds the decision (the kernel computes it inline)."""
-        return (self.shape[node] * (NO_UP + 1) + up) * 8 + hands
+        return self.decision_base[node] + up * 8 + hands
 
     def surrenders_now(self, node: int, up: int) -> bool:
         """In a surrender window: does basic strategy surrender this box's only hand? What

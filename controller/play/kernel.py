@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import random
 import sys
-from array import array
 from collections.abc import Callable, Sequence
 from typing import Final
 
@@ -132,39 +131,38 @@ class ShoeEnded(Exception):
 
 
 def _bulk_shuffle(rng: random.Random, x: list[int]) -> None:
-    """``rng.shuffle(x)``, the same permutation and the same generator state after it, at
-    two thirds of the cost: CPython's shuffle takes ``getrandbits(k)`` (the top ``k`` bits of
-    one 32-bit word) for each place from the last down, drawing again while the value is too
-    large; this draws the words in bulk (``getrandbits(32 * n)`` is ``n`` words, the first in
-    the lowest bits) and never more than the shuffle still needs. :func:`_shuffle_for` checks
-    it against ``random.shuffle`` before it is used."""
-    n = len(x)
-    shifts = _SHIFTS
+    """``rng.shuffle(x)``: the same permutation, and the same generator state after it.
+
+    CPython's shuffle takes, for each place ``i`` from the last down, ``getrandbits(k)`` (the
+    top ``k`` bits of one 32-bit word, ``k`` the bit length of ``i + 1``), drawing again while
+    the value is above ``i``, and swaps. This draws the words in blocks (``getrandbits(32 * m)``
+    is ``m`` words, the first in the lowest bits): first one word per place, and whenever a
+    block runs out (the values drawn again took words), one per place still to fill, so it
+    never takes a word the shuffle would not. :func:`_shuffle_for` checks it against
+    ``random.shuffle`` before it is used.
+    """
     getrandbits = rng.getrandbits
-
-    def words(count: int) -> array[int]:
-        block = array("I", getrandbits(32 * count).to_bytes(4 * count, "little"))
-        if sys.byteorder == "big":
-            block.byteswap()
-        return block
-
-    w = words(n - 1)
-    p, left = 0, n - 1
-    for i in range(n - 1, 0, -1):
-        s = shifts[i]
-        if p == left:
-            w, p, left = words(i), 0, i
-        r = w[p] >> s
-        p += 1
-        while r > i:
-            if p == left:
-                w, p, left = words(i), 0, i
-            r = w[p] >> s
-            p += 1
-        x[i], x[r] = x[r], x[i]
+    places = len(x) - 1  # places still to fill: len(x) - 1 down to 1
+    while places:
+        block = getrandbits(32 * places).to_bytes(4 * places, "little")
+        word = iter(memoryview(block).cast("I").tolist()).__next__
+        i = places
+        try:
+            for i, shift in _STEPS[len(_STEPS) - places :]:
+                r = word() >> shift
+                while r > i:
+                    r = word() >> shift
+                x[i], x[r] = x[r], x[i]
+        except StopIteration:  # place i has its value still to draw
+            places = i
+        else:
+            places = 0
 
 
-_SHIFTS: Final = [32 - (i + 1).bit_length() for i in range(8 * 52)]
+_MAX_SHOE: Final = 8 * 52
+# (place, shift) for a shoe of _MAX_SHOE cards, the last place first; a smaller shoe takes
+# the tail (its places are the same numbers).
+_STEPS: Final = [(i, 32 - (i + 1).bit_length()) for i in range(_MAX_SHOE - 1, 0, -1)]
 _SHUFFLE_CHECKED: list[Callable[[random.Random, list[int]], None]] = []
 
 
@@ -172,10 +170,10 @@ def _shuffle_for() -> Callable[[random.Random, list[int]], None]:
     """The bulk shuffle where it gives what random.shuffle gives on this Python (three shoes
     in a row from two seeds), else random.shuffle itself."""
     if not _SHUFFLE_CHECKED:
-        same = array("I").itemsize == 4
+        same = sys.byteorder == "little" and memoryview(b"\0" * 4).cast("I").itemsize == 4
         for seed in (1, 2026):
             a, b = random.Random(seed), random.Random(seed)
-            x, y = list(range(416)), list(range(416))
+            x, y = list(range(_MAX_SHOE)), list(range(_MAX_SHOE))
             for _ in range(3):
                 a.shuffle(x)
                 if same:
@@ -202,7 +200,7 @@ class CodeShoe:
     ) -> None:
         self._order = [CODES[c] for c in shoe_cards(deck, decks)]
         self._rng = random.Random(seed)
-        self._shuffle = _shuffle_for() if len(self._order) <= len(_SHIFTS) else None
+        self._shuffle = _shuffle_for() if 2 <= len(self._order) <= _MAX_SHOE else None
         self._recorded = [CODES[c] for c in cards] if cards is not None else None
         self.cards: list[int] = []
         self.at = 0  # next card of self.cards
@@ -282,7 +280,7 @@ class Kernel:
             g.dealer_rank_of,
         )
         decisions, surrenders, settle, settled = g.decisions, g.surrenders, g.settle, g.settled
-        tally_bits = g.tally_bits
+        tally_bits, decision_base = g.tally_bits, g.decision_base
         start = g.start
         # what the controller reads of the variant at each step, per rank of the first card
         first_cards = [Card(rank, Suit.SPADES) for rank in _RANKS]
@@ -303,6 +301,15 @@ class Kernel:
         shoe = self.shoe
         cards, at = shoe.cards, shoe.at
 
+        def cut_position() -> int:
+            """Where the round that draws this card shuffles after it: the cut card comes out
+            behind the cut_after-th card of the shoe, or at the first card (every round)."""
+            if each_round or cut_after is None:
+                return shoe.since
+            return shoe.since + cut_after
+
+        cut_at = cut_position()
+
         # the round (reset for every round)
         hands_of: list[list[list[int]]] = []
         surrendered: list[int] = []
@@ -314,6 +321,8 @@ class Kernel:
         peek_result = -1
         revealed = False
         net = net_no_sb = super_bonuses = rescues = 0
+        unsettled = 0  # see is_unsettled
+        sb_hands = 0  # see finish
         # the chunk's totals (written to self.tally at the end)
         t = self.tally
         dealer_counts, bonus = self._dealer_counts, self._bonus
@@ -378,20 +387,29 @@ class Kernel:
         def settle_hand(b: int, i: int, what: int, node: int) -> None:
             """A bust, a 21 paid at once or a natural paid at once."""
             sig = signature[node]
+            nonlocal net, net_no_sb, super_bonuses, rescues, unsettled, sb_hands
             counts = settle.get(sig * 8 + what) if sig >= 0 else None
             if counts is None:
                 counts = settled(what, node)
-            book(b, counts)
+            sb_hands |= super_bonus_mask[node]
+            net += counts[0]  # book(b, counts)
+            net_no_sb += counts[1]
+            super_bonuses += counts[2]
+            rescues += counts[3]
+            losses[b] += counts[4]
             if trace is not None:
                 traced(b, counts, _SETTLE_HAND[what], i)
             hands_of[b][i][1] = _SETTLED
+            unsettled -= 1
 
         def settle_surrender_of(b: int, dealer_has_natural: bool) -> None:
+            nonlocal unsettled
             counts = g.surrender(dealer_has_natural)
             book(b, counts)
             if trace is not None:
                 traced(b, counts, settle_surrender, dealer_has_natural)
-            surrendered[b] = _DONE
+            surrendered[b] = _DONE  # (its hands left the count when it surrendered)
+            unsettled -= 1
             for h in hands_of[b]:
                 h[1] = _SETTLED
 
@@ -444,7 +462,7 @@ class Kernel:
                 answer = surrenders[shape[hand[0]] * (NO_UP + 1) + first_rank]
                 if answer == 0 or (answer < 0 and not g.surrenders_now(hand[0], first_rank)):
                     continue
-                surrendered[b] = _PENDING
+                surrendered[b] = _PENDING  # its one open hand becomes one pending surrender
                 if dealer_natural >= 0 or (hole and not peeks[first_rank]):
                     settle_surrender_of(b, False)
                 if trace is not None:
@@ -452,34 +470,36 @@ class Kernel:
 
         def find_turn(box_index: int, index: int) -> int:
             nonlocal turn_box, turn_hand, card_box, card_hand
-            for b in range(box_index, nb):
-                if surrendered[b]:
-                    continue
-                hands = hands_of[b]
-                for i in range(index if b == box_index else 0, len(hands)):
-                    hand = hands[i]
-                    if hand[1]:
-                        continue
-                    node = hand[0]
-                    if size[node] < 2:
-                        card_box, card_hand = b, i
-                        return _CARD_DUE
-                    reason = end[node]
-                    if reason != END_NONE:
-                        hand[1] = _FINISHED
-                        if (
-                            reason == END_TWENTY_ONE
-                            and twenty_one_at_once
-                            and not is_super_bonus(node)
-                        ):
-                            settle_hand(b, i, _TWENTY_ONE, node)
-                        continue
-                    turn_box, turn_hand = b, i
-                    return _PLAYING
+            b, i = box_index, index
+            while b < nb:
+                if not surrendered[b]:
+                    hands = hands_of[b]
+                    while i < len(hands):
+                        hand = hands[i]
+                        if not hand[1]:
+                            node = hand[0]
+                            if size[node] < 2:
+                                card_box, card_hand = b, i
+                                return _CARD_DUE
+                            reason = end[node]
+                            if reason == END_NONE:
+                                turn_box, turn_hand = b, i
+                                return _PLAYING
+                            hand[1] = _FINISHED
+                            if (
+                                reason == END_TWENTY_ONE
+                                and twenty_one_at_once
+                                and not is_super_bonus(node)
+                            ):
+                                settle_hand(b, i, _TWENTY_ONE, node)
+                        i += 1
+                b += 1
+                i = 0
             turn_box = -1
             return dealer_phase()
 
-        def unsettled() -> bool:
+        def unsettled_scan() -> bool:
+            """RoundController._unsettled, by looking (trace mode checks the count by it)."""
             for b in box_range:
                 if surrendered[b]:
                     if surrendered[b] == _PENDING:
@@ -490,9 +510,17 @@ class Kernel:
                         return True
             return False
 
+        def is_unsettled() -> bool:
+            """Something is still to settle: an open hand or a surrender waiting for the
+            dealer's natural (kept as a count: one per box at the deal, one more per split,
+            one less per settlement)."""
+            if trace is not None and (unsettled > 0) != unsettled_scan():
+                raise KernelError(f"{unsettled} unsettled by the count, not by the hands")
+            return unsettled > 0
+
         def dealer_phase() -> int:
             if not hole:
-                if not unsettled():
+                if not is_unsettled():
                     return finish()
                 return _DEALER
             if not revealed:
@@ -510,8 +538,8 @@ class Kernel:
             return dealer_draws_or_finish()
 
         def dealer_draws_or_finish() -> int:
-            nonlocal net, net_no_sb, super_bonuses, rescues
-            if not unsettled():
+            nonlocal net, net_no_sb, super_bonuses, rescues, unsettled, sb_hands
+            if not is_unsettled():
                 return finish()
             if must_draw[dealer]:
                 return _DEALER
@@ -530,6 +558,7 @@ class Kernel:
                     counts = settle.get((rank_key + sig) * 8 + _SHOWDOWN) if sig >= 0 else None
                     if counts is None:
                         counts = settled(_SHOWDOWN, node, dealer)
+                    sb_hands |= super_bonus_mask[node]
                     net += counts[0]  # book(b, counts), inline: the most frequent settlement
                     net_no_sb += counts[1]
                     super_bonuses += counts[2]
@@ -538,24 +567,35 @@ class Kernel:
                     if trace is not None:
                         traced(b, counts, settle_showdown, i, g.cards[dealer])
                     hand[1] = _SETTLED
+                    unsettled -= 1
             return finish()
 
-        def finish() -> int:  # the Super Bonus
+        def super_bonus_scan() -> bool:
+            """Does any hand of the round make a Super Bonus (trace mode checks the mask)?"""
             for b in box_range:
-                if surrendered[b]:
-                    continue
-                for h in hands_of[b]:
-                    mask = super_bonus_mask[h[0]]
-                    if mask < 0:
-                        mask = g.super_bonus[signature_of(h[0])]
-                    if mask >> first & 1:
-                        boxes = [frozen_box(x) for x in box_range]
-                        for entry in settle_super_bonus(rules, boxes, CARDS[first]):
-                            book_entries(entry.box - 1, [entry])
-                        return _SETTLING
+                if not surrendered[b]:
+                    for h in hands_of[b]:
+                        mask = super_bonus_mask[h[0]]
+                        if mask < 0:
+                            mask = g.super_bonus[signature_of(h[0])]
+                        if mask >> first & 1:
+                            return True
+            return False
+
+        def finish() -> int:  # RoundController._finish: the Super Bonus
+            # sb_hands: the super-bonus masks of every hand settled this round (every hand
+            # of a box that did not surrender is settled once before the round finishes)
+            found = bool(sb_hands >> first & 1)
+            if trace is not None and found != super_bonus_scan():
+                raise KernelError("the Super Bonus mask missed a hand")
+            if found:
+                boxes = [frozen_box(x) for x in box_range]
+                for entry in settle_super_bonus(rules, boxes, CARDS[first]):
+                    book_entries(entry.box - 1, [entry])
             return _SETTLING
 
         def settle_against_natural(b: int) -> None:
+            nonlocal unsettled, sb_hands
             if surrendered[b]:
                 return
             hands = hands_of[b]
@@ -577,6 +617,8 @@ class Kernel:
                 )
             for i in open_hands:
                 hands[i][1] = _SETTLED
+                sb_hands |= super_bonus_mask[hands[i][0]]  # (against_natural knows them)
+            unsettled -= len(open_hands)
 
         def reveal() -> int:  # RoundController._reveal and _after_reveal
             nonlocal revealed
@@ -602,15 +644,18 @@ class Kernel:
             return find_turn(0, 0)
 
         def rescue_or_ok() -> tuple[Action, int]:  # StrategyPlayer in RESCUE; _rescue or _ok
+            nonlocal unsettled, sb_hands
             b, i = turn_box, turn_hand
             hand = hands_of[b][i]
             node = hand[0]
             if g.rescues_now(node, first_rank):
                 counts = settled(_RESCUE_KEY, node)
+                sb_hands |= super_bonus_mask[node]
                 book(b, counts)
                 if trace is not None:
                     traced(b, counts, settle_rescue, i, players[b])
                 hand[1] = _RESCUED
+                unsettled -= 1
                 return _A_RESCUE, find_turn(b, i + 1)
             return _A_OK, find_turn(b, i + 1)
 
@@ -629,6 +674,7 @@ class Kernel:
                     shoe.at = at
                     shoe.new_shoe()
                     cards, at = shoe.cards, shoe.at
+                    cut_at = cut_position()
                     state = dest
                 while state == _BURN:
                     _ = cards[at]  # the burn card (IndexError: the shoe has ended)
@@ -650,6 +696,8 @@ class Kernel:
                 dealer_natural = peek_result = -1
                 revealed = False
                 net = net_no_sb = super_bonuses = rescues = 0
+                unsettled = nb
+                sb_hands = 0
                 if trace is not None:
                     for _ in box_range:
                         move(_BETTING, _A_BET, _BETTING)
@@ -686,39 +734,45 @@ class Kernel:
                 if trace is not None:
                     move(_DEALING, _A_CARD, state)
                 up = first_rank if face_up else NO_UP
+                up8 = up * 8  # (HandGraph.decision_slot)
                 # the round: one action per pass, as play_rounds and the hands enter them
                 while state != _SETTLING:
-                    source = state
-                    action = _A_CARD
-                    if state == _PLAYING:
+                    # One action after the other as play_rounds and the hands enter them; a
+                    # decision and the card it asks for, and the dealer's cards, in one pass.
+                    if state == _PLAYING:  # StrategyPlayer, then the decision's handler
                         b, i = turn_box, turn_hand
                         hands = hands_of[b]
                         hand = hands[i]
                         node = hand[0]
-                        key = (shape[node] * (NO_UP + 1) + up) * 8 + len(hands)
-                        decision = decisions[key]
+                        decision = decisions[decision_base[node] + up8 + len(hands)]
                         if decision < 0:
                             decision = g.decision(node, up, len(hands))
                         if decision == _STAND:
                             hand[1] = _FINISHED
-                            action, state = _A_STAND, find_turn(b, i + 1)
-                        else:  # RoundController._card_due: the card goes to this hand
-                            card_box, card_hand = b, i
-                            state = _CARD_DUE
-                            if decision == _HIT:
-                                action = _A_HIT
-                            elif decision == _DOUBLE:
-                                node = doubled[node]
-                                hand[0] = node if node >= 0 else g.double(hand[0])
-                                action = _A_DOUBLE
-                            elif decision == _SPLIT:
-                                one, other = g.split(node)
-                                hand[0] = one
-                                hands.insert(i + 1, [other, _OPEN])
-                                action = _A_SPLIT
-                            else:  # pragma: no cover - decide_hand never surrenders in play
-                                raise KernelError(f"decision {decision} with a hand in play")
-                    elif state == _CARD_DUE:  # RoundController._player_card
+                            state = find_turn(b, i + 1)
+                            if trace is not None:
+                                move(_PLAYING, _A_STAND, state)
+                            continue
+                        # RoundController._card_due: the card goes to this hand
+                        card_box, card_hand = b, i
+                        if decision == _HIT:
+                            action = _A_HIT
+                        elif decision == _DOUBLE:
+                            node = doubled[node]
+                            hand[0] = node if node >= 0 else g.double(hand[0])
+                            action = _A_DOUBLE
+                        elif decision == _SPLIT:
+                            one, other = g.split(node)
+                            hand[0] = one
+                            hands.insert(i + 1, [other, _OPEN])
+                            unsettled += 1
+                            action = _A_SPLIT
+                        else:  # pragma: no cover - decide_hand never surrenders in play
+                            raise KernelError(f"decision {decision} with a hand in play")
+                        state = _CARD_DUE
+                        if trace is not None:
+                            move(_PLAYING, action, state)
+                    if state == _CARD_DUE:  # RoundController._player_card
                         code = cards[at]
                         at += 1
                         b, i = card_box, card_hand
@@ -741,7 +795,10 @@ class Kernel:
                                 state = _RESCUE
                             if state != _RESCUE:
                                 state = find_turn(b, i + 1)
-                    elif state == _DEALER:  # RoundController._dealer_card
+                        if trace is not None:
+                            move(_CARD_DUE, _A_CARD, state)
+                        continue
+                    while state == _DEALER:  # RoundController._dealer_card, card by card
                         code = cards[at]
                         at += 1
                         node = step[dealer * NCODES + code]
@@ -752,11 +809,14 @@ class Kernel:
                                 state = dealer_second_card(node)
                             else:
                                 state = dealer_draws_or_finish()
-                        elif must_draw[node] and unsettled():  # dealer_draws_or_finish's draw
-                            state = _DEALER
-                        else:
+                        elif not (must_draw[node] and is_unsettled()):  # else it draws again
                             state = dealer_draws_or_finish()
-                    elif state == _REVEAL:
+                        if trace is not None:
+                            move(_DEALER, _A_CARD, state)
+                    if state == _SETTLING:
+                        break
+                    source = state
+                    if state == _REVEAL:
                         action, state = _A_OK, reveal()
                     elif state == _SURRENDER:
                         surrender_decisions(state)
@@ -770,8 +830,10 @@ class Kernel:
                         action, state = _A_OK, find_turn(0, 0)
                     elif state == _RESCUE:
                         action, state = rescue_or_ok()
-                    else:  # pragma: no cover - every state of a round is handled above
+                    elif state not in (_PLAYING, _CARD_DUE, _DEALER):  # pragma: no cover
                         raise KernelError(f"the kernel has no step for {_STATES[state].value}")
+                    else:
+                        continue
                     if trace is not None:
                         move(source, action, state)
                 # SETTLING: count the round (controller.play.tally.Tally.count_round) ...
@@ -832,8 +894,7 @@ class Kernel:
                     dealer_counts[column[first] * _NCAT + category] += 1
                 # ... and OK: the next round (RoundController._next_round), after a shuffle
                 # where the cut card came out (or before every round)
-                cut = each_round or (cut_after is not None and at - shoe.since >= cut_after)
-                state = _SHUFFLE if cut else _BETTING
+                state = _SHUFFLE if at >= cut_at else _BETTING
                 if trace is not None:
                     move(_SETTLING, _A_OK, state)
                 self.state = state

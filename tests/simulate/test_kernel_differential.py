@@ -12,17 +12,20 @@ for the controller); the chunks run in a process pool on the machine's cores.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
 
 import pytest
 
 from controller.game.rules import VARIANT_IDS
+from controller.game.settlement import EntryKind, LedgerEntry
 from controller.play import simulate
 from controller.play.differential import Difference, compare_engines, first_difference
 from controller.play.hand_graph import DECISIONS, HandGraph
-from controller.play.simulate import SimConfig
-from controller.round.controller import StateChanged
+from controller.play.simulate import SimConfig, run_chunk
+from controller.round.controller import Output, StateChanged
 from controller.round.spec import Action, State
 
 # (boxes, rounds) for each shuffle: 10,000 rounds of one box, 10,000 spread over 2-7 boxes.
@@ -108,3 +111,25 @@ def test_the_first_difference_names_the_round_and_the_items() -> None:
         "StateChanged(source=<State.BETTING: 'betting'>, "
         "dest=<State.DEALING: 'dealing'>, action=<Action.DEAL: 'deal'>)",
     )
+
+
+def test_a_super_bonus_round_is_settled_alike(tmp_path: Path) -> None:
+    """The rare path: a suited 7-7-7 against a dealer 7 (with splits off, so 7-7 is hit; the
+    shipped NZ strategy splits 7-7 against a 7, and a split hand earns no Super Bonus)."""
+    shoe = tmp_path / "super-bonus.txt"
+    # burn, box 1, box 2, the dealer's first card, box 1, box 2, box 1 hits, the dealer
+    shoe.write_text("2C 7S 9D 7H 7S KD 7S 5C 8C\n")
+    config = SimConfig(
+        "nz-pontoon",
+        rounds=3,
+        boxes=2,
+        shoe_file=str(shoe),
+        overrides={"split.allowed": False},
+    )
+    assert compare_engines(config, 0) is None
+    outputs: list[Output] = []
+    tally = run_chunk(dataclasses.replace(config, engine="kernel"), 0, 3, None, outputs)
+    kinds = [o.kind for o in outputs if isinstance(o, LedgerEntry)]
+    assert EntryKind.SUPER_BONUS in kinds
+    assert EntryKind.TABLE_BONUS in kinds
+    assert (tally.rounds, tally.super_bonuses, tally.shoe_exhausted) == (1, 1, True)
