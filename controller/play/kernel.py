@@ -338,6 +338,9 @@ class Kernel:
             if allowed is None or dst not in allowed:
                 raise KernelError(f"{src.value} --{action.value}--> {dst.value} is not in SPEC")
             trace.append(StateChanged(src, dst, action))
+            in_play = dest not in (_SHUFFLE, _BURN, _BETTING, _SETTLING)  # (DEALING: all open)
+            if in_play and (unsettled > 0) != unsettled_scan():
+                raise KernelError(f"{unsettled} unsettled by the count, not by the hands")
 
         def frozen_box(b: int) -> Box:
             player = players[b]
@@ -499,7 +502,9 @@ class Kernel:
             return dealer_phase()
 
         def unsettled_scan() -> bool:
-            """RoundController._unsettled, by looking (trace mode checks the count by it)."""
+            """RoundController._unsettled, by looking at the hands. The kernel keeps it as a
+            count, ``unsettled``: one per box at the deal, one more per split, one less per
+            settlement; trace mode checks the count by this after every action."""
             for b in box_range:
                 if surrendered[b]:
                     if surrendered[b] == _PENDING:
@@ -510,17 +515,9 @@ class Kernel:
                         return True
             return False
 
-        def is_unsettled() -> bool:
-            """Something is still to settle: an open hand or a surrender waiting for the
-            dealer's natural (kept as a count: one per box at the deal, one more per split,
-            one less per settlement)."""
-            if trace is not None and (unsettled > 0) != unsettled_scan():
-                raise KernelError(f"{unsettled} unsettled by the count, not by the hands")
-            return unsettled > 0
-
         def dealer_phase() -> int:
             if not hole:
-                if not is_unsettled():
+                if unsettled <= 0:
                     return finish()
                 return _DEALER
             if not revealed:
@@ -539,7 +536,7 @@ class Kernel:
 
         def dealer_draws_or_finish() -> int:
             nonlocal net, net_no_sb, super_bonuses, rescues, unsettled, sb_hands
-            if not is_unsettled():
+            if unsettled <= 0:
                 return finish()
             if must_draw[dealer]:
                 return _DEALER
@@ -736,6 +733,21 @@ class Kernel:
                 up = first_rank if face_up else NO_UP
                 up8 = up * 8  # (HandGraph.decision_slot)
                 # the round: one action per pass, as play_rounds and the hands enter them
+                # the windows before play (OFFERS, INSURANCE, SURRENDER, PEEK), in order
+                while _OFFERS <= state <= _PEEK:
+                    source = state
+                    if state == _SURRENDER:
+                        surrender_decisions(state)
+                        action, state = _A_OK, after_surrender()
+                    elif state == _INSURANCE:  # basic strategy never insures
+                        action, state = _A_OK, after_insurance()
+                    elif state == _PEEK:
+                        action, state = _A_PEEK, peek()
+                    else:
+                        surrender_decisions(state)
+                        action, state = _A_OK, find_turn(0, 0)
+                    if trace is not None:
+                        move(source, action, state)
                 while state != _SETTLING:
                     # One action after the other as play_rounds and the hands enter them; a
                     # decision and the card it asks for, and the dealer's cards, in one pass.
@@ -809,7 +821,7 @@ class Kernel:
                                 state = dealer_second_card(node)
                             else:
                                 state = dealer_draws_or_finish()
-                        elif not (must_draw[node] and is_unsettled()):  # else it draws again
+                        elif not (must_draw[node] and unsettled > 0):  # else it draws again
                             state = dealer_draws_or_finish()
                         if trace is not None:
                             move(_DEALER, _A_CARD, state)
@@ -818,16 +830,6 @@ class Kernel:
                     source = state
                     if state == _REVEAL:
                         action, state = _A_OK, reveal()
-                    elif state == _SURRENDER:
-                        surrender_decisions(state)
-                        action, state = _A_OK, after_surrender()
-                    elif state == _INSURANCE:  # basic strategy never insures
-                        action, state = _A_OK, after_insurance()
-                    elif state == _PEEK:
-                        action, state = _A_PEEK, peek()
-                    elif state == _OFFERS:
-                        surrender_decisions(state)
-                        action, state = _A_OK, find_turn(0, 0)
                     elif state == _RESCUE:
                         action, state = rescue_or_ok()
                     elif state not in (_PLAYING, _CARD_DUE, _DEALER):  # pragma: no cover
