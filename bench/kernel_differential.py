@@ -10,8 +10,9 @@
   the rows the variant pays: the recorded reports list every row, reports since only those).
 * ``--outputs N``: ``N`` rounds per variant through both engines output for output
   (``controller.play.differential.compare_engines``: every state change, ledger entry and
-  device command, and the tallies), in chunks of 5,000 rounds spread like the CI test's over
-  1 to 7 boxes and both shuffles (half the rounds with one box), each chunk its own seed.
+  device command, and the tallies), in chunks of 5,000 rounds over 1 to 7 boxes and both
+  shuffles (half the rounds with one box, half of them with each shuffle), each chunk its own
+  seed.
 
 Both run in a process pool of ``--workers`` processes.
 """

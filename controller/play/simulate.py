@@ -1,12 +1,23 @@
-"""The headless simulator: many rounds through the table's own round controller and settlement.
+"""The headless simulator: many rounds by the table's own rules and settlement.
 
-Each round is dealt by :func:`controller.autoplay.play_rounds` into a :class:`RoundController`
-(the same machine and settlement functions the table runs), fed card by card from the emulated
-shoe's seeded stream in-process (no serial framing): :class:`ShoeStream` shuffles exactly as
-:class:`sim_hardware.shoe.EmulatedShoe` does (one ``random.Random(seed)`` shuffling a fresh
-:func:`~controller.cards.shoe_cards` shoe in turn), or replays a recorded card order. Every
-player decision comes from the variant's basic strategy (:class:`StrategyPlayer`); the dealer's
-hands (cards, reader, reveal, OK) are automatic.
+Two engines play the same rounds with the same results (``SimConfig.engine``):
+
+* ``kernel`` (the default): :mod:`controller.play.kernel` walks the round controller's
+  procedure on integer-coded hands whose every rule (end of hand, the ``why_not_*`` checks,
+  basic strategy, settlement, what is counted) is asked of the round model, the hand
+  evaluation, the settlement and the strategy once per kind of hand
+  (:mod:`controller.play.hand_graph`); about twenty times faster.
+* ``controller``: each round is dealt by :func:`controller.play.autoplay.play_rounds` into a
+  :class:`RoundController` (the same machine and settlement functions the table runs). The
+  differential test (``tests/simulate/test_kernel_differential.py``) holds the kernel to it
+  output for output: every state change, ledger entry, device command and tally.
+
+Both are fed card by card from the emulated shoe's seeded stream in-process (no serial
+framing): :class:`ShoeStream` (and the kernel's :class:`~controller.play.kernel.CodeShoe`)
+shuffles exactly as :class:`sim_hardware.shoe.EmulatedShoe` does (one ``random.Random(seed)``
+shuffling a fresh :func:`~drivers.tbl21.cards.shoe_cards` shoe in turn), or replays a recorded
+card order. Every player decision comes from the variant's basic strategy
+(:class:`StrategyPlayer`); the dealer's hands (cards, reader, reveal, OK) are automatic.
 
 The work is cut into chunks of :data:`CHUNK_ROUNDS` rounds, each with its own table (a fresh
 controller and a fresh shoe) and its own stream seeded from ``(seed, chunk number)``; workers
