@@ -394,6 +394,17 @@ class HandGraph:
             table.append(-1)
         return node
 
+    def node_of(
+        self,
+        cards: Sequence[Card],
+        from_split: bool = False,
+        split_aces: bool = False,
+        doubles: int = 0,
+    ) -> int:
+        """The node of a hand of these cards and flags (the cards become its representative
+        where the node is new)."""
+        return self._node(tuple(cards), from_split, split_aces, doubles)
+
     def add(self, node: int, code: int) -> int:
         """The node after one more card (the kernel calls it where ``step`` says -1); the
         step table is filled for the four suits of the card's rank at once."""

@@ -249,3 +249,24 @@ def test_the_progress_bar_shows_the_share_the_rounds_and_the_time_left() -> None
     assert "500/1,000 rounds" in line
     assert "left" in line
     assert line.endswith("\n")
+
+
+def test_the_controller_engine_reports_what_the_kernel_reports(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ("pontoon-blackjack", "--rounds", "400", "--boxes", "3", "--seed", "4")
+    kernel = run_json(capsys, *args)
+    controller = run_json(capsys, *args, "--engine", "controller")
+    assert kernel["performance"]["engine"] == "kernel"
+    assert controller["performance"]["engine"] == "controller"
+    assert results(kernel) == results(controller)
+
+
+def test_an_unknown_engine_is_refused_with_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["simulate", "nz-pontoon", "--rounds", "5", "--engine", "turbo"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "--engine" in err
+    assert "kernel" in err
+    assert "controller" in err
