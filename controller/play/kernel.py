@@ -321,7 +321,7 @@ class Kernel:
         peek_result = -1
         revealed = False
         net = net_no_sb = super_bonuses = rescues = 0
-        unsettled = 0  # see is_unsettled
+        unsettled = 0  # see unsettled_scan
         sb_hands = 0  # see finish
         # the chunk's totals (written to self.tally at the end)
         t = self.tally
@@ -376,8 +376,9 @@ class Kernel:
 
         def book_entries(b: int, entries: list[LedgerEntry]) -> None:  # the rare paths
             c = ledger_counts(entries)
-            book(b, (c.net_cents, c.net_no_sb_cents, c.super_bonuses, c.rescues, 0))
-            losses[b] += c.hand_losses_cents
+            book(
+                b, (c.net_cents, c.net_no_sb_cents, c.super_bonuses, c.rescues, c.hand_losses_cents)
+            )
             if trace is not None:
                 trace.extend(entries)
 
@@ -389,8 +390,8 @@ class Kernel:
 
         def settle_hand(b: int, i: int, what: int, node: int) -> None:
             """A bust, a 21 paid at once or a natural paid at once."""
-            sig = signature[node]
             nonlocal net, net_no_sb, super_bonuses, rescues, unsettled, sb_hands
+            sig = signature[node]
             counts = settle.get(sig * 8 + what) if sig >= 0 else None
             if counts is None:
                 counts = settled(what, node)

@@ -416,6 +416,8 @@ def check_config(config: SimConfig) -> Variant:
         raise SimError(f"--workers must be at least 1, got {config.workers}")
     if config.shuffle not in SHUFFLES:
         raise SimError(f"--shuffle must be one of {', '.join(SHUFFLES)}, got {config.shuffle!r}")
+    if config.engine not in ENGINES:
+        raise SimError(f"--engine must be one of {', '.join(ENGINES)}, got {config.engine!r}")
     rules = load_rules(config)
     if not 1 <= config.boxes <= rules.table.boxes:
         raise SimError(f"--boxes must be 1-{rules.table.boxes} for {rules.id}, got {config.boxes}")
