@@ -33,7 +33,7 @@ from controller.play.simulate import (
     SHUFFLES,
     UP_CARDS,
     SimConfig,
-    SimError,
+    SimulationError,
     report,
     simulate,
 )
@@ -96,9 +96,13 @@ def parse_override(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise SimError(f"--set needs KEY=VALUE such as dealer.hits_soft_17=true, got {text!r}")
+        raise SimulationError(
+            f"--set needs KEY=VALUE such as dealer.hits_soft_17=true, got {text!r}"
+        )
     if any(not part for part in key.split(".")):
-        raise SimError(f"--set {key!r}: write the key as section.key, e.g. dealer.hits_soft_17")
+        raise SimulationError(
+            f"--set {key!r}: write the key as section.key, e.g. dealer.hits_soft_17"
+        )
     raw = raw.strip()
     try:
         value = tomllib.loads(f"value = {raw}")["value"]
@@ -111,15 +115,15 @@ def wager_cents(text: str) -> int:
     try:
         units = Decimal(text)
     except InvalidOperation:
-        raise SimError(f"--wager must be an amount like 10 or 2.5, got {text!r}") from None
+        raise SimulationError(f"--wager must be an amount like 10 or 2.5, got {text!r}") from None
     if not units.is_finite() or units <= 0 or units != units.quantize(Decimal("0.01")):
-        raise SimError(f"--wager must be positive with at most 2 decimals, got {text!r}")
+        raise SimulationError(f"--wager must be positive with at most 2 decimals, got {text!r}")
     return int(units * 100)
 
 
 def config_from_args(args: argparse.Namespace) -> SimConfig:
     if not 1 <= args.rounds <= MAX_ROUNDS:
-        raise SimError(f"--rounds must be 1-{MAX_ROUNDS}, got {args.rounds}")
+        raise SimulationError(f"--rounds must be 1-{MAX_ROUNDS}, got {args.rounds}")
     overrides: dict[str, Any] = {}
     for text in args.overrides:
         key, value = parse_override(text)
@@ -148,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"croupier simulate: {exc}", file=sys.stderr)
         return 2
-    except SimError as exc:
+    except SimulationError as exc:
         print(f"croupier simulate: {exc}", file=sys.stderr)
         return 2
     except CroupierError as exc:

@@ -74,7 +74,7 @@ __all__ = [
     "UP_CARDS",
     "ShoeStream",
     "SimConfig",
-    "SimError",
+    "SimulationError",
     "Tally",
     "chunk_seed",
     "report",
@@ -94,7 +94,7 @@ Engine = Literal["kernel", "controller"]
 ENGINES: tuple[Engine, ...] = ("kernel", "controller")
 
 
-class SimError(CroupierError):
+class SimulationError(CroupierError):
     """The simulation could not be set up or could not go on."""
 
 
@@ -305,12 +305,14 @@ def _controller_chunk(
             )
         except PlayError as exc:
             if recorded is None:
-                raise SimError(f"chunk {chunk}: {exc}") from exc
+                raise SimulationError(f"chunk {chunk}: {exc}") from exc
             tally.shoe_exhausted = True  # the rounds it finished are counted; not the last one
             break
         if rejected:
             first = rejected[0]
-            raise SimError(f"round {first.round}: the table refused a decision: {first.reason}")
+            raise SimulationError(
+                f"round {first.round}: the table refused a decision: {first.reason}"
+            )
         left -= batch
         if on_batch is not None:
             on_batch(batch)
@@ -371,7 +373,7 @@ def _kernel_chunk(
             kernel.play(batch)
         except ShoeEnded as end:
             if not end.recorded:
-                raise SimError(
+                raise SimulationError(
                     f"chunk {chunk}: the shoe ran out after {end.at} cards: "
                     "shoe.cut_card_reserve is too small"
                 ) from None
@@ -390,7 +392,7 @@ def read_shoe_file(path: str) -> list[Card]:
     try:
         return read_card_file(path)
     except CardListError as exc:
-        raise SimError(str(exc)) from exc
+        raise SimulationError(str(exc)) from exc
 
 
 # --- the whole run ------------------------------------------------------------------------
@@ -412,30 +414,38 @@ Progress = Callable[[int, int], None]  # (rounds done, rounds planned)
 def check_config(config: SimConfig) -> Variant:
     """The rules of the run, after refusing what cannot be simulated (with the reason)."""
     if config.rounds < 1:
-        raise SimError(f"--rounds must be at least 1, got {config.rounds}")
+        raise SimulationError(f"--rounds must be at least 1, got {config.rounds}")
     if config.workers < 1:
-        raise SimError(f"--workers must be at least 1, got {config.workers}")
+        raise SimulationError(f"--workers must be at least 1, got {config.workers}")
     if config.shuffle not in SHUFFLES:
-        raise SimError(f"--shuffle must be one of {', '.join(SHUFFLES)}, got {config.shuffle!r}")
+        raise SimulationError(
+            f"--shuffle must be one of {', '.join(SHUFFLES)}, got {config.shuffle!r}"
+        )
     if config.engine not in ENGINES:
-        raise SimError(f"--engine must be one of {', '.join(ENGINES)}, got {config.engine!r}")
+        raise SimulationError(
+            f"--engine must be one of {', '.join(ENGINES)}, got {config.engine!r}"
+        )
     rules = load_rules(config)
     if not 1 <= config.boxes <= rules.table.boxes:
-        raise SimError(f"--boxes must be 1-{rules.table.boxes} for {rules.id}, got {config.boxes}")
+        raise SimulationError(
+            f"--boxes must be 1-{rules.table.boxes} for {rules.id}, got {config.boxes}"
+        )
     increment = rules.table.min_increment_cents
     if config.wager_cents <= 0 or config.wager_cents % increment:
-        raise SimError(
+        raise SimulationError(
             f"--wager must be a positive multiple of the table increment "
             f"({increment / 100:.2f}), got {config.wager_cents / 100:.2f}"
         )
     if config.shoe_file is not None:
         if config.workers != 1:
-            raise SimError("--shoe-file replays one card order in one process: use --workers 1")
+            raise SimulationError(
+                "--shoe-file replays one card order in one process: use --workers 1"
+            )
         cards = read_shoe_file(config.shoe_file)
         if rules.shoe.deck is DeckType.SPANISH_48:
             tens = [i for i, c in enumerate(cards, 1) if c.points == 10 and c.rank.value == "T"]
             if tens:
-                raise SimError(
+                raise SimulationError(
                     f"{config.shoe_file}: card {tens[0]} is a ten, but {rules.id} deals a "
                     "Spanish 48-card shoe without tens"
                 )

@@ -274,5 +274,5 @@ def test_an_unknown_engine_is_refused_with_the_choices(capsys: pytest.CaptureFix
 
 def test_a_config_with_an_unknown_engine_is_refused() -> None:
     config = SimConfig("nz-pontoon", rounds=5, engine="turbo")  # type: ignore[arg-type]
-    with pytest.raises(sim.SimError, match="--engine must be one of kernel, controller"):
+    with pytest.raises(sim.SimulationError, match="--engine must be one of kernel, controller"):
         simulate(config)
