@@ -27,13 +27,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.game.errors import ConfigError, CroupierError
 from controller.game.rules import VARIANT_IDS
+from controller.play.errors import SimulationError
 from controller.play.simulate import (
     DEALER_CATEGORIES,
     ENGINES,
     SHUFFLES,
     UP_CARDS,
     SimConfig,
-    SimulationError,
     report,
     simulate,
 )

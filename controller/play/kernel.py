@@ -29,7 +29,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import Final
 
-from controller.game.errors import CroupierError
 from controller.game.rules import Variant
 from controller.game.settlement import (
     Box,
@@ -44,6 +43,7 @@ from controller.game.settlement import (
     settle_surrender,
     settle_twenty_one,
 )
+from controller.play.errors import KernelError
 from controller.play.hand_graph import (
     CARDS,
     CODES,
@@ -64,7 +64,7 @@ from controller.round.model import insurance_offered, surrender_offered
 from controller.round.spec import SPEC, Action, State
 from drivers.tbl21.cards import Card, DeckType, Rank, Suit, shoe_cards
 
-__all__ = ["CodeShoe", "Kernel", "KernelError", "ShoeEnded"]
+__all__ = ["CodeShoe", "Kernel", "ShoeEnded"]
 
 _STATES: Final = tuple(State)
 _SI: Final = {state: i for i, state in enumerate(_STATES)}
@@ -114,11 +114,6 @@ _SETTLE_HAND: Final = {
     _TWENTY_ONE: settle_twenty_one,
     _NATURAL: settle_natural,
 }
-
-
-class KernelError(CroupierError):
-    """The kernel and the rules disagree (a move outside SPEC, cached counts that differ from
-    the settlement's entries): a bug, never a user's mistake."""
 
 
 class ShoeEnded(Exception):

@@ -53,10 +53,9 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from controller.game.errors import CroupierError
 from controller.game.rules import Variant, load_variant
 from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
-from controller.play.errors import PlayError
+from controller.play.errors import PlayError, SimulationError
 from controller.play.hand_graph import HandGraph
 from controller.play.kernel import CodeShoe, Kernel, ShoeEnded
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
@@ -74,7 +73,6 @@ __all__ = [
     "UP_CARDS",
     "ShoeStream",
     "SimConfig",
-    "SimulationError",
     "Tally",
     "chunk_seed",
     "report",
@@ -92,10 +90,6 @@ SHUFFLES: tuple[Shuffle, ...] = ("each-round", "cut-card")
 # differential test; controller: every round through the RoundController, the audited path.
 Engine = Literal["kernel", "controller"]
 ENGINES: tuple[Engine, ...] = ("kernel", "controller")
-
-
-class SimulationError(CroupierError):
-    """The simulation could not be set up or could not go on."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,6 +12,7 @@ import pytest
 from controller.cli.main import main
 from controller.cli.simulate import ProgressBar
 from controller.play import simulate as sim
+from controller.play.errors import SimulationError
 from controller.play.simulate import ENGINES, ShoeStream, SimConfig, chunk_seed, report, simulate
 from drivers.tbl21.cards import Card, DeckType
 from sim_hardware import EmulatedShoe
@@ -274,5 +275,5 @@ def test_an_unknown_engine_is_refused_with_the_choices(capsys: pytest.CaptureFix
 
 def test_a_config_with_an_unknown_engine_is_refused() -> None:
     config = SimConfig("nz-pontoon", rounds=5, engine="turbo")  # type: ignore[arg-type]
-    with pytest.raises(sim.SimulationError, match="--engine must be one of kernel, controller"):
+    with pytest.raises(SimulationError, match="--engine must be one of kernel, controller"):
         simulate(config)
