@@ -1,14 +1,18 @@
-"""``croupier simulate``: many rounds of a variant through the round controller, with numbers.
+"""``croupier simulate``: many rounds of a variant by the table's rules, with numbers.
 
 ``croupier simulate VARIANT --rounds N [--boxes K] [--wager X] [--seed S] [--workers W]
-[--set key=value ...] [--shuffle each-round|cut-card] [--shoe-file FILE] [--json]``
+[--set key=value ...] [--shuffle each-round|cut-card] [--shoe-file FILE]
+[--engine kernel|controller] [--json]``
 
 The report (text, or one JSON document with ``--json``) gives the house edge per initial unit
 with its standard error, with and without the Super Bonus, the per-round variance, the
 frequencies of naturals, bonus hands, surrender, insurance and rescue, the dealer's final totals
-per up card, and rounds per second. Everything but the ``performance`` part is the same for the
-same variant, options and seed, whatever the worker count. A progress bar with the time left is
-drawn on standard error when it is a terminal.
+per up card, and rounds per second and per CPU second. Everything but the ``performance`` part
+is the same for the same variant, options and seed, whatever the worker count and whichever the
+engine: ``kernel`` (the default, :mod:`controller.play.kernel`, held to the controller output
+for output by a differential test) or ``controller`` (every round through the table's
+``RoundController``, about twenty times slower). A progress bar with the rate and the time
+left is drawn on standard error when it is a terminal.
 """
 
 from __future__ import annotations
@@ -23,12 +27,13 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.game.errors import ConfigError, CroupierError
 from controller.game.rules import VARIANT_IDS
+from controller.play.errors import SimulationError
 from controller.play.simulate import (
     DEALER_CATEGORIES,
+    ENGINES,
     SHUFFLES,
     UP_CARDS,
     SimConfig,
-    SimError,
     report,
     simulate,
 )
@@ -43,8 +48,8 @@ def register(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "simulate",
         help="play many rounds by basic strategy and report the house edge and frequencies",
-        description="Play rounds of a variant through the table's own round controller and "
-        "settlement, fed by the emulated shoe's card stream, every player on basic strategy.",
+        description="Play rounds of a variant by the table's own rules and settlement, fed by "
+        "the emulated shoe's card stream, every player on basic strategy.",
     )
     parser.add_argument("variant", help=f"a variant id ({', '.join(VARIANT_IDS)}) or file")
     parser.add_argument("--rounds", type=int, required=True, help="rounds to play")
@@ -74,6 +79,13 @@ def register(commands: Subparsers) -> None:
     parser.add_argument(
         "--shoe-file", metavar="FILE", help="replay this card order (AS KH 7C ...) exactly"
     )
+    parser.add_argument(
+        "--engine",
+        choices=ENGINES,
+        default="kernel",
+        help="kernel (default): the integer-coded kernel built from the rules; controller: "
+        "every round through the table's RoundController (the same results, slower)",
+    )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
     parser.set_defaults(handler=run)
 
@@ -84,9 +96,13 @@ def parse_override(text: str) -> tuple[str, Any]:
     key, sep, raw = text.partition("=")
     key = key.strip()
     if not sep or not key:
-        raise SimError(f"--set needs KEY=VALUE such as dealer.hits_soft_17=true, got {text!r}")
+        raise SimulationError(
+            f"--set needs KEY=VALUE such as dealer.hits_soft_17=true, got {text!r}"
+        )
     if any(not part for part in key.split(".")):
-        raise SimError(f"--set {key!r}: write the key as section.key, e.g. dealer.hits_soft_17")
+        raise SimulationError(
+            f"--set {key!r}: write the key as section.key, e.g. dealer.hits_soft_17"
+        )
     raw = raw.strip()
     try:
         value = tomllib.loads(f"value = {raw}")["value"]
@@ -99,15 +115,15 @@ def wager_cents(text: str) -> int:
     try:
         units = Decimal(text)
     except InvalidOperation:
-        raise SimError(f"--wager must be an amount like 10 or 2.5, got {text!r}") from None
+        raise SimulationError(f"--wager must be an amount like 10 or 2.5, got {text!r}") from None
     if not units.is_finite() or units <= 0 or units != units.quantize(Decimal("0.01")):
-        raise SimError(f"--wager must be positive with at most 2 decimals, got {text!r}")
+        raise SimulationError(f"--wager must be positive with at most 2 decimals, got {text!r}")
     return int(units * 100)
 
 
 def config_from_args(args: argparse.Namespace) -> SimConfig:
     if not 1 <= args.rounds <= MAX_ROUNDS:
-        raise SimError(f"--rounds must be 1-{MAX_ROUNDS}, got {args.rounds}")
+        raise SimulationError(f"--rounds must be 1-{MAX_ROUNDS}, got {args.rounds}")
     overrides: dict[str, Any] = {}
     for text in args.overrides:
         key, value = parse_override(text)
@@ -122,6 +138,7 @@ def config_from_args(args: argparse.Namespace) -> SimConfig:
         overrides=overrides,
         shuffle=args.shuffle,
         shoe_file=args.shoe_file,
+        engine=args.engine,
     )
 
 
@@ -135,7 +152,7 @@ def run(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"croupier simulate: {exc}", file=sys.stderr)
         return 2
-    except SimError as exc:
+    except SimulationError as exc:
         print(f"croupier simulate: {exc}", file=sys.stderr)
         return 2
     except CroupierError as exc:
@@ -226,7 +243,8 @@ def text_report(d: dict[str, Any]) -> str:
     lines += [
         "",
         f"{perf['rounds_per_second']:,.0f} rounds/s with {perf['workers']} worker(s) "
-        f"({perf['seconds']:.1f} s)",
+        f"({perf['seconds']:.1f} s), {perf['rounds_per_cpu_second']:,.0f} rounds per CPU "
+        f"second, {perf['engine']} engine",
     ]
     if d["shoe_exhausted"]:
         lines.append("the recorded card order ran out: the last, unfinished round was dropped")

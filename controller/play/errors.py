@@ -1,5 +1,6 @@
-"""Errors of play: a scripted session that cannot go on, a scenario file that is no scenario,
-a strategy asked about a hand it has no decision for."""
+"""Errors of play: a scripted session that cannot go on, a simulation that cannot, the
+simulator's kernel disagreeing with the rules, a scenario file that is no scenario, a strategy
+asked about a hand it has no decision for."""
 
 from __future__ import annotations
 
@@ -11,6 +12,15 @@ from controller.game.errors import CroupierError
 
 class PlayError(CroupierError):
     """A scripted session could not go on (script ended mid-decision, shoe ran out...)."""
+
+
+class SimulationError(CroupierError):
+    """The simulation could not be set up or could not go on."""
+
+
+class KernelError(CroupierError):
+    """The kernel and the rules disagree (a move outside SPEC, cached counts that differ from
+    the settlement's entries): a bug, never a user's mistake."""
 
 
 class StrategyError(ValueError):

@@ -1,12 +1,23 @@
-"""The headless simulator: many rounds through the table's own round controller and settlement.
+"""The headless simulator: many rounds by the table's own rules and settlement.
 
-Each round is dealt by :func:`controller.play.autoplay.play_rounds` into a :class:`RoundController`
-(the same machine and settlement functions the table runs), fed card by card from the emulated
-shoe's seeded stream in-process (no serial framing): :class:`ShoeStream` shuffles exactly as
-:class:`sim_hardware.shoe.EmulatedShoe` does (one ``random.Random(seed)`` shuffling a fresh
-:func:`~drivers.tbl21.cards.shoe_cards` shoe in turn), or replays a recorded card order. Every
-player decision comes from the variant's basic strategy (:class:`StrategyPlayer`); the dealer's
-hands (cards, reader, reveal, OK) are automatic.
+Two engines play the same rounds with the same results (``SimConfig.engine``):
+
+* ``kernel`` (the default): :mod:`controller.play.kernel` walks the round controller's
+  procedure on integer-coded hands whose every rule (end of hand, the ``why_not_*`` checks,
+  basic strategy, settlement, what is counted) is asked of the round model, the hand
+  evaluation, the settlement and the strategy once per kind of hand
+  (:mod:`controller.play.hand_graph`); about twenty times faster.
+* ``controller``: each round is dealt by :func:`controller.play.autoplay.play_rounds` into a
+  :class:`RoundController` (the same machine and settlement functions the table runs). The
+  differential test (``tests/simulate/test_kernel_differential.py``) holds the kernel to it
+  output for output: every state change, ledger entry, device command and tally.
+
+Both are fed card by card from the emulated shoe's seeded stream in-process (no serial
+framing): :class:`ShoeStream` (and the kernel's :class:`~controller.play.kernel.CodeShoe`)
+shuffles exactly as :class:`sim_hardware.shoe.EmulatedShoe` does (one ``random.Random(seed)``
+shuffling a fresh :func:`~drivers.tbl21.cards.shoe_cards` shoe in turn), or replays a recorded
+card order. Every player decision comes from the variant's basic strategy
+(:class:`StrategyPlayer`); the dealer's hands (cards, reader, reveal, OK) are automatic.
 
 The work is cut into chunks of :data:`CHUNK_ROUNDS` rounds, each with its own table (a fresh
 controller and a fresh shoe) and its own stream seeded from ``(seed, chunk number)``; workers
@@ -33,6 +44,7 @@ completed by the drawing rule from the next cards in the shoe, as the dealer wou
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import random
 import time
@@ -41,23 +53,14 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from controller.game.errors import CroupierError
-from controller.game.hands import (
-    Tier,
-    bonus_hands,
-    dealer_must_draw,
-    hand_value,
-    is_natural,
-    is_two_card_21,
-    player_rank,
-)
-from controller.game.rules import BonusHand, Variant, load_variant
-from controller.game.settlement import EntryKind
+from controller.game.rules import Variant, load_variant
 from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
-from controller.play.errors import PlayError
-from controller.play.strategy import StrategyPlayer, strategy_for
-from controller.round.controller import RoundController
-from controller.round.model import RoundState
+from controller.play.errors import PlayError, SimulationError
+from controller.play.hand_graph import HandGraph
+from controller.play.kernel import CodeShoe, Kernel, ShoeEnded
+from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
+from controller.play.tally import DEALER_CATEGORIES, UP_CARDS, Tally
+from controller.round.controller import Output, RoundController
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card, DeckType, shoe_cards
 from sim_hardware.cardlist import read_card_file
@@ -66,9 +69,10 @@ from sim_hardware.errors import CardListError
 __all__ = [
     "CHUNK_ROUNDS",
     "DEALER_CATEGORIES",
+    "ENGINES",
+    "UP_CARDS",
     "ShoeStream",
     "SimConfig",
-    "SimError",
     "Tally",
     "chunk_seed",
     "report",
@@ -79,16 +83,13 @@ __all__ = [
 CHUNK_ROUNDS = 5_000  # rounds per chunk: fixed, so the plan does not depend on the workers
 BATCH_ROUNDS = 250  # rounds per play_rounds call inside a chunk (bounds the records kept)
 PLAYERS = ("p1", "p2", "p3", "p4", "p5", "p6", "p7")
-DEALER_CATEGORIES = ("bust", "17", "18", "19", "20", "21", "natural", "other")
-UP_CARDS = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
-BONUS_KINDS = (EntryKind.SUPER_BONUS, EntryKind.TABLE_BONUS)
 
 Shuffle = Literal["each-round", "cut-card"]
 SHUFFLES: tuple[Shuffle, ...] = ("each-round", "cut-card")
-
-
-class SimError(CroupierError):
-    """The simulation could not be set up or could not go on."""
+# kernel: the integer-coded kernel (controller.play.kernel), held to the controller by the
+# differential test; controller: every round through the RoundController, the audited path.
+Engine = Literal["kernel", "controller"]
+ENGINES: tuple[Engine, ...] = ("kernel", "controller")
 
 
 @dataclass(frozen=True, slots=True)
@@ -102,6 +103,7 @@ class SimConfig:
     overrides: Mapping[str, Any] = field(default_factory=dict)
     shuffle: Shuffle = "cut-card"
     shoe_file: str | None = None  # replay this card order (one stream, one process)
+    engine: Engine = "kernel"
 
 
 def chunk_seed(seed: int, chunk: int) -> int:
@@ -226,142 +228,6 @@ class SimHands(DirectHands):
             self._cut_reported = False
 
 
-# --- tallies --------------------------------------------------------------------------------
-
-
-def _counter(keys: Sequence[str]) -> dict[str, int]:
-    return dict.fromkeys(keys, 0)
-
-
-@dataclass
-class Tally:
-    """Exact integer totals of a number of rounds (chunks add up in any order)."""
-
-    rounds: int = 0
-    initial_hands: int = 0
-    net_cents: int = 0  # player's side: + the players won
-    net_sq: int = 0  # sum of squared per-round nets (cents^2)
-    net_no_sb_cents: int = 0  # without the Super Bonus and the table bonus
-    net_no_sb_sq: int = 0
-    wagered_cents: int = 0  # initial wagers
-    naturals: int = 0
-    surrenders: int = 0
-    insurances: int = 0
-    rescues: int = 0
-    super_bonuses: int = 0
-    five_card_tricks: int = 0
-    bonus: dict[str, int] = field(default_factory=lambda: _counter([b.value for b in BonusHand]))
-    dealer: dict[str, dict[str, int]] = field(
-        default_factory=lambda: {up: _counter(DEALER_CATEGORIES) for up in UP_CARDS}
-    )
-    dealer_completed: int = 0  # dealer hands completed from the shoe (the round had ended)
-    dealer_unknown: int = 0  # ... where the recorded card order ended first
-    cards_drawn: int = 0
-    shoes: int = 0
-    shoe_exhausted: bool = False
-
-    def add(self, other: Tally) -> None:
-        for name in (
-            "rounds", "initial_hands", "net_cents", "net_sq", "net_no_sb_cents", "net_no_sb_sq",
-            "wagered_cents", "naturals", "surrenders", "insurances", "rescues", "super_bonuses",
-            "five_card_tricks", "dealer_completed", "dealer_unknown", "cards_drawn", "shoes",
-        ):  # fmt: skip
-            setattr(self, name, getattr(self, name) + getattr(other, name))
-        for key, count in other.bonus.items():
-            self.bonus[key] += count
-        for up, row in other.dealer.items():
-            for key, count in row.items():
-                self.dealer[up][key] += count
-        self.shoe_exhausted = self.shoe_exhausted or other.shoe_exhausted
-
-    def count_round(
-        self, rules: Variant, state: RoundState, peek: Callable[[int], Card | None]
-    ) -> None:
-        """Add a finished round. ``peek(i)``: the i-th card still in the shoe (for the dealer's
-        hand where the round ended before the dealer drew: every box was already settled)."""
-        self.rounds += 1
-        net = net_no_sb = 0
-        for entry in state.ledger:
-            net += entry.amount_cents
-            kind = entry.kind
-            if kind in BONUS_KINDS:
-                if kind is EntryKind.SUPER_BONUS:
-                    self.super_bonuses += 1
-            else:
-                net_no_sb += entry.amount_cents
-            if kind is EntryKind.RESCUE:
-                self.rescues += 1
-        self.net_cents += net
-        self.net_sq += net * net
-        self.net_no_sb_cents += net_no_sb
-        self.net_no_sb_sq += net_no_sb * net_no_sb
-        five_card_trick = rules.hands.five_card_trick
-        for box in state.boxes.values():
-            self.initial_hands += 1
-            self.wagered_cents += sum(w.amount_cents for w in box.wagers)
-            if box.surrendered:
-                self.surrenders += 1
-            if box.insurance:
-                self.insurances += 1
-            hands = box.hands
-            first = hands[0]
-            if (
-                len(hands) == 1
-                and len(first.cards) == 2
-                and not first.doubles
-                and is_natural(rules, first.cards, False)
-            ):
-                self.naturals += 1
-            if box.surrendered:
-                continue
-            for hand in hands:
-                cards = hand.cards
-                if len(cards) < 3:
-                    continue
-                value = hand_value(cards)
-                if value.total > 21:
-                    continue
-                for row in bonus_hands(cards, value):
-                    self.bonus[row.value] += 1
-                if five_card_trick and len(cards) == 5:
-                    rank = player_rank(rules, cards, hand.from_split)
-                    self.five_card_tricks += rank.tier is Tier.FIVE_CARD_TRICK
-        self._count_dealer(rules, state, peek)
-
-    def _count_dealer(
-        self, rules: Variant, state: RoundState, peek: Callable[[int], Card | None]
-    ) -> None:
-        cards = list(state.dealer.cards)
-        if not cards:
-            return
-        up = cards[0]
-        column = "A" if up.is_ace else ("T" if up.points == 10 else str(up.points))
-        natural = len(cards) >= 2 and is_two_card_21(cards[:2])
-        if not natural and (len(cards) < 2 or dealer_must_draw(rules, cards)):
-            # The round was over before the dealer finished: complete the hand by the drawing
-            # rule from the cards the dealer would have drawn next.
-            self.dealer_completed += 1
-            ahead = 0
-            while len(cards) < 2 or dealer_must_draw(rules, cards):
-                card = peek(ahead)
-                if card is None:  # a recording that ends here
-                    self.dealer_unknown += 1
-                    return
-                cards.append(card)
-                ahead += 1
-            natural = len(cards) == 2 and is_two_card_21(cards)
-        value = hand_value(cards)
-        if natural:
-            category = "natural"
-        elif value.total > 21:
-            category = "bust"
-        elif value.total >= 17:
-            category = str(value.total)
-        else:  # a five-card hand under 17 where the dealer stands on five cards
-            category = "other"
-        self.dealer[column][category] += 1
-
-
 # --- running ------------------------------------------------------------------------------
 
 
@@ -370,14 +236,38 @@ def load_rules(config: SimConfig) -> Variant:
 
 
 def run_chunk(
-    config: SimConfig, chunk: int, rounds: int, on_batch: Callable[[int], None] | None = None
+    config: SimConfig,
+    chunk: int,
+    rounds: int,
+    on_batch: Callable[[int], None] | None = None,
+    outputs: list[Output] | None = None,
 ) -> Tally:
-    """Play one chunk of rounds on a fresh table; the chunk's totals. ``on_batch(n)`` hears of
-    every batch of ``n`` rounds played (for a progress bar)."""
+    """Play one chunk of rounds on a fresh table with the configured engine; the chunk's
+    totals. ``on_batch(n)`` hears of every batch of ``n`` rounds played (for a progress bar);
+    ``outputs`` (for the differential test) receives what the table emitted: the headless
+    controller's outputs, or the kernel's trace of them."""
+    if config.engine == "controller":
+        return _controller_chunk(config, chunk, rounds, on_batch, outputs)
+    return _kernel_chunk(config, chunk, rounds, on_batch, outputs)
+
+
+def _cut_after(rules: Variant, config: SimConfig) -> int | None:
+    """Cards drawn from a shoe before the cut card comes out (None: shuffle every round)."""
+    if config.shuffle == "each-round":
+        return None
+    return rules.shoe.decks * rules.shoe.deck.size - rules.shoe.cut_card_reserve
+
+
+def _controller_chunk(
+    config: SimConfig,
+    chunk: int,
+    rounds: int,
+    on_batch: Callable[[int], None] | None,
+    outputs: list[Output] | None,
+) -> Tally:
     rules = load_rules(config)
     strategy = strategy_for(rules)
     controller = RoundController(rules, prompts=False)  # nobody reads a simulated prompt
-    cards_in_shoe = rules.shoe.decks * rules.shoe.deck.size
     each_round = config.shuffle == "each-round"
     recorded = read_shoe_file(config.shoe_file) if config.shoe_file else None
     stream = ShoeStream(
@@ -385,7 +275,7 @@ def run_chunk(
         rules.shoe.decks,
         seed=None if recorded is not None else chunk_seed(config.seed, chunk),
         cards=recorded,
-        cut_after=None if each_round else cards_in_shoe - rules.shoe.cut_card_reserve,
+        cut_after=_cut_after(rules, config),
     )
     tally = Tally()
     hands = SimHands(controller, stream, tally, each_round=each_round)
@@ -394,22 +284,29 @@ def run_chunk(
     script = ScriptedRound(bets, [])
 
     def drain() -> list[Any]:  # the hands count each round from its ledger; prompts are unread
+        if outputs is not None:
+            return controller.drain()
         controller.outbox.clear()
         return []
 
+    on_output = outputs.extend if outputs is not None else None
     left = rounds
     while left > 0:
         batch = min(left, BATCH_ROUNDS)
         try:
-            _, rejected = play_rounds(controller, hands, [script] * batch, auto=player, drain=drain)
+            _, rejected = play_rounds(
+                controller, hands, [script] * batch, auto=player, drain=drain, on_output=on_output
+            )
         except PlayError as exc:
             if recorded is None:
-                raise SimError(f"chunk {chunk}: {exc}") from exc
+                raise SimulationError(f"chunk {chunk}: {exc}") from exc
             tally.shoe_exhausted = True  # the rounds it finished are counted; not the last one
             break
         if rejected:
             first = rejected[0]
-            raise SimError(f"round {first.round}: the table refused a decision: {first.reason}")
+            raise SimulationError(
+                f"round {first.round}: the table refused a decision: {first.reason}"
+            )
         left -= batch
         if on_batch is not None:
             on_batch(batch)
@@ -418,12 +315,78 @@ def run_chunk(
     return tally
 
 
+# The kernel's tables depend on the rules, the strategy and the wager only: one per process,
+# shared by its chunks (they are filled as rounds need them; the results do not depend on it).
+_GRAPHS: dict[tuple[str, str, int], tuple[Variant, HandGraph]] = {}
+
+
+def kernel_tables(config: SimConfig) -> tuple[Variant, HandGraph]:
+    key = (
+        config.variant,
+        json.dumps(dict(config.overrides), sort_keys=True, default=str),
+        config.wager_cents,
+    )
+    found = _GRAPHS.get(key)
+    if found is None:
+        rules = load_rules(config)
+        strategy: Strategy = strategy_for(rules)
+        found = _GRAPHS[key] = (rules, HandGraph(rules, strategy, config.wager_cents))
+    return found
+
+
+def _kernel_chunk(
+    config: SimConfig,
+    chunk: int,
+    rounds: int,
+    on_batch: Callable[[int], None] | None,
+    outputs: list[Output] | None,
+) -> Tally:
+    rules, graph = kernel_tables(config)
+    recorded = read_shoe_file(config.shoe_file) if config.shoe_file else None
+    shoe = CodeShoe(
+        rules.shoe.deck,
+        rules.shoe.decks,
+        seed=None if recorded is not None else chunk_seed(config.seed, chunk),
+        cards=recorded,
+    )
+    kernel = Kernel(
+        rules,
+        graph,
+        shoe,
+        boxes=config.boxes,
+        players=PLAYERS,
+        each_round=config.shuffle == "each-round",
+        cut_after=_cut_after(rules, config),
+        trace=outputs,
+    )
+    left = rounds
+    exhausted = False
+    while left > 0:
+        batch = min(left, BATCH_ROUNDS)
+        try:
+            kernel.play(batch)
+        except ShoeEnded as end:
+            if not end.recorded:
+                raise SimulationError(
+                    f"chunk {chunk}: the shoe ran out after {end.at} cards: "
+                    "shoe.cut_card_reserve is too small"
+                ) from None
+            exhausted = True  # the rounds it finished are counted; not the last one
+            break
+        left -= batch
+        if on_batch is not None:
+            on_batch(batch)
+    tally = kernel.result()
+    tally.shoe_exhausted = exhausted
+    return tally
+
+
 def read_shoe_file(path: str) -> list[Card]:
     """A recorded card order (``AS KH 7C ...``, commas, new lines, ``#`` comments)."""
     try:
         return read_card_file(path)
     except CardListError as exc:
-        raise SimError(str(exc)) from exc
+        raise SimulationError(str(exc)) from exc
 
 
 # --- the whole run ------------------------------------------------------------------------
@@ -434,8 +397,9 @@ class SimResult:
     config: SimConfig
     rules: Variant
     tally: Tally
-    seconds: float
+    seconds: float  # wall-clock time of the run
     chunks: int
+    cpu_seconds: float = 0.0  # CPU time of the chunks, every worker's added up
 
 
 Progress = Callable[[int, int], None]  # (rounds done, rounds planned)
@@ -444,33 +408,50 @@ Progress = Callable[[int, int], None]  # (rounds done, rounds planned)
 def check_config(config: SimConfig) -> Variant:
     """The rules of the run, after refusing what cannot be simulated (with the reason)."""
     if config.rounds < 1:
-        raise SimError(f"--rounds must be at least 1, got {config.rounds}")
+        raise SimulationError(f"--rounds must be at least 1, got {config.rounds}")
     if config.workers < 1:
-        raise SimError(f"--workers must be at least 1, got {config.workers}")
+        raise SimulationError(f"--workers must be at least 1, got {config.workers}")
     if config.shuffle not in SHUFFLES:
-        raise SimError(f"--shuffle must be one of {', '.join(SHUFFLES)}, got {config.shuffle!r}")
+        raise SimulationError(
+            f"--shuffle must be one of {', '.join(SHUFFLES)}, got {config.shuffle!r}"
+        )
+    if config.engine not in ENGINES:
+        raise SimulationError(
+            f"--engine must be one of {', '.join(ENGINES)}, got {config.engine!r}"
+        )
     rules = load_rules(config)
     if not 1 <= config.boxes <= rules.table.boxes:
-        raise SimError(f"--boxes must be 1-{rules.table.boxes} for {rules.id}, got {config.boxes}")
+        raise SimulationError(
+            f"--boxes must be 1-{rules.table.boxes} for {rules.id}, got {config.boxes}"
+        )
     increment = rules.table.min_increment_cents
     if config.wager_cents <= 0 or config.wager_cents % increment:
-        raise SimError(
+        raise SimulationError(
             f"--wager must be a positive multiple of the table increment "
             f"({increment / 100:.2f}), got {config.wager_cents / 100:.2f}"
         )
     if config.shoe_file is not None:
         if config.workers != 1:
-            raise SimError("--shoe-file replays one card order in one process: use --workers 1")
+            raise SimulationError(
+                "--shoe-file replays one card order in one process: use --workers 1"
+            )
         cards = read_shoe_file(config.shoe_file)
         if rules.shoe.deck is DeckType.SPANISH_48:
             tens = [i for i, c in enumerate(cards, 1) if c.points == 10 and c.rank.value == "T"]
             if tens:
-                raise SimError(
+                raise SimulationError(
                     f"{config.shoe_file}: card {tens[0]} is a ten, but {rules.id} deals a "
                     "Spanish 48-card shoe without tens"
                 )
     strategy_for(rules)  # a strategy that does not fit the rules is refused here
     return rules
+
+
+def timed_chunk(config: SimConfig, chunk: int, rounds: int) -> tuple[Tally, float]:
+    """:func:`run_chunk` in a worker: its totals and the CPU seconds it took there."""
+    cpu = time.process_time()
+    tally = run_chunk(config, chunk, rounds)
+    return tally, time.process_time() - cpu
 
 
 def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
@@ -480,6 +461,7 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     started = time.perf_counter()
     total = Tally()
     done = 0
+    cpu = 0.0
     workers = min(config.workers, len(plan))
     if progress is not None:
         progress(0, config.rounds)
@@ -491,22 +473,29 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
             if progress is not None:
                 progress(done, config.rounds)
 
+        cpu_started = time.process_time()
         for chunk, rounds in enumerate(plan):
             tally = run_chunk(config, chunk, rounds, played)
             total.add(tally)
             if tally.shoe_exhausted:
                 break
+        cpu = time.process_time() - cpu_started
     else:
+        if config.engine == "kernel":
+            kernel_tables(config)  # built once here; forked workers start with it
         with ProcessPoolExecutor(max_workers=workers) as pool:
-            futures: list[Future[Tally]] = [
-                pool.submit(run_chunk, config, chunk, rounds) for chunk, rounds in enumerate(plan)
+            futures: list[Future[tuple[Tally, float]]] = [
+                pool.submit(timed_chunk, config, chunk, rounds) for chunk, rounds in enumerate(plan)
             ]
             for future, rounds in zip(futures, plan, strict=True):  # in chunk order
-                total.add(future.result())
+                tally, chunk_cpu = future.result()
+                total.add(tally)
+                cpu += chunk_cpu
                 done += rounds
                 if progress is not None:
                     progress(done, config.rounds)
-    return SimResult(config, rules, total, time.perf_counter() - started, len(plan))
+    seconds = time.perf_counter() - started
+    return SimResult(config, rules, total, seconds, len(plan), cpu)
 
 
 # --- the report -----------------------------------------------------------------------------
@@ -539,7 +528,7 @@ def report(result: SimResult) -> dict[str, Any]:
     wager_sq = c.wager_cents * c.wager_cents
     hands = t.initial_hands
     dealer_rows: dict[str, dict[str, Any]] = {}
-    overall = _counter(DEALER_CATEGORIES)
+    overall = dict.fromkeys(DEALER_CATEGORIES, 0)
     for up in UP_CARDS:
         row = t.dealer[up]
         n = sum(row.values())
@@ -550,6 +539,7 @@ def report(result: SimResult) -> dict[str, Any]:
     paid = [row.hand.value for row in result.rules.payouts.bonus]  # the rows the variant pays
     bonus = {k: _ratio(t.bonus[k], hands) for k in paid}
     rounds_per_s = t.rounds / result.seconds if result.seconds > 0 else 0.0
+    rounds_per_cpu_s = t.rounds / result.cpu_seconds if result.cpu_seconds > 0 else 0.0
     return {
         "variant": result.rules.id,
         "overrides": {k: c.overrides[k] for k in sorted(c.overrides)},
@@ -599,8 +589,11 @@ def report(result: SimResult) -> dict[str, Any]:
             "unknown": t.dealer_unknown,
         },
         "performance": {
+            "engine": c.engine,
             "seconds": round(result.seconds, 3),
+            "cpu_seconds": round(result.cpu_seconds, 3),
             "rounds_per_second": round(rounds_per_s, 1),
+            "rounds_per_cpu_second": round(rounds_per_cpu_s, 1),
             "workers": min(c.workers, result.chunks),
             "rounds_per_second_per_worker": round(
                 rounds_per_s / max(1, min(c.workers, result.chunks)), 1

@@ -12,7 +12,8 @@ import pytest
 from controller.cli.main import main
 from controller.cli.simulate import ProgressBar
 from controller.play import simulate as sim
-from controller.play.simulate import ShoeStream, SimConfig, chunk_seed, report, simulate
+from controller.play.errors import SimulationError
+from controller.play.simulate import ENGINES, ShoeStream, SimConfig, chunk_seed, report, simulate
 from drivers.tbl21.cards import Card, DeckType
 from sim_hardware import EmulatedShoe
 from sim_hardware.testing import FakeHost
@@ -65,15 +66,19 @@ def test_a_replayed_recording_of_a_seeded_run_settles_every_round_the_same(
         drawn.append(card)
         return card
 
-    monkeypatch.setattr(ShoeStream, "draw", recording_draw)
-    seeded = report(simulate(SimConfig("pa-blackjack", rounds=400, boxes=2, seed=8)))
+    monkeypatch.setattr(ShoeStream, "draw", recording_draw)  # the controller's stream
+    seeded = report(
+        simulate(SimConfig("pa-blackjack", rounds=400, boxes=2, seed=8, engine="controller"))
+    )
     monkeypatch.setattr(ShoeStream, "draw", real_draw)
     shoe = tmp_path / "drawn.txt"
     shoe.write_text(" ".join(str(c) for c in drawn))
-    replayed = report(simulate(SimConfig("pa-blackjack", rounds=400, boxes=2, shoe_file=str(shoe))))
-    assert replayed["net_cents"] == seeded["net_cents"]
-    assert replayed["counts"] == seeded["counts"]
-    assert replayed["house_edge"] == seeded["house_edge"]
+    for engine in ENGINES:
+        config = SimConfig("pa-blackjack", rounds=400, boxes=2, shoe_file=str(shoe), engine=engine)
+        replayed = report(simulate(config))
+        assert replayed["net_cents"] == seeded["net_cents"]
+        assert replayed["counts"] == seeded["counts"]
+        assert replayed["house_edge"] == seeded["house_edge"]
 
 
 def test_a_recording_that_ends_mid_round_keeps_the_finished_rounds(tmp_path: Path) -> None:
@@ -192,8 +197,11 @@ def test_the_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) ->
     assert dealer["overall"]["hands"] == 300
     assert sum(v for k, v in dealer["overall"].items() if k != "hands") == pytest.approx(1)
     assert set(data["performance"]) == {
-        "seconds", "rounds_per_second", "workers", "rounds_per_second_per_worker",
+        "engine", "seconds", "cpu_seconds", "rounds_per_second", "rounds_per_cpu_second",
+        "workers", "rounds_per_second_per_worker",
     }  # fmt: skip
+    assert data["performance"]["engine"] == "kernel"
+    assert data["performance"]["rounds_per_cpu_second"] > 0
 
 
 def test_the_text_report_names_the_figures(capsys: pytest.CaptureFixture[str]) -> None:
@@ -242,3 +250,30 @@ def test_the_progress_bar_shows_the_share_the_rounds_and_the_time_left() -> None
     assert "500/1,000 rounds" in line
     assert "left" in line
     assert line.endswith("\n")
+
+
+def test_the_controller_engine_reports_what_the_kernel_reports(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    args = ("pontoon-blackjack", "--rounds", "400", "--boxes", "3", "--seed", "4")
+    kernel = run_json(capsys, *args)
+    controller = run_json(capsys, *args, "--engine", "controller")
+    assert kernel["performance"]["engine"] == "kernel"
+    assert controller["performance"]["engine"] == "controller"
+    assert results(kernel) == results(controller)
+
+
+def test_an_unknown_engine_is_refused_with_the_choices(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as stopped:
+        main(["simulate", "nz-pontoon", "--rounds", "5", "--engine", "turbo"])
+    assert stopped.value.code == 2
+    err = capsys.readouterr().err
+    assert "--engine" in err
+    assert "kernel" in err
+    assert "controller" in err
+
+
+def test_a_config_with_an_unknown_engine_is_refused() -> None:
+    config = SimConfig("nz-pontoon", rounds=5, engine="turbo")  # type: ignore[arg-type]
+    with pytest.raises(SimulationError, match="--engine must be one of kernel, controller"):
+        simulate(config)
