@@ -486,21 +486,44 @@ class TableService:
         if notice is not None:
             self._journal_notice("opened", notice)
 
-    def _journal_notice(self, event: str, notice: Notice) -> None:
+    def _journal_notice(self, event: str, notice: Notice | None, *, keep: bool = True) -> bool:
+        """Journal a notice's opening or acknowledgement (and those still waiting); whether the
+        journal took it. One it could not take waits for the journal if ``keep`` (an opening),
+        or is dropped (an acknowledgement refused: the notice stays open)."""
+        waiting = [] if notice is None else [(event, notice)]
         journaled = getattr(self, "journaled", None)
         if journaled is None:  # before the table exists: journalled once it does
-            self._unjournalled.append((event, notice))
-            return
-        rows = [*self._unjournalled, (event, notice)]
+            self._unjournalled += waiting
+            return False
+        rows = [*self._unjournalled, *waiting]
+        if not rows:
+            return True
         try:
             journaled.journal.append_many(
                 [("notice", {"event": e, **n.as_json()}) for e, n in rows],
                 round_id=journaled.app.controller.round.number,
             )
         except JournalUnavailable:
-            log.warning("notice not journalled: the journal is unavailable", text=notice.text)
-            return
+            log.warning("notice not journalled: the journal is unavailable", what=event)
+            if keep:
+                self._unjournalled += waiting
+            return False
         self._unjournalled.clear()
+        return True
+
+    def _not_recorded(self, what: str) -> str:
+        """Why an input was refused when the journal could not record it."""
+        why = self.journaled.unavailable or "The journal cannot be written."
+        return f"Not applied ({what}): nothing is recorded, so nothing is done. {why}"
+
+    def _signal(self) -> None:
+        """The panel's side of the notices: ``CAL`` blinks while one is open; and notices the
+        journal could not take yet are written as soon as it can."""
+        commands = getattr(self.app, "commands", None)
+        if isinstance(commands, DriverCommands):
+            commands.notice(bool(self.notices.open()))
+        if self._unjournalled and self.journaled.unavailable is None:
+            self._journal_notice("", None)
 
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
@@ -528,10 +551,10 @@ class TableService:
                 device=DISPLAY_REF, at=time.monotonic(), seq=0, button=command.button, held_ms=0
             )
 
-            def press_it() -> None:
-                self.journaled.handle(press)
-
-            self._applying(press_it)
+            taken: list[bool] = []
+            self._applying(lambda: taken.append(self.journaled.handle(press)))
+            if not taken[0]:
+                return CommandReply(False, self._not_recorded(f"the {command.button.value} key"))
             results = [
                 o for o in app.outputs_since(start) if isinstance(o, (InputResult, AccessEvent))
             ]
@@ -540,10 +563,14 @@ class TableService:
                 return CommandReply(False, _why(refused))
             return CommandReply(True, _why(results[-1]) if results else "")
         if isinstance(command, Acknowledge):
-            notice = self.notices.acknowledge(command.notice)
+            notice = self.notices.find(command.notice)
             if notice is None:
                 return CommandReply(False, f"there is no notice {command.notice} to acknowledge")
-            self._journal_notice("acknowledged", notice)
+            if not self._journal_notice("acknowledged", notice, keep=False):
+                return CommandReply(
+                    False, self._not_recorded("acknowledging the notice") + " The notice stays."
+                )
+            self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
         if isinstance(command, Pin):
             event = self.journaled.enter_pin(command.pin)
@@ -556,6 +583,8 @@ class TableService:
         return CommandReply(result.accepted, result.reason)
 
     def _publish(self) -> None:
+        if self.app is not None:
+            self._guarded(self._signal, "the notice lamp")
         for observer in self._observers:
             self._guarded(partial(observer, self), "an observer")
 
