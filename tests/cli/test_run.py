@@ -180,7 +180,7 @@ def test_run_with_a_table_file_plays_the_ptys_of_croupier_emulate_in_another_pro
                 "three connected devices",
             )
             assert state["table"]["id"] == "pty-table"
-            assert state["prompt"]["text"] == "burn 1 card(s)"
+            assert state["prompt"]["text"] == "Burn 1 card from the new shoe."
             dealer("d")  # the burn card, pulled from the other process's shoe
             _poll(url, lambda s: s["state"] == "betting", "bets open")
 
@@ -205,7 +205,7 @@ def test_run_without_demo_takes_the_dealers_hands_on_stdin_and_quits_on_q(tmp_pa
     with croupier("run", "--port", "0", cwd=tmp_path) as (run, lines):
         url = lines.wait_for("display: ").split(" ", 1)[1]
         assert lines.wait_for("the devices are emulated in this process")
-        assert _state(url)["prompt"]["text"] == "burn 1 card(s)"
+        assert _state(url)["prompt"]["text"] == "Burn 1 card from the new shoe."
         assert run.stdin is not None
         run.stdin.write("d\n")  # the burn card out of the in-process emulated shoe
         run.stdin.flush()
