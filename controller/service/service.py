@@ -54,7 +54,7 @@ from controller.journal.logs import bind_round
 from controller.journal.store import Journal
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
 from controller.service.devices import check_device_urls, open_devices, shown_urls
-from controller.service.history import RoundSummary, summarize
+from controller.service.history import RoundSummary, rebuild, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
 from controller.table.access import AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
@@ -241,6 +241,12 @@ class TableService:
             show=self._told,
             access=self.access,
             limits=BetLimits.of(self.config),
+        )
+        # What the display showed before a restart: the finished rounds, from the journal.
+        self.last_rounds, self.rounds_completed = rebuild(
+            journal.iter_rows(kinds=["round_end", "prompt"]),
+            self.journaled.app.controller.round.number,
+            self.config.display.last_rounds,
         )
         for kind, text in self._pending_notices:
             self._notice(kind, text)
