@@ -32,7 +32,7 @@ from controller.journal.logs import configure_logging, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.service import TableService
-from controller.table.config import LoadedTable, load_table_config
+from controller.table.config import Display, LoadedTable, load_table_config
 from drivers.errors import DeviceError
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
@@ -171,6 +171,7 @@ def run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         print(f"display: {display.url}", flush=True)
+        print(f"pit view: {_pit_view(config.display, display.url)}", flush=True)
         console = _console(service) if not args.demo else None
         if args.demo:
             print("demo: emulated players and dealer are playing; Ctrl-C to stop", flush=True)
@@ -269,3 +270,10 @@ def _on_signals(stop: threading.Event) -> Callable[[], None]:
             signal.signal(sig, old)
 
     return restore
+
+
+def _pit_view(display: Display, url: str) -> str:
+    """Whether the pit's read-only view is served, and where (the token is never printed)."""
+    if display.view_token_hash is None:
+        return "off (no view token in the table file; croupier passwd --token makes one)"
+    return f"on at {url}view?token=... (the table's view token)"
