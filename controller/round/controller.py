@@ -986,7 +986,7 @@ class RoundController:
             return S.HOLD
         target = self.table.resume_state or S.BETTING
         self.table.resume_state = None
-        self._prompt(PromptCode.RESUMED, f"{cleared} {GO_ON[target]}")
+        self._prompt(PromptCode.RESUMED, _back(cleared, target))
         return target
 
     def _pending(self, kind: HoldKind) -> HoldReason:
@@ -1012,7 +1012,7 @@ class RoundController:
             self.table.resume_state = dest
             return S.HOLD
         self.table.resume_state = None
-        self._prompt(PromptCode.RESUMED, f"{cleared} {GO_ON[dest]}")
+        self._prompt(PromptCode.RESUMED, _back(cleared, dest))
         return dest
 
     def _burn_card(self, move: BurnCard) -> State:
@@ -1139,6 +1139,15 @@ GO_ON: dict[State, str] = {
     S.HOLD: "The table still holds.",
 }
 assert set(GO_ON) == set(State)
+# The states whose own prompt follows a resume (``_enter_prompt``): it says what to do.
+_PROMPTED = (S.SHUFFLE, S.BURN, S.BETTING, S.PLAYING)
+
+
+def _back(cleared: str, dest: State) -> str:
+    """What came back, and what to do now unless the state's own prompt says it next."""
+    return cleared if dest in _PROMPTED else f"{cleared} {GO_ON[dest]}"
+
+
 DEVICE_WORDS = {"shoe": "the shoe", "peek": "the hole-card reader", "panel": "the button panel"}
 
 
