@@ -232,7 +232,8 @@ def _watch(
 ) -> None:
     """Print each finished round until stopped (or ``rounds`` rounds are done, or ``q``);
     pass the lines typed on stdin to ``console``."""
-    printed = 0
+    printed: int | None = None  # (the rounds finished before this start are not printed)
+    start = 0
     reading = console is not None
     while not stop.is_set():
         if console is not None and reading:
@@ -246,13 +247,17 @@ def _watch(
         else:
             stop.wait(0.2)
         state = hub.state()
+        if not state:
+            continue
         done = int(state.get("rounds_completed", 0))
+        if printed is None:
+            printed = start = int(state.get("rounds_at_start", 0))
         for summary in reversed(state.get("last_rounds", [])[: max(0, done - printed)]):
             net = ", ".join(f"{n['player']} {n['text']}" for n in summary["net"])
             dealer = " ".join(summary["dealer"])
             print(f"round {summary['round']} over: dealer {dealer}; {net}", flush=True)
         printed = done
-        if rounds is not None and done >= rounds:
+        if rounds is not None and done - start >= rounds:
             return
 
 

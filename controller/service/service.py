@@ -187,6 +187,7 @@ class TableService:
         self.monitors = list(monitors)
         self.last_rounds: list[RoundSummary] = []
         self.rounds_completed = 0
+        self.rounds_at_start = 0
         self.emulated: dict[str, DeviceCore] = {}  # the devices made in this process, by role
         self.devices: TableDevices | None = None
         self.app: TableApp | None = None
@@ -248,6 +249,7 @@ class TableService:
             self.journaled.app.controller.round.number,
             self.config.display.last_rounds,
         )
+        self.rounds_at_start = self.rounds_completed  # (finished before this start)
         for kind, text in self._pending_notices:
             self._notice(kind, text)
         self._pending_notices.clear()
