@@ -58,7 +58,7 @@ from controller.journal.logs import configure_logging, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.service import TableService
-from controller.table.config import LoadedTable, load_table_config
+from controller.table.config import Display, LoadedTable, load_table_config
 from drivers.errors import DeviceError
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
@@ -241,6 +241,7 @@ def _run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         print(f"display: {display.url}", flush=True)
+        print(f"pit view: {_pit_view(config.display, display.url)}", flush=True)
         console = _console(service) if not args.demo else None
         if args.demo:
             print("demo: emulated players and dealer are playing; Ctrl-C to stop", flush=True)
@@ -301,7 +302,8 @@ def _watch(
 ) -> None:
     """Print each finished round until stopped (or ``rounds`` rounds are done, or ``q``);
     pass the lines typed on stdin to ``console``."""
-    printed = 0
+    printed: int | None = None  # (the rounds finished before this start are not printed)
+    start = 0
     reading = console is not None
     while not stop.is_set():
         if console is not None and reading:
@@ -315,13 +317,17 @@ def _watch(
         else:
             stop.wait(0.2)
         state = hub.state()
+        if not state:
+            continue
         done = int(state.get("rounds_completed", 0))
+        if printed is None:
+            printed = start = int(state.get("rounds_at_start", 0))
         for summary in reversed(state.get("last_rounds", [])[: max(0, done - printed)]):
             net = ", ".join(f"{n['player']} {n['text']}" for n in summary["net"])
             dealer = " ".join(summary["dealer"])
             print(f"round {summary['round']} over: dealer {dealer}; {net}", flush=True)
         printed = done
-        if rounds is not None and done >= rounds:
+        if rounds is not None and done - start >= rounds:
             return
 
 
@@ -339,3 +345,10 @@ def _on_signals(stop: threading.Event) -> Callable[[], None]:
             signal.signal(sig, old)
 
     return restore
+
+
+def _pit_view(display: Display, url: str) -> str:
+    """Whether the pit's read-only view is served, and where (the token is never printed)."""
+    if display.view_token_hash is None:
+        return "off (no view token in the table file; croupier passwd --token makes one)"
+    return f"on at {url}view?token=... (the table's view token)"

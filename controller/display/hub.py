@@ -36,6 +36,7 @@ def state_of(service: TableService) -> dict[str, Any]:
         rounds_completed=service.rounds_completed,
         demo=any(actor.name == "demo" for actor in service.actors),
     )
+    state["rounds_at_start"] = service.rounds_at_start  # (rebuilt from the journal)
     state["notices"] = [
         {**n, "text": say(n["text"])} for n in (x.as_json() for x in service.notices.open())
     ]
@@ -51,9 +52,11 @@ class Shift:
         self.started = datetime.now(UTC)
         self.rounds = 0
         self.house_cents = 0
-        self._counted = 0  # rounds_completed already summed
+        self._counted: int | None = None  # rounds_completed already summed
 
     def update(self, service: TableService) -> None:
+        if self._counted is None:  # the rounds finished before this start are not the shift's
+            self._counted = service.rounds_at_start
         new = service.rounds_completed - self._counted
         if new <= 0:
             return

@@ -180,8 +180,15 @@ def _box_json(
     return {
         "number": number,
         "in_play": True,
+        # Each player's wager, and what the player has at stake now (a double, a split): the
+        # text says the stake, so a doubled $9 reads $18 beside "pay $18".
         "wagers": [
-            {"player": w.player, "cents": w.amount_cents, "text": money(w.amount_cents)}
+            {
+                "player": w.player,
+                "cents": w.amount_cents,
+                "stake_cents": (at_stake := _player_stake(box, w.player, w.amount_cents)),
+                "text": money(at_stake),
+            }
             for w in box.wagers
         ],
         "insurance": [
@@ -209,6 +216,13 @@ def _box_json(
         if entries
         else None,
     }
+
+
+def _player_stake(box: BoxState, player: str, wager_cents: int) -> int:
+    """What ``player`` has at stake on ``box`` now: every hand's stake with its doubles (the
+    wager itself before the cards are dealt)."""
+    stakes = [s for h in box.hands for s in h.stakes if s.player == player]
+    return sum(s.base_cents + s.double_cents for s in stakes) if stakes else wager_cents
 
 
 def _prompt_json(prompt: Prompt | None) -> dict[str, Any] | None:

@@ -114,6 +114,17 @@ class ViewAccess:
         client = conn.client.host if conn.client else None
         return DEALER if _loopback(client) else None
 
+    def refusal(self, conn: HTTPConnection) -> str:
+        """Why ``conn`` may not see the table (a wrong token, a view that is off, no token)."""
+        if "token" not in conn.query_params:
+            return "the table state is for this machine, or /api/state?token=... (the pit view)"
+        if self.token_hash is None:
+            return (
+                "the pit view is off at this table: the table file has no view token "
+                "([display] view_token_hash; make one with croupier passwd --token)"
+            )
+        return "wrong view token: ask the table's administrator for the right address"
+
     def _token_ok(self, token: str) -> bool:
         if self.token_hash is None or not token or len(token) > 200:
             return False
@@ -182,14 +193,15 @@ def build_app(service: TableService, hub: StateHub, access: ViewAccess) -> Starl
 
     async def api_state(request: Request) -> Response:
         if access.role(request) is None:
-            return forbidden("the table state is for this machine, or /api/state?token=...")
+            return forbidden(access.refusal(request))
         _, state = hub.latest()
         return JSONResponse(state, headers=SECURITY_HEADERS)
 
     async def ws_endpoint(ws: WebSocket) -> None:
         role = access.role(ws)
         if role is None or not _same_origin(ws):
-            await ws.close(code=1008, reason="not allowed: a remote view needs its token")
+            why = access.refusal(ws) if role is None else "a page of another site"
+            await ws.close(code=1008, reason=f"not allowed: {why}"[:120])
             return
         await ws.accept()
         hello = {"type": "hello", "role": role, **({"keys": KEYS} if role == DEALER else {})}

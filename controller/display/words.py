@@ -1,7 +1,7 @@
 """What the display says, in the dealer's words: never a state, action or key identifier.
 
-The round controller's prompts are built for the journal and the logs ("resume: card_due",
-"press SHF"); the screen says the same from the round itself: what to do now, with the cards as
+The round controller's prompts are written for the dealer too ("The shoe reconnected. Back to
+insurance: ..."); the screen says the same from the round itself: what to do now, with the cards as
 cards (a *part* is ``{"text": ...}`` or ``{"card": "AH"}``, drawn as a picture by the page), the
 keys by the names printed on them, and a hold as what happened and what to do about it.
 """

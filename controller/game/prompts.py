@@ -7,6 +7,7 @@ before the reveal: prompts are built from the public view of the round only.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
@@ -76,3 +77,30 @@ def money(cents: int) -> str:
     cents = abs(cents)
     whole = f"{sign}${cents // 100:,}"
     return whole if cents % 100 == 0 else f"{whole}.{cents % 100:02d}"
+
+
+_RANK_WORDS = {
+    "A": "an ace",
+    "2": "a two",
+    "3": "a three",
+    "4": "a four",
+    "5": "a five",
+    "6": "a six",
+    "7": "a seven",
+    "8": "an eight",
+    "9": "a nine",
+    "T": "a ten",
+    "J": "a jack",
+    "Q": "a queen",
+    "K": "a king",
+}
+
+
+def rank_words(ranks: Iterable[str]) -> str:
+    """Up cards as a dealer says them: 'an ace', 'an ace, a king, a queen or a jack'."""
+    said = [_RANK_WORDS.get(str(r), str(r)) for r in ranks]
+    if len(set(said)) == len(_RANK_WORDS):
+        return "any card"
+    if len(said) <= 1:
+        return "".join(said)
+    return ", ".join(said[:-1]) + " or " + said[-1]

@@ -61,7 +61,9 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 2  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 3  # 1: software 0.1 (no device_command rows, inputs without their data)
+# 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
+# prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 CAUSE_KINDS = ("device_event", "call")
 EFFECT_KINDS = (
     "prompt",
@@ -469,7 +471,9 @@ def replay(
         elif row.kind in CAUSE_KINDS:
             apply_cause(app, read_cause(row.kind, row.payload, row.seq))
             causes += 1
-        elif row.kind in EFFECT_KINDS or row.kind in MARK_KINDS:
+        elif (row.kind in EFFECT_KINDS or row.kind in MARK_KINDS) and _kept(
+            (row.kind, dict(row.payload)), fmt
+        ):
             journaled.append((row.seq, (row.kind, dict(row.payload)), fmt))
     app.send_orders()  # nowhere: the replay's commands were sent when they were journalled
     compared = [r for r in replayed if _kept(r.entry, r.format)]
@@ -507,7 +511,12 @@ def _key_only(access: AccessPolicy) -> AccessPolicy:
 def _kept(entry: Entry, fmt: int) -> bool:
     """Whether a journal of format ``fmt`` holds a row for this replayed effect (format 1 did
     not journal the table's device commands)."""
-    return fmt >= 2 or entry[0] != "device_command"
+    kind, payload = entry
+    if kind != "device_command":
+        return True
+    if fmt < 3:  # format 2 lit keys the rules did not allow: its lights are not compared
+        return fmt >= 2 and payload.get("command") != "light"
+    return True
 
 
 def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
@@ -516,6 +525,10 @@ def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
     value = json.loads(json.dumps(to_value(payload), sort_keys=True))
     if fmt < 2 and kind == "input":
         value = {**value, "data": {}, "by": None}  # format 1 wrote neither
+    if fmt < 3 and kind == "input":  # the reason's words, and what a key now dark had keyed
+        value = {**value, "data": {}, "reason": "", "keys": []}
+    if fmt < 3 and kind == "prompt":  # the dealer's words
+        value = {**value, "text": ""}
     return kind, value
 
 

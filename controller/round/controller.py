@@ -18,7 +18,7 @@ panel lights); the caller drains it (the journal first, then the display and the
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -26,7 +26,7 @@ import structlog
 from transitions import Machine, MachineError
 
 from controller.game.hands import dealer_must_draw, hand_value, is_natural
-from controller.game.prompts import Prompt, PromptCode, money
+from controller.game.prompts import Prompt, PromptCode, money, rank_words
 from controller.game.rules import Variant
 from controller.game.settlement import (
     EntryKind,
@@ -297,11 +297,13 @@ class RoundController:
         if (dest is source and dest not in (S.PLAYING,)) or not self.prompts:
             return
         if dest is S.SHUFFLE:
-            self._prompt(PromptCode.SHUFFLE, "shuffle: load a new shoe, then press SHF")
+            self._prompt(PromptCode.SHUFFLE, "Load a new shoe, then press SHUFFLE.")
         elif dest is S.BURN:
-            self._prompt(PromptCode.BURN, f"burn {self.table.burn_left} card(s)")
+            self._prompt(PromptCode.BURN, f"Burn {_cards(self.table.burn_left)} from the new shoe.")
         elif dest is S.BETTING:
-            self._prompt(PromptCode.PLACE_BETS, f"round {self.round.number}: place your bets")
+            self._prompt(
+                PromptCode.PLACE_BETS, f"Round {self.round.number}: take the bets, then press DEAL."
+            )
         elif dest is S.PLAYING and self.round.turn is not None:
             box, index = self.round.turn
             hand = self.round.hand(box, index)
@@ -323,6 +325,9 @@ class RoundController:
         decisions on the hand in play go)."""
         if (self.state, action) not in SPEC:
             return f"{describe(action)} is not possible {when(self.state)}"
+        window = self._why_not_now(action)
+        if window is not None:
+            return window
         turn = self.round.turn
         if action not in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) or turn is None:
             return None
@@ -337,6 +342,46 @@ class RoundController:
             A.SPLIT: lambda: why_not_split(self.rules, box, hand),
         }
         return reasons[action]()
+
+    def _why_not_now(self, action: Action) -> str | None:
+        """The rules of the moment for the round's own decisions: an offer only against the up
+        cards it is made against and only while some box may still take it, an undo only of
+        something undoable, a deal only with bets, a shuffle only without them (None: allowed)."""
+        boxes = list(self.round.boxes.values())
+        first = self.round.dealer.first
+        if action is A.INSURANCE:
+            if not insurance_offered(self.rules, first):
+                return "insurance is offered only against " + rank_words(
+                    self.rules.insurance.up_cards
+                )
+            reasons = [
+                why_not_insure(self.rules, box, w.player, w.amount_cents // 2)
+                for box in boxes
+                for w in box.wagers
+            ]
+            if all(reasons):
+                return _none_left("take insurance", reasons)
+        elif action is A.SURRENDER:
+            if self.state is S.OFFERS and not surrender_offered(self.rules, first):
+                return "surrender is offered only against " + rank_words(
+                    self.rules.surrender.up_cards
+                )
+            reasons = [why_not_surrender(self.rules, box) for box in boxes]
+            if all(reasons):
+                return _none_left("surrender", reasons)
+        elif action is A.RESCUE and self.round.turn is not None:
+            box_no, index = self.round.turn
+            hand = self.round.hand(box_no, index)
+            reasons = [why_not_rescue(self.rules, hand, s.player) for s in hand.stakes]
+            if all(reasons):
+                return _none_left("rescue", reasons)
+        elif action is A.UNDO and not self._undo:
+            return "nothing to undo since the last card or payment"
+        elif action is A.DEAL and not self.round.boxes:
+            return "no bets on the table"
+        elif action is A.SHUFFLE and self.round.boxes:
+            return "bets are on the table: settle or clear them first"
+        return None
 
     def _hand_text(self, hand: HandState) -> str:
         cards = " ".join(str(c) for c in hand.cards)
@@ -427,8 +472,8 @@ class RoundController:
         )
         self._prompt(
             PromptCode.HOLD,
-            f"card {card} was not expected: hold. Supervisor: assign it to the hand in play, "
-            "burn it, or void the round",
+            f"Stop: card {card} was not expected. Leave it face up and press CALL: the supervisor "
+            "gives it to the hand in play, burns it, or voids the round.",
         )
         return S.HOLD
 
@@ -459,20 +504,29 @@ class RoundController:
             ins = insurance_offered(rules, first) and eligible
             sur = surrender_offered(rules, first) and eligible
             if ins:
-                self._prompt(PromptCode.OFFER_INSURANCE, "insurance: dealer's first card is an ace")
+                self._prompt(
+                    PromptCode.OFFER_INSURANCE,
+                    "Dealer's first card is an ace: offer insurance, then press OK.",
+                )
             if sur:
                 self._prompt(PromptCode.OFFER_SURRENDER, f"surrender offered against {first}")
             if ins or sur:
                 return S.OFFERS
             return self._start_play()
         if insurance_offered(rules, first):
-            self._prompt(PromptCode.OFFER_INSURANCE, "insurance: dealer's up card is an ace")
+            self._prompt(
+                PromptCode.OFFER_INSURANCE,
+                "Dealer's up card is an ace: offer insurance, then press OK.",
+            )
             return S.INSURANCE
         return self._after_insurance()
 
     def _after_insurance(self) -> State:
         if self.rules.surrender.allowed and surrender_offered(self.rules, self.round.dealer.first):
-            self._prompt(PromptCode.OFFER_SURRENDER, "surrender: any box may surrender now")
+            self._prompt(
+                PromptCode.OFFER_SURRENDER,
+                "Offer surrender: any box may surrender now, then press OK.",
+            )
             return S.SURRENDER
         return self._after_surrender()
 
@@ -622,7 +676,10 @@ class RoundController:
         self._settle(entries)
         net = net_by_player(self.round.ledger)
         summary = ", ".join(f"{p} {money(c)}" for p, c in net.items())
-        self._prompt(PromptCode.ROUND_OVER, f"round {self.round.number} over ({summary}): OK")
+        self._prompt(
+            PromptCode.ROUND_OVER,
+            f"Round {self.round.number} over ({summary}): pay and collect, then press OK.",
+        )
         return S.SETTLING
 
     def _dealer_natural_known(self, natural: bool) -> None:
@@ -673,12 +730,11 @@ class RoundController:
     # offers ------------------------------------------------------------------------------------
 
     def _insurance(self, move: Insure) -> State:
-        box = self._box(move.box)
         if not insurance_offered(self.rules, self.round.dealer.first):
             raise _Refusal(
-                "insurance is offered only against "
-                + ", ".join(r.value for r in self.rules.insurance.up_cards)
+                "insurance is offered only against " + rank_words(self.rules.insurance.up_cards)
             )
+        box = self._box(move.box)
         player = move.player or box.controller
         amount = move.amount_cents
         wager = box.wager_of(player)
@@ -695,12 +751,11 @@ class RoundController:
         return self.state
 
     def _surrender(self, move: Surrender) -> State:
-        box = self._box(move.box)
         if self.state is S.OFFERS and not surrender_offered(self.rules, self.round.dealer.first):
             raise _Refusal(
-                "surrender is offered only against "
-                + ", ".join(r.value for r in self.rules.surrender.up_cards)
+                "surrender is offered only against " + rank_words(self.rules.surrender.up_cards)
             )
+        box = self._box(move.box)
         reason = why_not_surrender(self.rules, box)
         if reason:
             raise _Refusal(reason)
@@ -757,7 +812,8 @@ class RoundController:
             )
             self._prompt(
                 PromptCode.LOCKUP,
-                "lockup: the reader disagrees with the hole card; call a supervisor",
+                "Stop: the hole-card reader disagrees with the hole card. "
+                "Press CALL for a supervisor.",
             )
             return S.HOLD
         return self._after_reveal()
@@ -784,7 +840,9 @@ class RoundController:
         natural = outcome == "Y"
         self._dealer_natural_known(natural)
         if natural:
-            self._prompt(PromptCode.REVEAL, "dealer natural: turn the hole card over, then OK")
+            self._prompt(
+                PromptCode.REVEAL, "Dealer natural: turn the hole card over, then press OK."
+            )
             return S.REVEAL
         return self._start_play()
 
@@ -856,7 +914,7 @@ class RoundController:
         hand.split_aces = aces
         box.hands.insert(index + 1, second)
         return self._card_due(
-            box.number, index, f"split: deal to box {box.number} hand {index + 1}"
+            box.number, index, f"Split: deal to box {box.number} hand {index + 1}"
         )
 
     def _rescue(self, move: Rescue) -> State:
@@ -901,7 +959,8 @@ class RoundController:
             self.table.resume_state = self.state
         self.table.holds.append(HoldReason(kind, detail, device=move.device))
         self._prompt(
-            PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP, f"hold: {detail}"
+            PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP,
+            hold_text(kind, detail, move.device),
         )
         return S.HOLD
 
@@ -916,14 +975,18 @@ class RoundController:
             raise _Refusal(f"a {kind.value} hold is cleared by a supervisor decision")
         for h in matching:
             self.table.holds.remove(h)
-        return self._leave_hold_if_clear()
+        if kind is HoldKind.DEVICE_LOST:
+            cleared = f"{device_words(device).capitalize()} reconnected."
+        else:
+            cleared = "The card is drawn again."
+        return self._leave_hold_if_clear(cleared)
 
-    def _leave_hold_if_clear(self) -> State:
+    def _leave_hold_if_clear(self, cleared: str) -> State:
         if self.table.holds:
             return S.HOLD
         target = self.table.resume_state or S.BETTING
         self.table.resume_state = None
-        self._prompt(PromptCode.RESUMED, f"resume: {target.value}")
+        self._prompt(PromptCode.RESUMED, _back(cleared, target))
         return target
 
     def _pending(self, kind: HoldKind) -> HoldReason:
@@ -942,26 +1005,29 @@ class RoundController:
         self.table.holds.remove(hold)
         self.round.card_for = (box_no, index)
         dest = self._player_card(hold.card)
-        return self._after_supervisor(dest)
+        return self._after_supervisor(dest, f"Card {hold.card} given to the hand in play.")
 
-    def _after_supervisor(self, dest: State) -> State:
+    def _after_supervisor(self, dest: State, cleared: str) -> State:
         if self.table.holds:
             self.table.resume_state = dest
             return S.HOLD
         self.table.resume_state = None
-        self._prompt(PromptCode.RESUMED, f"resume: {dest.value}")
+        self._prompt(PromptCode.RESUMED, _back(cleared, dest))
         return dest
 
     def _burn_card(self, move: BurnCard) -> State:
         hold = self._pending(HoldKind.UNEXPECTED_CARD)
         self.table.holds.remove(hold)
         self.table.cards_burned += 1
-        return self._leave_hold_if_clear()
+        return self._leave_hold_if_clear(f"Card {hold.card} burned.")
 
     def _key_card(self, move: KeyedCard) -> State:
         hold = self._pending(HoldKind.UNREADABLE_CARD)
         hold.card = move.card
-        self._prompt(PromptCode.SUPERVISOR, "supervisor: confirm the keyed card")
+        self._prompt(
+            PromptCode.SUPERVISOR,
+            "The keyed-in card waits for the supervisor: key at SUP, sign in, then confirm it.",
+        )
         return S.HOLD
 
     def _confirm_card(self, move: ConfirmCard) -> State:
@@ -972,7 +1038,7 @@ class RoundController:
         resume = self.table.resume_state or S.BETTING
         self.table.resume_state = None
         dest = self._apply_card(hold.card, resume)
-        return self._after_supervisor(dest)
+        return self._after_supervisor(dest, f"Keyed-in card {hold.card} confirmed.")
 
     def _clear_lockup(self, move: ClearLockup) -> State:
         hold = self._pending(HoldKind.LOCKUP)
@@ -1052,6 +1118,78 @@ class RoundController:
 
 class _Refusal(Exception):
     pass
+
+
+# What the dealer does when a hold ends, by where the round goes back to.
+GO_ON: dict[State, str] = {
+    S.SHUFFLE: "Load a new shoe, then press SHUFFLE.",
+    S.BURN: "Go on burning the new shoe's cards.",
+    S.BETTING: "Go on taking the bets, then press DEAL.",
+    S.DEALING: "Go on with the deal.",
+    S.OFFERS: "Back to insurance and surrender: press OK when every box has answered.",
+    S.INSURANCE: "Back to insurance: press OK when every box has answered.",
+    S.SURRENDER: "Back to surrender: press OK when every box has answered.",
+    S.PEEK: "Put the hole card in the reader.",
+    S.PLAYING: "The hand in play waits for its decision.",
+    S.CARD_DUE: "Deal the card that is due.",
+    S.RESCUE: "Back to the rescue offer: RESCUE or OK.",
+    S.REVEAL: "Turn the hole card over, then press OK.",
+    S.DEALER: "Go on drawing for the dealer.",
+    S.SETTLING: "Pay and collect as shown, then press OK.",
+    S.HOLD: "The table still holds.",
+}
+assert set(GO_ON) == set(State)
+# The states whose own prompt follows a resume (``_enter_prompt``): it says what to do.
+_PROMPTED = (S.SHUFFLE, S.BURN, S.BETTING, S.PLAYING)
+
+
+def _back(cleared: str, dest: State) -> str:
+    """What came back, and what to do now unless the state's own prompt says it next."""
+    return cleared if dest in _PROMPTED else f"{cleared} {GO_ON[dest]}"
+
+
+DEVICE_WORDS = {"shoe": "the shoe", "peek": "the hole-card reader", "panel": "the button panel"}
+
+
+def device_words(device: str | None) -> str:
+    return DEVICE_WORDS.get(device or "", f"the {device}" if device else "a device")
+
+
+def _cards(n: int) -> str:
+    return f"{n} card" + ("" if n == 1 else "s")
+
+
+def hold_text(kind: HoldKind, detail: str, device: str | None) -> str:
+    """A hold as the dealer reads it: what stopped the table, and what to do."""
+    if kind is HoldKind.DEVICE_LOST:
+        name = device_words(device)
+        if detail.endswith("refused"):
+            return (
+                f"Stop: {name} was refused (not an approved device). Press CALL for a technician."
+            )
+        return (
+            f"Stop: {name} is not answering. Check its cable and power; play goes on by itself "
+            "when it is back. Press CALL if it stays lost."
+        )
+    if kind is HoldKind.UNREADABLE_CARD:
+        return (
+            "Stop: the shoe could not read a card. Key it in on the screen; the supervisor "
+            "confirms it."
+        )
+    if kind is HoldKind.REDRAW:
+        return "Stop: a card went back into the shoe. Draw it again: it goes where it went first."
+    return (
+        f"Stop: {detail}. Press CALL: a supervisor (or, for a device fault, a technician) "
+        "checks the table and clears the lockup."
+    )
+
+
+def _none_left(what: str, reasons: Sequence[str | None]) -> str:
+    """Why no box may ``what`` now: the one box's reason, or that none may."""
+    said = sorted({r for r in reasons if r})
+    if len(said) == 1:
+        return said[0]
+    return f"no box can {what} now"
 
 
 def _void_entry(box: int, player: str, hand: int | None, cents: int) -> LedgerEntry:

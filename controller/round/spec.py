@@ -136,8 +136,8 @@ assert set(DECISIONS.values()) == SUPERVISOR_ACTIONS
 
 
 def describe(action: Action) -> str:
-    """An action in the dealer's words ("assign card")."""
-    return action.value.replace("_", " ")
+    """An action in the dealer's words ("assign card", "OK")."""
+    return "OK" if action is A.OK else action.value.replace("_", " ")
 
 
 def when(state: State) -> str:

@@ -2,8 +2,9 @@
 
 A recovered round ("round 4 recovered at playing ..."), a journal that cannot be written, a
 configuration changed since the last start. The same text is never shown twice while it is
-open; acknowledging one (the display's banner, or ``OK_`` on the panel between two decisions) is
-journalled by the caller.
+open. While one is open the panel's ``CAL`` key blinks amber; the dealer acknowledges it on the
+display's banner, and the caller journals that first (an acknowledgement the journal cannot take
+is refused: the notice stays).
 """
 
 from __future__ import annotations
@@ -60,6 +61,10 @@ class Notices:
         notice = Notice(next(self._ids), kind, text)
         self._open.append(notice)
         return notice
+
+    def find(self, notice_id: int) -> Notice | None:
+        """The open notice with that id, if any."""
+        return next((n for n in self._open if n.id == notice_id), None)
 
     def acknowledge(self, notice_id: int) -> Notice | None:
         """Close a notice; None if no open notice has that id."""

@@ -60,7 +60,7 @@ from controller.journal.logs import bind_round
 from controller.journal.store import Journal
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
 from controller.service.devices import check_device_urls, open_devices, shown_urls
-from controller.service.history import RoundSummary, summarize
+from controller.service.history import RoundSummary, rebuild, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
 from controller.table.access import AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
@@ -193,6 +193,7 @@ class TableService:
         self.monitors = list(monitors)
         self.last_rounds: list[RoundSummary] = []
         self.rounds_completed = 0
+        self.rounds_at_start = 0
         self.emulated: dict[str, DeviceCore] = {}  # the devices made in this process, by role
         self.devices: TableDevices | None = None
         self.app: TableApp | None = None
@@ -285,6 +286,13 @@ class TableService:
             ]
         )
         self.journaled = prepared.commit(show=self._told, limits=BetLimits.of(self.config))
+        # What the display showed before a restart: the finished rounds, from the journal.
+        self.last_rounds, self.rounds_completed = rebuild(
+            journal.iter_rows(kinds=["round_end", "prompt"]),
+            self.journaled.app.controller.round.number,
+            self.config.display.last_rounds,
+        )
+        self.rounds_at_start = self.rounds_completed  # (finished before this start)
         for kind, text in self._pending_notices:
             self._notice(kind, text)
         self._pending_notices.clear()
@@ -549,32 +557,44 @@ class TableService:
         if notice is not None:
             self._journal_notice("opened", notice)
 
-    def _journal_notice(self, event: str, notice: Notice) -> None:
+    def _journal_notice(self, event: str, notice: Notice | None, *, keep: bool = True) -> bool:
+        """Journal a notice's opening or acknowledgement (and those still waiting); whether the
+        journal took it. One it could not take waits for the journal if ``keep`` (an opening),
+        or is dropped (an acknowledgement refused: the notice stays open)."""
+        waiting = [] if notice is None else [(event, notice)]
         journaled = getattr(self, "journaled", None)
         if journaled is None:  # before the table exists: journalled once it does
-            self._unjournalled.append((event, notice))
-            return
-        self._unjournalled.append((event, notice))
-        self._journal_waiting_notices()
-
-    def _journal_waiting_notices(self) -> None:
-        """Journal the notices the journal has not taken yet, oldest first (they wait, in
-        order, while it cannot be written, and go in once it can)."""
-        rows = self._unjournalled
+            self._unjournalled += waiting
+            return False
+        rows = [*self._unjournalled, *waiting]
         if not rows:
-            return
-        journaled = self.journaled
+            return True
         try:
             journaled.journal.append_many(
                 [("notice", {"event": e, **n.as_json()}) for e, n in rows],
                 round_id=journaled.app.controller.round.number,
             )
         except JournalUnavailable:
-            log.warning(
-                "notice not journalled yet: the journal is unavailable", text=rows[-1][1].text
-            )
-            return
-        self._unjournalled = []
+            log.warning("notice not journalled: the journal is unavailable", what=event)
+            if keep:
+                self._unjournalled += waiting
+            return False
+        self._unjournalled.clear()
+        return True
+
+    def _not_recorded(self, what: str) -> str:
+        """Why an input was refused when the journal could not record it."""
+        why = self.journaled.unavailable or "The journal cannot be written."
+        return f"Not applied ({what}): nothing is recorded, so nothing is done. {why}"
+
+    def _signal(self) -> None:
+        """The panel's side of the notices: ``CAL`` blinks while one is open; and notices the
+        journal could not take yet are written as soon as it can."""
+        commands = getattr(self.app, "commands", None)
+        if isinstance(commands, DriverCommands):
+            commands.notice(bool(self.notices.open()))
+        if self._unjournalled and self.journaled.unavailable is None:
+            self._journal_notice("", None)
 
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
@@ -584,7 +604,7 @@ class TableService:
         for text in self.journaled.journal.clock_reports():
             self._notice(NoticeKind.CLOCK, text)
         if self._unjournalled and self.journaled.unavailable is None:
-            self._journal_waiting_notices()
+            self._journal_notice("", None)
         if len(self.app.outputs) > 2 * self.keep_outputs:
             # The journal has every output; the display reads the last few dozen. Without this
             # a table that runs for days grows by about 10 KB a round (the soak run showed it).
@@ -611,10 +631,10 @@ class TableService:
                 device=DISPLAY_REF, at=time.monotonic(), seq=0, button=command.button, held_ms=0
             )
 
-            def press_it() -> None:
-                self.journaled.handle(press)
-
-            self._applying(press_it)
+            taken: list[bool] = []
+            self._applying(lambda: taken.append(self.journaled.handle(press)))
+            if not taken[0]:
+                return CommandReply(False, self._not_recorded(f"the {command.button.value} key"))
             results = [
                 o for o in app.outputs_since(start) if isinstance(o, (InputResult, AccessEvent))
             ]
@@ -623,10 +643,14 @@ class TableService:
                 return CommandReply(False, _why(refused))
             return CommandReply(True, _why(results[-1]) if results else "")
         if isinstance(command, Acknowledge):
-            notice = self.notices.acknowledge(command.notice)
+            notice = self.notices.find(command.notice)
             if notice is None:
                 return CommandReply(False, f"there is no notice {command.notice} to acknowledge")
-            self._journal_notice("acknowledged", notice)
+            if not self._journal_notice("acknowledged", notice, keep=False):
+                return CommandReply(
+                    False, self._not_recorded("acknowledging the notice") + " The notice stays."
+                )
+            self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
         if isinstance(command, Pin):
             event = self.journaled.enter_pin(command.pin)
@@ -639,6 +663,8 @@ class TableService:
         return CommandReply(result.accepted, result.reason)
 
     def _publish(self) -> None:
+        if self.app is not None:
+            self._guarded(self._signal, "the notice lamp")
         for observer in self._observers:
             self._guarded(partial(observer, self), "an observer")
 

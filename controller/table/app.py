@@ -52,7 +52,7 @@ from controller.table.access import (
 )
 from controller.table.commands import DeviceCommands, NoDevices, send_order
 from controller.table.errors import EntryError
-from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys
+from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
 from controller.table.shoewatch import Note, ShoeWatch, Step
 from drivers.tbl21.events import (
     Button,
@@ -394,8 +394,7 @@ class TableApp:
     def _button(self, button: Button) -> None:
         if button not in self.lit:
             action = DECISION_KEYS.get(button)
-            why = self.controller.why_not(action) if action is not None else None
-            reason = why or f"button {button.value} is not lit: ignored"
+            reason = why_dark(button, self.controller, self.rules.table.wagers_per_box)
             log.info("input refused", button=button.value, reason=reason)
             self._push(InputResult(action, False, reason, (button.value,)))
             self.entry.clear()

@@ -59,12 +59,17 @@ def send_order(commands: DeviceCommands, order: DeviceOrder) -> None:
 
 
 class DriverCommands:
-    """Device commands of the table sent through the production drivers."""
+    """Device commands of the table sent through the production drivers.
+
+    While the dealer has a notice to read (:meth:`notice`), the always-lit ``CAL`` key blinks
+    amber instead of shining green: the panel says "look at the screen" even when the journal
+    takes nothing (the lamp is no command of the round, so it needs no journal row)."""
 
     def __init__(self, devices: TableDevices, rules: Variant) -> None:
         self.devices = devices
         self.rules = rules
         self._lit: frozenset[Button] = frozenset()
+        self._notice = False
 
     def arm_peek(self, up: str) -> None:
         self.devices.peek.arm(up)
@@ -77,5 +82,16 @@ class DriverCommands:
         for button in sorted(self._lit - lit):
             panel.set_led(button, "O", "W")
         for button in sorted(lit - self._lit):
-            panel.set_led(button, "S", "G")
+            panel.set_led(button, *self._lamp(button))
         self._lit = lit
+
+    def notice(self, open_: bool) -> None:
+        """Blink ``CAL`` amber while a notice is open (``open_``), green again once read."""
+        if open_ is self._notice:
+            return
+        self._notice = open_
+        if Button.CALL in self._lit:
+            self.devices.panel.set_led(Button.CALL, *self._lamp(Button.CALL))
+
+    def _lamp(self, button: Button) -> tuple[str, str]:
+        return ("B", "A") if button is Button.CALL and self._notice else ("S", "G")

@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.round.controller import RoundController
 from controller.round.inputs import Input, parse_input
-from controller.round.spec import Action, State
+from controller.round.spec import Action, State, when
 from controller.table.errors import EntryError
 from drivers.tbl21.events import Button
 
@@ -105,20 +105,35 @@ def dealer_keys(controller: RoundController, wagers_per_box: int) -> frozenset[B
     allowed = controller.allowed_actions()
     lit: set[Button] = {Button.CALL, Button.CANCEL}
     for action, button in ACTION_KEYS.items():
-        if action not in allowed:
-            continue
-        if action in HAND_DECISIONS and not controller.can(action):
-            continue
-        if action is Action.DEAL and not controller.round.boxes:
-            continue  # no more bets: there must be bets first
-        if action is Action.SHUFFLE and controller.round.boxes:
-            continue  # a shuffle waits until the bets are settled or cleared
-        lit.add(button)
+        # The rules of the moment, not the state alone: INS only against the up cards insurance
+        # is offered against and while a box may still take it, UND only with something to
+        # undo, DEA only with bets, SHF only without.
+        if action in allowed and controller.can(action):
+            lit.add(button)
     if controller.state in ENTRY_STATES:
         lit.update(BOX_KEYS[n - 1] for n in controller.round.boxes)
         lit.update(WAGER_KEYS[:wagers_per_box])
         lit.update(DIGIT_KEYS)
     return frozenset(lit)
+
+
+def why_dark(button: Button, controller: RoundController, wagers_per_box: int) -> str:
+    """Why a key the dealer pressed is not lit now, in the dealer's words."""
+    action = DECISION_KEYS.get(button)
+    state = controller.state
+    if action is not None:
+        return controller.why_not(action) or f"that decision is not taken {when(state)}"
+    if button in BOX_KEYS:
+        if state not in ENTRY_STATES:
+            return f"a box is chosen only for a decision, not {when(state)}"
+        return f"box {BOX_KEYS.index(button) + 1} has no bet this round"
+    if button in WAGER_KEYS:
+        if state not in ENTRY_STATES:
+            return f"a wager is chosen only for a decision, not {when(state)}"
+        return f"a box takes at most {wagers_per_box} wagers at this table"
+    if button in DIGIT_KEYS:
+        return f"an amount is keyed only for a decision, not {when(state)}"
+    return f"that key does nothing {when(state)}"
 
 
 def keys_for(action: Action, data: dict[str, Any], box_players: list[str]) -> list[Button]:

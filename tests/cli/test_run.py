@@ -21,6 +21,8 @@ import structlog
 from websockets.sync.client import connect
 
 from controller.cli.main import main
+from controller.cli.run import _pit_view
+from controller.table.config import Display
 
 WAIT_S = 30.0
 CROUPIER = [sys.executable, "-m", "controller.cli"]
@@ -112,6 +114,9 @@ def test_run_demo_plays_rounds_unattended_and_stops_cleanly_on_sigterm(tmp_path:
     ):
         url = lines.wait_for("display: ").split(" ", 1)[1]
         assert url.startswith("http://127.0.0.1:")
+        assert lines.wait_for("pit view: ") == (
+            "pit view: off (no view token in the table file; croupier passwd --token makes one)"
+        )
         for n in (1, 2, 3):
             assert lines.wait_for(f"round {n} over: dealer ")
         state = _state(url)
@@ -180,7 +185,7 @@ def test_run_with_a_table_file_plays_the_ptys_of_croupier_emulate_in_another_pro
                 "three connected devices",
             )
             assert state["table"]["id"] == "pty-table"
-            assert state["prompt"]["text"] == "burn 1 card(s)"
+            assert state["prompt"]["text"] == "Burn 1 card from the new shoe."
             dealer("d")  # the burn card, pulled from the other process's shoe
             _poll(url, lambda s: s["state"] == "betting", "bets open")
 
@@ -205,7 +210,7 @@ def test_run_without_demo_takes_the_dealers_hands_on_stdin_and_quits_on_q(tmp_pa
     with croupier("run", "--port", "0", cwd=tmp_path) as (run, lines):
         url = lines.wait_for("display: ").split(" ", 1)[1]
         assert lines.wait_for("the devices are emulated in this process")
-        assert _state(url)["prompt"]["text"] == "burn 1 card(s)"
+        assert _state(url)["prompt"]["text"] == "Burn 1 card from the new shoe."
         assert run.stdin is not None
         run.stdin.write("d\n")  # the burn card out of the in-process emulated shoe
         run.stdin.flush()
@@ -215,3 +220,12 @@ def test_run_without_demo_takes_the_dealers_hands_on_stdin_and_quits_on_q(tmp_pa
         run.stdin.flush()
         assert run.wait(WAIT_S) == 0
         assert lines.wait_for("stopped cleanly")
+
+
+def test_the_start_banner_says_whether_the_pit_view_is_on() -> None:
+    off = Display(port=0)
+    on = off.model_copy(update={"view_token_hash": "scrypt$16384$8$1$c2FsdA==$aGFzaA=="})
+    assert _pit_view(off, "http://127.0.0.1:8021/").startswith("off (no view token")
+    assert _pit_view(on, "http://127.0.0.1:8021/") == (
+        "on at http://127.0.0.1:8021/view?token=... (the table's view token)"
+    )

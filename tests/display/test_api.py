@@ -265,7 +265,9 @@ def test_a_press_from_the_socket_is_the_panel_key_carried_out_by_the_table() -> 
             assert _answer(ws) == {"type": "result", "id": 1, "accepted": True, "reason": ""}
             ws.send('{"type": "press", "key": "DEA", "id": 2}')
             state = table.wait_for(lambda s: s["state"] == "dealing", "the deal")
-        assert state["boxes"][1]["wagers"] == [{"player": "bob", "cents": 1500, "text": "$15"}]
+        assert state["boxes"][1]["wagers"] == [
+            {"player": "bob", "cents": 1500, "stake_cents": 1500, "text": "$15"}
+        ]
         assert state["prompt"]["text"] == "deal to box 2"
         assert table.state()["devices"][2]["status"] == "connected"
         # The panel's own LEDs follow: only CANCEL and CALL stay lit while cards are dealt.

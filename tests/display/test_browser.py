@@ -88,7 +88,7 @@ def test_a_full_nz_round_dealt_by_clicking_the_dealers_screen(browser: Any) -> N
             expect(page.locator("#box-5")).to_have_class("box strip")
             table.draw()
             expect(prompt(page)).to_have_attribute("data-text", "Round 1: take the bets")
-            assert enabled_decisions(page) == {"UND", "SHF"}  # no DEAL before a bet
+            assert enabled_decisions(page) == {"SHF"}  # no DEAL before a bet, nothing to undo
 
             page.click("#bet-on-2")  # the empty box's strip takes the bet
             expect(page.locator("#bet-box")).to_have_value("2")

@@ -531,7 +531,7 @@ CASES: dict[str, FaultCase] = {
             "card stands",
             Outcome.SAME,
             inject_peek_lie,
-            lockup_prompt("the reader disagrees with the hole card"),
+            lockup_prompt("the hole-card reader disagrees with the hole card"),
             supervisor_row("clear_lockup"),
             None,
             clear_lockup,
