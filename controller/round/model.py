@@ -45,9 +45,14 @@ class StakeState:
     base_cents: int
     double_cents: int = 0
     rescued: bool = False
+    settled: bool = False  # paid while the hand plays on (a co-bettor's 21, NZ 12.2)
+
+    @property
+    def live(self) -> bool:
+        return not self.rescued and not self.settled
 
     def frozen(self) -> Stake:
-        return Stake(self.player, self.base_cents, self.double_cents, self.rescued)
+        return Stake(self.player, self.base_cents, self.double_cents, self.rescued, self.settled)
 
 
 @dataclass
@@ -76,7 +81,7 @@ class HandState:
 
     @property
     def live(self) -> bool:
-        return any(not s.rescued for s in self.stakes)
+        return any(s.live for s in self.stakes)
 
 
 @dataclass
