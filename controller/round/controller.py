@@ -85,7 +85,9 @@ from controller.round.model import (
     TableStatus,
     copy_round,
     deal_plan,
+    deck_words,
     end_of_hand,
+    in_variant_shoe,
     insurance_offered,
     surrender_offered,
     total,
@@ -411,6 +413,8 @@ class RoundController:
 
     def _apply_card(self, card: Card, state: State) -> State:
         self._undo.clear()
+        if not in_variant_shoe(self.rules, card):
+            return self._foreign_card(card, state)
         if state is S.BURN:
             self.table.cards_burned += 1
             self.table.burn_left -= 1
@@ -431,6 +435,26 @@ class RoundController:
             PromptCode.HOLD,
             f"card {card} was not expected: hold. Supervisor: assign it to the hand in play, "
             "burn it, or void the round",
+        )
+        return S.HOLD
+
+    def _foreign_card(self, card: Card, state: State) -> State:
+        """A card that cannot be in the variant's shoe (a ten from a Spanish 48-card shoe): an
+        irregularity. It is never dealt or settled; a supervisor burns it or voids the round."""
+        if state is not S.HOLD:
+            self.table.resume_state = state
+        deck = deck_words(self.rules)
+        self.table.holds.append(
+            HoldReason(
+                HoldKind.UNEXPECTED_CARD,
+                f"card {card} cannot be in this game's shoe ({deck})",
+                card,
+            )
+        )
+        self._prompt(
+            PromptCode.HOLD,
+            f"card {card} cannot be in this game's shoe ({deck}): hold, check the shoe. "
+            "Supervisor: burn it or void the round",
         )
         return S.HOLD
 
@@ -979,6 +1003,11 @@ class RoundController:
         if resume is not S.PLAYING or self.round.turn is None:
             raise _Refusal("no hand is in play to take the card: burn it or void the round")
         assert hold.card is not None
+        if not in_variant_shoe(self.rules, hold.card):
+            raise _Refusal(
+                f"card {hold.card} cannot be in this game's shoe ({deck_words(self.rules)}): "
+                "burn it or void the round"
+            )
         box_no, index = self.round.turn
         self.table.holds.remove(hold)
         self.round.card_for = (box_no, index)

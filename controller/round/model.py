@@ -24,7 +24,7 @@ from controller.game.settlement import (
     insurance_limit_cents,
 )
 from controller.round.spec import State
-from drivers.tbl21.cards import Card
+from drivers.tbl21.cards import Card, DeckType, Rank
 
 _T = TypeVar("_T")
 
@@ -204,6 +204,21 @@ def deal_plan(rules: Variant, boxes: list[int]) -> list[tuple[DealTarget, int]]:
     if rules.has_hole_card:
         plan.append((DealTarget.DEALER, 2))
     return plan
+
+
+def in_variant_shoe(rules: Variant, card: Card) -> bool:
+    """The card can be in the variant's shoe (a Spanish 48-card deck has no tens)."""
+    return not (rules.shoe.deck is DeckType.SPANISH_48 and card.rank is Rank.TEN)
+
+
+DECK_WORDS = {
+    DeckType.STANDARD_52: "standard 52-card decks",
+    DeckType.SPANISH_48: "Spanish 48-card decks, no tens",
+}
+
+
+def deck_words(rules: Variant) -> str:
+    return DECK_WORDS[rules.shoe.deck]
 
 
 def total(rules: Variant, hand: HandState) -> int:
