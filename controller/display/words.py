@@ -313,8 +313,14 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
         lockup = "the hole-card reader disagrees with the hole card"
     elif technical == "SHOE_RELOADED":
         lockup = "the shoe loaded a new shoe in the middle of the round"
-    elif technical == "WRONG_DECK":
-        lockup = "the shoe holds another game's decks"
+    elif technical == "WRONG_DECK":  # the detail is the dealer's instruction already
+        return {
+            "what": parts("the shoe holds another game's decks: no deal"),
+            "todo": rest[:1].upper()
+            + rest[1:].replace("then a supervisor", "then press CALL: a supervisor")
+            + ".",
+            "detail": technical,
+        }
     elif technical == "DRAW_GAP":
         lockup = "cards left the shoe unseen"
     elif " lockup " in hold.detail:

@@ -11,6 +11,7 @@ from collections.abc import Callable
 
 import pytest
 
+from controller.display.words import hold_words
 from controller.game.rules import load_variant
 from controller.round.model import HoldKind
 from controller.round.spec import Action, State
@@ -53,6 +54,7 @@ def test_a_52_card_shoe_at_a_spanish_48_game_locks_the_table_up(backend: Backend
         "48-card decks, no tens: load this game's cards in the shoe"
     )
     assert Action.BET not in app.controller.allowed_actions()  # nothing deals until cleared
+    assert hold_words(hold)["what"] == [{"text": "the shoe holds another game's decks: no deal"}]
 
 
 def test_a_48_card_shoe_at_a_spanish_48_game_deals(backend: Backend) -> None:
