@@ -560,7 +560,7 @@ class DeviceCore:
                 frame.seq,
                 "i",
                 f"{self.model};{self.serial_no};{self.fw_version};{self.fw_hash16};"
-                f"{self._boot_count}",
+                f"{self._boot_count}{self._identity_extra()}",
             )
         if kind == "T":
             try:
@@ -613,6 +613,10 @@ class DeviceCore:
         if self._time_valid:
             flags |= Flag.TIME_VALID
         return int(flags | self._device_flags())
+
+    def _identity_extra(self) -> str:
+        """Fields a device type adds to its ``i`` reply (``;deck_type`` for the shoe)."""
+        return ""
 
     def _status(self, seq: int) -> Frame:
         fault = next(reversed(self._faults), 0) if self._faults else 0

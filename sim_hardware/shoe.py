@@ -304,6 +304,9 @@ class EmulatedShoe(DeviceCore):
         self._emit("l", str(len(cards)))
         return True
 
+    def _identity_extra(self) -> str:
+        return f";{self.deck_type.value}"  # the decks the shoe says it holds
+
     def _device_specific(self) -> str:
         gate = "L" if self.gate_locked else "U"
         return f"{self._draw_no:04d};{len(self._cards):04d};{gate}"

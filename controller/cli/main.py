@@ -16,6 +16,7 @@ from controller.cli import (
     analyze,
     audit,
     doctor,
+    emulate,
     floor,
     history,
     passwd,
@@ -25,7 +26,6 @@ from controller.cli import (
     simulate,
 )
 from drivers import watch
-from sim_hardware import emulate
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -11,6 +11,7 @@ from controller.game.prompts import money
 from controller.game.rules import (
     BONUS_DESCRIPTIONS,
     VARIANT_IDS,
+    SurrenderSettles,
     Variant,
     format_odds,
     load_variant,
@@ -30,8 +31,9 @@ def register(commands: Subparsers) -> None:
     parser.add_argument(
         "variant",
         nargs="?",
-        default="nz-pontoon",
-        help=f"a variant id ({', '.join(VARIANT_IDS)}) or a path to a variant file",
+        default=None,
+        help=f"a variant id ({', '.join(VARIANT_IDS)}) or a path to a variant file; "
+        "without one, the shipped variants are listed",
     )
     parser.add_argument(
         "--check", metavar="FILE", help="validate FILE; exit status 1 on any problem"
@@ -41,6 +43,9 @@ def register(commands: Subparsers) -> None:
 
 def run(args: argparse.Namespace) -> int:
     target = args.check or args.variant
+    if target is None:
+        print(variant_list())
+        return 0
     try:
         variant = load_variant(target)
     except ConfigError as exc:
@@ -51,6 +56,15 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(summary(variant))
     return 0
+
+
+def variant_list() -> str:
+    """The shipped variants, one a line, and how to see one's rules."""
+    lines = ["Variants (croupier rules ID prints one's rules):"]
+    for variant_id in VARIANT_IDS:
+        lines.append(f"  {variant_id:<18} {load_variant(variant_id).name}")
+    lines.append("A variant file of your own: croupier rules PATH, or croupier rules --check PATH.")
+    return "\n".join(lines)
 
 
 def _ranks(ranks: tuple[Rank, ...]) -> str:
@@ -126,7 +140,8 @@ def summary(v: Variant) -> str:
                "for the original wager")
             + f", {'one card only' if dbl.cards_after.value == 'one' else 'may keep drawing'}"
             + ("; after a split" if dbl.after_split else "; not after a split")
-            + ("; initial aces count 1" if dbl.initial_aces_count_one else "")
+            + ("; initial aces count 1 for the players who double" if dbl.initial_aces_count_one
+               else "")
         )  # fmt: skip
         if dbl.rescue:
             lines.append("Rescue:      take back the double, forfeit the original wager")
@@ -140,6 +155,11 @@ def summary(v: Variant) -> str:
         lines.append(
             f"Surrender:   {sur.timing.value}, against {_ranks(sur.up_cards)}; half the wager"
             + ("; a dealer natural takes it all" if sur.dealer_natural_takes_all else "")
+            + (
+                "; the half is forfeited at the completion of the dealer's hand"
+                if sur.settles is SurrenderSettles.DEALER_HAND_COMPLETE
+                else ""
+            )
         )
     if ins.allowed:
         lines.append(

@@ -26,7 +26,7 @@ from decimal import Decimal, InvalidOperation
 from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.game.errors import ConfigError, CroupierError
-from controller.game.rules import VARIANT_IDS
+from controller.game.rules import VARIANT_IDS, Variant
 from controller.play.errors import SimulationError
 from controller.play.simulate import (
     DEALER_CATEGORIES,
@@ -162,7 +162,7 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         print(json.dumps(data, indent=2))
     else:
-        print(text_report(data), end="")
+        print(text_report(data, result.rules), end="")
     return 0
 
 
@@ -205,7 +205,9 @@ def _pct(value: float) -> str:
     return f"{100 * value:.4f} %"
 
 
-def text_report(d: dict[str, Any]) -> str:
+def text_report(d: dict[str, Any], rules: Variant) -> str:
+    """The report for a reader: only the lines the variant has (no Super Bonus figures for a
+    game without one, no surrender frequency where nobody may surrender)."""
     edge = d["house_edge"]
     var = d["variance_per_round"]
     freq = d["frequency"]
@@ -219,14 +221,27 @@ def text_report(d: dict[str, Any]) -> str:
         "",
         "house edge per initial unit (+ the house wins):",
     ]
-    for key, label in (("with_super_bonus", "with"), ("without_super_bonus", "without")):
+    labels: tuple[tuple[str, str], ...] = (
+        ("with_super_bonus", "with Super Bonus"),
+        ("without_super_bonus", "without Super Bonus"),
+    )
+    if not rules.super_bonus.enabled:  # both figures are the same: one line, no Super Bonus
+        labels = (("without_super_bonus", "house edge"),)
+    for key, label in labels:
         e = edge[key]
         lines.append(
-            f"  {label:<7} Super Bonus  {_pct(e['edge'])}  +/- {_pct(e['standard_error'])} (1 SE)"
+            f"  {label:<19}  {_pct(e['edge'])}  +/- {_pct(e['standard_error'])} (1 SE)"
             f"   variance per round {var[key]:.4f}"
         )
+    offered = {
+        "player_natural": True,
+        "surrender": rules.surrender.allowed,
+        "insurance": rules.insurance.allowed,
+        "rescue": rules.double.allowed and rules.double.rescue,
+        "super_bonus": rules.super_bonus.enabled,
+    }
     lines += ["", "frequency per initial hand:"]
-    for key in ("player_natural", "surrender", "insurance", "rescue", "super_bonus"):
+    for key in (k for k, on in offered.items() if on):
         lines.append(f"  {key.replace('_', ' '):<22} {_pct(freq[key])}")
     if freq["five_card_trick"]:
         lines.append(f"  {'five-card trick':<22} {_pct(freq['five_card_trick'])}")

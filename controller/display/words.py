@@ -271,6 +271,14 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "back. Press CALL for a supervisor if it stays lost.",
             "detail": "",
         }
+    if hold.kind is HoldKind.UNEXPECTED_CARD and "cannot be in this game's shoe" in hold.detail:
+        card = () if hold.card is None else (hold.card,)
+        return {
+            "what": parts("a card this game's shoe cannot hold came out: ", *card),
+            "todo": "Leave it face up, check the shoe holds this game's decks, and press CALL. "
+            "The supervisor (key at SUP, signed in) burns it or voids the round.",
+            "detail": hold.detail.partition("(")[2].rstrip(")"),
+        }
     if hold.kind is HoldKind.UNEXPECTED_CARD:
         card = () if hold.card is None else (hold.card,)
         return {
@@ -305,6 +313,14 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
         lockup = "the hole-card reader disagrees with the hole card"
     elif technical == "SHOE_RELOADED":
         lockup = "the shoe loaded a new shoe in the middle of the round"
+    elif technical == "WRONG_DECK":  # the detail is the dealer's instruction already
+        return {
+            "what": parts("the shoe holds another game's decks: no deal"),
+            "todo": rest[:1].upper()
+            + rest[1:].replace("then a supervisor", "then press CALL: a supervisor")
+            + ".",
+            "detail": technical,
+        }
     elif technical == "DRAW_GAP":
         lockup = "cards left the shoe unseen"
     elif " lockup " in hold.detail:

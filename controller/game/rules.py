@@ -94,6 +94,13 @@ class SurrenderTiming(StrEnum):
     LATE = "late"  # decided before any other decision; dealer natural takes the whole wager
 
 
+class SurrenderSettles(StrEnum):
+    """When a surrendered wager forfeits its half (a dealer natural voids it as soon as made)."""
+
+    NATURAL_KNOWN = "natural-known"  # PA 633a.9: at once, or right after the reader's check
+    DEALER_HAND_COMPLETE = "dealer-hand-complete"  # NZ 9.5: at the completion of the dealer's hand
+
+
 class Rounding(StrEnum):
     """What happens to a fraction of a cent in a payout at odds or a surrender's returned half."""
 
@@ -228,6 +235,7 @@ class SurrenderRules(_Section):
     timing: SurrenderTiming = SurrenderTiming.LATE
     up_cards: tuple[Rank, ...] = ()
     dealer_natural_takes_all: StrictBool = True
+    settles: SurrenderSettles = SurrenderSettles.NATURAL_KNOWN
 
 
 class InsuranceRules(_Section):

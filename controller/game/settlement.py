@@ -12,7 +12,7 @@ are rounded down to the cent.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
 
@@ -30,7 +30,7 @@ from controller.game.hands import (
     player_rank,
     win_odds,
 )
-from controller.game.rules import NaturalPolicy, Rounding, Variant, format_odds
+from controller.game.rules import NaturalPolicy, Rounding, SurrenderSettles, Variant, format_odds
 from drivers.tbl21.cards import Card
 
 
@@ -82,6 +82,9 @@ class Stake:
     base_cents: int
     double_cents: int = 0
     rescued: bool = False
+    # settled while its hand stayed open: a co-bettor's 21 paid at once on a hand the box
+    # controller doubled to a lower total (NZ 12.2 binds only the doubler; 9.2)
+    settled: bool = False
 
     def __post_init__(self) -> None:
         _check_cents(self.base_cents, f"stake of {self.player!r}", positive=True)
@@ -102,16 +105,22 @@ class Hand:
     split_aces: bool = False
     doubled: bool = False  # the box controller doubled this hand
 
-    def fixed_aces(self, rules: Variant) -> int:
-        if self.doubled and rules.double.initial_aces_count_one:
+    def fixed_aces(self, rules: Variant, stake: Stake | None = None) -> int:
+        """Aces that count 1: those of the first two cards for a player who doubled (NZ 12.2).
+
+        ``stake``: value the hand for that player (a co-bettor who did not join the double
+        values it normally); ``None``: for the box controller, who decides the hand.
+        """
+        doubled = self.doubled if stake is None else stake.double_cents > 0
+        if doubled and rules.double.initial_aces_count_one:
             return initial_aces(self.cards)
         return 0
 
-    def rank(self, rules: Variant) -> HandRank:
-        return player_rank(rules, self.cards, self.from_split, self.fixed_aces(rules))
+    def rank(self, rules: Variant, stake: Stake | None = None) -> HandRank:
+        return player_rank(rules, self.cards, self.from_split, self.fixed_aces(rules, stake))
 
-    def total(self, rules: Variant) -> int:
-        return hand_value(self.cards, self.fixed_aces(rules)).total
+    def total(self, rules: Variant, stake: Stake | None = None) -> int:
+        return hand_value(self.cards, self.fixed_aces(rules, stake)).total
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,7 +182,7 @@ def _hand(box: Box, index: int) -> Hand:
 
 
 def _live(stake: Stake) -> bool:
-    return not stake.rescued
+    return not stake.rescued and not stake.settled
 
 
 # --- settlements made during play -----------------------------------------------------------
@@ -201,12 +210,30 @@ def settle_natural(rules: Variant, box: Box, index: int) -> list[LedgerEntry]:
 
 
 def settle_twenty_one(rules: Variant, box: Box, index: int) -> list[LedgerEntry]:
-    """A player 21 that wins whatever the dealer does (NZ 9.2), at the best applicable odds."""
+    """A player 21 that wins whatever the dealer does (NZ 9.2), at the best applicable odds.
+
+    Each live stake whose own valuation is 21 is paid: on a hand the box controller doubled,
+    a co-bettor who did not join values the initial aces normally (NZ 12.2, 12.6), so his A-5-5
+    is 21 and paid while the doubler's 11 plays on.
+    """
     hand = _hand(box, index)
-    rank = hand.rank(rules)
-    if rank.tier is Tier.BUST or rank.total != 21:
-        raise SettlementError(f"box {box.number} hand {index + 1} does not total 21")
-    return [_win(rules, box, index, hand, s, rank) for s in hand.stakes if _live(s)]
+    out = []
+    for s in hand.stakes:
+        rank = hand.rank(rules, s)
+        if _live(s) and rank.tier is not Tier.BUST and rank.total == 21:
+            out.append(_win(rules, box, index, hand, s, rank))
+    if not out:
+        raise SettlementError(f"box {box.number} hand {index + 1} has no stake at 21")
+    return out
+
+
+def stakes_at_21(rules: Variant, hand: Hand) -> list[str]:
+    """The players whose live stake on ``hand`` is worth 21 by their own valuation."""
+    return [
+        s.player
+        for s in hand.stakes
+        if _live(s) and hand.rank(rules, s).tier is not Tier.BUST and hand.total(rules, s) == 21
+    ]
 
 
 def _win(
@@ -420,14 +447,18 @@ def settle_showdown(
 
 def _showdown(rules: Variant, box: Box, index: int, dealer: HandRank) -> list[LedgerEntry]:
     hand = _hand(box, index)
-    rank = hand.rank(rules)
-    result = compare(rules, rank, dealer)
-    if rules.payouts.twenty_one_paid_at_once and rank.tier is not Tier.BUST and rank.total == 21:
-        result = Result.WIN  # NZ 9.2: a player 21 always wins
     out = []
     for s in hand.stakes:
         if not _live(s):
             continue
+        rank = hand.rank(rules, s)  # each player's own valuation (NZ 12.2 binds the doubler)
+        result = compare(rules, rank, dealer)
+        if (
+            rules.payouts.twenty_one_paid_at_once
+            and rank.tier is not Tier.BUST
+            and rank.total == 21
+        ):
+            result = Result.WIN  # NZ 9.2: a player 21 always wins
         if result is Result.WIN:
             out.append(_win(rules, box, index, hand, s, rank))
         elif result is Result.LOSE:
@@ -543,6 +574,21 @@ class RoundLedger:
         return -sum(e.amount_cents for e in self.entries)
 
 
+def mark_settled(box: Box, index: int, players: Iterable[str]) -> Box:
+    """``box`` with the stakes of ``players`` on hand ``index`` marked settled."""
+    who = set(players)
+    hand = box.hands[index]
+    stakes = tuple(replace(s, settled=True) if s.player in who else s for s in hand.stakes)
+    hands = list(box.hands)
+    hands[index] = replace(hand, stakes=stakes)
+    return replace(box, hands=tuple(hands))
+
+
+def surrender_waits_for_dealer(rules: Variant) -> bool:
+    """A surrender forfeits its half at the completion of the dealer's hand (NZ 9.5)."""
+    return rules.surrender.settles is SurrenderSettles.DEALER_HAND_COMPLETE
+
+
 def settle_round(rules: Variant, boxes: Sequence[Box], dealer_cards: Sequence[Card]) -> RoundLedger:
     """Settle a finished round in the order of the procedure (rules.md, "Order of play").
 
@@ -557,9 +603,11 @@ def settle_round(rules: Variant, boxes: Sequence[Box], dealer_cards: Sequence[Ca
         is_natural(rules, dealer_cards[:2], from_split=False) and len(dealer_cards) == 2
     )
     dealer = dealer_rank(rules, dealer_cards)
+    boxes = list(boxes)
     open_hands: dict[int, list[int]] = {}
     lost: dict[int, dict[str, int]] = {}
-    for box in boxes:
+    for b in range(len(boxes)):
+        box = boxes[b]
         box_lost = lost.setdefault(box.number, {})
         if box.surrendered:
             open_hands[box.number] = []
@@ -571,16 +619,17 @@ def settle_round(rules: Variant, boxes: Sequence[Box], dealer_cards: Sequence[Ca
             for s in hand.stakes:
                 if s.rescued:
                     played += settle_rescue(rules, box, i, s.player)
+            at_21 = stakes_at_21(rules, hand) if rules.payouts.twenty_one_paid_at_once else []
             if rules.payouts.natural_paid_at_once and rank.tier is Tier.NATURAL:
                 played += settle_natural(rules, box, i)
             elif rank.tier is Tier.BUST:
                 played += settle_bust(rules, box, i)
-            elif (
-                rules.payouts.twenty_one_paid_at_once
-                and rank.total == 21
-                and not is_super_bonus_hand(rules, hand, dealer_first)
-            ):
+            elif at_21 and not is_super_bonus_hand(rules, hand, dealer_first):
+                # 9.2; on a hand doubled lower for the controller, a co-bettor's 21 (12.2)
                 played += settle_twenty_one(rules, box, i)
+                box = boxes[b] = mark_settled(box, i, at_21)
+                if any(_live(s) for s in box.hands[i].stakes):
+                    still_open.append(i)
             elif any(_live(s) for s in hand.stakes):
                 still_open.append(i)
             for e in played:
@@ -588,12 +637,15 @@ def settle_round(rules: Variant, boxes: Sequence[Box], dealer_cards: Sequence[Ca
                     box_lost[e.player] = box_lost.get(e.player, 0) - e.amount_cents
             ledger.extend(played)
         open_hands[box.number] = still_open
+    waits = surrender_waits_for_dealer(rules) and not dealer_natural
     for box in boxes:
         ledger.extend(settle_insurance(rules, box, dealer_natural))
-        if box.surrendered:
+        if box.surrendered and not waits:
             ledger.extend(settle_surrender(rules, box, dealer_natural))
     for box in boxes:
-        if dealer_natural:
+        if box.surrendered and waits:
+            ledger.extend(settle_surrender(rules, box, dealer_natural))
+        elif dealer_natural:
             ledger.extend(
                 settle_dealer_natural(rules, box, open_hands[box.number], lost[box.number])
             )

@@ -135,11 +135,25 @@ class ScriptAction:
 
 @dataclass(frozen=True, slots=True)
 class ScriptInsurance(ScriptAction):
+    """Insurance for one player of a box. ``player`` may be left out when the box has only one
+    player (as ``double`` defaults its players); ``player_written`` says whether the file named
+    the player, so that the action is reported as written."""
+
     kind: ClassVar[str] = "insurance"
-    required: ClassVar[tuple[str, ...]] = ("box", "player", "amount")
+    required: ClassVar[tuple[str, ...]] = ("box", "amount")
+    optional: ClassVar[tuple[str, ...]] = ("player",)
 
     player: str
     amount_cents: int
+    player_written: bool = field(default=True, kw_only=True, compare=False)
+
+    def as_dict(self) -> dict[str, dict[str, Any]]:
+        written = ScriptAction.as_dict(self)
+        body = written[self.kind]
+        del body["player_written"]
+        if not self.player_written:
+            del body["player"]
+        return written
 
 
 @dataclass(frozen=True, slots=True)
@@ -969,6 +983,11 @@ class _Reader:
             if value is None:
                 return None
             values["amount_cents" if key == "amount" else key] = value
+        if cls is ScriptInsurance and "player" not in values:
+            player = self.only_player(body, keys, path, values["box"], bets)
+            if player is None:
+                return None
+            values |= {"player": player, "player_written": False}
         action = cls(**values, line=key_node.start_mark.line + 1)
         if bets is not None:
             self.cross_check(action, keys, path, bets)
@@ -1020,20 +1039,49 @@ class _Reader:
                 return None
         return result
 
+    def only_player(
+        self,
+        body: Node,
+        keys: dict[str, Node],
+        path: str,
+        box: int,
+        bets: tuple[ScriptBet, ...] | None,
+    ) -> str | None:
+        """The player an action that names none is for: the box's only player. A box with
+        several players is a problem naming the box and its players."""
+        if bets is None or not self.box_has_bets(keys, path, box, bets):
+            return None
+        on_box = [b.player for b in bets if b.box == box]
+        if len(on_box) == 1:
+            return on_box[0]
+        self.fail(
+            body,
+            _key(path, "player"),
+            f"box {box} has {len(on_box)} players ({', '.join(on_box)}): say which one this is "
+            f"for, like `player: {on_box[0]}`",
+            on_box,
+        )
+        return None
+
+    def box_has_bets(
+        self, keys: dict[str, Node], path: str, box: int, bets: tuple[ScriptBet, ...]
+    ) -> bool:
+        boxes = sorted({b.box for b in bets})
+        if box in boxes:
+            return True
+        self.fail(
+            keys["box"],
+            _key(path, "box"),
+            f"box {box} has no bet in this round",
+            [str(b) for b in boxes],
+        )
+        return False
+
     def cross_check(
         self, action: ScriptAction, keys: dict[str, Node], path: str, bets: tuple[ScriptBet, ...]
     ) -> None:
         """The box must have a bet this round and named players must have bet on it."""
-        if action.box is None:
-            return
-        boxes = sorted({b.box for b in bets})
-        if action.box not in boxes:
-            self.fail(
-                keys["box"],
-                _key(path, "box"),
-                f"box {action.box} has no bet in this round",
-                [str(b) for b in boxes],
-            )
+        if action.box is None or not self.box_has_bets(keys, path, action.box, bets):
             return
         on_box = [b.player for b in bets if b.box == action.box]
         for key, name_node, name in self._named_players(action, keys):
@@ -1051,7 +1099,7 @@ class _Reader:
         action: ScriptAction, keys: dict[str, Node]
     ) -> Iterator[tuple[str, Node, str]]:
         player = getattr(action, "player", None)
-        if isinstance(player, str):
+        if isinstance(player, str) and "player" in keys:  # a defaulted player is on the box
             yield "player", keys["player"], player
         players = getattr(action, "players", None)
         if isinstance(players, tuple):

@@ -43,6 +43,8 @@ from controller.game.settlement import (
     settle_super_bonus,
     settle_surrender,
     settle_twenty_one,
+    stakes_at_21,
+    surrender_waits_for_dealer,
 )
 from controller.round.errors import ActionRefused, InputError, SpecViolation
 from controller.round.inputs import (
@@ -83,7 +85,9 @@ from controller.round.model import (
     TableStatus,
     copy_round,
     deal_plan,
+    deck_words,
     end_of_hand,
+    in_variant_shoe,
     insurance_offered,
     surrender_offered,
     total,
@@ -454,6 +458,8 @@ class RoundController:
 
     def _apply_card(self, card: Card, state: State) -> State:
         self._undo.clear()
+        if not in_variant_shoe(self.rules, card):
+            return self._foreign_card(card, state)
         if state is S.BURN:
             self.table.cards_burned += 1
             self.table.burn_left -= 1
@@ -474,6 +480,26 @@ class RoundController:
             PromptCode.HOLD,
             f"Stop: card {card} was not expected. Leave it face up and press CALL: the supervisor "
             "gives it to the hand in play, burns it, or voids the round.",
+        )
+        return S.HOLD
+
+    def _foreign_card(self, card: Card, state: State) -> State:
+        """A card that cannot be in the variant's shoe (a ten from a Spanish 48-card shoe): an
+        irregularity. It is never dealt or settled; a supervisor burns it or voids the round."""
+        if state is not S.HOLD:
+            self.table.resume_state = state
+        deck = deck_words(self.rules)
+        self.table.holds.append(
+            HoldReason(
+                HoldKind.UNEXPECTED_CARD,
+                f"card {card} cannot be in this game's shoe ({deck})",
+                card,
+            )
+        )
+        self._prompt(
+            PromptCode.HOLD,
+            f"card {card} cannot be in this game's shoe ({deck}): hold, check the shoe. "
+            "Supervisor: burn it or void the round",
         )
         return S.HOLD
 
@@ -549,6 +575,8 @@ class RoundController:
         hand = box.hands[index]
         hand.cards.append(card)
         reason = end_of_hand(self.rules, hand)
+        if reason not in ("bust", "21", "natural"):
+            self._pay_co_bettors_at_21(box, index)
         if reason is None:
             self.round.turn = (box_no, index)
             return S.PLAYING
@@ -570,6 +598,21 @@ class RoundController:
             )
             return S.RESCUE
         return self._next_hand(box_no, index)
+
+    def _pay_co_bettors_at_21(self, box: BoxState, index: int) -> None:
+        """NZ 12.2 binds the player who doubles: a co-bettor who did not join values the
+        initial aces normally, and his 21 is paid at once (9.2) while the doubler's lower total
+        plays on (the controller joins every double, so the hand stays live)."""
+        hand = box.hands[index]
+        if not hand.doubles or not self._pays_21_at_once(hand):
+            return
+        players = stakes_at_21(self.rules, hand.frozen())
+        if not players:
+            return
+        self._settle(settle_twenty_one(self.rules, box.frozen(), index))
+        for stake in hand.stakes:
+            if stake.player in players:
+                stake.settled = True
 
     def _pays_21_at_once(self, hand: HandState) -> bool:
         return self.rules.payouts.twenty_one_paid_at_once and not is_super_bonus_hand(
@@ -616,14 +659,36 @@ class RoundController:
     # dealer ----------------------------------------------------------------------------------
 
     def _unsettled(self) -> bool:
+        """Something still depends on the dealer's cards. A surrender that only waits for the
+        completion of the dealer's hand (NZ 9.5, no dealer pontoon) does not make the dealer
+        draw: it settles when the dealer's hand is complete."""
         for box in self._boxes():
             if box.insurance and not box.insurance_settled:
                 return True
-            if box.surrendered and not box.surrender_settled:
+            if (
+                box.surrendered
+                and not box.surrender_settled
+                and (self.round.dealer_natural is None or not self._surrender_waits())
+            ):
                 return True
             if not box.surrendered and self.round.open_hands(box):
                 return True
         return False
+
+    def _surrender_waits(self) -> bool:
+        return surrender_waits_for_dealer(self.rules)
+
+    def _settle_surrender(self, box: BoxState, natural: bool) -> None:
+        self._settle(settle_surrender(self.rules, box.frozen(), natural))
+        box.surrender_settled = True
+        for hand in box.hands:
+            hand.finished = hand.settled = True
+
+    def _dealer_hand_complete(self) -> None:
+        """The surrenders that waited for the end of the dealer's hand (NZ 9.5) settle now."""
+        for box in self._boxes():
+            if box.surrendered and not box.surrender_settled:
+                self._settle_surrender(box, False)
 
     def _dealer_phase(self) -> State:
         if not self.rules.has_hole_card:
@@ -653,6 +718,7 @@ class RoundController:
         cards = self.round.dealer.cards
         value = hand_value(cards)
         if not self._unsettled():
+            self._dealer_hand_complete()
             return self._finish()
         if dealer_must_draw(self.rules, cards):
             self._prompt(PromptCode.DEALER_DRAWS, f"dealer has {value.describe()}: draw")
@@ -663,6 +729,8 @@ class RoundController:
             self._prompt(PromptCode.DEALER_STANDS, f"dealer stands on {value.describe()}")
         for box in self._boxes():
             if box.surrendered:
+                if not box.surrender_settled:  # NZ 9.5, box by box with the showdowns
+                    self._settle_surrender(box, False)
                 continue
             for i in self.round.open_hands(box):
                 self._settle(settle_showdown(self.rules, box.frozen(), i, cards))
@@ -688,11 +756,9 @@ class RoundController:
             if box.insurance and not box.insurance_settled:
                 self._settle(settle_insurance(self.rules, box.frozen(), natural))
                 box.insurance_settled = True
-            if box.surrendered and not box.surrender_settled:
-                self._settle(settle_surrender(self.rules, box.frozen(), natural))
-                box.surrender_settled = True
-                for hand in box.hands:
-                    hand.finished = hand.settled = True
+            waits = not natural and self._surrender_waits()  # 9.4 at once; 9.5 waits
+            if box.surrendered and not box.surrender_settled and not waits:
+                self._settle_surrender(box, natural)
 
     def _settle_against_natural(self, box: BoxState) -> None:
         if box.surrendered:
@@ -761,11 +827,10 @@ class RoundController:
             raise _Refusal(reason)
         self._push_undo()
         box.surrendered = True
-        if self.round.dealer_natural is not None or self._natural_impossible():
-            self._settle(settle_surrender(self.rules, box.frozen(), False))
-            box.surrender_settled = True
-            for hand in box.hands:
-                hand.finished = hand.settled = True
+        if not self._surrender_waits() and (
+            self.round.dealer_natural is not None or self._natural_impossible()
+        ):
+            self._settle_surrender(box, False)
         return self.state
 
     def _natural_impossible(self) -> bool:
@@ -1001,6 +1066,11 @@ class RoundController:
         if resume is not S.PLAYING or self.round.turn is None:
             raise _Refusal("no hand is in play to take the card: burn it or void the round")
         assert hold.card is not None
+        if not in_variant_shoe(self.rules, hold.card):
+            raise _Refusal(
+                f"card {hold.card} cannot be in this game's shoe ({deck_words(self.rules)}): "
+                "burn it or void the round"
+            )
         box_no, index = self.round.turn
         self.table.holds.remove(hold)
         self.round.card_for = (box_no, index)
@@ -1083,7 +1153,7 @@ class RoundController:
             elif not box.surrendered:
                 for i in self.round.open_hands(box):
                     for s in box.hands[i].stakes:
-                        if not s.rescued:
+                        if s.live:
                             entries.append(
                                 _void_entry(
                                     box.number, s.player, i + 1, s.base_cents + s.double_cents

@@ -24,7 +24,7 @@ from controller.game.settlement import (
     insurance_limit_cents,
 )
 from controller.round.spec import State
-from drivers.tbl21.cards import Card
+from drivers.tbl21.cards import Card, DeckType, Rank
 
 _T = TypeVar("_T")
 
@@ -45,9 +45,14 @@ class StakeState:
     base_cents: int
     double_cents: int = 0
     rescued: bool = False
+    settled: bool = False  # paid while the hand plays on (a co-bettor's 21, NZ 12.2)
+
+    @property
+    def live(self) -> bool:
+        return not self.rescued and not self.settled
 
     def frozen(self) -> Stake:
-        return Stake(self.player, self.base_cents, self.double_cents, self.rescued)
+        return Stake(self.player, self.base_cents, self.double_cents, self.rescued, self.settled)
 
 
 @dataclass
@@ -76,7 +81,7 @@ class HandState:
 
     @property
     def live(self) -> bool:
-        return any(not s.rescued for s in self.stakes)
+        return any(s.live for s in self.stakes)
 
 
 @dataclass
@@ -199,6 +204,21 @@ def deal_plan(rules: Variant, boxes: list[int]) -> list[tuple[DealTarget, int]]:
     if rules.has_hole_card:
         plan.append((DealTarget.DEALER, 2))
     return plan
+
+
+def in_variant_shoe(rules: Variant, card: Card) -> bool:
+    """The card can be in the variant's shoe (a Spanish 48-card deck has no tens)."""
+    return not (rules.shoe.deck is DeckType.SPANISH_48 and card.rank is Rank.TEN)
+
+
+DECK_WORDS = {
+    DeckType.STANDARD_52: "standard 52-card decks",
+    DeckType.SPANISH_48: "Spanish 48-card decks, no tens",
+}
+
+
+def deck_words(rules: Variant) -> str:
+    return DECK_WORDS[rules.shoe.deck]
 
 
 def total(rules: Variant, hand: HandState) -> int:

@@ -38,7 +38,7 @@ from controller.round.inputs import (
     Resume,
     parse_input,
 )
-from controller.round.model import HoldKind
+from controller.round.model import DECK_WORDS, HoldKind, in_variant_shoe
 from controller.round.spec import DECISION_NAMES, Action, State
 from controller.table.access import (
     KEY_ONLY,
@@ -54,6 +54,7 @@ from controller.table.commands import DeviceCommands, NoDevices, send_order
 from controller.table.errors import EntryError
 from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
 from controller.table.shoewatch import Note, ShoeWatch, Step
+from drivers.tbl21.cards import DeckType
 from drivers.tbl21.events import (
     Button,
     ButtonHeld,
@@ -79,6 +80,7 @@ log = structlog.get_logger("croupier.table")
 
 BETWEEN_ROUNDS = frozenset({State.BETTING, State.SHUFFLE, State.BURN, State.SETTLING})
 SUPERVISOR_KEYS = (Button.HIT, Button.CANCEL, Button.OK, Button.DEAL)
+WRONG_DECK = "WRONG_DECK"  # the technical code of the lockup for a shoe of another deck
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +212,8 @@ class TableApp:
             # A restarted controller meets the device anew: identified is as good as restored
             # for a hold the journal carried over.
             self._device_back(device.label)
+            if device is DeviceType.SHOE:
+                self._check_deck(event.identity.deck_type)
         else:
             self._note(device, type(event).__name__)
         self._flush()
@@ -224,6 +228,25 @@ class TableApp:
                 if isinstance(step, DrawnCard):
                     self.shoe.applied(step.card, result.accepted)
                     self.cards_handled += 1  # (a repeat is not counted: it is not a new card)
+
+    def _check_deck(self, deck: DeckType | None) -> None:
+        """The shoe says which decks it holds: another deck than the variant's never deals
+        (a 52-card shoe at a Spanish 48-card game would deal tens). The table locks up until a
+        supervisor has checked the shoe; a shoe that does not say is checked card by card."""
+        wanted = self.rules.shoe.deck
+        if deck is None or deck is wanted:
+            return
+        if any(WRONG_DECK in h.detail for h in self.controller.hold_reasons):
+            return
+        self._apply(
+            Hold(
+                HoldKind.LOCKUP,
+                f"{WRONG_DECK}: the shoe holds {DECK_WORDS[deck]} but {self.rules.id} deals "
+                f"from {DECK_WORDS[wanted]}: load this game's cards in the shoe, then a "
+                "supervisor clears the hold",
+                "shoe",
+            )
+        )
 
     def _device_back(self, label: str) -> None:
         """Clear the hold for a lost device, if the table holds for it (restored, or identified
@@ -326,7 +349,16 @@ class TableApp:
         holds = c.hold_reasons if c.state is State.HOLD else []
         kinds = {h.kind for h in holds}
         choices: list[Action] = []
-        if HoldKind.UNEXPECTED_CARD in kinds and c.table.resume_state is State.PLAYING:
+        foreign = any(
+            h.card is not None and not in_variant_shoe(self.rules, h.card)
+            for h in holds
+            if h.kind is HoldKind.UNEXPECTED_CARD
+        )  # a card the variant's shoe cannot hold is never dealt: burn it or void
+        if (
+            HoldKind.UNEXPECTED_CARD in kinds
+            and c.table.resume_state is State.PLAYING
+            and not foreign
+        ):
             choices.append(Action.ASSIGN_CARD)
         if HoldKind.UNEXPECTED_CARD in kinds:
             choices.append(Action.BURN_CARD)

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
-from drivers.tbl21.cards import Card
+from drivers.tbl21.cards import Card, DeckType
 from drivers.tbl21.faults import Severity, fault_name
 
 
@@ -166,6 +166,7 @@ class DeviceIdentity:
     fw_version: str
     fw_hash: str
     boot_count: int
+    deck_type: DeckType | None = None  # a shoe's optional 6th field: the decks it holds
 
     def same_unit_and_firmware(self, other: DeviceIdentity) -> bool:
         return (self.model, self.serial, self.fw_version, self.fw_hash) == (

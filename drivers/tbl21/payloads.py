@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from enum import StrEnum
 from typing import TypeVar
 
-from drivers.tbl21.cards import Card
+from drivers.tbl21.cards import Card, DeckType
 from drivers.tbl21.errors import CardNotationError, PayloadError
 from drivers.tbl21.events import (
     Button,
@@ -105,15 +106,25 @@ def parse_status(frame: Frame) -> DeviceStatusReport:
 
 
 def parse_identity(frame: Frame) -> DeviceIdentity:
-    """``model;serial;fw_version;fw_hash16;boot_count``"""
-    model, serial, fw, fw_hash, boot = _fields(
-        frame, 5, "model;serial;fw_version;fw_hash16;boot_count"
-    )
+    """``model;serial;fw_version;fw_hash16;boot_count``, and for a shoe that says which decks
+    it holds, ``;deck_type`` (``52`` or ``48``)."""
+    names = "model;serial;fw_version;fw_hash16;boot_count"
+    deck_type: DeckType | None = None
+    if frame.payload.count(";") == 5:
+        *five, deck = _fields(frame, 6, names + ";deck_type")
+        try:
+            deck_type = DeckType(deck)
+        except ValueError:
+            raise PayloadError(
+                f"'i' payload {frame.payload!r}: bad deck type {deck!r} (52 or 48)"
+            ) from None
+        frame = replace(frame, payload=";".join(five))
+    model, serial, fw, fw_hash, boot = _fields(frame, 5, names)
     if not model or not serial or not fw:
         raise PayloadError(f"'i' payload {frame.payload!r}: model, serial and fw must be set")
     _match(_HEX16, fw_hash, "firmware hash (16 hex digits)", frame)
     boot_count = int(_match(_COUNT, boot, "boot_count", frame))
-    return DeviceIdentity(model, serial, fw, fw_hash.upper(), boot_count)
+    return DeviceIdentity(model, serial, fw, fw_hash.upper(), boot_count, deck_type)
 
 
 # --- events common to every device ----------------------------------------------------------

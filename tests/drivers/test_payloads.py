@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from drivers.panel import LedColour, LedMode, buzzer_payload, led_payload, text_payload
 from drivers.shoe import new_shoe_payload
-from drivers.tbl21.cards import RANKS, SUITS, Card
+from drivers.tbl21.cards import RANKS, SUITS, Card, DeckType
 from drivers.tbl21.errors import PayloadError
 from drivers.tbl21.events import (
     Button,
@@ -298,3 +298,13 @@ def test_a_malformed_status_is_refused(payload: str) -> None:
 def test_a_malformed_ident_is_refused(payload: str) -> None:
     with pytest.raises(PayloadError):
         parse_identity(Frame("S", 1, "i", payload))
+
+
+def test_a_shoe_ident_may_say_which_decks_it_holds() -> None:
+    five = parse_identity(Frame("S", 1, "i", "TBL21-S;S1;1.0;0123456789ABCDEF;4"))
+    six = parse_identity(Frame("S", 1, "i", "TBL21-S;S1;1.0;0123456789ABCDEF;4;48"))
+    assert five.deck_type is None
+    assert six.deck_type is DeckType.SPANISH_48
+    assert (six.model, six.boot_count) == ("TBL21-S", 4)
+    with pytest.raises(PayloadError, match="bad deck type '50'"):
+        parse_identity(Frame("S", 1, "i", "TBL21-S;S1;1.0;0123456789ABCDEF;4;50"))

@@ -117,3 +117,62 @@ def test_card_for_a_player_who_has_not_asked_holds_the_round() -> None:
         c.perform(Action.CARD, card=Card.parse(text))
     assert c.state is State.PLAYING
     assert c.perform(Action.CARD, card=Card.parse("KD")) is State.HOLD
+
+
+def test_a_co_bettor_who_does_not_join_the_double_is_paid_his_21_at_once() -> None:
+    # Issue 13, NZ 12.2: A-5 doubled by ann (box controller) alone, third card 5: 11 for ann,
+    # 21 for bob, who is paid 1:1 at once, before the dealer's second card.
+    _, [rec], rejected = play(
+        "nz-pontoon",
+        BURN + "AH 9C 5D 5C 8D",
+        (
+            [bet(1, "ann", 10), bet(1, "bob", 5)],
+            [decide("double", box=1, players=["ann"])],
+        ),
+    )
+    assert rejected == []
+    paid = [(e.player, e.amount_cents, str(e.odds)) for e in rec.ledger if e.amount_cents > 0]
+    assert paid == [("bob", 500, "1")]
+    assert rec.ledger[0].player == "bob"
+    texts = [p.text for p in rec.prompts]
+    assert texts.index("pay box 1 hand 1 (bob) $5 at 1:1: win") < texts.index(
+        "deal the dealer's second card"
+    )
+    assert net(rec) == {"ann": -2000, "bob": 500}  # ann's doubled 11 loses to the dealer's 17
+
+
+def test_surrender_forfeits_half_at_the_completion_of_the_dealer_hand() -> None:
+    # NZ 9.5: box 1 surrenders against a king; box 2 stands on 19; the dealer draws 2 then 5
+    # (17). The surrender settles after the dealer's draws, with box 2's showdown.
+    _, [rec], rejected = play(
+        "nz-pontoon",
+        BURN + "KH QH KC 6D 9D 2S 5S",
+        (
+            [bet(1, "ann", 10), bet(2, "bob", 10)],
+            [decide("surrender", box=1), decide("stand", box=2)],
+        ),
+    )
+    assert rejected == []
+    seen = codes(rec)
+    surrender = next(
+        i for i, p in enumerate(rec.prompts) if p.box == 1 and p.code.value == "COLLECT"
+    )
+    assert seen.index("DEALER_DRAWS") < seen.index("DEALER_STANDS") < surrender
+    assert [(e.box, e.kind.value) for e in rec.ledger] == [(1, "surrender"), (2, "payout")]
+    assert net(rec) == {"ann": -500, "bob": 1000}
+
+
+def test_a_dealer_pontoon_voids_a_surrender_as_soon_as_it_is_made() -> None:
+    # NZ 9.4: the dealer's second card makes pontoon: the surrendered box loses its whole wager
+    # at once, with the rest of the table.
+    _, [rec], rejected = play(
+        "nz-pontoon",
+        BURN + "KH QH KC 6D 9D AS",
+        (
+            [bet(1, "ann", 10), bet(2, "bob", 10)],
+            [decide("surrender", box=1), decide("stand", box=2)],
+        ),
+    )
+    assert rejected == []
+    assert codes(rec).index("COLLECT") < codes(rec).index("DEALER_NATURAL")
+    assert net(rec) == {"ann": -1000, "bob": -1000}

@@ -166,3 +166,20 @@ def test_a_refused_decision_changes_nothing() -> None:
     with pytest.raises(ActionRefused, match="stand needs 15 or five cards"):
         c.perform(Action.STAND, box=1)
     assert (repr(c.round), c.state, len(c.outbox)) == before
+
+
+def test_pontoon_blackjack_splits_up_to_four_hands_one_split_and_two_resplits() -> None:
+    # Seed 004: "split two cards of the same value and re-split at most twice". 8-8 split,
+    # each new 8 re-split: four hands; a fourth pair on the box cannot be split again.
+    split, stand = decide("split", box=1), decide("stand", box=1)
+    _, [rec], rejected = play(
+        "pontoon-blackjack",
+        BURN + "8S 9C 8D 7C 8H 8C KS 8C KH KD TD",
+        ([bet(1, "ann", 10)], [split, split, split, stand, split, stand, stand, stand]),
+    )
+    assert [r.reason for r in rejected] == ["at most 4 hands per box"]
+    [box] = rec.controller_round.boxes.values()
+    assert [" ".join(map(str, h.cards)) for h in box.hands] == [
+        "8S KS", "8C 8C", "8H KH", "8D KD",
+    ]  # fmt: skip
+    assert net(rec) == {"ann": 4000}  # 18, 16, 18, 18 against a dealer 9 7 10: bust

@@ -6,6 +6,7 @@ from controller.game.rules import load_variant
 from controller.game.settlement import EntryKind
 from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
+from controller.round.model import HoldKind
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card
 
@@ -92,3 +93,28 @@ def test_supervisor_void_returns_every_open_wager_and_the_insurance() -> None:
     assert c.perform(Action.VOID, by="sue") is State.SETTLING
     entries = [(e.kind, e.amount_cents, e.stake_cents) for e in c.round.ledger]
     assert entries == [(EntryKind.RETURN, 0, 500), (EntryKind.RETURN, 0, 1000)]
+
+
+def test_a_card_the_variants_shoe_cannot_hold_is_never_dealt_nor_assigned() -> None:
+    # Issue 13 point 6: a ten at a Spanish 48-card game, as the burn card, with no card due
+    # and for a hit: each time a hold; a supervisor can only burn it (or void the round).
+    c = RoundController(load_variant("nz-pontoon"))
+    assert c.perform(Action.CARD, card=Card.parse("TC")) is State.HOLD
+    assert c.perform(Action.BURN_CARD) is State.BURN
+    c.perform(Action.CARD, card=Card.parse("2C"))
+    c.perform(Action.BET, box=1, player="ann", amount_cents=1000)
+    c.perform(Action.DEAL)
+    for text in ("9H", "7C", "6D"):
+        c.perform(Action.CARD, card=Card.parse(text))
+    assert c.perform(Action.CARD, card=Card.parse("TS")) is State.HOLD  # no card was due
+    [hold] = c.hold_reasons
+    assert (hold.kind, hold.card) == (HoldKind.UNEXPECTED_CARD, Card.parse("TS"))
+    with pytest.raises(ActionRefused, match=r"cannot be in this game's shoe \(Spanish 48-card"):
+        c.perform(Action.ASSIGN_CARD)
+    assert c.perform(Action.BURN_CARD) is State.PLAYING
+    c.perform(Action.HIT, box=1)
+    assert c.perform(Action.CARD, card=Card.parse("TD")) is State.HOLD  # asked for, still held
+    assert c.round.boxes[1].hands[0].cards == [Card.parse("9H"), Card.parse("6D")]
+    assert c.perform(Action.BURN_CARD) is State.CARD_DUE  # the hit still waits for its card
+    c.perform(Action.CARD, card=Card.parse("KS"))
+    assert [e.amount_cents for e in c.round.ledger] == [-1000]  # 9 6 K: bust, collected

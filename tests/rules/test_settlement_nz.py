@@ -9,6 +9,7 @@ from controller.game.settlement import (
     Box,
     EntryKind,
     Hand,
+    InsuranceBet,
     Stake,
     Wager,
     settle_natural,
@@ -198,3 +199,56 @@ def test_a_bust_split_hand_already_lost_the_original_before_a_dealer_pontoon() -
     box = Box(1, (Wager("ann", 1000),), (first, second))
     ledger = settle_round(NZ, [box], cards("AC QD"))
     assert ledger.net_by_player() == {"ann": -1000}
+
+
+def _a5_doubled_by_ann_alone() -> Box:
+    # Issue 13: A-5 doubled by the box controller alone, third card 5.
+    hand = Hand(cards("AH 5D 5C"), (Stake("ann", 1000, 1000), Stake("bob", 500)), doubled=True)
+    return Box(1, (Wager("ann", 1000), Wager("bob", 500)), (hand,))
+
+
+def test_rule_12_2_binds_only_the_doubler_a_co_bettor_values_the_ace_normally() -> None:
+    box = _a5_doubled_by_ann_alone()
+    [hand] = box.hands
+    ann, bob = hand.stakes
+    assert (hand.total(NZ, ann), hand.total(NZ, bob)) == (11, 21)
+    assert hand.total(NZ) == 11  # the controller decides the hand: 11
+
+
+def test_a_co_bettor_21_on_a_hand_doubled_to_11_is_paid_at_once_at_even_money() -> None:
+    box = _a5_doubled_by_ann_alone()
+    [paid] = settle_twenty_one(NZ, box, 0)
+    assert (paid.player, paid.amount_cents, paid.odds) == ("bob", 500, Fraction(1))
+    # The whole round: bob's 21 paid before anything else, ann's doubled 11 loses to a 17.
+    ledger = settle_round(NZ, [box], cards("9C 8D"))
+    assert [(e.player, e.kind, e.amount_cents) for e in ledger.entries] == [
+        ("bob", EntryKind.PAYOUT, 500),
+        ("ann", EntryKind.COLLECT, -2000),
+    ]
+
+
+def test_a_co_bettor_who_did_not_double_wins_a_showdown_the_doubler_loses() -> None:
+    # A-2 doubled by ann alone, third card 5: 8 for ann, soft 18 for bob, dealer 17.
+    hand = Hand(cards("AH 2D 5C"), (Stake("ann", 1000, 1000), Stake("bob", 500)), doubled=True)
+    box = Box(1, (Wager("ann", 1000), Wager("bob", 500)), (hand,))
+    ledger = settle_round(NZ, [box], cards("9C 8D"))
+    assert ledger.net_by_player() == {"ann": -2000, "bob": 500}
+
+
+def test_surrenders_settle_at_the_completion_of_the_dealer_hand_in_box_order() -> None:
+    # NZ 9.5: box 1 surrendered, box 2 stood on 19; the surrender settles with the showdown,
+    # after the insurance that settled on the dealer's second card (10.6).
+    first = one_hand_box("KH 6D", surrendered=True)
+    second = Box(2, (Wager("bob", 1000),), (Hand(cards("QH 9D"), (Stake("bob", 1000),)),))
+    insured = Box(
+        3, (Wager("cat", 1000),), (Hand(cards("JH 7D"), (Stake("cat", 1000),)),), False,
+        (InsuranceBet("cat", 500),),
+    )  # fmt: skip
+    ledger = settle_round(NZ, [first, second, insured], cards("AC 6S KD"))
+    assert [(e.box, e.kind) for e in ledger.entries] == [
+        (3, EntryKind.INSURANCE_COLLECT),
+        (1, EntryKind.SURRENDER),
+        (2, EntryKind.PAYOUT),
+        (3, EntryKind.PUSH),
+    ]
+    assert ledger.net_by_player() == {"ann": -500, "bob": 1000, "cat": -500}

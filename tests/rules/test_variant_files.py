@@ -40,7 +40,11 @@ def test_the_matrix_of_rules_md_is_what_the_files_say() -> None:
     assert [v.hands.ties.value for v in (nz, uk, pa, pb)] == [
         "push", "dealer-wins", "push", "dealer-wins",
     ]  # fmt: skip
-    assert [v.split.max_hands for v in (nz, uk, pa, pb)] == [3, 3, 4, 3]
+    assert [v.split.max_hands for v in (nz, uk, pa, pb)] == [3, 3, 4, 4]
+    assert [v.surrender.settles.value for v in (nz, pa)] == [
+        "dealer-hand-complete",
+        "natural-known",
+    ]
     assert [v.hands.stand_minimum for v in (nz, uk, pa, pb)] == [0, 15, 0, 15]
     assert (nz.table.wagers_per_box, uk.table.wagers_per_box) == (3, 1)
     assert nz.double.rescue
@@ -126,6 +130,27 @@ def test_rules_command_prints_a_readable_summary(capsys: pytest.CaptureFixture[s
     assert "New Zealand casino Pontoon" in out
     assert "7-7-7 all spades" in out
     assert "Rescue" in out
+
+
+def test_rules_without_a_variant_lists_the_variants_instead_of_printing_one(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["rules"]) == 0
+    out = capsys.readouterr().out
+    for variant_id in VARIANT_IDS:
+        assert f"  {variant_id} " in out
+    assert "Pontoon Blackjack" in out
+    assert "croupier rules ID" in out
+    assert "Super Bonus" not in out  # no variant's rules are printed
+
+
+def test_rules_summary_says_who_counts_aces_1_and_when_a_surrender_settles(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["rules", "nz-pontoon"]) == 0
+    out = capsys.readouterr().out
+    assert "initial aces count 1 for the players who double" in out
+    assert "forfeited at the completion of the dealer's hand" in out
 
 
 def test_rules_check_accepts_a_good_file(capsys: pytest.CaptureFixture[str]) -> None:

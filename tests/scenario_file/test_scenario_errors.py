@@ -335,6 +335,12 @@ def test_file_level_problem_names_line_and_key(text: str, expected: str) -> None
             id="insurance without amount",
         ),
         pytest.param(
+            "- insurance: {box: 3, amount: 5}\n",
+            "game.yaml:7: rounds[0].actions[0].insurance.box: box 3 has no bet in this round; "
+            "allowed: 1",
+            id="insurance without a player for a box without a bet",
+        ),
+        pytest.param(
             "- split: {box: 1, player: ann}\n",
             "game.yaml:7: rounds[0].actions[0].split.player: unknown key 'player'; allowed: box",
             id="split with a player",
@@ -367,6 +373,14 @@ def test_file_level_problem_names_line_and_key(text: str, expected: str) -> None
 )
 def test_action_problem_names_line_and_key(actions: str, expected: str) -> None:
     assert only_problem(round_with(actions)) == expected
+
+
+def test_insurance_without_a_player_on_a_box_with_two_names_the_box_and_asks_for_one() -> None:
+    two = "[{box: 1, player: ann, amount: 10}, {box: 1, player: bob, amount: 10}]"
+    assert only_problem(round_with("- insurance: {box: 1, amount: 5}\n", bets=two)) == (
+        "game.yaml:7: rounds[0].actions[0].insurance.player: box 1 has 2 players (ann, bob): "
+        "say which one this is for, like `player: ann`; allowed: ann, bob"
+    )
 
 
 def test_every_problem_in_a_file_is_reported_in_line_order() -> None:

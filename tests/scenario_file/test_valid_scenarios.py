@@ -265,3 +265,20 @@ def test_operator_variant_dropped_into_the_variants_folder_is_a_known_id(tmp_pat
 
     assert (scenario.variant, scenario.variant_path) == ("house-pontoon", None)
     assert known_variant_ids(tmp_path)[-1] == "house-pontoon"
+
+
+def test_insurance_without_a_player_is_for_the_box_s_only_player_and_echoed_as_written() -> None:
+    scenario = parse(
+        """\
+        spec: 1
+        variant: nz-pontoon
+        shoe: [2C]
+        rounds:
+          - bets: [{box: 1, player: ann, amount: 10}, {box: 2, player: bob, amount: 10}]
+            actions: [{insurance: {box: 2, amount: 5}}]
+        """
+    )
+
+    (insurance,) = scenario.rounds[0].actions
+    assert insurance == ScriptInsurance(2, player="bob", amount_cents=500)
+    assert insurance.as_dict() == {"insurance": {"box": 2, "amount": 5}}

@@ -36,6 +36,7 @@ EXPECTED: dict[str, dict[str, int]] = {
     "nz_surrender_void": {"ann": -1000},
     "nz_split_aces": {"ann": 0},
     "nz_co_bettor_keeps_bonus": {"ann": 2000, "bob": 750},
+    "nz_co_bettor_not_in_the_double_values_the_ace_11": {"ann": -2000, "bob": 500},
     "nz_insurance_never_for_a_pontoon_box": {"ann": 1500, "bob": -1500},
     "nz_no_offers_against_a_nine": {"ann": 1000},
     "nz_split_limit": {"ann": -3000},
@@ -196,3 +197,13 @@ def test_hole_card_is_in_no_log_line_at_info_or_above() -> None:
     loud = [e for e in logs if e.get("log_level") in ("info", "warning", "error", "critical")]
     assert loud, "the run logged nothing at INFO: the check would prove nothing"
     assert not [e for e in loud if hole in repr(e)]
+
+
+def test_an_insurance_without_a_player_plays_like_the_same_file_naming_the_only_player(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    named = (HERE / "nz_insurance.yaml").read_text()
+    defaulted = tmp_path / "defaulted.yaml"
+    defaulted.write_text(named.replace("{box: 1, player: ann, amount: 5}", "{box: 1, amount: 5}"))
+    assert defaulted.read_text() != named
+    assert run_json(defaulted, capsys) == run_json(HERE / "nz_insurance.yaml", capsys)

@@ -208,10 +208,30 @@ def test_the_text_report_names_the_figures(capsys: pytest.CaptureFixture[str]) -
     assert main(["simulate", "uk-pontoon", "--rounds", "200"]) == 0
     out = capsys.readouterr().out
     assert "house edge per initial unit" in out
-    assert "without Super Bonus" in out
     assert "five-card trick" in out
     assert "dealer's final hand" in out
     assert "rounds/s" in out
+
+
+@pytest.mark.parametrize("variant", ["uk-pontoon", "pa-blackjack", "pontoon-blackjack"])
+def test_the_text_report_has_no_super_bonus_lines_for_a_variant_without_one(
+    variant: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert main(["simulate", variant, "--rounds", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "super bonus" not in out.lower()
+    assert "rescue" not in out  # no variant but nz-pontoon has the double-down rescue
+    assert ("surrender" in out) is (variant == "pa-blackjack")
+
+
+def test_the_text_report_gives_nz_pontoon_with_and_without_the_super_bonus(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(["simulate", "nz-pontoon", "--rounds", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "  with Super Bonus " in out
+    assert "  without Super Bonus " in out
+    assert "  super bonus " in out
 
 
 def test_wager_and_boxes_scale_the_money_not_the_edge() -> None:

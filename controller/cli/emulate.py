@@ -1,0 +1,56 @@
+"""``croupier emulate``: :mod:`sim_hardware.emulate` with ``--variant``, which loads the shoe
+with that variant's decks (a Spanish 48-card game needs a 48-card shoe: a table refuses to deal
+from another, and holds on a card its game's shoe cannot hold)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import TYPE_CHECKING, Any
+
+from controller.game.errors import ConfigError
+from controller.game.rules import VARIANT_IDS, load_variant
+from sim_hardware import emulate
+
+if TYPE_CHECKING:
+    Subparsers = argparse._SubParsersAction[Any]
+
+DEFAULT_DECK, DEFAULT_DECKS = "52", 6
+
+
+def register(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "emulate",
+        help="run an emulated shoe, hole-card reader and button panel on pseudo-terminals",
+        description=emulate.DESCRIPTION
+        + " --variant V loads the shoe with V's decks (deck type and number of decks).",
+    )
+    emulate.add_arguments(parser)
+    parser.add_argument(
+        "--variant",
+        metavar="V",
+        help=f"load the shoe with this variant's decks ({', '.join(VARIANT_IDS)} or a variant "
+        "file); --decks may still change the number of decks",
+    )
+    parser.set_defaults(handler=run, variant_deck=None, decks=None)
+
+
+def run(args: argparse.Namespace) -> int:
+    deck, decks = args.variant_deck, args.decks
+    if args.variant is not None:
+        try:
+            shoe = load_variant(args.variant).shoe
+        except ConfigError as exc:
+            print(f"croupier emulate: {exc}", file=sys.stderr)
+            return 2
+        if deck is not None and deck != shoe.deck.value:
+            print(
+                f"croupier emulate: --variant-deck {deck} contradicts --variant {args.variant}, "
+                f"whose shoe holds {shoe.deck.value}-card decks; leave --variant-deck out",
+                file=sys.stderr,
+            )
+            return 2
+        deck, decks = shoe.deck.value, shoe.decks if decks is None else decks
+    args.variant_deck = DEFAULT_DECK if deck is None else deck
+    args.decks = DEFAULT_DECKS if decks is None else decks
+    return emulate.run(args)
