@@ -28,14 +28,10 @@ import hashlib
 import html
 import ipaddress
 import json
-import socket
-import threading
-import time
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import structlog
-import uvicorn
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection, Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -48,6 +44,7 @@ from controller.display.messages import parse_message
 from controller.display.words import KEY_GROUPS, say
 from controller.service.service import TableService
 from controller.table.config import Display, verify_secret
+from controller.webserver import ThreadedServer
 
 log = structlog.get_logger("croupier.display")
 
@@ -288,19 +285,15 @@ async def _send_states(ws: WebSocket, hub: StateHub) -> None:
         hub.unsubscribe(listener)
 
 
-class DisplayServer:
+class DisplayServer(ThreadedServer):
     """The web server in a thread of its own. ``start()`` binds (errors raise here)."""
 
     def __init__(self, service: TableService, display: Display) -> None:
+        super().__init__("display-web", display.host, display.port)
         self.service = service
         self.hub = StateHub.attach(service)
         self.display = display
         self.access = ViewAccess(display.view_token_hash)
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
-        self.port = display.port
-        self.failure: BaseException | None = None
 
     @property
     def scheme(self) -> str:
@@ -316,81 +309,22 @@ class DisplayServer:
 
     def start(self) -> None:
         """Bind (unless :meth:`bind` did) and serve in a thread of its own."""
-        if self._socket is None:
-            self.bind()
-        self._serve_in_thread()
+        self.serve(
+            build_app(self.service, self.hub, self.access),
+            lifespan="off",
+            ws_max_size=64 * 1024,  # a message is a few dozen bytes
+            ssl_certfile=self.display.tls_certfile,
+            ssl_keyfile=self.display.tls_keyfile,
+        )
 
     def bind(self) -> None:
         """Take the display's address (an OSError when it is taken), serving nothing yet: a
         start checks it before the table writes its first row."""
-        host = self.display.host
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        # IPPROTO_TCP named: asyncio sets TCP_NODELAY only on sockets that say so, and without it
-        # Nagle holds a state message for the browser's delayed ACK (tens of milliseconds).
-        sock = socket.socket(family, socket.SOCK_STREAM, socket.IPPROTO_TCP)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(("127.0.0.1" if host == "localhost" else host, self.display.port))
-            sock.listen(64)
-        except OSError:
-            sock.close()
-            raise
-        self._socket = sock
-        self.port = sock.getsockname()[1]
+        super().bind()
         if not self.display.loopback and not self.display.tls:
             log.warning(
                 "the display is served without TLS on a non-loopback address",
-                host=host,
+                host=self.host,
                 port=self.port,
                 override="display.allow_insecure_remote",
             )
-
-    def _serve_in_thread(self) -> None:
-        config = uvicorn.Config(
-            build_app(self.service, self.hub, self.access),
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            ws="websockets-sansio",
-            http="h11",
-            loop="asyncio",
-            lifespan="off",
-            timeout_graceful_shutdown=2,
-            ws_ping_interval=None,
-            ws_max_size=64 * 1024,  # a message is a few dozen bytes; refuse floods early
-            ssl_certfile=self.display.tls_certfile,
-            ssl_keyfile=self.display.tls_keyfile,
-        )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._serve, name="display-web", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        assert self._server is not None
-        assert self._socket is not None
-        try:
-            self._server.run(sockets=[self._socket])
-        except BaseException as exc:  # SystemExit from uvicorn's startup, or a bug
-            self.failure = exc
-            log.error("the display server stopped", error=repr(exc))
-
-    def wait_started(self, timeout: float = 10.0) -> bool:
-        """Whether the server accepts connections (polled; False if it failed or timed out)."""
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._server is not None and self._server.started:
-                return True
-            if self._thread is None or not self._thread.is_alive():
-                return False
-            time.sleep(0.01)
-        return False
-
-    def close(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._socket is not None:
-            self._socket.close()
-            self._socket = None

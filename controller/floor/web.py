@@ -16,8 +16,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import socket
-import threading
 import time
 from collections.abc import AsyncIterator
 from datetime import datetime
@@ -26,7 +24,6 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode
 
 import structlog
-import uvicorn
 from psycopg_pool import AsyncConnectionPool
 from starlette.applications import Starlette
 from starlette.requests import HTTPConnection, Request
@@ -43,6 +40,7 @@ from controller.floor.rounds import round_detail, round_summaries
 from controller.floor.shifts import Shifts
 from controller.floor.signin import FloorSignIn
 from controller.floor.watch import FloorHub
+from controller.webserver import ThreadedServer
 
 log = structlog.get_logger("croupier.floor.web")
 
@@ -311,11 +309,12 @@ async def _send(ws: WebSocket, hub: FloorHub, signin: FloorSignIn) -> None:
         hub.unsubscribe(listener)
 
 
-class FloorServer:
+class FloorServer(ThreadedServer):
     """The floor page's server in a thread of its own; ``start()`` binds (errors raise here)."""
 
     def __init__(self, floor: LoadedFloor, hub: FloorHub, conninfo: str) -> None:
         config = floor.config
+        super().__init__("floor-web", config.server.host, config.server.port)
         self.server_config: Server = config.server
         self.hub = hub
         self.conninfo = conninfo
@@ -327,10 +326,6 @@ class FloorServer:
             log_path=floor.path(config.access.attempts_log),
         )
         self.shifts = config.shifts.shifts()
-        self.port = config.server.port
-        self._server: uvicorn.Server | None = None
-        self._thread: threading.Thread | None = None
-        self._socket: socket.socket | None = None
 
     @property
     def url(self) -> str:
@@ -340,61 +335,10 @@ class FloorServer:
         return f"{scheme}://{shown}:{self.port}/"
 
     def start(self) -> None:
-        host = self.server_config.host
-        family = socket.AF_INET6 if ":" in host else socket.AF_INET
-        sock = socket.socket(family, socket.SOCK_STREAM)
-        try:
-            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-            sock.bind(("127.0.0.1" if host == "localhost" else host, self.port))
-            sock.listen(64)
-        except OSError:
-            sock.close()
-            raise
-        self._socket = sock
-        self.port = sock.getsockname()[1]
-        config = uvicorn.Config(
+        self.serve(
             build_app(self.hub, self.conninfo, self.signin, self.shifts),
-            log_config=None,
-            log_level="warning",
-            access_log=False,
-            ws="websockets-sansio",
-            http="h11",
-            loop="asyncio",
             lifespan="on",
-            timeout_graceful_shutdown=2,
-            ws_ping_interval=None,
             ws_max_size=16 * 1024,
             ssl_certfile=self.server_config.tls_certfile,
             ssl_keyfile=self.server_config.tls_keyfile,
         )
-        self._server = uvicorn.Server(config)
-        self._thread = threading.Thread(target=self._serve, name="floor-web", daemon=True)
-        self._thread.start()
-
-    def _serve(self) -> None:
-        assert self._server is not None
-        assert self._socket is not None
-        try:
-            self._server.run(sockets=[self._socket])
-        except BaseException as exc:
-            log.error("the floor server stopped", error=repr(exc))
-
-    def wait_started(self, timeout: float = 10.0) -> bool:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            if self._server is not None and self._server.started:
-                return True
-            if self._thread is None or not self._thread.is_alive():
-                return False
-            time.sleep(0.01)
-        return False
-
-    def close(self) -> None:
-        if self._server is not None:
-            self._server.should_exit = True
-        if self._thread is not None:
-            self._thread.join()
-            self._thread = None
-        if self._socket is not None:
-            self._socket.close()
-            self._socket = None
