@@ -44,7 +44,8 @@ def halted_state(halted: Halted, table: LoadedTable) -> dict[str, Any]:
     elif halted.signed_in is None:
         todo = "Do not deal. Call a supervisor: sign in with the supervisor PIN, then choose."
     else:
-        todo = f"{halted.signed_in} signed in: choose what to do."
+        who = halted.signed_in
+        todo = f"{who[:1].upper()}{who[1:]} signed in: choose what to do."
     return {
         "state": "halted",
         "halted": {
