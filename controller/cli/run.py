@@ -21,12 +21,19 @@ user can cause prints one message (what, where, what to do) and exits with its s
 2  a wrong command line or table file (the option or key is named)
 3  the journal belongs to a table that is running now (its process and display are named)
 4  the journal cannot be used: a read-only folder, a damaged or foreign file
-5  the journal disagrees with this start: its hash chain is broken, its replay does not match
-   it, or its rounds are of another variant
+5  the journal disagrees with this start: its rounds are of another variant (at once), or its
+   hash chain is broken or its replay does not match it - then the table stops for a
+   supervisor first (below), and the status is 5 when it is stopped
 70 a bug in croupier: the traceback, then a line saying it is a bug
 == =================================================================================
 
 A failed start writes no row to the journal: everything is checked before the first row.
+
+A broken hash chain or a replay that does not match the journal stops the table for a
+supervisor (:mod:`controller.service.halt`): ``run`` keeps the journal's lock, opens no device,
+writes no row, prints the problem, and serves the dealer display, which shows the problem and the
+supervisor's choices (sign in with the supervisor PIN; check the chain again, or stop). It runs
+until the supervisor chooses stop, or Ctrl-C or SIGTERM, and exits with status 5.
 """
 
 from __future__ import annotations
@@ -57,6 +64,7 @@ from controller.journal.lock import JournalInUse
 from controller.journal.logs import configure_logging, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
+from controller.service.halt import Halted, Problem
 from controller.service.service import TableService
 from controller.table.config import Display, LoadedTable, load_table_config
 from drivers.errors import DeviceError
@@ -212,8 +220,10 @@ def _run(args: argparse.Namespace) -> int:
             return _fail(EXIT_IN_USE, str(exc))
         except JournalUnavailable as exc:
             return _fail(EXIT_JOURNAL, str(exc))
-        except (ChainBroken, RecoveryMismatch, VariantConflict) as exc:
+        except VariantConflict as exc:
             return _fail(EXIT_DISAGREES, str(exc))
+        except (ChainBroken, RecoveryMismatch) as exc:
+            return _halted(Problem.of(exc, table.journal_path), service, display, stop)
         display.start()
         if not display.wait_started():
             print("croupier run: the display did not start", file=sys.stderr)
@@ -267,6 +277,37 @@ def _run(args: argparse.Namespace) -> int:
         return 1
     print("stopped cleanly: display closed, devices released", flush=True)
     return 0
+
+
+def _halted(
+    problem: Problem, service: TableService, display: DisplayServer, stop: threading.Event
+) -> int:
+    """Stopped for a supervisor: the display shows ``problem`` and the choices until the
+    supervisor chooses stop (or Ctrl-C, SIGTERM); nothing opened, nothing written."""
+    print(f"croupier run: {problem.message}", file=sys.stderr, flush=True)
+    where = "the journal" if problem.seq is None else f"row {problem.seq}"
+    print(f"  where: {where} of {problem.journal}", file=sys.stderr)
+    print(f"  expected: {problem.expected}", file=sys.stderr)
+    print(f"  found: {problem.found}", file=sys.stderr, flush=True)
+    halted = Halted(problem, service.table.journal_path, service.access)
+    display.halt(halted)
+    try:
+        display.start()
+        if not display.wait_started():
+            return _fail(EXIT_RUNTIME, "the display did not start")
+        print(
+            "stopped for a supervisor: nothing is dealt and no device is opened; the display "
+            "shows the problem and the supervisor's choices (sign in with the supervisor PIN); "
+            "Ctrl-C stops",
+            flush=True,
+        )
+        print(f"display: {display.url}", flush=True)
+        while not (stop.is_set() or halted.stopped.is_set()):
+            stop.wait(0.2)
+        print("stopped: the journal is left as it was found", flush=True)
+    finally:
+        halted.close()
+    return EXIT_DISAGREES
 
 
 def _shipper(table: LoadedTable) -> Shipper | None:

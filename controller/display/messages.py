@@ -6,7 +6,9 @@ bet while bets are open. ``{"type": "pin", "pin": "246810"}``: sign in the role 
 is at. ``{"type": "supervisor", "decision": "void"}``: a supervisor's (or technician's) decision,
 one of ``assign``, ``burn``, ``confirm``, ``clear_lockup``, ``void``. ``{"type": "key_card",
 "card": "8S"}``: the dealer keys in the card the shoe could not read. ``{"type": "ack",
-"notice": 3}``: the dealer has read a notice (``notices`` in the state). Anything else - not JSON,
+"notice": 3}``: the dealer has read a notice (``notices`` in the state). ``{"type": "halted",
+"choice": "verify"}``: a supervisor's choice at a table stopped for a supervisor at start
+(``verify`` or ``stop``, :mod:`controller.service.halt`). Anything else - not JSON,
 an unknown type, a missing, extra or mistyped field - is answered with ``{"type": "error",
 "error": "..."}`` saying what is allowed, and changes nothing. A PIN is never repeated in an
 answer.
@@ -30,6 +32,7 @@ from pydantic import (
 from controller.display.errors import BadMessage
 from controller.round.inputs import DECISION_INPUTS, Bet, KeyedCard
 from controller.round.spec import DECISIONS
+from controller.service.halt import Choice, HaltChoice
 from controller.service.service import Acknowledge, Command, Pin, Press
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
@@ -83,15 +86,26 @@ class AckMessage(_Message):
     notice: Annotated[StrictInt, Field(ge=1, le=2**31)]
 
 
+class HaltedMessage(_Message):
+    type: Literal["halted"]
+    choice: Choice
+
+
 AnyMessage = (
-    PressMessage | BetMessage | PinMessage | SupervisorMessage | KeyCardMessage | AckMessage
+    PressMessage
+    | BetMessage
+    | PinMessage
+    | SupervisorMessage
+    | KeyCardMessage
+    | AckMessage
+    | HaltedMessage
 )
 Message = Annotated[AnyMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(Message)
-TYPES = ("press", "bet", "pin", "supervisor", "key_card", "ack")
+TYPES = ("press", "bet", "pin", "supervisor", "key_card", "ack", "halted")
 
 
-def parse_message(text: str) -> tuple[Command, int | None]:
+def parse_message(text: str) -> tuple[Command | HaltChoice, int | None]:
     """The command a message asks for, and its id; raises :class:`BadMessage`."""
     if len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
         raise BadMessage(f"message too long (at most {MAX_MESSAGE_BYTES} bytes)")
@@ -123,6 +137,8 @@ def parse_message(text: str) -> tuple[Command, int | None]:
         return KeyedCard(card), message.id
     if isinstance(message, AckMessage):
         return Acknowledge(message.notice), message.id
+    if isinstance(message, HaltedMessage):
+        return HaltChoice(message.choice), message.id
     return Bet(message.box, message.player, message.amount_cents), message.id
 
 
@@ -138,6 +154,8 @@ def _describe(error: Any) -> str:
         return "pin: digits only, 1 to 16 of them (the value is not repeated)"
     if key == "decision" and kind != "missing":
         return f"decision = {value!r}: not a decision; allowed: {', '.join(DECISIONS)}"
+    if key == "choice" and kind != "missing":
+        return f"choice = {value!r}: allowed: {', '.join(c.value for c in Choice)}"
     if kind == "extra_forbidden":
         return f"{key}: unknown field (value {value!r})"
     if kind == "missing":

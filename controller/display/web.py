@@ -16,6 +16,11 @@ Routes:
   (:mod:`controller.display.messages`), each answered with ``result`` or ``error``. A viewer's
   actions are refused, a sign-in too.
 
+A table stopped for a supervisor at start (``halted=``, :mod:`controller.service.halt`) has no
+round: the state is :func:`~controller.display.halted.halted_state`, and the page's ``pin`` and
+``halted`` messages go to the :class:`~controller.service.halt.Halted`, everything else is
+refused.
+
 The server never touches the table: it reads the state its :class:`~controller.display.hub.StateHub`
 built on the table owner's thread, and queues commands to the owner (:meth:`TableService.submit`).
 """
@@ -28,6 +33,7 @@ import hashlib
 import html
 import ipaddress
 import json
+from concurrent.futures import Future
 from pathlib import Path
 from urllib.parse import urlsplit
 
@@ -39,10 +45,12 @@ from starlette.routing import Route, WebSocketRoute
 from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller.display.errors import BadMessage
+from controller.display.halted import halted_state
 from controller.display.hub import StateHub
 from controller.display.messages import parse_message
 from controller.display.words import KEY_GROUPS, say
-from controller.service.service import TableService
+from controller.service.halt import HaltChoice, Halted
+from controller.service.service import CommandReply, TableService
 from controller.table.config import Display, verify_secret
 from controller.webserver import ThreadedServer
 
@@ -142,7 +150,9 @@ def _same_origin(conn: HTTPConnection) -> bool:
     return urlsplit(origin).netloc == conn.headers.get("host", "")
 
 
-def build_app(service: TableService, hub: StateHub, access: ViewAccess) -> Starlette:
+def build_app(
+    service: TableService, hub: StateHub, access: ViewAccess, halted: Halted | None = None
+) -> Starlette:
     files = _static_files()
     dealer_page = files.pop("/static/index.html")
     pit_page = files.pop("/static/view.html")
@@ -213,7 +223,7 @@ def build_app(service: TableService, hub: StateHub, access: ViewAccess) -> Starl
                 if text is None:
                     await _error(ws, None, "send text frames with JSON messages")
                     continue
-                await _handle(ws, service, role, text)
+                await _handle(ws, service, halted, role, text)
         except WebSocketDisconnect:
             pass
         finally:
@@ -236,7 +246,9 @@ async def _error(ws: WebSocket, msg_id: int | None, text: str) -> None:
     await ws.send_json({"type": "error", "id": msg_id, "error": text})
 
 
-async def _handle(ws: WebSocket, service: TableService, role: str, text: str) -> None:
+async def _handle(
+    ws: WebSocket, service: TableService, halted: Halted | None, role: str, text: str
+) -> None:
     msg_id: int | None = None
     try:
         raw = json.loads(text)
@@ -252,7 +264,14 @@ async def _handle(ws: WebSocket, service: TableService, role: str, text: str) ->
     except BadMessage as exc:
         await _error(ws, msg_id, str(exc))
         return
-    future = service.submit(command)
+    future: Future[CommandReply]
+    if halted is not None:
+        future = halted.submit(command)
+    elif isinstance(command, HaltChoice):
+        await _error(ws, msg_id, "the table is running: it is not stopped for a supervisor")
+        return
+    else:
+        future = service.submit(command)
     try:
         reply = await asyncio.wait_for(asyncio.wrap_future(future), COMMAND_TIMEOUT_S)
     except TimeoutError:
@@ -288,12 +307,29 @@ async def _send_states(ws: WebSocket, hub: StateHub) -> None:
 class DisplayServer(ThreadedServer):
     """The web server in a thread of its own. ``start()`` binds (errors raise here)."""
 
-    def __init__(self, service: TableService, display: Display) -> None:
+    def __init__(
+        self, service: TableService, display: Display, halted: Halted | None = None
+    ) -> None:
         super().__init__("display-web", display.host, display.port)
         self.service = service
-        self.hub = StateHub.attach(service)
+        self.halted: Halted | None = None
         self.display = display
         self.access = ViewAccess(display.view_token_hash)
+        self.hub = StateHub.attach(service)  # (a service that never opens never publishes)
+        if halted is not None:
+            self.halt(halted)
+
+    def halt(self, halted: Halted) -> None:
+        """Serve a table stopped for a supervisor (before :meth:`start`): the halted state,
+        published again after every supervisor's command, and the commands go to ``halted``."""
+        self.halted = halted
+        hub, table = self.hub, self.service.table
+
+        def publish() -> None:
+            hub.publish(halted_state(halted, table))
+
+        halted.on_change = publish
+        publish()
 
     @property
     def scheme(self) -> str:
@@ -310,7 +346,7 @@ class DisplayServer(ThreadedServer):
     def start(self) -> None:
         """Bind (unless :meth:`bind` did) and serve in a thread of its own."""
         self.serve(
-            build_app(self.service, self.hub, self.access),
+            build_app(self.service, self.hub, self.access, self.halted),
             lifespan="off",
             ws_max_size=64 * 1024,  # a message is a few dozen bytes
             ssl_certfile=self.display.tls_certfile,

@@ -207,6 +207,7 @@ class TableService:
         self._stop_journalled = False
         self._thread: threading.Thread | None = None
         self._stack = ExitStack()
+        self._claims = ExitStack()  # the journal's lock: released last, by close()
         self._pending_notices: list[tuple[NoticeKind, str]] = []
         self._unjournalled: list[tuple[str, Notice]] = []
         self.lock: JournalLock | None = None  # this table's hold on its journal, once open
@@ -217,11 +218,18 @@ class TableService:
 
     def open(self) -> None:
         """Open the journal, rebuild the table from it, open the devices and seat the actors.
-        The caller is the owner until :meth:`start` (or for good, pumping the inbox itself)."""
+        The caller is the owner until :meth:`start` (or for good, pumping the inbox itself).
+
+        When the open fails, what it opened is closed again; a journal :meth:`claim` the caller
+        took before stays the caller's until :meth:`close` (a start stopped for a supervisor
+        keeps it), one the open took itself is released."""
+        claimed = self.lock is not None
         try:
             self._open()
         except BaseException:
             self._stack.close()
+            if not claimed:
+                self._claims.close()
             raise
         self._opened = True
         self._publish()
@@ -239,7 +247,7 @@ class TableService:
         running table that has it. :meth:`open` claims it first if nobody did."""
         if self.lock is None:
             self.lock = JournalLock.acquire(self.table.journal_path, table_id=self.config.table_id)
-            self._stack.callback(self._release)
+            self._claims.callback(self._release)
         return self.lock
 
     def _release(self) -> None:
@@ -329,6 +337,7 @@ class TableService:
             if isinstance(item, _Call):
                 item.future.set_result(CommandReply(False, "the table is shutting down"))
         self._stack.close()
+        self._claims.close()
 
     def _journal_stop(self, reason: str) -> None:
         """A ``stop`` row, once: a later start knows the table stopped, and did not crash."""

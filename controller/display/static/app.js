@@ -165,7 +165,7 @@ function betOn(number) {
 
 function showRefusal(text) {
   refusal = text;
-  renderEntry();
+  if (state && state.halted) renderHalted(state); else renderEntry();
 }
 
 function renderPrompt(s) {
@@ -307,9 +307,72 @@ function renderEntry() {
   }
 }
 
+// A table stopped for a supervisor at start: one full banner over the table, the keys dark.
+function buildHalted() {
+  const node = document.getElementById("halted");
+  const title = el("h1", null); title.id = "halted-title";
+  const what = el("p", "what"); what.id = "halted-what";
+  const todo = el("p", "todo"); todo.id = "halted-todo";
+  const facts = el("dl", "facts"); facts.id = "halted-facts";
+  const pin = el("form", "sign-in"); pin.id = "halted-pin";
+  pin.setAttribute("aria-label", "supervisor sign-in");
+  const input = el("input");
+  Object.assign(input, { id: "halted-pin-input", type: "password", inputMode: "numeric", maxLength: 16, autocomplete: "off" });
+  const signIn = el("button", null, "SIGN IN"); signIn.type = "submit"; signIn.id = "halted-sign-in";
+  pin.append(labelled("Supervisor PIN", input), signIn);
+  pin.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const value = input.value.trim();
+    input.value = ""; // the PIN is kept nowhere on the page
+    send({ type: "pin", pin: value });
+  });
+  const choices = el("div", "choices"); choices.id = "halted-choices";
+  choices.setAttribute("role", "group");
+  choices.setAttribute("aria-label", "supervisor's choices");
+  const answer = el("p", "answer"); answer.id = "halted-answer";
+  answer.setAttribute("aria-live", "polite");
+  node.append(title, what, todo, facts, pin, choices, answer);
+}
+
+function renderHalted(s) {
+  const h = s.halted;
+  const node = document.getElementById("halted");
+  node.hidden = false;
+  document.getElementById("halted-title").textContent = h.title;
+  document.getElementById("halted-what").textContent = h.what;
+  document.getElementById("halted-todo").textContent = h.todo;
+  const facts = document.getElementById("halted-facts");
+  facts.replaceChildren();
+  const rows = [["Journal row", h.row === null ? "the whole journal" : String(h.row)],
+    ["Expected", h.expected], ["Found", h.found], ["Journal file", h.journal]];
+  for (const [term, text] of rows) facts.append(el("dt", null, term), el("dd", null, text));
+  const pin = document.getElementById("halted-pin");
+  pin.hidden = !h.pin_set || h.signed_in !== null;
+  document.getElementById("halted-sign-in").disabled = !live();
+  const choices = document.getElementById("halted-choices");
+  choices.replaceChildren();
+  if (h.signed_in !== null) {
+    for (const c of h.choices) {
+      const b = button("halted-" + c.choice, c.label, () => send({ type: "halted", choice: c.choice }));
+      b.title = c.text;
+      b.disabled = !live();
+      choices.appendChild(b);
+    }
+  }
+  let answer = refusal ? "Not done: " + refusal : "";
+  if (!answer && h.verified) answer = "Journal check: " + h.verified;
+  if (h.locked_until) answer = "Supervisor PIN locked until " + h.locked_until + ". " + answer;
+  document.getElementById("halted-answer").textContent = answer;
+}
+
 function render() {
   if (!state) return;
   document.body.dataset.version = state.version;
+  if (state.halted) {
+    renderHalted(state);
+    renderKeys(state);
+    return;
+  }
   renderPrompt(state);
   renderDealerHand(state, document.getElementById("dealer-cards"), document.getElementById("dealer-total"));
   renderBoxes(state, document.getElementById("boxes"), state.state === "betting" && live() ? betOn : null);
@@ -320,6 +383,7 @@ function render() {
 }
 
 buildTools();
+buildHalted();
 socket = openSocket({
   hello(msg) {
     role = msg.role;

@@ -1,0 +1,190 @@
+"""A table stopped for a supervisor at start: the journal disagrees, nothing deals.
+
+When a start finds the journal's hash chain broken (:class:`ChainBroken`) or its replay not
+giving what the journal recorded (:class:`RecoveryMismatch`), ``croupier run`` does not exit: it
+keeps the journal's lock, opens no device, writes no row, and serves the dealer display in a
+halted mode that shows the :class:`Problem` (which row, what was expected, what was found) and
+the supervisor's choices (:class:`Halted`):
+
+* ``verify``: check the whole hash chain again, read-only, and show what it found;
+* ``stop``: end the process (``croupier run`` then exits with status 5).
+
+Voiding the open round from here is not offered: a void must be a journal row that a later
+start's replay applies (every wager returned), and the replay has no such row yet.
+
+A choice is a supervisor's decision: the supervisor signs in with the supervisor PIN on the
+display first (a ``pin`` message). No panel is opened in this mode, so there is no key switch to
+read: the PIN alone stands for the key at ``SUP``. Wrong PINs lock the role as at a running table
+(``[access]``), counted in memory: nothing is journalled while the journal disagrees.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+import structlog
+
+from controller.journal.errors import ChainBroken, JournalUnavailable, RecoveryMismatch
+from controller.journal.store import Journal
+from controller.service.service import CommandReply, Pin
+from controller.table.access import AccessControl, AccessPolicy, Role, set_pin_hint
+
+log = structlog.get_logger("croupier.halt")
+
+
+class Choice(StrEnum):
+    VERIFY = "verify"
+    STOP = "stop"
+
+
+CHOICES: dict[Choice, str] = {
+    Choice.VERIFY: "check the whole journal's hash chain again and show what it finds",
+    Choice.STOP: "stop this program; keep the journal file for investigation",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HaltChoice:
+    """A supervisor's choice at a table stopped for a supervisor."""
+
+    choice: Choice
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """What the start found: the kind, the journal, the row, what was expected and found."""
+
+    kind: str  # "chain_broken" or "replay_mismatch"
+    journal: str
+    seq: int | None
+    expected: str
+    found: str
+    message: str  # the whole message, as the terminal prints it
+
+    @classmethod
+    def of(cls, exc: ChainBroken | RecoveryMismatch, journal: Path) -> Problem:
+        if isinstance(exc, ChainBroken):
+            return cls(
+                "chain_broken",
+                exc.path,
+                exc.seq,
+                "the row exactly as the table wrote it (its hash chained to the row before)",
+                exc.reason,
+                str(exc),
+            )
+        kind, payload = exc.expected
+        replayed = exc.replayed
+        return cls(
+            "replay_mismatch",
+            str(journal),
+            exc.seq,
+            f"{kind} {payload}",
+            "nothing" if replayed is None else f"{replayed[0]} {replayed[1]}",
+            str(exc),
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "kind": self.kind,
+            "journal": self.journal,
+            "seq": self.seq,
+            "expected": self.expected,
+            "found": self.found,
+            "message": self.message,
+        }
+
+
+class Halted:
+    """The supervisor's side of a halted start: sign-in, the choices, their results.
+
+    :meth:`submit` takes the display's commands (from any thread) and answers each in a
+    ``Future``; they run one at a time on a worker thread (a verify of a long journal takes a
+    while). ``on_change`` is called after every command; ``stopped`` is set by ``stop``."""
+
+    def __init__(self, problem: Problem, journal: Path, policy: AccessPolicy) -> None:
+        self.problem = problem
+        self.journal = journal
+        self.access = AccessControl(policy)
+        self.access.turn("SUP")  # no key switch is read: the supervisor's PIN decides
+        self.stopped = threading.Event()
+        self.verified: str | None = None  # what the last verify found
+        self.last: dict[str, Any] | None = None  # the last answer, for the display
+        self.on_change: Callable[[], None] = lambda: None
+        self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="halted")
+
+    @property
+    def signed_in(self) -> str | None:
+        role = self.access.signin.role
+        return None if role is None else self.access.signin.name or role.value
+
+    def locked_until(self) -> float | None:
+        return self.access.signin.locked_until(Role.SUPERVISOR, self.access.policy.clock())
+
+    def submit(self, command: object) -> Future[CommandReply]:
+        try:
+            return self._worker.submit(self._answer, command)
+        except RuntimeError:  # closed
+            done: Future[CommandReply] = Future()
+            done.set_result(CommandReply(False, "the table is shutting down"))
+            return done
+
+    def close(self) -> None:
+        self._worker.shutdown(wait=True, cancel_futures=True)
+
+    def _answer(self, command: object) -> CommandReply:
+        reply = self._command(command)
+        self.last = {"accepted": reply.accepted, "reason": reply.reason}
+        self.on_change()
+        return reply
+
+    def _command(self, command: object) -> CommandReply:
+        if isinstance(command, Pin):
+            if not self.access.policy.has_pin(Role.SUPERVISOR):
+                return CommandReply(False, set_pin_hint(Role.SUPERVISOR))
+            attempt = self.access.check_pin(command.pin, source="display")
+            events = self.access.apply(attempt)
+            accepted = all(e.accepted for e in events) and bool(events)
+            text = "; ".join(e.text for e in events)
+            log.info("halted: supervisor sign-in", accepted=accepted, text=text)
+            return CommandReply(accepted, text)
+        if not isinstance(command, HaltChoice):
+            return CommandReply(
+                False,
+                "the table is stopped for a supervisor: nothing is dealt until a supervisor "
+                "signs in and chooses",
+            )
+        if not self.access.policy.has_pin(Role.SUPERVISOR):
+            return CommandReply(
+                False,
+                f"{set_pin_hint(Role.SUPERVISOR)}; until then stop the table with Ctrl-C in "
+                "its terminal",
+            )
+        if self.access.signin.role is not Role.SUPERVISOR:
+            return CommandReply(False, "a supervisor signs in with the supervisor PIN first")
+        log.info("halted: supervisor's choice", choice=command.choice.value)
+        if command.choice is Choice.STOP:
+            self.stopped.set()
+            return CommandReply(True, "stopping the table")
+        self.verified = self._verify()
+        return CommandReply(True, self.verified)
+
+    def _verify(self) -> str:
+        try:
+            with Journal.open(self.journal, readonly=True) as journal:
+                result = journal.verify()
+        except JournalUnavailable as exc:
+            return f"the journal could not be read: {exc}"
+        if result.ok:
+            return (
+                f"the hash chain holds: {result.rows_checked} rows verified. The journal was "
+                "not changed by hand, but its replay still disagrees with it: keep the file "
+                "and call the software's support"
+            )
+        where = "the journal" if result.first_bad_seq is None else f"row {result.first_bad_seq}"
+        return f"the hash chain is broken at {where}: {result.reason}"

@@ -1,0 +1,216 @@
+"""``croupier run`` on a journal that disagrees with its replay or its hash chain stops for a
+supervisor: the process stays up, opens no device, writes no row, and serves the display with
+the problem and the supervisor's choices (the real command, as a separate process)."""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import signal
+import sqlite3
+import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from websockets.sync.client import ClientConnection, connect
+
+from controller.cli.run import EXIT_DISAGREES
+from tests.cli.test_run import CROUPIER, WAIT_S, Lines, _state
+from tests.cli.test_run_start import _rows, _start, journal, played
+from tests.journal.test_tamper import tamper
+from tests.security.conftest import SUPERVISOR_HASH, SUPERVISOR_PIN
+
+__all__ = ["journal", "played"]  # the fixtures, used by name
+
+LAST_LEDGER = "SELECT MAX(seq) FROM journal WHERE kind = 'ledger'"
+
+
+def _edit_last_ledger_row(path: Path) -> int:
+    tamper(
+        path,
+        (
+            "UPDATE journal SET payload = json_set(payload, '$.amount_cents', 99900) "
+            f"WHERE seq = ({LAST_LEDGER})",
+            (),
+        ),
+    )
+    db = sqlite3.connect(path)
+    try:
+        return int(db.execute(LAST_LEDGER).fetchone()[0])
+    finally:
+        db.close()
+
+
+def _table_file(
+    where: Path, devices: dict[str, str] | None = None, variant: str = "nz-pontoon"
+) -> Path:
+    lines = ['table_id = "table-1"', f'variant = "{variant}"', "[display]", "port = 0"]
+    if devices:
+        lines.append("[devices]")
+        lines += [f'{role} = "{url}"' for role, url in devices.items()]
+    lines += ["[supervisor]", f'pin_hash = "{SUPERVISOR_HASH}"']
+    path = where / "table.toml"
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@contextmanager
+def _halted_run(cwd: Path, config: Path) -> Iterator[tuple[subprocess.Popen[str], Lines, str]]:
+    """``croupier run --config CONFIG`` that stops for a supervisor: the process, its stdout
+    lines, its display address. Its stderr goes to ``cwd/stderr.txt``."""
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    with (
+        (cwd / "stderr.txt").open("w") as stderr,
+        subprocess.Popen(
+            [*CROUPIER, "run", "--config", str(config)],
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=stderr,
+            text=True,
+            env=env,
+        ) as proc,
+    ):
+        assert proc.stdout is not None
+        lines = Lines(proc.stdout)
+        try:
+            lines.wait_for("stopped for a supervisor")
+            url = lines.wait_for("display: ").removeprefix("display: ")
+            yield proc, lines, url
+        finally:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait(WAIT_S)
+            lines.rest()
+
+
+def _ask(ws: ClientConnection, message: dict[str, Any]) -> dict[str, Any]:
+    """Send ``message`` and return its answer (the states in between are skipped)."""
+    ws.send(json.dumps({**message, "id": 7}))
+    while True:
+        answer = json.loads(ws.recv(WAIT_S))
+        if answer.get("type") in ("result", "error") and answer.get("id") == 7:
+            assert isinstance(answer, dict)
+            return answer
+
+
+def test_a_broken_chain_stops_for_a_supervisor_with_no_device_opened_and_stop_exits_5(
+    journal: Path, tmp_path: Path
+) -> None:
+    seq = _edit_last_ledger_row(journal)
+    rows = _rows(journal)
+    # three real pseudo-terminals as the devices: an opened device would be sent an identify
+    ptys = {role: os.openpty() for role in ("shoe", "peek", "panel")}
+    config = _table_file(tmp_path, {r: os.ttyname(s) for r, (_, s) in ptys.items()})
+    try:
+        with _halted_run(tmp_path, config) as (proc, lines, url):
+            state = _state(url)
+            assert state["state"] == "halted"
+            halted = state["halted"]
+            assert halted["row"] == seq
+            assert halted["found"].startswith("edited:")
+            assert "as the table wrote it" in halted["expected"]
+            assert halted["journal"] == str(journal.resolve())
+            assert [c["choice"] for c in halted["choices"]] == ["verify", "stop"]
+            assert state["lit"] == []
+            assert proc.poll() is None  # still up, serving
+            masters = [m for m, _ in ptys.values()]
+            readable, _, _ = select.select(masters, [], [], 0.5)
+            assert readable == [], "a device was opened: something was sent to its port"
+
+            with connect(url.replace("http", "ws") + "ws", open_timeout=WAIT_S) as ws:
+                refused = _ask(ws, {"type": "halted", "choice": "stop"})
+                assert refused["accepted"] is False
+                assert "supervisor PIN first" in refused["reason"]
+                assert _ask(ws, {"type": "press", "key": "DEA"})["accepted"] is False
+                wrong = _ask(ws, {"type": "pin", "pin": "1"})
+                assert wrong["accepted"] is False
+                assert _ask(ws, {"type": "pin", "pin": SUPERVISOR_PIN})["accepted"] is True
+                verify = _ask(ws, {"type": "halted", "choice": "verify"})
+                assert verify["accepted"] is True
+                assert f"broken at row {seq}" in verify["reason"]
+                assert f"broken at row {seq}" in _state(url)["halted"]["verified"]
+                assert _rows(journal) == rows
+                assert _ask(ws, {"type": "halted", "choice": "stop"})["accepted"] is True
+            assert proc.wait(WAIT_S) == EXIT_DISAGREES
+            assert lines.wait_for("stopped: the journal is left as it was found")
+    finally:
+        for master, slave in ptys.values():
+            os.close(master)
+            os.close(slave)
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert "Traceback" not in stderr
+    assert f"fails its hash chain at row {seq}: edited" in stderr
+    assert "keep the file" in stderr
+    assert "croupier audit verify" in stderr
+    assert f"where: row {seq} of {journal.resolve()}" in stderr
+    assert _rows(journal) == rows  # no row written, the sign-in and the choices included
+
+
+def test_a_halted_table_stops_on_sigterm_with_status_5_and_writes_nothing(
+    journal: Path, tmp_path: Path
+) -> None:
+    seq = _edit_last_ledger_row(journal)
+    rows = _rows(journal)
+    with _halted_run(tmp_path, _table_file(tmp_path)) as (proc, _lines, url):
+        assert _state(url)["halted"]["row"] == seq
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(WAIT_S) == EXIT_DISAGREES
+    assert _rows(journal) == rows
+
+
+def test_a_replay_that_does_not_match_the_journal_shows_the_row_expected_and_found(
+    journal: Path, tmp_path: Path
+) -> None:
+    # The same variant id, but a variant file that pays wins at 2:1: the chain holds, the
+    # replay of the journal's rounds settles differently from what the journal recorded.
+    shipped = Path(__file__).resolve().parents[2] / "config" / "variants" / "nz-pontoon.toml"
+    forged = tmp_path / "forged.toml"
+    forged.write_text(shipped.read_text().replace('win = "1:1"', 'win = "2:1"', 1))
+    rows = _rows(journal)
+    with _halted_run(tmp_path, _table_file(tmp_path, variant=str(forged))) as (proc, _, url):
+        halted = _state(url)["halted"]
+        assert halted["problem"]["kind"] == "replay_mismatch"
+        assert isinstance(halted["row"], int)
+        assert halted["expected"] != halted["found"]
+        assert "Playing back the table's record does not give what it says" in halted["what"]
+        with connect(url.replace("http", "ws") + "ws", open_timeout=WAIT_S) as ws:
+            assert _ask(ws, {"type": "pin", "pin": SUPERVISOR_PIN})["accepted"] is True
+            verify = _ask(ws, {"type": "halted", "choice": "verify"})
+            assert "the hash chain holds" in verify["reason"]
+            assert _ask(ws, {"type": "halted", "choice": "stop"})["accepted"] is True
+        assert proc.wait(WAIT_S) == EXIT_DISAGREES
+    stderr = (tmp_path / "stderr.txt").read_text()
+    assert f"journal row {halted['row']} records" in stderr
+    assert _rows(journal) == rows
+
+
+def test_a_row_edited_before_the_verified_point_is_still_named_by_its_row(
+    journal: Path, tmp_path: Path
+) -> None:
+    # one start verifies the chain up to its head and records the point
+    first = _start(tmp_path, "--demo", "--pace", "0.01", "--rounds", "1")
+    assert first.returncode == 0, first.stderr
+    tamper(
+        journal,
+        (
+            "UPDATE journal SET payload = json_set(payload, '$.amount_cents', 99900) "
+            "WHERE seq = (SELECT MIN(seq) FROM journal WHERE kind = 'ledger')",
+            (),
+        ),
+    )
+    (seq,) = (
+        sqlite3.connect(journal)
+        .execute("SELECT MIN(seq) FROM journal WHERE kind = 'ledger'")
+        .fetchone()
+    )
+    rows = _rows(journal)
+    with _halted_run(tmp_path, _table_file(tmp_path)) as (proc, _, url):
+        assert _state(url)["halted"]["row"] == seq
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(WAIT_S) == EXIT_DISAGREES
+    assert f"fails its hash chain at row {seq}: edited" in (tmp_path / "stderr.txt").read_text()
+    assert _rows(journal) == rows

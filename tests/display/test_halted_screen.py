@@ -1,0 +1,68 @@
+"""The dealer's screen of a table stopped for a supervisor at start: one full banner in plain
+words, every key dark, the supervisor's sign-in and choices (the real ``croupier run`` process,
+its page in Chromium at the kiosk's 1024x600)."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import Any
+
+from playwright.sync_api import expect
+
+from controller.cli.run import EXIT_DISAGREES
+from tests.cli.test_run_halted import _edit_last_ledger_row, _halted_run, _table_file
+from tests.cli.test_run_start import _rows, journal, played
+from tests.security.conftest import SUPERVISOR_PIN
+
+from .conftest import WAIT_S, screenshot
+
+__all__ = ["journal", "played"]  # the fixtures, used by name
+
+IDENTIFIERS = re.compile(r"chain_broken|replay_mismatch|halted|ledger|[a-z]+_[a-z]+")
+
+
+def test_the_dealer_screen_shows_the_stopped_table_as_one_banner_and_the_supervisor_stops_it(
+    journal: Path, tmp_path: Path, browser: Any
+) -> None:
+    seq = _edit_last_ledger_row(journal)
+    rows = _rows(journal)
+    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    context.set_default_timeout(WAIT_S * 1000)
+    expect.set_options(timeout=WAIT_S * 1000)
+    try:
+        page = context.new_page()
+        with _halted_run(tmp_path, _table_file(tmp_path)) as (proc, _, url):
+            page.goto(url)
+            banner = page.locator("#halted")
+            expect(banner).to_be_visible()
+            expect(page.locator("#halted-title")).to_have_text("Table stopped: call a supervisor")
+            what = page.locator("#halted-what").inner_text()
+            todo = page.locator("#halted-todo").inner_text()
+            assert f"row {seq} of the journal" in what
+            assert "call a supervisor" in todo.lower()
+            for text in (what, todo):
+                assert not IDENTIFIERS.search(text), text
+            expect(page.locator("#halted-facts")).to_contain_text(str(seq))
+            keys = page.locator("button.key")
+            assert keys.count() > 10
+            for index in range(keys.count()):
+                expect(keys.nth(index)).to_be_disabled()
+            box = banner.bounding_box()
+            assert box is not None
+            assert box["width"] >= 600  # the whole table area, the keys beside it
+            assert box["height"] >= 590
+            expect(page.locator("#halted-choices button")).to_have_count(0)
+            screenshot(page, "halted-start")
+
+            page.fill("#halted-pin-input", SUPERVISOR_PIN)
+            page.click("#halted-sign-in")
+            expect(page.locator("#halted-verify")).to_be_visible()
+            page.click("#halted-verify")
+            expect(page.locator("#halted-answer")).to_contain_text(f"broken at row {seq}")
+            screenshot(page, "halted-verified")
+            page.click("#halted-stop")
+            assert proc.wait(WAIT_S) == EXIT_DISAGREES
+    finally:
+        context.close()
+    assert _rows(journal) == rows
