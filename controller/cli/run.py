@@ -198,7 +198,8 @@ def _run(args: argparse.Namespace) -> int:
         )
         return 2
     stop = threading.Event()
-    restore = _on_signals(stop)
+    why: list[str] = []  # what stopped the table, for the journal's stop row
+    restore = _on_signals(stop, why)
     display = DisplayServer(service, table.config.display)
     try:
         try:
@@ -262,12 +263,14 @@ def _run(args: argparse.Namespace) -> int:
                 "(a panel key), help, q (quit)",
                 flush=True,
             )
-        _watch(display.hub, stop, args.rounds, console)
+        ended = _watch(display.hub, stop, args.rounds, console)
+        if ended is not None:
+            why.append(ended)
     except KeyboardInterrupt:
-        pass
+        why.append("Ctrl-C")
     finally:
         display.close()
-        service.close()
+        service.close(f"the table was stopped ({why[0]})" if why else "the table was stopped")
         restore()
         reset_logging()
     if service.errors:
@@ -340,9 +343,9 @@ def _console(service: TableService) -> Console | None:
 
 def _watch(
     hub: StateHub, stop: threading.Event, rounds: int | None, console: Console | None
-) -> None:
+) -> str | None:
     """Print each finished round until stopped (or ``rounds`` rounds are done, or ``q``);
-    pass the lines typed on stdin to ``console``."""
+    pass the lines typed on stdin to ``console``. What ended it, unless a signal did."""
     printed: int | None = None  # (the rounds finished before this start are not printed)
     start = 0
     reading = console is not None
@@ -354,7 +357,7 @@ def _watch(
                 if line == "":
                     reading = False  # stdin closed: go on until a signal
                 elif not console.handle(line):
-                    return
+                    return "q typed at the console"
         else:
             stop.wait(0.2)
         state = hub.state()
@@ -369,14 +372,18 @@ def _watch(
             print(f"round {summary['round']} over: dealer {dealer}; {net}", flush=True)
         printed = done
         if rounds is not None and done - start >= rounds:
-            return
+            return f"--rounds {rounds} done"
+    return None
 
 
-def _on_signals(stop: threading.Event) -> Callable[[], None]:
+def _on_signals(stop: threading.Event, why: list[str] | None = None) -> Callable[[], None]:
+    """Ctrl-C and SIGTERM set ``stop`` (and say which in ``why``)."""
     if threading.current_thread() is not threading.main_thread():
         return lambda: None
 
-    def handler(_signum: int, _frame: FrameType | None) -> None:
+    def handler(signum: int, _frame: FrameType | None) -> None:
+        if why is not None:
+            why.append("Ctrl-C" if signum == signal.SIGINT else signal.Signals(signum).name)
         stop.set()
 
     previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGTERM, signal.SIGINT)}

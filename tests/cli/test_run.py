@@ -22,6 +22,7 @@ from websockets.sync.client import connect
 
 from controller.cli.main import main
 from controller.cli.run import _pit_view
+from controller.journal.store import Journal
 from controller.table.config import Display
 
 WAIT_S = 30.0
@@ -130,6 +131,25 @@ def test_run_demo_plays_rounds_unattended_and_stops_cleanly_on_sigterm(tmp_path:
         )
     audit = (tmp_path / "var" / "log" / "audit.jsonl").read_text().splitlines()
     assert any('"table_id": "table-1"' in line and '"round_id": 3' in line for line in audit)
+    assert _stop_reasons(tmp_path) == ["the table was stopped (SIGTERM)"]
+
+
+def _stop_reasons(folder: Path) -> list[str]:
+    """The reasons of the clean stops journalled in ``folder``'s default journal."""
+    with Journal.open(folder / "var" / "journal.sqlite3", readonly=True) as journal:
+        return [str(r.payload["reason"]) for r in journal.iter_rows(kinds=["stop"])]
+
+
+def test_run_journals_that_it_stopped_after_the_rounds_it_was_asked_for(tmp_path: Path) -> None:
+    with croupier(
+        "run", "--demo", "--pace", "0.02", "--port", "0", "--rounds", "1", cwd=tmp_path
+    ) as (
+        proc,
+        lines,
+    ):
+        assert lines.wait_for("round 1 over: dealer ")
+        assert proc.wait(WAIT_S) == 0
+    assert _stop_reasons(tmp_path) == ["the table was stopped (--rounds 1 done)"]
 
 
 @pytest.fixture
@@ -220,6 +240,7 @@ def test_run_without_demo_takes_the_dealers_hands_on_stdin_and_quits_on_q(tmp_pa
         run.stdin.flush()
         assert run.wait(WAIT_S) == 0
         assert lines.wait_for("stopped cleanly")
+    assert _stop_reasons(tmp_path) == ["the table was stopped (q typed at the console)"]
 
 
 def test_the_start_banner_says_whether_the_pit_view_is_on() -> None:
