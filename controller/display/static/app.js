@@ -212,6 +212,15 @@ function bannerNode(kind, what, todo, id) {
   return node;
 }
 
+// Put ``wanted`` in ``parent`` in order, moving only what is out of place: a node that stays is
+// never detached, so a PIN being typed keeps its focus and its digits when a state arrives.
+function placeChildren(parent, wanted) {
+  for (const node of Array.from(parent.children)) if (!wanted.includes(node)) node.remove();
+  wanted.forEach((node, i) => {
+    if (parent.children[i] !== node) parent.insertBefore(node, parent.children[i] || null);
+  });
+}
+
 function renderTools(s) {
   const area = document.getElementById("tools");
   const a = s.access;
@@ -256,7 +265,7 @@ function renderTools(s) {
     rows.push(tools.history);
   }
   for (const node of rows.slice(3)) node.remove();
-  area.replaceChildren(...rows.slice(0, 3));
+  placeChildren(area, rows.slice(0, 3));
   // the history shows the rounds that fit
   while (tools.history.isConnected && tools.history.scrollWidth > tools.history.clientWidth && tools.history.children.length > 2) {
     tools.history.lastChild.remove();
