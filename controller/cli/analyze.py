@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.simulate import parse_override, wager_cents
-from controller.game.errors import ConfigError, CroupierError
+from controller.game.errors import CroupierError
 from controller.game.rules import VARIANT_IDS, load_variant
 
 if TYPE_CHECKING:
@@ -98,10 +98,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {message}", file=sys.stderr, flush=True)
 
         sheet, cached = par_sheet(request, out_dir, progress, use_cache=not args.no_cache)
-    except ConfigError as exc:
-        print(f"croupier analyze: {exc}", file=sys.stderr)
-        return 2
-    except CroupierError as exc:
+    except CroupierError as exc:  # a bad variant, --set or strategy file (ConfigError too)
         print(f"croupier analyze: {exc}", file=sys.stderr)
         return 2
     except OSError as exc:

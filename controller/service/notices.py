@@ -22,7 +22,7 @@ class NoticeKind(StrEnum):
     CLOCK = "clock"  # the wall clock went back: journal times wait for it
 
 
-TODO = {
+WHAT_TO_DO = {
     NoticeKind.RECOVERED: "Check the table against the screen, then acknowledge.",
     NoticeKind.JOURNAL: "Nothing is recorded, so nothing is applied: call the supervisor and "
     "IT (free disk space, fix the journal file), then acknowledge.",
@@ -41,7 +41,7 @@ class Notice:
     @property
     def todo(self) -> str:
         """What to do about it, in the dealer's words."""
-        return TODO[self.kind]
+        return WHAT_TO_DO[self.kind]
 
     def as_json(self) -> dict[str, Any]:
         return {"id": self.id, "kind": self.kind.value, "text": self.text, "todo": self.todo}
