@@ -164,6 +164,18 @@ class EmulatedShoe(DeviceCore):
 
     # ---- the dealer's hands -----------------------------------------------------------------
 
+    def skip(self, count: int) -> None:
+        """Take ``count`` cards off the top without reporting them: a restarted table's shoe
+        goes on where its journal left it, and those cards were reported in the shoe's last
+        life (told again, the table would only note each as seen before)."""
+        with self.lock:
+            for _ in range(min(count, len(self._cards))):
+                card = self._last_card = self._cards.popleft()
+                self._seen[card] += 1
+                self._draw_no += 1
+            if self._cut_at is not None and self._draw_no >= self._cut_at:
+                self._cut_sent = True  # (reported in that life too)
+
     @action
     def draw(self) -> Draw:
         """The dealer pulls the top card: ``c`` (or a misread), then ``x``/``e`` if due."""

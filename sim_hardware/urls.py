@@ -118,8 +118,7 @@ def make_device(
         )
     else:
         shoe = EmulatedShoe(seed=seed, decks=decks, deck_type=deck, cut=cut, boot_count=boot_count)
-    for _ in range(min(drawn, shoe.remaining)):
-        shoe.draw()
+    shoe.skip(drawn)
     return shoe
 
 

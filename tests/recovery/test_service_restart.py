@@ -70,7 +70,16 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
     with Journal.open(table.journal_path, table_id="t-restart") as journal:
         assert journal.verify().ok
         kinds = [r.kind for r in journal.iter_rows(kinds=["recovery", "software"])]
+        # the restarted emulated shoe goes on where the journal left it: it tells no card of
+        # its last life again (each would be noted "seen before", one note per card dealt)
+        (restart,) = [r.seq for r in journal.iter_rows(kinds=["software"])][1:]
+        told_again = [
+            r.payload["text"]
+            for r in journal.iter_rows(kinds=["note"], after_seq=restart)
+            if "seen before" in str(r.payload.get("text"))
+        ]
     assert kinds == ["software", "software", "recovery"]
+    assert told_again == []
 
 
 def test_a_variant_file_changed_between_starts_is_flagged(tmp_path: Path) -> None:
