@@ -32,8 +32,10 @@ A failed start writes no row to the journal: everything is checked before the fi
 A broken hash chain or a replay that does not match the journal stops the table for a
 supervisor (:mod:`controller.service.halt`): ``run`` keeps the journal's lock, opens no device,
 writes no row, prints the problem, and serves the dealer display, which shows the problem and the
-supervisor's choices (sign in with the supervisor PIN; check the chain again, or stop). It runs
-until the supervisor chooses stop, or Ctrl-C or SIGTERM, and exits with status 5.
+supervisor's choices (sign in with the supervisor PIN; check the chain again, void the open
+round, or stop). It runs until the supervisor chooses stop, or Ctrl-C or SIGTERM, and exits with
+status 5; after a void (a ``set_aside`` row, the only row written) the table starts as any start
+does, on the same display.
 """
 
 from __future__ import annotations
@@ -202,30 +204,41 @@ def _run(args: argparse.Namespace) -> int:
     restore = _on_signals(stop, why)
     display = DisplayServer(service, table.config.display)
     try:
-        try:
-            lock = service.claim()  # before anything else: is this journal ours?
+        voided = False  # a supervisor voided the open round at a halted start
+        while True:
             try:
-                display.bind()
-            except OSError as exc:
-                return _fail(
-                    EXIT_RUNTIME,
-                    f"cannot serve the display on {table.config.display.host}:"
-                    f"{table.config.display.port}: {exc.strerror or exc} (another program "
-                    "uses it: set display.port in the table file or use --port)",
-                )
-            lock.update(display=display.url)
-            service.start()
-        except DeviceError as exc:
-            return _fail(EXIT_RUNTIME, f"cannot open the devices: {exc}")
-        except JournalInUse as exc:
-            return _fail(EXIT_IN_USE, str(exc))
-        except JournalUnavailable as exc:
-            return _fail(EXIT_JOURNAL, str(exc))
-        except VariantConflict as exc:
-            return _fail(EXIT_DISAGREES, str(exc))
-        except (ChainBroken, RecoveryMismatch) as exc:
-            return _halted(Problem.of(exc, table.journal_path), service, display, stop)
-        display.start()
+                if not voided:
+                    lock = service.claim()  # before anything else: is this journal ours?
+                    try:
+                        display.bind()
+                    except OSError as exc:
+                        return _fail(
+                            EXIT_RUNTIME,
+                            f"cannot serve the display on {table.config.display.host}:"
+                            f"{table.config.display.port}: {exc.strerror or exc} (another "
+                            "program uses it: set display.port in the table file or use --port)",
+                        )
+                    lock.update(display=display.url)
+                service.start()
+            except DeviceError as exc:
+                return _fail(EXIT_RUNTIME, f"cannot open the devices: {exc}")
+            except JournalInUse as exc:
+                return _fail(EXIT_IN_USE, str(exc))
+            except JournalUnavailable as exc:
+                return _fail(EXIT_JOURNAL, str(exc))
+            except VariantConflict as exc:
+                return _fail(EXIT_DISAGREES, str(exc))
+            except (ChainBroken, RecoveryMismatch) as exc:
+                if voided:  # (the void's replay was checked: this is a bug, or the file moved)
+                    return _fail(EXIT_DISAGREES, f"after the void: {exc}")
+                status = _halted(Problem.of(exc, table.journal_path), service, display, stop)
+                if status is not None:
+                    return status
+                voided = True
+                continue
+            break
+        if not voided:
+            display.start()
         if not display.wait_started():
             print("croupier run: the display did not start", file=sys.stderr)
             return 1
@@ -284,15 +297,17 @@ def _run(args: argparse.Namespace) -> int:
 
 def _halted(
     problem: Problem, service: TableService, display: DisplayServer, stop: threading.Event
-) -> int:
+) -> int | None:
     """Stopped for a supervisor: the display shows ``problem`` and the choices until the
-    supervisor chooses stop (or Ctrl-C, SIGTERM); nothing opened, nothing written."""
+    supervisor chooses stop (or Ctrl-C, SIGTERM: the exit status) or voids the open round (None:
+    the table starts, the display still served); nothing opened, nothing written but the
+    void."""
     print(f"croupier run: {problem.message}", file=sys.stderr, flush=True)
     where = "the journal" if problem.seq is None else f"row {problem.seq}"
     print(f"  where: {where} of {problem.journal}", file=sys.stderr)
     print(f"  expected: {problem.expected}", file=sys.stderr)
     print(f"  found: {problem.found}", file=sys.stderr, flush=True)
-    halted = Halted(problem, service.table.journal_path, service.access)
+    halted = Halted(problem, service.table.journal_path, service.access, service.rules)
     display.halt(halted)
     try:
         display.start()
@@ -305,8 +320,16 @@ def _halted(
             flush=True,
         )
         print(f"display: {display.url}", flush=True)
-        while not (stop.is_set() or halted.stopped.is_set()):
+        while not (stop.is_set() or halted.stopped.is_set() or halted.resumed.is_set()):
             stop.wait(0.2)
+        if halted.resumed.is_set() and not stop.is_set():
+            assert halted.void is not None
+            print(
+                f"voided by {halted.signed_in} at the display: {halted.void.describe()}",
+                flush=True,
+            )
+            display.resume()
+            return None
         print("stopped: the journal is left as it was found", flush=True)
     finally:
         halted.close()

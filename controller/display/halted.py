@@ -2,7 +2,8 @@
 
 No round, no device: ``halted`` says what was found in plain words (``title``, ``what``,
 ``todo``) and, for the supervisor, the journal row, what was expected there and what was found,
-the journal's path, who is signed in and the choices. ``lit`` is empty: every key is dark.
+the journal's path, who is signed in, the choices and what voiding the round would do (or why
+it is not offered). ``lit`` is empty: every key is dark.
 """
 
 from __future__ import annotations
@@ -14,7 +15,11 @@ from controller.service.halt import CHOICES, Choice, Halted
 from controller.table.access import Role, when
 from controller.table.config import LoadedTable
 
-LABELS = {Choice.VERIFY: "CHECK THE JOURNAL AGAIN", Choice.STOP: "STOP THE TABLE"}
+LABELS = {
+    Choice.VERIFY: "CHECK THE JOURNAL AGAIN",
+    Choice.VOID: "VOID THE ROUND",
+    Choice.STOP: "STOP THE TABLE",
+}
 
 
 def _what(halted: Halted) -> str:
@@ -61,8 +66,14 @@ def halted_state(halted: Halted, table: LoadedTable) -> dict[str, Any]:
             "signed_in": halted.signed_in,
             "locked_until": None if locked is None else when(locked),
             "choices": [
-                {"choice": c.value, "label": LABELS[c], "text": text} for c, text in CHOICES.items()
+                {"choice": c.value, "label": LABELS[c], "text": CHOICES[c]} for c in halted.choices
             ],
+            # what voiding the round would do, or why it is not offered
+            "void": (
+                halted.void.describe()
+                if halted.void is not None
+                else f"Not offered: {say(str(halted.no_void))}."
+            ),
             "verified": halted.verified,
             "last": None
             if halted.last is None

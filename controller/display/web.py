@@ -33,6 +33,7 @@ import hashlib
 import html
 import ipaddress
 import json
+from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -151,7 +152,10 @@ def _same_origin(conn: HTTPConnection) -> bool:
 
 
 def build_app(
-    service: TableService, hub: StateHub, access: ViewAccess, halted: Halted | None = None
+    service: TableService,
+    hub: StateHub,
+    access: ViewAccess,
+    halted: Callable[[], Halted | None] = lambda: None,
 ) -> Starlette:
     files = _static_files()
     dealer_page = files.pop("/static/index.html")
@@ -223,7 +227,7 @@ def build_app(
                 if text is None:
                     await _error(ws, None, "send text frames with JSON messages")
                     continue
-                await _handle(ws, service, halted, role, text)
+                await _handle(ws, service, halted(), role, text)
         except WebSocketDisconnect:
             pass
         finally:
@@ -331,6 +335,13 @@ class DisplayServer(ThreadedServer):
         halted.on_change = publish
         publish()
 
+    def resume(self) -> None:
+        """The supervisor let the table start (a void): the table's own commands and states from
+        now on (the service publishes its state once it has opened)."""
+        halted, self.halted = self.halted, None
+        if halted is not None:
+            halted.on_change = lambda: None
+
     @property
     def scheme(self) -> str:
         return "https" if self.display.tls else "http"
@@ -346,7 +357,7 @@ class DisplayServer(ThreadedServer):
     def start(self) -> None:
         """Bind (unless :meth:`bind` did) and serve in a thread of its own."""
         self.serve(
-            build_app(self.service, self.hub, self.access, self.halted),
+            build_app(self.service, self.hub, self.access, lambda: self.halted),
             lifespan="off",
             ws_max_size=64 * 1024,  # a message is a few dozen bytes
             ssl_certfile=self.display.tls_certfile,

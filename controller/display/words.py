@@ -220,6 +220,10 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         main = parts(f"Box {box_no}: RESCUE takes back the double (the wager is lost), OK plays on")
     elif state is State.REVEAL:
         main = parts("Turn the hole card over, then press OK")
+    elif state is State.SETTLING and round_.voided:
+        main = parts(
+            f"Round {round_.number} is void: give back every wager as shown, then press OK"
+        )
     elif state is State.SETTLING:
         main = parts(f"Round {round_.number} is over: pay and collect as shown, then press OK")
         tone = "pay"

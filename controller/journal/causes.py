@@ -1,6 +1,7 @@
 """The causes the journal records before the table applies them, as typed objects, and back.
 
-A cause is a driver event (row kind ``device_event``) or one of the table's *calls* (row kind
+A cause is a driver event (row kind ``device_event``), a supervisor's :class:`SetAside` at a
+table stopped for a supervisor (row kind ``set_aside``), or one of the table's *calls* (row kind
 ``call``): a bet, a supervisor's (or technician's) decision, the dealer's keyed-in card, a PIN
 attempt's outcome, a sign-out, a change of the PIN policy, the panel's lights told again once
 the devices are open. Each is journalled as its record
@@ -23,13 +24,13 @@ from controller.journal.records import from_record, to_record
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.spec import Action
 from controller.table.access import PinAttempt, RequirePins, SignOut
-from controller.table.app import TableApp
+from controller.table.app import SetAside, TableApp
 from controller.table.commands import Relight
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import DeviceEvent
 
 Call = Bet | Decision | KeyedCard | PinAttempt | SignOut | RequirePins | Relight
-Cause = DeviceEvent | Call
+Cause = DeviceEvent | Call | SetAside
 CALL_TYPES: tuple[type, ...] = (
     Bet,
     *DECISIONS_TYPES,
@@ -45,6 +46,8 @@ Entry = tuple[str, dict[str, Any]]
 
 def cause_row(cause: Cause) -> Entry:
     """The journal row of a cause."""
+    if isinstance(cause, SetAside):
+        return "set_aside", to_record(cause)
     return ("device_event" if isinstance(cause, DeviceEvent) else "call"), to_record(cause)
 
 
@@ -55,6 +58,8 @@ def read_cause(kind: str, payload: Mapping[str, Any], seq: int = 0) -> Cause:
             event: object = from_record(payload)
             if isinstance(event, DeviceEvent):
                 return event
+        elif kind == "set_aside":
+            return from_record(payload, SetAside)
         elif "method" in payload:
             return _legacy_call(payload)
         else:
@@ -102,5 +107,7 @@ def apply_cause(app: TableApp, cause: Cause) -> None:
         app.require_pins(cause.required)
     elif isinstance(cause, Relight):
         app.relight()
+    elif isinstance(cause, SetAside):
+        app.set_aside(cause)
     else:
         app.decide(cause)

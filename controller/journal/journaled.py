@@ -35,6 +35,7 @@ a journal written before PINs (or by a key-only table) replays as it was.
 from __future__ import annotations
 
 import json
+from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -51,9 +52,10 @@ from controller.journal.records import to_value
 from controller.journal.store import Journal, Row, entry_for
 from controller.round.controller import StateChanged
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
+from controller.round.model import RoundState
 from controller.round.spec import Action, State
 from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
-from controller.table.app import DeviceOrder, InputResult, TableApp, TableOutput
+from controller.table.app import DeviceOrder, InputResult, SetAside, TableApp, TableOutput
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.keypad import DIGIT_KEYS
@@ -61,10 +63,12 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 3  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 4  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
-CAUSE_KINDS = ("device_event", "call")
+# 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
+# disagreeing, and stops for a supervisor).
+CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
     "ledger",
@@ -77,6 +81,7 @@ EFFECT_KINDS = (
     "note",
 )
 MARK_KINDS = ("round_start", "round_end")
+FINISHED_KEPT = 100  # finished rounds a replay keeps: the most [display] last_rounds may list
 
 Entry = tuple[str, dict[str, Any]]
 
@@ -380,6 +385,14 @@ class PreparedTable:
         self.replayed = replayed  # None: a fresh table
 
     @property
+    def finished(self) -> tuple[list[RoundState], int]:
+        """The last rounds the journal's replay finished (at most :data:`FINISHED_KEPT`, oldest
+        first) and how many it finished: what a restarted table's display lists."""
+        if self.replayed is None:
+            return [], 0
+        return self.replayed.finished, self.replayed.rounds_finished
+
+    @property
     def drawn(self) -> int:
         """The shoe's last draw number the journal holds (0 for a fresh table)."""
         return self.app.shoe.last_draw_no or 0
@@ -439,6 +452,8 @@ class _Replay:
     causes: int  # causes replayed
     checked: int  # journaled effect rows matched
     missing: list[_Replayed]  # effects the journal lacks (its tail), to be written
+    finished: list[RoundState]  # the last rounds finished (FINISHED_KEPT at most), oldest first
+    rounds_finished: int
 
 
 def replay(
@@ -447,9 +462,15 @@ def replay(
     *,
     start: State = State.BURN,
     access: AccessPolicy = KEY_ONLY,
+    then: SetAside | None = None,
 ) -> PreparedTable:
     """Replay the journal's causes through a fresh table and check every journaled effect
-    against the replay (:class:`RecoveryMismatch` at the first difference); writes nothing."""
+    against the replay (:class:`RecoveryMismatch` at the first difference); writes nothing.
+
+    The rows a supervisor set aside (a ``set_aside`` row, :class:`SetAside`) are neither
+    applied nor compared; the ``set_aside`` row itself is applied where it stands. ``then``: a
+    set-aside not yet journalled, applied after the journal's last row (what writing it would
+    give, :mod:`controller.journal.setaside`)."""
     # The journal says when PINs became required (a journal from before them replays as it was).
     app = TableApp(rules, NoDevices(), start=start, access=_key_only(access), hold_orders=True)
     marks = RoundMarks()
@@ -465,16 +486,30 @@ def replay(
         )
 
     app.set_output_sink(sink)
+    finished: deque[RoundState] = deque(maxlen=FINISHED_KEPT)
+    count = 0  # rounds finished
+    asides = [_aside(row) for row in journal.iter_rows(kinds=["set_aside"])]
+    if then is not None:
+        asides.append(then)
     for row in journal.iter_rows():
         if row.kind == "software":
             fmt = int(row.payload.get("journal_format", 1))
+        elif any(a.first_seq <= row.seq <= a.last_seq for a in asides):
+            continue  # set aside by a supervisor: neither applied nor compared
         elif row.kind in CAUSE_KINDS:
+            before = app.controller.round
             apply_cause(app, read_cause(row.kind, row.payload, row.seq))
             causes += 1
+            if app.controller.round.number != before.number:
+                finished.append(before)
+                count += 1
         elif (row.kind in EFFECT_KINDS or row.kind in MARK_KINDS) and _kept(
             (row.kind, dict(row.payload)), fmt
         ):
             journaled.append((row.seq, (row.kind, dict(row.payload)), fmt))
+    if then is not None:
+        apply_cause(app, then)
+        causes += 1
     app.send_orders()  # nowhere: the replay's commands were sent when they were journalled
     compared = [r for r in replayed if _kept(r.entry, r.format)]
     for index, (seq, expected, expected_fmt) in enumerate(journaled):
@@ -482,7 +517,14 @@ def replay(
         if got is None or _normal(got.entry, got.format) != _normal(expected, expected_fmt):
             raise RecoveryMismatch(seq, expected, None if got is None else got.entry)
     missing = compared[len(journaled) :]
-    return PreparedTable(journal, app, access, _Replay(marks, causes, len(journaled), missing))
+    done = _Replay(marks, causes, len(journaled), missing, list(finished), count)
+    return PreparedTable(journal, app, access, done)
+
+
+def _aside(row: Row) -> SetAside:
+    cause = read_cause(row.kind, row.payload, row.seq)
+    assert isinstance(cause, SetAside)
+    return cause
 
 
 def check_variant(journal: Journal, variant: str) -> None:

@@ -22,7 +22,7 @@ float, str
 conversion. It knows every dataclass of :mod:`drivers.tbl21.events`, the controller's outputs
 (Prompt, LedgerEntry, DeviceCommand, StateChanged, SupervisorAction), the round's inputs
 (:mod:`controller.round.inputs`) and the table's calls (PinAttempt, SignOut, RequirePins,
-Relight).
+Relight, SetAside).
 """
 
 from __future__ import annotations
@@ -234,10 +234,11 @@ def _registry() -> dict[str, type]:
     from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction  # noqa: PLC0415
     from controller.round.inputs import INPUT_TYPES  # noqa: PLC0415
     from controller.table.access import PinAttempt, RequirePins, SignOut  # noqa: PLC0415
+    from controller.table.app import SetAside  # noqa: PLC0415
     from controller.table.commands import Relight  # noqa: PLC0415
 
     known: dict[str, type] = {cls.__name__: cls for cls in INPUT_TYPES.values()}
-    calls: tuple[type, ...] = (PinAttempt, RequirePins, SignOut, Relight)
+    calls: tuple[type, ...] = (PinAttempt, RequirePins, SignOut, Relight, SetAside)
     for cls in calls:
         known[cls.__name__] = cls
     for value in vars(events).values():

@@ -34,6 +34,10 @@ history, audit and recovery code that reads them):
                   (``SignOut``), the PIN policy (``RequirePins``); written before the table
                   applies it (with ``device_event``, the causes a recovery replays). Journals
                   written before software 0.2 hold ``{method, args}`` rows instead
+``set_aside``     ``{type: "SetAside", first_seq, last_seq, round, draw_no, cards, reason, by}``
+                  -- a supervisor's decision at a table stopped for a supervisor: the rows
+                  ``first_seq`` to ``last_seq`` are not replayed, and the round is void
+                  (:class:`controller.table.app.SetAside`; a cause, like ``call``)
 ``recovery``      ``{round, state, causes, effects_checked, effects_written, text}`` -- the table
                   was rebuilt from the journal after a restart (what the dealer was told)
 ``input``         ``{action, data, accepted, reason, keys, by}`` -- a dealer or supervisor input:
@@ -127,6 +131,7 @@ ROW_KINDS = frozenset(
         "config",
         "device_event",
         "call",
+        "set_aside",
         "recovery",
         "input",
         "prompt",

@@ -7,15 +7,19 @@ halted mode that shows the :class:`Problem` (which row, what was expected, what 
 the supervisor's choices (:class:`Halted`):
 
 * ``verify``: check the whole hash chain again, read-only, and show what it found;
+* ``void``: void the round the replay disagrees in, every open wager returned: the rows from the
+  disagreeing input on are set aside (a ``set_aside`` row, :mod:`controller.journal.setaside`,
+  which every later replay applies), and the table then starts (``resumed`` is set). Offered
+  for a replay that disagrees, when :func:`~controller.journal.setaside.plan` finds the void
+  true to what happened at the table; the screen says beforehand what it will return, or why
+  it is not offered. Never for a broken chain: a journal edited by hand is not dealt on;
 * ``stop``: end the process (``croupier run`` then exits with status 5).
-
-Voiding the open round from here is not offered: a void must be a journal row that a later
-start's replay applies (every wager returned), and the replay has no such row yet.
 
 A choice is a supervisor's decision: the supervisor signs in with the supervisor PIN on the
 display first (a ``pin`` message). No panel is opened in this mode, so there is no key switch to
 read: the PIN alone stands for the key at ``SUP``. Wrong PINs lock the role as at a running table
-(``[access]``), counted in memory: nothing is journalled while the journal disagrees.
+(``[access]``), counted in memory: nothing is journalled while the journal disagrees, but the
+void itself, with the name of who chose it.
 """
 
 from __future__ import annotations
@@ -30,6 +34,8 @@ from typing import Any
 
 import structlog
 
+from controller.game.rules import Variant
+from controller.journal import setaside
 from controller.journal.errors import ChainBroken, JournalUnavailable, RecoveryMismatch
 from controller.journal.store import Journal
 from controller.service.service import CommandReply, Pin
@@ -40,11 +46,16 @@ log = structlog.get_logger("croupier.halt")
 
 class Choice(StrEnum):
     VERIFY = "verify"
+    VOID = "void"
     STOP = "stop"
 
 
 CHOICES: dict[Choice, str] = {
     Choice.VERIFY: "check the whole journal's hash chain again and show what it finds",
+    Choice.VOID: (
+        "void the open round, every open wager returned; the journal's rows from the "
+        "disagreement on are kept but not played back; then the table starts"
+    ),
     Choice.STOP: "stop this program; keep the journal file for investigation",
 }
 
@@ -107,16 +118,41 @@ class Halted:
     ``Future``; they run one at a time on a worker thread (a verify of a long journal takes a
     while). ``on_change`` is called after every command; ``stopped`` is set by ``stop``."""
 
-    def __init__(self, problem: Problem, journal: Path, policy: AccessPolicy) -> None:
+    def __init__(
+        self, problem: Problem, journal: Path, policy: AccessPolicy, rules: Variant | None = None
+    ) -> None:
         self.problem = problem
         self.journal = journal
+        self.rules = rules
         self.access = AccessControl(policy)
         self.access.turn("SUP")  # no key switch is read: the supervisor's PIN decides
         self.stopped = threading.Event()
+        self.resumed = threading.Event()  # the round was voided: the table may start
+        self.void, self.no_void = self._plan(None)  # what a void would do, or why none
         self.verified: str | None = None  # what the last verify found
         self.last: dict[str, Any] | None = None  # the last answer, for the display
         self.on_change: Callable[[], None] = lambda: None
         self._worker = ThreadPoolExecutor(max_workers=1, thread_name_prefix="halted")
+
+    @property
+    def choices(self) -> list[Choice]:
+        """The choices offered now (a void only when it can be done)."""
+        return [c for c in Choice if c is not Choice.VOID or self.void is not None]
+
+    def _plan(self, by: str | None) -> tuple[setaside.Plan | None, str | None]:
+        problem = self.problem
+        if problem.kind != "replay_mismatch" or self.rules is None or problem.seq is None:
+            return None, (
+                "the journal was changed by hand: no round is voided on a record that does not hold"
+            )
+        try:
+            with Journal.open(self.journal, readonly=True) as journal:
+                plan = setaside.plan(
+                    self.rules, journal, problem.seq, problem.message, by, access=self.access.policy
+                )
+        except (setaside.CannotSetAside, JournalUnavailable) as exc:
+            return None, str(exc)
+        return plan, None
 
     @property
     def signed_in(self) -> str | None:
@@ -171,8 +207,32 @@ class Halted:
         if command.choice is Choice.STOP:
             self.stopped.set()
             return CommandReply(True, "stopping the table")
+        if command.choice is Choice.VOID:
+            return self._void()
         self.verified = self._verify()
         return CommandReply(True, self.verified)
+
+    def _void(self) -> CommandReply:
+        if self.void is None:
+            return CommandReply(False, f"the round cannot be voided here: {self.no_void}")
+        plan, why = self._plan(self.signed_in)  # again, now with who decides
+        if plan is None:
+            return CommandReply(False, f"the round cannot be voided here: {why}")
+        try:
+            with Journal.open(self.journal) as journal:
+                setaside.write(journal, plan)
+        except JournalUnavailable as exc:
+            return CommandReply(False, f"the void could not be written: {exc}")
+        log.warning(
+            "halted: the open round voided, rows set aside",
+            by=self.signed_in,
+            first_seq=plan.aside.first_seq,
+            last_seq=plan.aside.last_seq,
+            round=plan.aside.round,
+        )
+        self.void = plan
+        self.resumed.set()
+        return CommandReply(True, f"{plan.describe()} The table starts again.")
 
     def _verify(self) -> str:
         try:

@@ -36,10 +36,11 @@ from controller.round.inputs import (
     KeyedCard,
     ReaderAnswer,
     Resume,
+    Void,
     parse_input,
 )
 from controller.round.model import DECK_WORDS, HoldKind, in_variant_shoe
-from controller.round.spec import DECISION_NAMES, Action, State
+from controller.round.spec import DECISION_NAMES, IN_ROUND, Action, State
 from controller.table.access import (
     KEY_ONLY,
     AccessControl,
@@ -105,6 +106,26 @@ class DeviceOrder:
     device: str  # "shoe", "peek", "panel"
     command: str  # "arm_peek", "new_shoe", "light"
     args: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class SetAside:
+    """A supervisor's decision at a table stopped for a supervisor (its journal's replay
+    disagreed from row ``first_seq`` on): the journal's rows ``first_seq`` to ``last_seq`` are set
+    aside (a replay neither applies nor compares them), and the round they were in is void:
+    every open wager goes back. The cards drawn in those rows (``cards``) went to the discard
+    with the round; the shoe's position is then ``draw_no`` (None: no card was drawn in them).
+
+    Journalled as its own row kind (``set_aside``), a cause the replay applies where it stands.
+    """
+
+    first_seq: int
+    last_seq: int
+    round: int
+    draw_no: int | None
+    cards: int
+    reason: str  # what the start found
+    by: str | None  # who decided (the supervisor signed in on the halted screen)
 
 
 @dataclass(frozen=True, slots=True)
@@ -543,6 +564,19 @@ class TableApp:
         order = DeviceOrder(device, command, args)
         self._push(order)
         self._orders.append(order)
+
+    def set_aside(self, aside: SetAside) -> InputResult | None:
+        """Apply a supervisor's :class:`SetAside`: the shoe is where the set-aside rows left it,
+        and the round is void if one is open (None: no round was open, nothing to return). The
+        supervisor's authority was checked where the decision was taken (the PIN on the halted
+        screen), not by the key switch of this moment."""
+        if aside.draw_no is not None:
+            self.shoe.skip_to(aside.draw_no)
+        result = None
+        if self.controller.state in (*IN_ROUND, State.HOLD):
+            result = self._apply(Void(aside.by))
+        self._flush()
+        return result
 
     def relight(self) -> None:
         """Tell the panel its lights again, as they are now."""

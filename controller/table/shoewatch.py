@@ -81,6 +81,14 @@ class ShoeWatch:
         steps.append(DrawnCard(event.card))
         return steps
 
+    def skip_to(self, draw_no: int) -> None:
+        """Cards left the shoe that the table set aside (a supervisor's void at a halted start):
+        the shoe's position is the last of them, and nothing is pushed back."""
+        self.last_draw_no = draw_no
+        self.unread_draws = 0
+        self.pushed_back = None
+        self.last_card = None
+
     def applied(self, card: Card, accepted: bool) -> None:
         """The round took (or refused) the card of the last :meth:`drawn`."""
         self.last_card = card if accepted else None

@@ -18,8 +18,9 @@ from typing import Any
 from websockets.sync.client import ClientConnection, connect
 
 from controller.cli.run import EXIT_DISAGREES
-from tests.cli.test_run import CROUPIER, WAIT_S, Lines, _state
-from tests.cli.test_run_start import _rows, _start, journal, played
+from controller.journal.store import Journal
+from tests.cli.test_run import CROUPIER, WAIT_S, Lines, _poll, _state
+from tests.cli.test_run_start import JOURNAL, _rows, _start, journal, played
 from tests.journal.test_tamper import tamper
 from tests.security.conftest import SUPERVISOR_HASH, SUPERVISOR_PIN
 
@@ -214,3 +215,90 @@ def test_a_row_edited_before_the_verified_point_is_still_named_by_its_row(
         assert proc.wait(WAIT_S) == EXIT_DISAGREES
     assert f"fails its hash chain at row {seq}: edited" in (tmp_path / "stderr.txt").read_text()
     assert _rows(journal) == rows
+
+
+def _killed_while_dealing(cwd: Path, config: Path) -> None:
+    """``croupier run --demo`` killed (SIGKILL, as a power cut) while a round is being dealt:
+    its journal holds an open round with wagers and cards, and no money moved yet."""
+    with subprocess.Popen(
+        [*CROUPIER, "run", "--config", str(config), "--demo", "--pace", "0.05"],
+        cwd=cwd,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        env={**os.environ, "PYTHONUNBUFFERED": "1"},
+    ) as proc:
+        assert proc.stdout is not None
+        lines = Lines(proc.stdout)
+        try:
+            url = lines.wait_for("display: ").removeprefix("display: ")
+            _poll(
+                url,
+                lambda s: (
+                    s.get("state") == "dealing"
+                    and sum(len(h.get("cards", [])) for b in s.get("boxes", []) for h in b["hands"])
+                    >= 2
+                ),
+                "a round being dealt",
+            )
+        finally:
+            proc.kill()
+            proc.wait(WAIT_S)
+            lines.rest()
+
+
+def test_a_supervisor_voids_the_open_round_on_the_halted_screen_and_the_table_deals_on(
+    tmp_path: Path,
+) -> None:
+    config = _table_file(tmp_path)
+    _killed_while_dealing(tmp_path, config)
+    path = tmp_path / JOURNAL
+    with Journal.open(path, table_id="table-1") as journal:
+        wagers = {
+            (r.payload["box"], r.payload["player"]): r.payload["amount_cents"]
+            for r in journal.iter_rows(kinds=["call"])
+            if r.payload.get("type") == "Bet"
+            and r.round_id == max(x.round_id or 0 for x in journal.iter_rows(kinds=["call"]))
+        }
+        # a row this software did not write (a newer version's, say): the chain holds, the
+        # replay disagrees in the open round
+        forged = journal.append("note", {"device": "shoe", "text": "from another version"}).seq
+    assert wagers
+    with _halted_run(tmp_path, config) as (proc, lines, url):
+        halted = _state(url)["halted"]
+        assert halted["problem"]["kind"] == "replay_mismatch"
+        assert halted["row"] == forged
+        assert [c["choice"] for c in halted["choices"]] == ["verify", "void", "stop"]
+        assert halted["void"].startswith("Round ")
+        assert " is void: return " in halted["void"]
+        assert f"to {forged} (" in halted["void"]
+        rows = _rows(path)
+        with connect(url.replace("http", "ws") + "ws", open_timeout=WAIT_S) as ws:
+            refused = _ask(ws, {"type": "halted", "choice": "void"})
+            assert refused["accepted"] is False
+            assert "supervisor PIN first" in refused["reason"]
+            assert _rows(path) == rows  # nothing written without a supervisor
+            assert _ask(ws, {"type": "pin", "pin": SUPERVISOR_PIN})["accepted"] is True
+            voided = _ask(ws, {"type": "halted", "choice": "void"})
+            assert voided["accepted"] is True, voided
+            assert "The table starts again" in voided["reason"]
+            assert lines.wait_for("voided by supervisor at the display: Round ")
+            assert lines.wait_for("display: ") == f"display: {url}"  # the same display
+            settling = _poll(url, lambda s: s.get("state") == "settling", "the voided round")
+            assert "void" in json.dumps(settling.get("prompt")).lower()
+            assert _ask(ws, {"type": "press", "key": "OK_"})["accepted"] is True
+            _poll(url, lambda s: s.get("state") == "betting", "the next round's bets")
+        proc.send_signal(signal.SIGTERM)
+        assert proc.wait(WAIT_S) == 0
+    assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
+    with Journal.open(path, table_id="table-1") as journal:
+        (aside,) = journal.iter_rows(kinds=["set_aside"])
+        assert aside.payload["last_seq"] == forged
+        assert aside.payload["by"] == "supervisor"
+        returned = {
+            (r.payload["box"], r.payload["player"]): r.payload["stake_cents"]
+            for r in journal.iter_rows(kinds=["ledger"], after_seq=aside.seq)
+        }
+        assert returned == wagers  # every wager of the round went back, once
+        assert journal.verify().ok

@@ -11,8 +11,14 @@ from typing import Any
 from playwright.sync_api import expect
 
 from controller.cli.run import EXIT_DISAGREES
-from tests.cli.test_run_halted import _edit_last_ledger_row, _halted_run, _table_file
-from tests.cli.test_run_start import _rows, journal, played
+from controller.journal.store import Journal
+from tests.cli.test_run_halted import (
+    _edit_last_ledger_row,
+    _halted_run,
+    _killed_while_dealing,
+    _table_file,
+)
+from tests.cli.test_run_start import JOURNAL, _rows, journal, played
 from tests.security.conftest import SUPERVISOR_PIN
 
 from .conftest import WAIT_S, screenshot
@@ -66,3 +72,39 @@ def test_the_dealer_screen_shows_the_stopped_table_as_one_banner_and_the_supervi
     finally:
         context.close()
     assert _rows(journal) == rows
+
+
+def test_the_supervisor_sees_what_a_void_returns_voids_the_round_and_the_screen_deals_on(
+    tmp_path: Path, browser: Any
+) -> None:
+    config = _table_file(tmp_path)
+    _killed_while_dealing(tmp_path, config)
+    with Journal.open(tmp_path / JOURNAL, table_id="table-1") as journal:
+        forged = journal.append("note", {"device": "shoe", "text": "from another version"}).seq
+    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    context.set_default_timeout(WAIT_S * 1000)
+    expect.set_options(timeout=WAIT_S * 1000)
+    try:
+        page = context.new_page()
+        with _halted_run(tmp_path, config) as (proc, _, url):
+            page.goto(url)
+            expect(page.locator("#halted")).to_be_visible()
+            facts = page.locator("#halted-facts")
+            expect(facts).to_contain_text("Void the round")
+            expect(facts).to_contain_text(f"to {forged} (")
+            void_text = facts.inner_text()
+            assert " is void: return $" in void_text
+            assert not IDENTIFIERS.search(void_text.replace(str(tmp_path), "")), void_text
+            page.fill("#halted-pin-input", SUPERVISOR_PIN)
+            page.click("#halted-sign-in")
+            expect(page.locator("#halted-void")).to_be_visible()
+            screenshot(page, "halted-void-offered")
+            page.click("#halted-void")
+            expect(page.locator("#halted")).to_be_hidden()
+            prompt = page.locator("#prompt")
+            expect(prompt).to_contain_text("void")
+            screenshot(page, "halted-voided")
+            proc.terminate()
+            assert proc.wait(WAIT_S) == 0
+    finally:
+        context.close()

@@ -353,7 +353,8 @@ function renderHalted(s) {
   const facts = document.getElementById("halted-facts");
   facts.replaceChildren();
   const rows = [["Journal row", h.row === null ? "the whole journal" : String(h.row)],
-    ["Expected", h.expected], ["Found", h.found], ["Journal file", h.journal]];
+    ["Expected", h.expected], ["Found", h.found], ["Journal file", h.journal],
+    ["Void the round", h.void]];
   for (const [term, text] of rows) facts.append(el("dt", null, term), el("dd", null, text));
   const pin = document.getElementById("halted-pin");
   pin.hidden = !h.pin_set || h.signed_in !== null;
@@ -382,6 +383,7 @@ function render() {
     renderKeys(state);
     return;
   }
+  document.getElementById("halted").hidden = true; // (a supervisor voided the round: the table runs)
   renderPrompt(state);
   renderDealerHand(state, document.getElementById("dealer-cards"), document.getElementById("dealer-total"));
   renderBoxes(state, document.getElementById("boxes"), state.state === "betting" && live() ? betOn : null);
