@@ -60,7 +60,7 @@ from controller.journal.logs import bind_round
 from controller.journal.store import Journal
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
 from controller.service.devices import check_device_urls, open_devices, shown_urls
-from controller.service.history import RoundSummary, rebuild, summarize
+from controller.service.history import RoundSummary, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
 from controller.table.access import AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
@@ -295,11 +295,9 @@ class TableService:
         )
         self.journaled = prepared.commit(show=self._told, limits=BetLimits.of(self.config))
         # What the display showed before a restart: the finished rounds, from the journal.
-        self.last_rounds, self.rounds_completed = rebuild(
-            journal.iter_rows(kinds=["round_end", "prompt"]),
-            self.journaled.app.controller.round.number,
-            self.config.display.last_rounds,
-        )
+        finished, self.rounds_completed = prepared.finished
+        keep = self.config.display.last_rounds
+        self.last_rounds = [summarize(r) for r in finished[-keep:]] if keep > 0 else []
         self.rounds_at_start = self.rounds_completed  # (finished before this start)
         for kind, text in self._pending_notices:
             self._notice(kind, text)

@@ -13,7 +13,7 @@ from .conftest import WAIT_S, running_table, table_config
 ROUND = "2C KC 9D 8H 8S"
 
 
-def test_last_rounds_and_the_round_count_are_rebuilt_from_the_journal_after_a_restart() -> None:
+def test_last_rounds_with_the_dealers_cards_and_the_round_count_are_rebuilt_after_a_restart() -> None:
     loaded = table_config("nz-pontoon")
     with running_table(loaded, ROUND) as table:
         table.draw()
@@ -38,3 +38,6 @@ def test_last_rounds_and_the_round_count_are_rebuilt_from_the_journal_after_a_re
     assert rebuilt["net"] == shown[0]["net"] == [{"player": "ann", "cents": 1000, "text": "$10"}]
     assert rebuilt["dealer_total"] == shown[0]["dealer_total"]
     assert rebuilt["void"] is False
+    # NZ deals the dealer no hole card: no reveal names the cards, the replay has them
+    assert rebuilt["dealer"] == shown[0]["dealer"] == ["9D", "8S"]
+    assert rebuilt == shown[0]
