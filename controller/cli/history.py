@@ -16,10 +16,11 @@ was recorded, never the live table. Per round:
 
 The text shows the same steps for a person: button presses appear as the keys of the decision
 (or refusal) they entered, and state changes, calls and device commands are left to ``--json``.
-A rebuilt table (``recovery`` rows), a notice the dealer was shown (``notice``) and a clean stop
-(``stop``) are shown where they happened. The devices' heartbeats (their status reports, every
-half second or so, and the notes that only repeat an event's name) are left out unless ``--all``
-asks for them; ``--json`` holds every row.
+A rebuilt table (``recovery`` rows), a notice the dealer was shown (``notice``), a clean stop
+(``stop``) and a supervisor's void at a halted start (``set_aside``, with every row it set aside
+marked "(set aside)") are shown where they happened. The devices' heartbeats (their status
+reports, every half second or so, and the notes that only repeat an event's name) are left out
+unless ``--all`` asks for them; ``--json`` holds every row.
 
 The default is the last 10 rounds; ``--round`` picks one. Exit status 0, 1 when the journal
 cannot be read or the round is not in it, 2 when there is no journal at PATH.
@@ -275,6 +276,11 @@ def _render_round(r: RoundRecall, *, everything: bool = False) -> list[str]:
     until = r.ended if r.complete else "not finished"
     lines = [f"== Round {r.round}{variant}  {r.started} .. {until}"]
     marked = False
+    aside = [
+        (int(row.payload["first_seq"]), int(row.payload["last_seq"]))
+        for row in r.steps
+        if row.kind == "set_aside"
+    ]
     for row in r.steps:
         if row.kind == "round_start":
             if marked:
@@ -283,6 +289,8 @@ def _render_round(r: RoundRecall, *, everything: bool = False) -> list[str]:
         if not everything and is_heartbeat(row):
             continue
         text = _step(row, r.inputs.get(row.seq, row.payload))
+        if text is not None and any(first <= row.seq <= last for first, last in aside):
+            text = f"(set aside) {text}"
         if text is not None:
             lines.append(f"  {row.ts[11:23]}  {text}")
     lines.append(f"  cards: {' '.join(r.cards) or '-'}")
@@ -330,6 +338,11 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
         return f"{'RECOVERED':<9} {p.get('text')}"
     if kind == "notice":
         return f"{'notice':<9} {p.get('event')}: {p.get('text')}"
+    if kind == "set_aside":
+        return (
+            f"{'SET ASIDE':<9} rows {p.get('first_seq')}-{p.get('last_seq')} by {p.get('by')} "
+            f"({p.get('cards')} card(s) to the discard), the round void: {p.get('reason')}"
+        )
     if kind == "stop":
         return f"{'STOPPED':<9} {p.get('reason')} (round {p.get('round')} at {p.get('state')})"
     return None  # state changes, device commands: in --json steps only

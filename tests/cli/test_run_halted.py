@@ -302,3 +302,12 @@ def test_a_supervisor_voids_the_open_round_on_the_halted_screen_and_the_table_de
         }
         assert returned == wagers  # every wager of the round went back, once
         assert journal.verify().ok
+    recall = subprocess.run(
+        [*CROUPIER, "history", "--journal", str(path), "--last", "2"],
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=True,
+    ).stdout
+    assert f"SET ASIDE rows {aside.payload['first_seq']}-{forged} by supervisor" in recall
+    assert "(set aside) card" in recall  # the cards it set aside are marked in the recall

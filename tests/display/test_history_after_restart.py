@@ -13,7 +13,7 @@ from .conftest import WAIT_S, running_table, table_config
 ROUND = "2C KC 9D 8H 8S"
 
 
-def test_last_rounds_with_the_dealers_cards_and_the_round_count_are_rebuilt_after_a_restart() -> None:
+def test_last_rounds_with_the_dealers_cards_and_the_count_are_rebuilt_after_a_restart() -> None:
     loaded = table_config("nz-pontoon")
     with running_table(loaded, ROUND) as table:
         table.draw()
