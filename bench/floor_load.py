@@ -66,7 +66,8 @@ Group = tuple[int | None, list[tuple[str, dict[str, Any]]]]  # (round offset, ro
 
 def record_template(folder: Path, rounds: int = 30) -> tuple[list[Group], int]:
     """Rows of a real demo table, grouped by transaction; and how many rounds they hold."""
-    from controller.service.service import DemoOptions, TableService  # noqa: PLC0415
+    from controller.play.demo import DemoOptions, demo_dealer  # noqa: PLC0415
+    from controller.service.service import TableService  # noqa: PLC0415
     from controller.table.config import table_from_mapping  # noqa: PLC0415
 
     path = folder / "template.sqlite3"
@@ -75,8 +76,8 @@ def record_template(folder: Path, rounds: int = 30) -> tuple[list[Group], int]:
         "<bench>",
         folder,
     )
-    with TableService(table, demo=DemoOptions(pace_s=0.0, seed=11)) as service:
-        while int(service.state().get("rounds_completed", 0)) < rounds:
+    with TableService(table, actors=[demo_dealer(DemoOptions(pace_s=0.0, seed=11))]) as service:
+        while service.rounds_completed < rounds:
             time.sleep(0.05)
     with Journal.open(path, readonly=True) as journal:
         rows = [r for r in journal.rows() if r.kind not in ("software", "config")]
@@ -102,10 +103,11 @@ def emulate(
     until: float,
     tick: float,
     out: Any,
+    poll_ms: int = 100,
 ) -> None:
     """One emulator process: its tables' journals, their shippers, the paced appends."""
     quiet_logs()
-    settings = FloorLink(dsn=dsn, password_env=PASSWORD_ENV)
+    settings = FloorLink(dsn=dsn, password_env=PASSWORD_ENV, poll_ms=poll_ms)
     journals = {}
     shippers = []
     for tid in table_ids:
@@ -193,6 +195,9 @@ def main() -> int:
     parser.add_argument(
         "--tick", type=float, default=0.25, help="s between an emulator's appends (0.25)"
     )
+    parser.add_argument(
+        "--poll-ms", type=int, default=100, help="the shippers' [floor] poll_ms (100, the default)"
+    )
     args = parser.parse_args()
     quiet_logs()
     folder = Path(tempfile.mkdtemp(prefix="croupier-floor-bench-"))
@@ -249,6 +254,7 @@ def main() -> int:
                     until,
                     args.tick,
                     out,
+                    args.poll_ms,
                 ),
             )
             for i in range(args.procs)
@@ -290,6 +296,7 @@ def main() -> int:
         figures = {
             "tables": args.tables,
             "speed": args.speed,
+            "poll_ms": args.poll_ms,
             "window_s": round(window, 1),
             "rows_per_s": round(len(lags) / window, 1),
             "lag_p50_s": round(statistics.median(lags), 3) if lags else None,
