@@ -29,6 +29,7 @@ and the pair cards split so far.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -37,7 +38,7 @@ from controller.analysis.dealer import (
     NATURAL_INDEX,
     NCATS,
     DealerTable,
-    build_table,
+    shared_table,
 )
 from controller.analysis.shoe import (
     VALUE_RANK,
@@ -87,6 +88,29 @@ SUITED_ROWS: dict[tuple[int, ...], tuple[Rank, ...]] = {
 Up = int | None  # the dealer's first card as a value, None where the player sees no card
 
 
+_SHAPES: dict[Comp, tuple[int, int]] = {}
+
+
+def shape(comp: Comp) -> tuple[int, int]:
+    """(number of cards, hard total) of a composition, worked out once per composition."""
+    got = _SHAPES.get(comp)
+    if got is None:
+        got = _SHAPES[comp] = (sum(comp), sum(c * (i + 1) for i, c in enumerate(comp)))
+    return got
+
+
+def payoff_features(comp: Comp) -> tuple[int, ...]:
+    """What a finished hand's payoff can depend on, besides its context: the whole
+    composition for up to three cards (a natural, a pair, the suited 6-7-8 and 7-7-7 rows),
+    beyond that the hard total, the aces and the number of cards (totals, soft totals, the
+    five-card trick, the 21s by number of cards: the representative hand's suits never make
+    a bonus of four cards or more)."""
+    n, hard = shape(comp)
+    if n <= 3:
+        return comp
+    return (hard, comp[0], n)
+
+
 @dataclass(frozen=True)
 class Ctx:
     """Where a hand is played: the dealer's first card, the cards seen besides the hand's own
@@ -97,6 +121,13 @@ class Ctx:
     from_split: bool = False
     split_aces: bool = False
     hands: int = 1  # hands on the box (for the legality checks)
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.up, self.base, self.from_split, self.split_aces, self.hands))
+
+    def __hash__(self) -> int:  # the memo keys hash a context at every hand: once is enough
+        return self._hash
 
 
 @dataclass
@@ -130,6 +161,17 @@ class Rows:
 
     def child(self, value: int) -> Rows:
         return Rows(self._table, add(self.shoe, value, -1), parent=self, value=value)
+
+    def categories(self, exclude_natural: bool) -> Vec:
+        """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
+        looked up in the table's per-shoe cache first (read only)."""
+        table = self._table
+        cache = table.by_shoe_checked if exclude_natural else table.by_shoe
+        got = cache.get(self.shoe)
+        if got is None:
+            got = table.categories(self.get(), exclude_natural)
+            cache[self.shoe] = got
+        return got
 
     def get(self) -> Vec:
         if self._rows is None:
@@ -176,9 +218,9 @@ class Analysis:
         self.hidden = not rules.dealer.first_card_face_up
         self.track_initial_aces = rules.double.initial_aces_count_one
         for v in VALUES:
-            self.tables[v] = build_table(rules, v, self.shoe.counts)
+            self.tables[v] = shared_table(rules, v, self.shoe.counts)
         if self.hidden:
-            self.tables[None] = build_table(rules, None, self.shoe.counts)
+            self.tables[None] = shared_table(rules, None, self.shoe.counts)
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
         self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
         self._peeks[None] = bool(peek)
@@ -213,6 +255,10 @@ class Analysis:
         checked for it: the vector then sums to the chance of no natural)."""
         return self.tables[up].categories(rows, self._peeks[up] and not with_natural)
 
+    def dealer_of(self, up: Up, rows: Rows, *, with_natural: bool = False) -> Vec:
+        """:meth:`dealer` of a :class:`Rows` (from the cache where this shoe was met before)."""
+        return rows.categories(self._peeks[up] and not with_natural)
+
     # --- payoffs from the settlement ---------------------------------------------------------
 
     def _box(
@@ -234,7 +280,7 @@ class Analysis:
         odds = win_odds(rules, cards, rank, doubled_stake=doubled).odds
         table = self.tables[ctx.up]
         sb = rules.super_bonus.enabled and any(
-            is_super_bonus_hand(rules, hand, ex[0]) for ex in table.examples.values()
+            is_super_bonus_hand(rules, hand, first) for first in table.first_cards
         )
         key = (
             ctx.up,
@@ -266,7 +312,7 @@ class Analysis:
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
     ) -> tuple[Vec, float | None]:
-        key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
+        key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
             vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
@@ -297,7 +343,7 @@ class Analysis:
             if self._peeks[ctx.up]:
                 return constant * (1.0 - self.tables[ctx.up].natural_probability(rows.shoe))
             return constant
-        return float(self.dealer(ctx.up, rows.get()) @ payoff)
+        return float(self.dealer_of(ctx.up, rows) @ payoff)
 
     # --- what the rules allow ----------------------------------------------------------------
 
@@ -318,8 +364,7 @@ class Analysis:
         """end_of_hand and the why_not_* checks for this hand. They read only the features in
         the cache key (hard total, aces, cards, initial aces, doubled, split flags, a pair), so
         they are asked once per feature set, on a representative hand."""
-        n = sum(comp)
-        hard = sum(c * (i + 1) for i, c in enumerate(comp))
+        n, hard = shape(comp)
         pair = n == 2 and max(comp) == 2
         key = (hard, comp[0], n, i0, doubled, ctx.from_split, ctx.split_aces, pair)
         got = self._facts.get(key)
@@ -359,8 +404,7 @@ class Analysis:
         can_surrender: bool = False,
     ) -> Action:
         assert self.strategy is not None
-        n = sum(comp)
-        hard = sum(c * (i + 1) for i, c in enumerate(comp))
+        n, hard = shape(comp)
         key = (
             hard,
             comp[0],
@@ -512,7 +556,7 @@ class Analysis:
                 values[action] = self.split_value(ctx.up, hand.cards[0].points)
             elif action is Action.SURRENDER:
                 payoff = self.payoff(hand.cards, False, False, ctx, surrendered=True)
-                values[action] = float(self.dealer(ctx.up, rows.get()) @ payoff)
+                values[action] = float(self.dealer_of(ctx.up, rows) @ payoff)
             else:
                 values[action] = self.action_value(ctx, comp, i0, False, rows, action)
         if self.strategy is None:
@@ -520,7 +564,7 @@ class Analysis:
                 values[Action.SPLIT] = self.split_value(ctx.up, hand.cards[0].points)
             if can_surrender:
                 payoff = self.payoff(hand.cards, False, False, ctx, surrendered=True)
-                values[Action.SURRENDER] = float(self.dealer(ctx.up, rows.get()) @ payoff)
+                values[Action.SURRENDER] = float(self.dealer_of(ctx.up, rows) @ payoff)
         return values, can_split, can_surrender
 
     def _root(self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool) -> tuple[float, str]:
@@ -596,7 +640,7 @@ class Analysis:
         if not self._peeks[up]:
             return 0.0
         comp = comp_of((p1, p2))
-        full = self.dealer(up, self.rows(up, comp).get(), with_natural=True)
+        full = self.dealer_of(up, self.rows(up, comp), with_natural=True)
         ctx = Ctx(up, ZERO)
         payoff = self.payoff(representative(comp), False, False, ctx)
         return float(full[NATURAL_INDEX] * payoff[NATURAL_INDEX])
