@@ -182,6 +182,16 @@ class Rows:
 
 
 @dataclass(frozen=True)
+class Prepared:
+    """A finished hand made ready for :func:`settle_round`: its one-hand box and what its
+    payout depends on besides the dealer (rank, odds, stakes)."""
+
+    box: Box
+    hand: Hand
+    key: tuple[object, ...]
+
+
+@dataclass(frozen=True)
 class Facts:
     """What the rules say of a hand with these features (from the round model's checks)."""
 
@@ -189,6 +199,8 @@ class Facts:
     can_stand: bool
     can_hit: bool
     can_double: bool
+    can_rescue: bool  # a doubled hand (why_not_rescue)
+    key: tuple[object, ...]  # the features they were asked on
 
 
 @dataclass
@@ -212,6 +224,10 @@ class Analysis:
     _up_rows: dict[Up, Rows] = field(default_factory=dict)
     resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
     _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
+    _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
+    _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         rules = self.rules
@@ -273,26 +289,29 @@ class Analysis:
         self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx, surrendered: bool = False
     ) -> Vec:
         """Net units for this finished hand against each dealer category, from settle_round."""
+        return self._settled(self._prepare(cards, doubled, rescued, ctx, surrendered), ctx.up)
+
+    def _prepare(
+        self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx, surrendered: bool
+    ) -> Prepared:
+        """The hand as settle_round sees it and what its payout depends on, besides the
+        dealer's first card."""
         rules = self.rules
         box = self._box(cards, doubled, rescued, ctx, surrendered)
         hand = box.hands[0]
         rank = hand.rank(rules)
         odds = win_odds(rules, cards, rank, doubled_stake=doubled).odds
-        table = self.tables[ctx.up]
+        key = (rank.tier, rank.total, odds, doubled, rescued, surrendered, ctx.from_split)
+        return Prepared(box, hand, key)
+
+    def _settled(self, prepared: Prepared, up: Up) -> Vec:
+        rules = self.rules
+        table = self.tables[up]
         sb = rules.super_bonus.enabled and any(
-            is_super_bonus_hand(rules, hand, first) for first in table.first_cards
+            is_super_bonus_hand(rules, prepared.hand, first) for first in table.first_cards
         )
-        key = (
-            ctx.up,
-            rank.tier,
-            rank.total,
-            odds,
-            doubled,
-            rescued,
-            sb,
-            surrendered,
-            ctx.from_split,
-        )
+        key = (up, sb, *prepared.key)
+        box = prepared.box
         got = self._payoff.get(key)
         if got is not None:
             return got
@@ -322,18 +341,45 @@ class Analysis:
         return got
 
     def _mixed_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
+        key = (ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
+        parts = self._hand_parts.get(key)
+        if parts is None:
+            parts = self._hand_parts[key] = self._parts(comp, i0, doubled, rescued, ctx)
+        if len(parts) == 1:
+            return self._settled(parts[0][1], ctx.up)
+        (p_mixed, mixed), (p_suited, hearts), (p_spades, spades) = parts
+        return (
+            p_mixed * self._settled(mixed, ctx.up)
+            + p_suited * self._settled(hearts, ctx.up)
+            + p_spades * self._settled(spades, ctx.up)
+        )
+
+    def _parts(
+        self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
+    ) -> list[tuple[float, Prepared]]:
+        """The hand's suit patterns with their chances: one, or where a suited bonus hand
+        (6-7-8, 7-7-7) could be made of these ranks, mixed, suited and spades."""
         cards = representative(comp, i0)
         values = tuple(sorted(c.points for c in cards))
         if values in SUITED_ROWS and (self.rules.payouts.bonus or self.rules.super_bonus.enabled):
             ranks = SUITED_ROWS[values]
             pattern = self.shoe.suit_pattern(ranks)
-            mixed = self.payoff(cards, doubled, rescued, ctx)
-            hearts = self.payoff([Card(r, Suit.HEARTS) for r in ranks], doubled, rescued, ctx)
-            spades = self.payoff([Card(r, Suit.SPADES) for r in ranks], doubled, rescued, ctx)
-            return (
-                pattern["mixed"] * mixed + pattern["suited"] * hearts + pattern["spades"] * spades
-            )
-        return self.payoff(cards, doubled, rescued, ctx)
+            return [
+                (pattern["mixed"], self._prepare(cards, doubled, rescued, ctx, False)),
+                (
+                    pattern["suited"],
+                    self._prepare(
+                        [Card(r, Suit.HEARTS) for r in ranks], doubled, rescued, ctx, False
+                    ),
+                ),
+                (
+                    pattern["spades"],
+                    self._prepare(
+                        [Card(r, Suit.SPADES) for r in ranks], doubled, rescued, ctx, False
+                    ),
+                ),
+            ]
+        return [(1.0, self._prepare(cards, doubled, rescued, ctx, False))]
 
     def terminal_value(
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rescued: bool, rows: Rows
@@ -378,6 +424,10 @@ class Analysis:
                 can_stand=end is None and why_not_stand(rules, hand) is None,
                 can_hit=end is None and why_not_hit(rules, hand) is None,
                 can_double=end is None and why_not_double(rules, box, hand, None, [PLAYER]) is None,
+                can_rescue=doubled
+                and rules.double.rescue
+                and why_not_rescue(rules, hand, PLAYER) is None,
+                key=key,
             )
             self._facts[key] = got
         return got
@@ -445,9 +495,14 @@ class Analysis:
         shoe = rows.shoe
         total = sum(shoe)
         out = 0.0
+        memo = self._memo
         for i, n in enumerate(shoe):
             if n > 0:
-                out += n * self.value(ctx, add(comp, i + 1), i0, after, rows.child(i + 1))
+                nxt = add(comp, i + 1)
+                got = memo.get((ctx, nxt, i0, after))
+                if got is None:  # (the child rows only where the hand is new)
+                    got = self.decision(ctx, nxt, i0, after, rows.child(i + 1))
+                out += n * got[0]
         return out / total if total else 0.0
 
     def legal(self, facts: Facts) -> list[Action]:
@@ -493,18 +548,28 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, end: str, rows: Rows
     ) -> tuple[float, str]:
         keep = self.terminal_value(ctx, comp, i0, doubled, False, rows)
-        if doubled and self.rules.double.rescue and end != "bust":
-            hand = self._hand_state(ctx, comp, i0, doubled)
-            if why_not_rescue(self.rules, hand, PLAYER) is None:
-                rescue = self.terminal_value(ctx, comp, i0, doubled, True, rows)
-                if self.strategy is None:
-                    take = rescue > keep
-                else:
-                    up = self.up_card(ctx.up)
-                    take = up is not None and self.strategy.rescue(self.rules, hand.cards, up)
-                if take:
-                    return rescue, "rescue"
+        if doubled and end != "bust" and self.facts(ctx, comp, i0, doubled).can_rescue:
+            rescue = self.terminal_value(ctx, comp, i0, doubled, True, rows)
+            if self.strategy is None:
+                take = rescue > keep
+            else:
+                take = self.strategy_rescues(ctx, comp, i0, doubled)
+            if take:
+                return rescue, "rescue"
         return keep, end
+
+    def strategy_rescues(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> bool:
+        """The strategy's rescue of this doubled hand (it reads the total and the first two
+        cards' aces: the facts' features), asked once per features and dealer's card."""
+        assert self.strategy is not None
+        key = (self.facts(ctx, comp, i0, doubled).key, ctx.up)
+        got = self._rescues.get(key)
+        if got is None:
+            up = self.up_card(ctx.up)
+            cards = representative(comp, i0)
+            got = up is not None and self.strategy.rescue(self.rules, cards, up)
+            self._rescues[key] = got
+        return got
 
     # --- the box -----------------------------------------------------------------------------
 
