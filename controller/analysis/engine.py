@@ -225,6 +225,10 @@ class Analysis:
     resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
     _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
     _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
+    _by_comp_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(
+        default_factory=dict
+    )
+    _nodes: dict[tuple[object, ...], tuple[Facts, Action | None]] = field(default_factory=dict)
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
         default_factory=dict
     )
@@ -331,6 +335,11 @@ class Analysis:
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
     ) -> tuple[Vec, float | None]:
+        # by composition first (no features to work out), then by features
+        exact = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
+        got = self._by_comp_payoff.get(exact)
+        if got is not None:
+            return got
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
@@ -338,6 +347,7 @@ class Analysis:
             constant = float(vec[0]) if vec.max() == vec.min() else None
             got = (vec, constant)
             self._hand_payoff[key] = got
+        self._by_comp_payoff[exact] = got
         return got
 
     def _mixed_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
@@ -523,26 +533,38 @@ class Analysis:
         got = self._memo.get(key)
         if got is not None:
             return got
-        facts = self.facts(ctx, comp, i0, doubled)
+        node_key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled)
+        node = self._nodes.get(node_key)
+        if node is None:
+            node = self._nodes[node_key] = self._node(ctx, comp, i0, doubled)
+        facts, action = node
         if facts.end is not None:
             got = self._finished(ctx, comp, i0, doubled, facts.end, rows)
-        elif self.strategy is None:
+        elif action is None:
             best = (-np.inf, "")
-            for action in self.legal(facts):
-                v = self.action_value(ctx, comp, i0, doubled, rows, action)
+            for act in self.legal(facts):
+                v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
-                    best = (v, action.value)
+                    best = (v, act.value)
             got = best
         else:
-            action = self.strategy_action(ctx, comp, i0, doubled, can_double=facts.can_double)
-            if action not in self.legal(facts):
-                raise ValueError(
-                    f"the strategy plays {action.value} on {representative(comp, i0)}, "
-                    f"which the rules do not allow"
-                )
             got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
         self._memo[key] = got
         return got
+
+    def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
+        """What the rules say of a hand and what the strategy does (None: no strategy, or the
+        hand is over), the same for every context with this dealer's card and split flags."""
+        facts = self.facts(ctx, comp, i0, doubled)
+        if self.strategy is None or facts.end is not None:
+            return facts, None
+        action = self.strategy_action(ctx, comp, i0, doubled, can_double=facts.can_double)
+        if action not in self.legal(facts):
+            raise ValueError(
+                f"the strategy plays {action.value} on {representative(comp, i0)}, "
+                f"which the rules do not allow"
+            )
+        return facts, action
 
     def _finished(
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, end: str, rows: Rows
