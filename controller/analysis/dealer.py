@@ -64,6 +64,12 @@ class DealerTable:
     _drawn: npt.NDArray[np.float64] = field(init=False, repr=False)
     _max_drawn: int = field(init=False, repr=False)
     _natural_rows: list[int] = field(init=False, repr=False)
+    # shared by every Analysis that uses this table: the final categories and the natural's
+    # chance per shoe drawn from (the vectors are read only)
+    by_shoe: dict[Comp, npt.NDArray[np.float64]] = field(init=False, repr=False)
+    by_shoe_checked: dict[Comp, npt.NDArray[np.float64]] = field(init=False, repr=False)
+    _naturals: dict[Comp, float] = field(init=False, repr=False)
+    first_cards: frozenset[Card] = field(init=False, repr=False)  # of the examples
 
     def __post_init__(self) -> None:
         rows, cols = np.nonzero(self.counts)
@@ -75,6 +81,10 @@ class DealerTable:
         self._drawn = self.drawn.astype(np.float64)
         self._max_drawn = int(self.drawn.max()) if len(self.drawn) else 0
         self._natural_rows = [int(i) for i in np.flatnonzero(self.category == NATURAL_INDEX)]
+        self.by_shoe = {}
+        self.by_shoe_checked = {}
+        self._naturals = {}
+        self.first_cards = frozenset(ex[0] for ex in self.examples.values())
 
     def rows(self, shoe: Comp) -> npt.NDArray[np.float64]:
         """The chance of each draw multiset from ``shoe`` (the cards the dealer draws from)."""
@@ -116,6 +126,9 @@ class DealerTable:
 
     def natural_probability(self, shoe: Comp) -> float:
         """The chance of the dealer's natural from ``shoe`` (a few multisets, in plain Python)."""
+        got = self._naturals.get(shoe)
+        if got is not None:
+            return got
         total = sum(shoe)
         out = 0.0
         for i in self._natural_rows:
@@ -126,6 +139,7 @@ class DealerTable:
                     p *= max(shoe[v] - j, 0) / max(total - m, 1)
                     m += 1
             out += p
+        self._naturals[shoe] = out
         return out
 
     def categories(
@@ -143,6 +157,30 @@ class DealerTable:
         ``exclude_natural``: leave out the natural (the dealer checked for it): the result then
         sums to the chance of no natural."""
         return self.categories(self.rows(shoe), exclude_natural)
+
+
+_TABLES: dict[tuple[object, ...], DealerTable] = {}
+MAX_TABLES = 128  # a par sheet needs about 60 (the decks curve, the dealer's rule toggles)
+
+
+def dealer_rules_key(rules: Variant) -> tuple[object, ...]:
+    """Every setting the dealer's table can depend on: the drawing rule
+    (:func:`dealer_must_draw` reads ``rules.dealer``) and the ranking (:func:`dealer_rank`
+    reads ``rules.hands.dealer_five_card_trick``)."""
+    return (rules.dealer.model_dump_json(), rules.hands.dealer_five_card_trick)
+
+
+def shared_table(rules: Variant, first: int | None, max_per_value: Comp) -> DealerTable:
+    """:func:`build_table`, built once for every analysis with the same dealer rules and shoe
+    (a par sheet's rule toggles mostly change only the player's rules), so the tables and
+    their per-shoe results are shared."""
+    key = (dealer_rules_key(rules), first, max_per_value)
+    got = _TABLES.get(key)
+    if got is None:
+        if len(_TABLES) >= MAX_TABLES:
+            _TABLES.clear()
+        got = _TABLES[key] = build_table(rules, first, max_per_value)
+    return got
 
 
 def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> DealerTable:

@@ -29,6 +29,7 @@ and the pair cards split so far.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 import numpy.typing as npt
@@ -37,7 +38,7 @@ from controller.analysis.dealer import (
     NATURAL_INDEX,
     NCATS,
     DealerTable,
-    build_table,
+    shared_table,
 )
 from controller.analysis.shoe import (
     VALUE_RANK,
@@ -87,6 +88,29 @@ SUITED_ROWS: dict[tuple[int, ...], tuple[Rank, ...]] = {
 Up = int | None  # the dealer's first card as a value, None where the player sees no card
 
 
+_SHAPES: dict[Comp, tuple[int, int]] = {}
+
+
+def shape(comp: Comp) -> tuple[int, int]:
+    """(number of cards, hard total) of a composition, worked out once per composition."""
+    got = _SHAPES.get(comp)
+    if got is None:
+        got = _SHAPES[comp] = (sum(comp), sum(c * (i + 1) for i, c in enumerate(comp)))
+    return got
+
+
+def payoff_features(comp: Comp) -> tuple[int, ...]:
+    """What a finished hand's payoff can depend on, besides its context: the whole
+    composition for up to three cards (a natural, a pair, the suited 6-7-8 and 7-7-7 rows),
+    beyond that the hard total, the aces and the number of cards (totals, soft totals, the
+    five-card trick, the 21s by number of cards: the representative hand's suits never make
+    a bonus of four cards or more)."""
+    n, hard = shape(comp)
+    if n <= 3:
+        return comp
+    return (hard, comp[0], n)
+
+
 @dataclass(frozen=True)
 class Ctx:
     """Where a hand is played: the dealer's first card, the cards seen besides the hand's own
@@ -97,6 +121,13 @@ class Ctx:
     from_split: bool = False
     split_aces: bool = False
     hands: int = 1  # hands on the box (for the legality checks)
+
+    @cached_property
+    def _hash(self) -> int:
+        return hash((self.up, self.base, self.from_split, self.split_aces, self.hands))
+
+    def __hash__(self) -> int:  # the memo keys hash a context at every hand: once is enough
+        return self._hash
 
 
 @dataclass
@@ -131,12 +162,33 @@ class Rows:
     def child(self, value: int) -> Rows:
         return Rows(self._table, add(self.shoe, value, -1), parent=self, value=value)
 
+    def categories(self, exclude_natural: bool) -> Vec:
+        """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
+        looked up in the table's per-shoe cache first (read only)."""
+        table = self._table
+        cache = table.by_shoe_checked if exclude_natural else table.by_shoe
+        got = cache.get(self.shoe)
+        if got is None:
+            got = table.categories(self.get(), exclude_natural)
+            cache[self.shoe] = got
+        return got
+
     def get(self) -> Vec:
         if self._rows is None:
             assert self._parent is not None
             self._rows = self._table.remove(self._parent.get(), self._parent.shoe, self._value)
             self._parent = None
         return self._rows
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A finished hand made ready for :func:`settle_round`: its one-hand box and what its
+    payout depends on besides the dealer (rank, odds, stakes)."""
+
+    box: Box
+    hand: Hand
+    key: tuple[object, ...]
 
 
 @dataclass(frozen=True)
@@ -147,6 +199,8 @@ class Facts:
     can_stand: bool
     can_hit: bool
     can_double: bool
+    can_rescue: bool  # a doubled hand (why_not_rescue)
+    key: tuple[object, ...]  # the features they were asked on
 
 
 @dataclass
@@ -170,15 +224,23 @@ class Analysis:
     _up_rows: dict[Up, Rows] = field(default_factory=dict)
     resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
     _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
+    _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
+    _by_comp_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(
+        default_factory=dict
+    )
+    _nodes: dict[tuple[object, ...], tuple[Facts, Action | None]] = field(default_factory=dict)
+    _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
+        default_factory=dict
+    )
 
     def __post_init__(self) -> None:
         rules = self.rules
         self.hidden = not rules.dealer.first_card_face_up
         self.track_initial_aces = rules.double.initial_aces_count_one
         for v in VALUES:
-            self.tables[v] = build_table(rules, v, self.shoe.counts)
+            self.tables[v] = shared_table(rules, v, self.shoe.counts)
         if self.hidden:
-            self.tables[None] = build_table(rules, None, self.shoe.counts)
+            self.tables[None] = shared_table(rules, None, self.shoe.counts)
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
         self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
         self._peeks[None] = bool(peek)
@@ -213,6 +275,10 @@ class Analysis:
         checked for it: the vector then sums to the chance of no natural)."""
         return self.tables[up].categories(rows, self._peeks[up] and not with_natural)
 
+    def dealer_of(self, up: Up, rows: Rows, *, with_natural: bool = False) -> Vec:
+        """:meth:`dealer` of a :class:`Rows` (from the cache where this shoe was met before)."""
+        return rows.categories(self._peeks[up] and not with_natural)
+
     # --- payoffs from the settlement ---------------------------------------------------------
 
     def _box(
@@ -227,26 +293,29 @@ class Analysis:
         self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx, surrendered: bool = False
     ) -> Vec:
         """Net units for this finished hand against each dealer category, from settle_round."""
+        return self._settled(self._prepare(cards, doubled, rescued, ctx, surrendered), ctx.up)
+
+    def _prepare(
+        self, cards: list[Card], doubled: bool, rescued: bool, ctx: Ctx, surrendered: bool
+    ) -> Prepared:
+        """The hand as settle_round sees it and what its payout depends on, besides the
+        dealer's first card."""
         rules = self.rules
         box = self._box(cards, doubled, rescued, ctx, surrendered)
         hand = box.hands[0]
         rank = hand.rank(rules)
         odds = win_odds(rules, cards, rank, doubled_stake=doubled).odds
-        table = self.tables[ctx.up]
+        key = (rank.tier, rank.total, odds, doubled, rescued, surrendered, ctx.from_split)
+        return Prepared(box, hand, key)
+
+    def _settled(self, prepared: Prepared, up: Up) -> Vec:
+        rules = self.rules
+        table = self.tables[up]
         sb = rules.super_bonus.enabled and any(
-            is_super_bonus_hand(rules, hand, ex[0]) for ex in table.examples.values()
+            is_super_bonus_hand(rules, prepared.hand, first) for first in table.first_cards
         )
-        key = (
-            ctx.up,
-            rank.tier,
-            rank.total,
-            odds,
-            doubled,
-            rescued,
-            sb,
-            surrendered,
-            ctx.from_split,
-        )
+        key = (up, sb, *prepared.key)
+        box = prepared.box
         got = self._payoff.get(key)
         if got is not None:
             return got
@@ -266,28 +335,61 @@ class Analysis:
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
     ) -> tuple[Vec, float | None]:
-        key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
+        # by composition first (no features to work out), then by features
+        exact = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
+        got = self._by_comp_payoff.get(exact)
+        if got is not None:
+            return got
+        key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
             vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
             constant = float(vec[0]) if vec.max() == vec.min() else None
             got = (vec, constant)
             self._hand_payoff[key] = got
+        self._by_comp_payoff[exact] = got
         return got
 
     def _mixed_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
+        key = (ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
+        parts = self._hand_parts.get(key)
+        if parts is None:
+            parts = self._hand_parts[key] = self._parts(comp, i0, doubled, rescued, ctx)
+        if len(parts) == 1:
+            return self._settled(parts[0][1], ctx.up)
+        (p_mixed, mixed), (p_suited, hearts), (p_spades, spades) = parts
+        return (
+            p_mixed * self._settled(mixed, ctx.up)
+            + p_suited * self._settled(hearts, ctx.up)
+            + p_spades * self._settled(spades, ctx.up)
+        )
+
+    def _parts(
+        self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
+    ) -> list[tuple[float, Prepared]]:
+        """The hand's suit patterns with their chances: one, or where a suited bonus hand
+        (6-7-8, 7-7-7) could be made of these ranks, mixed, suited and spades."""
         cards = representative(comp, i0)
         values = tuple(sorted(c.points for c in cards))
         if values in SUITED_ROWS and (self.rules.payouts.bonus or self.rules.super_bonus.enabled):
             ranks = SUITED_ROWS[values]
             pattern = self.shoe.suit_pattern(ranks)
-            mixed = self.payoff(cards, doubled, rescued, ctx)
-            hearts = self.payoff([Card(r, Suit.HEARTS) for r in ranks], doubled, rescued, ctx)
-            spades = self.payoff([Card(r, Suit.SPADES) for r in ranks], doubled, rescued, ctx)
-            return (
-                pattern["mixed"] * mixed + pattern["suited"] * hearts + pattern["spades"] * spades
-            )
-        return self.payoff(cards, doubled, rescued, ctx)
+            return [
+                (pattern["mixed"], self._prepare(cards, doubled, rescued, ctx, False)),
+                (
+                    pattern["suited"],
+                    self._prepare(
+                        [Card(r, Suit.HEARTS) for r in ranks], doubled, rescued, ctx, False
+                    ),
+                ),
+                (
+                    pattern["spades"],
+                    self._prepare(
+                        [Card(r, Suit.SPADES) for r in ranks], doubled, rescued, ctx, False
+                    ),
+                ),
+            ]
+        return [(1.0, self._prepare(cards, doubled, rescued, ctx, False))]
 
     def terminal_value(
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rescued: bool, rows: Rows
@@ -297,7 +399,7 @@ class Analysis:
             if self._peeks[ctx.up]:
                 return constant * (1.0 - self.tables[ctx.up].natural_probability(rows.shoe))
             return constant
-        return float(self.dealer(ctx.up, rows.get()) @ payoff)
+        return float(self.dealer_of(ctx.up, rows) @ payoff)
 
     # --- what the rules allow ----------------------------------------------------------------
 
@@ -318,8 +420,7 @@ class Analysis:
         """end_of_hand and the why_not_* checks for this hand. They read only the features in
         the cache key (hard total, aces, cards, initial aces, doubled, split flags, a pair), so
         they are asked once per feature set, on a representative hand."""
-        n = sum(comp)
-        hard = sum(c * (i + 1) for i, c in enumerate(comp))
+        n, hard = shape(comp)
         pair = n == 2 and max(comp) == 2
         key = (hard, comp[0], n, i0, doubled, ctx.from_split, ctx.split_aces, pair)
         got = self._facts.get(key)
@@ -333,6 +434,10 @@ class Analysis:
                 can_stand=end is None and why_not_stand(rules, hand) is None,
                 can_hit=end is None and why_not_hit(rules, hand) is None,
                 can_double=end is None and why_not_double(rules, box, hand, None, [PLAYER]) is None,
+                can_rescue=doubled
+                and rules.double.rescue
+                and why_not_rescue(rules, hand, PLAYER) is None,
+                key=key,
             )
             self._facts[key] = got
         return got
@@ -359,8 +464,7 @@ class Analysis:
         can_surrender: bool = False,
     ) -> Action:
         assert self.strategy is not None
-        n = sum(comp)
-        hard = sum(c * (i + 1) for i, c in enumerate(comp))
+        n, hard = shape(comp)
         key = (
             hard,
             comp[0],
@@ -401,9 +505,14 @@ class Analysis:
         shoe = rows.shoe
         total = sum(shoe)
         out = 0.0
+        memo = self._memo
         for i, n in enumerate(shoe):
             if n > 0:
-                out += n * self.value(ctx, add(comp, i + 1), i0, after, rows.child(i + 1))
+                nxt = add(comp, i + 1)
+                got = memo.get((ctx, nxt, i0, after))
+                if got is None:  # (the child rows only where the hand is new)
+                    got = self.decision(ctx, nxt, i0, after, rows.child(i + 1))
+                out += n * got[0]
         return out / total if total else 0.0
 
     def legal(self, facts: Facts) -> list[Action]:
@@ -424,43 +533,65 @@ class Analysis:
         got = self._memo.get(key)
         if got is not None:
             return got
-        facts = self.facts(ctx, comp, i0, doubled)
+        node_key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled)
+        node = self._nodes.get(node_key)
+        if node is None:
+            node = self._nodes[node_key] = self._node(ctx, comp, i0, doubled)
+        facts, action = node
         if facts.end is not None:
             got = self._finished(ctx, comp, i0, doubled, facts.end, rows)
-        elif self.strategy is None:
+        elif action is None:
             best = (-np.inf, "")
-            for action in self.legal(facts):
-                v = self.action_value(ctx, comp, i0, doubled, rows, action)
+            for act in self.legal(facts):
+                v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
-                    best = (v, action.value)
+                    best = (v, act.value)
             got = best
         else:
-            action = self.strategy_action(ctx, comp, i0, doubled, can_double=facts.can_double)
-            if action not in self.legal(facts):
-                raise ValueError(
-                    f"the strategy plays {action.value} on {representative(comp, i0)}, "
-                    f"which the rules do not allow"
-                )
             got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
         self._memo[key] = got
         return got
+
+    def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
+        """What the rules say of a hand and what the strategy does (None: no strategy, or the
+        hand is over), the same for every context with this dealer's card and split flags."""
+        facts = self.facts(ctx, comp, i0, doubled)
+        if self.strategy is None or facts.end is not None:
+            return facts, None
+        action = self.strategy_action(ctx, comp, i0, doubled, can_double=facts.can_double)
+        if action not in self.legal(facts):
+            raise ValueError(
+                f"the strategy plays {action.value} on {representative(comp, i0)}, "
+                f"which the rules do not allow"
+            )
+        return facts, action
 
     def _finished(
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, end: str, rows: Rows
     ) -> tuple[float, str]:
         keep = self.terminal_value(ctx, comp, i0, doubled, False, rows)
-        if doubled and self.rules.double.rescue and end != "bust":
-            hand = self._hand_state(ctx, comp, i0, doubled)
-            if why_not_rescue(self.rules, hand, PLAYER) is None:
-                rescue = self.terminal_value(ctx, comp, i0, doubled, True, rows)
-                if self.strategy is None:
-                    take = rescue > keep
-                else:
-                    up = self.up_card(ctx.up)
-                    take = up is not None and self.strategy.rescue(self.rules, hand.cards, up)
-                if take:
-                    return rescue, "rescue"
+        if doubled and end != "bust" and self.facts(ctx, comp, i0, doubled).can_rescue:
+            rescue = self.terminal_value(ctx, comp, i0, doubled, True, rows)
+            if self.strategy is None:
+                take = rescue > keep
+            else:
+                take = self.strategy_rescues(ctx, comp, i0, doubled)
+            if take:
+                return rescue, "rescue"
         return keep, end
+
+    def strategy_rescues(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> bool:
+        """The strategy's rescue of this doubled hand (it reads the total and the first two
+        cards' aces: the facts' features), asked once per features and dealer's card."""
+        assert self.strategy is not None
+        key = (self.facts(ctx, comp, i0, doubled).key, ctx.up)
+        got = self._rescues.get(key)
+        if got is None:
+            up = self.up_card(ctx.up)
+            cards = representative(comp, i0)
+            got = up is not None and self.strategy.rescue(self.rules, cards, up)
+            self._rescues[key] = got
+        return got
 
     # --- the box -----------------------------------------------------------------------------
 
@@ -512,7 +643,7 @@ class Analysis:
                 values[action] = self.split_value(ctx.up, hand.cards[0].points)
             elif action is Action.SURRENDER:
                 payoff = self.payoff(hand.cards, False, False, ctx, surrendered=True)
-                values[action] = float(self.dealer(ctx.up, rows.get()) @ payoff)
+                values[action] = float(self.dealer_of(ctx.up, rows) @ payoff)
             else:
                 values[action] = self.action_value(ctx, comp, i0, False, rows, action)
         if self.strategy is None:
@@ -520,7 +651,7 @@ class Analysis:
                 values[Action.SPLIT] = self.split_value(ctx.up, hand.cards[0].points)
             if can_surrender:
                 payoff = self.payoff(hand.cards, False, False, ctx, surrendered=True)
-                values[Action.SURRENDER] = float(self.dealer(ctx.up, rows.get()) @ payoff)
+                values[Action.SURRENDER] = float(self.dealer_of(ctx.up, rows) @ payoff)
         return values, can_split, can_surrender
 
     def _root(self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool) -> tuple[float, str]:
@@ -596,7 +727,7 @@ class Analysis:
         if not self._peeks[up]:
             return 0.0
         comp = comp_of((p1, p2))
-        full = self.dealer(up, self.rows(up, comp).get(), with_natural=True)
+        full = self.dealer_of(up, self.rows(up, comp), with_natural=True)
         ctx = Ctx(up, ZERO)
         payoff = self.payoff(representative(comp), False, False, ctx)
         return float(full[NATURAL_INDEX] * payoff[NATURAL_INDEX])

@@ -13,11 +13,12 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 import numpy as np
 
 from controller.analysis.dealer import NATURAL_INDEX, NCATS
-from controller.analysis.engine import SUITED_ROWS, Analysis, Ctx, Rows, Up
+from controller.analysis.engine import SUITED_ROWS, Analysis, Ctx, Rows, Up, payoff_features
 from controller.analysis.shoe import VALUES, ZERO, Comp, add, comp_of, plus, representative
 from controller.game.hands import Tier, win_odds
 from controller.game.rules import SplitMatch
@@ -28,6 +29,7 @@ from drivers.tbl21.cards import Card, Suit
 Dist = dict[float, float]  # net units -> probability
 Visit = Callable[[Ctx, Comp, int, bool, float, Rows], None]
 DECISIONS = frozenset(a.value for a in (Action.HIT, Action.STAND, Action.DOUBLE))
+HIT, DOUBLE, STAND = Action.HIT.value, Action.DOUBLE.value, Action.STAND.value
 
 
 @dataclass
@@ -51,6 +53,26 @@ def _convolve(a: Dist, b: Dist) -> Dist:
     return dict(out)
 
 
+@dataclass(frozen=True, eq=False)
+class Payout:
+    """One way a finished hand is paid (a suited bonus hand has one per suit pattern)."""
+
+    share: float  # its chance among the hand's suit patterns
+    net: tuple[float, ...]  # net units per dealer category (rounded as the tally keys them)
+    why: str  # the paying rule, for wins_by
+    win_mask: np.ndarray  # the dealer categories it wins against
+    wins: bool
+
+
+@dataclass(frozen=True, eq=False)
+class Plan:
+    """What a finished hand adds to the tally: events (name, share of the hand's chance)
+    and its payout variants."""
+
+    events: tuple[tuple[str, float], ...]
+    variants: tuple[Payout, ...]
+
+
 class Outcomes:
     """The forward pass for one :class:`Analysis` (run its expected_value first)."""
 
@@ -60,6 +82,8 @@ class Outcomes:
         self.tally = Tally()
         self.visit = visit  # called at every decision the policy takes, with its chance
         self.visit_end: Visit | None = None  # called at every doubled hand's end
+        # by what the hand's ranking and payout can depend on (as Analysis.hand_payoff)
+        self._plans: dict[tuple[object, ...], Plan] = {}
 
     # --- a hand --------------------------------------------------------------------------------
 
@@ -70,45 +94,51 @@ class Outcomes:
         category, the hand's net distribution (category -> Dist) as an object array, and counts
         the hand's events into the tally."""
         a = self.a
-        per_cat: list[defaultdict[float, float]] = [defaultdict(float) for _ in range(NCATS)]
+        acc: dict[int, list[Any]] = {}  # id(variant) -> [variant, chance per dealer category]
         frontier: dict[tuple[Comp, bool], list[object]] = {
             (comp, doubled): [mass, a.rows(ctx.up, plus(ctx.base, comp))]
         }
         first_action = first
         while frontier:
             nxt: dict[tuple[Comp, bool], list[object]] = {}
-            for (c, dbl), (m, rows) in frontier.items():
-                assert isinstance(m, float)
-                assert isinstance(rows, Rows)
-                key = (ctx, c, i0, dbl)
+            for (c, dbl), (m_, rows_) in frontier.items():
+                m = cast(float, m_)
+                rows = cast(Rows, rows_)
                 if first_action is not None and c == comp:
                     action = first_action
                 else:
-                    got = a._memo.get(key)
+                    got = a._memo.get((ctx, c, i0, dbl))
                     if got is None:
                         got = a.decision(ctx, c, i0, dbl, rows)
                     action = got[1]
                     if self.visit is not None and action in DECISIONS:
                         self.visit(ctx, c, i0, dbl, m, rows)
-                if action in (Action.HIT.value, Action.DOUBLE.value):
-                    after = dbl or action == Action.DOUBLE.value
-                    if action == Action.DOUBLE.value:
+                if action in (HIT, DOUBLE):
+                    after = dbl or action == DOUBLE
+                    if action == DOUBLE:
                         self.tally.events["double"] += m
                     shoe = rows.shoe
                     total = sum(shoe)
-                    for v in VALUES:
-                        if shoe[v - 1]:
-                            q = m * shoe[v - 1] / total
-                            slot = nxt.get((add(c, v), after))
+                    for i, n in enumerate(shoe):
+                        if n:
+                            q = m * n / total
+                            nc = add(c, i + 1)
+                            slot = nxt.get((nc, after))
                             if slot is None:
-                                nxt[(add(c, v), after)] = [q, rows.child(v)]
+                                nxt[(nc, after)] = [q, rows.child(i + 1)]
                             else:
-                                slot[0] = float(slot[0]) + q  # type: ignore[arg-type]
+                                slot[0] = cast(float, slot[0]) + q
                     continue
-                label = "stand" if action == Action.STAND.value else action
-                self._finish(ctx, c, i0, dbl, label, m, rows, per_cat)
+                label = "stand" if action == STAND else action
+                self._finish(ctx, c, i0, dbl, label, m, rows, acc)
             frontier = nxt
             first_action = None
+        per_cat: list[defaultdict[float, float]] = [defaultdict(float) for _ in range(NCATS)]
+        for variant, chances in acc.values():
+            for i, x in enumerate(variant.net):
+                p = chances[i]
+                if p > 0:
+                    per_cat[i][x] += p
         out = np.empty(NCATS, dtype=object)
         for i in range(NCATS):
             out[i] = dict(per_cat[i])
@@ -123,28 +153,50 @@ class Outcomes:
         label: str,
         m: float,
         rows: Rows,
-        per_cat: list[defaultdict[float, float]],
+        acc: dict[int, list[Any]],
     ) -> None:
-        a = self.a
+        """A hand ends with chance ``m``: its events into the tally, and its payoff (each
+        variant's chance per dealer category) into ``acc`` (see :meth:`hand`)."""
         if doubled and self.visit_end is not None:
             self.visit_end(ctx, comp, i0, doubled, m, rows)
-        dist = a.dealer(ctx.up, rows.get())
-        payoff = a.hand_payoff(comp, i0, doubled, label == "rescue", ctx)
-        mass = float(dist.sum())
+        dist = self.a.dealer_of(ctx.up, rows)
+        key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, label)
+        plan = self._plans.get(key)
+        if plan is None:
+            plan = self._plans[key] = self._plan(ctx, comp, i0, doubled, label)
         ev = self.tally.events
-        ev[f"hand ends: {label}"] += m * mass
+        mm = m * float(dist.sum())
+        for name, factor in plan.events:
+            ev[name] += mm * factor
+        wins = self.tally.wins_by
+        for variant in plan.variants:
+            weight = m * variant.share
+            slot = acc.get(id(variant))
+            if slot is None:
+                acc[id(variant)] = [variant, dist * weight]
+            else:
+                slot[1] += dist * weight
+            if variant.wins:
+                wins[variant.why] += weight * float(dist[variant.win_mask].sum())
+
+    def _plan(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, label: str) -> Plan:
+        """What a finished hand adds to the tally, whatever its chance and the dealer's
+        distribution: worked out once per hand (the rules' own ranking and payouts)."""
+        a = self.a
+        payoff = a.hand_payoff(comp, i0, doubled, label == "rescue", ctx)
+        events: list[tuple[str, float]] = [(f"hand ends: {label}", 1.0)]
         if doubled:
-            ev["doubled hand"] += m * mass
+            events.append(("doubled hand", 1.0))
         cards = representative(comp, i0)
         if label == "rescue":
-            ev["rescue"] += m * mass
+            events.append(("rescue", 1.0))
         n = len(cards)
         rank_hand = Hand(tuple(cards), (Stake("p", 100),), ctx.from_split, ctx.split_aces, doubled)
         rank = rank_hand.rank(self.rules)
         if rank.tier is Tier.FIVE_CARD_TRICK:
-            ev["five-card trick"] += m * mass
+            events.append(("five-card trick", 1.0))
         if rank.tier is not Tier.BUST and rank.total == 21 and n >= 3:
-            ev[f"{n if n < 7 else '7+'}-card 21"] += m * mass
+            events.append((f"{n if n < 7 else '7+'}-card 21", 1.0))
         reason = win_odds(self.rules, cards, rank, doubled_stake=doubled).reason
         values = tuple(sorted(c.points for c in cards))
         suited_rules = bool(self.rules.payouts.bonus) or self.rules.super_bonus.enabled
@@ -152,7 +204,7 @@ class Outcomes:
             pattern = self.a.shoe.suit_pattern(tuple(c.rank for c in cards))
             name = "6-7-8" if values == (6, 7, 8) else "7-7-7"
             for kind, p in pattern.items():
-                ev[f"{name} {kind}"] += m * mass * p
+                events.append((f"{name} {kind}", p))
             if (
                 self.rules.super_bonus.enabled
                 and values == (7, 7, 7)
@@ -160,7 +212,7 @@ class Outcomes:
                 and not doubled
                 and (self.rules.super_bonus.paid_on_split or not ctx.from_split)
             ):
-                ev["super bonus"] += m * mass * (pattern["suited"] + pattern["spades"])
+                events.append(("super bonus", pattern["suited"] + pattern["spades"]))
         # a suited bonus hand: each suit pattern with its own payout (not their mixture)
         variants: list[tuple[float, np.ndarray, str]] = [(1.0, payoff, reason)]
         if suited_rules and values in SUITED_ROWS and rank.total == 21:
@@ -176,15 +228,20 @@ class Outcomes:
                 why = win_odds(self.rules, suit_cards, rank, doubled_stake=doubled).reason
                 vec = a.payoff(list(suit_cards), doubled, rescued, ctx)
                 variants.append((pattern[kind], vec, why))
-        for share, vec, why in variants:
-            for i in range(NCATS):
-                p = dist[i] * share
-                if p <= 0:
-                    continue
-                x = float(vec[i])
-                per_cat[i][round(x, 9)] += m * p
-                if x > 0:
-                    self.tally.wins_by[why if rank.tier is not Tier.NATURAL else "natural"] += m * p
+        natural = rank.tier is Tier.NATURAL
+        return Plan(
+            tuple(events),
+            tuple(
+                Payout(
+                    share,
+                    tuple(round(float(x), 9) for x in vec),
+                    "natural" if natural else why,
+                    np.asarray(vec > 0),
+                    bool((vec > 0).any()),
+                )
+                for share, vec, why in variants
+            ),
+        )
 
     # --- the round ---------------------------------------------------------------------------
 
@@ -202,7 +259,7 @@ class Outcomes:
         ctx = Ctx(up, ZERO)
         # the dealer's natural, where checked before play
         if a._peeks[up]:
-            full = a.tables[up].distribution(a.remaining(up, comp), exclude_natural=False)
+            full = a.dealer_of(up, a.rows(up, comp), with_natural=True)
             pn = float(full[NATURAL_INDEX])
             if pn > 0:
                 payoff = a.payoff(representative(comp), False, False, ctx)[NATURAL_INDEX]
@@ -225,9 +282,7 @@ class Outcomes:
             action = Action(a._root(ctx, comp, i0, rows, pair)[1])
             if action is Action.SURRENDER:
                 ev["surrender"] += m
-                dist = a.tables[up].distribution(
-                    a.remaining(up, comp), exclude_natural=a._peeks[up]
-                )
+                dist = a.dealer_of(up, a.rows(up, comp))
                 payoff = a.payoff(representative(comp), False, False, ctx, surrendered=True)
                 for i in range(NCATS):
                     if dist[i] > 0:

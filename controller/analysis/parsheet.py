@@ -69,8 +69,28 @@ def shipped_strategy(rules: Variant, fallback: Variant | None = None) -> tuple[S
         return strategy, f"{Path(strategy.path).name} (the shipped rules' chart, played as is)"
 
 
-def _edge(rules: Variant, strategy: Strategy | None, wager: int) -> float:
-    return Analysis(rules, Shoe.of_variant(rules), wager, strategy).house_edge()
+EdgeKey = tuple[object, ...]
+
+
+def edge_key(rules: Variant, strategy: Strategy | None, wager: int) -> EdgeKey:
+    """What a house edge depends on: the rules but the cut card (the analysis shuffles before
+    every round), the strategy's decisions (its lookup tables), the wager."""
+    dump = rules.model_dump(mode="json")
+    dump["shoe"].pop("cut_card_reserve", None)
+    play = None if strategy is None else (strategy.columns, strategy._table, strategy._rescue)
+    return (json.dumps(dump, sort_keys=True), play, wager)
+
+
+def _edge(
+    rules: Variant, strategy: Strategy | None, wager: int, known: dict[EdgeKey, float]
+) -> float:
+    """The house edge, from ``known`` where the par sheet met the same game before (the decks
+    curve at the shipped count, a toggle that is the curve's other count...)."""
+    key = edge_key(rules, strategy, wager)
+    got = known.get(key)
+    if got is None:
+        got = known[key] = Analysis(rules, Shoe.of_variant(rules), wager, strategy).house_edge()
+    return got
 
 
 def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
@@ -227,6 +247,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     say("the strategy's exact value")
     analysis = Analysis(rules, Shoe.of_variant(rules), wager, strategy)
     edge = analysis.house_edge()
+    known = {edge_key(rules, strategy, wager): edge}
     say("outcomes")
     tally = Outcomes(analysis).run()
     net = dict(sorted(tally.net.items()))
@@ -238,7 +259,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     edge_without_sb = edge
     if rules.super_bonus.enabled:
         no_sb = load_variant(request.variant, {**request.overrides, "super_bonus.enabled": False})
-        edge_without_sb = _edge(no_sb, strategy, wager)
+        edge_without_sb = _edge(no_sb, strategy, wager, known)
         p_sb = tally.events.get("super bonus", 0.0)
         bands = []
         for band in rules.super_bonus.bands:
@@ -269,7 +290,9 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             try:
                 changed = load_variant(request.variant, {**request.overrides, **overrides})
                 chart, note = shipped_strategy(changed, shipped)
-                e = _edge(changed, chart if request.strategy != "optimal" else strategy, wager)
+                e = _edge(
+                    changed, chart if request.strategy != "optimal" else strategy, wager, known
+                )
             except (ConfigError, ValueError) as exc:
                 contributions.append({"rule": what, "overrides": overrides, "error": str(exc)})
                 continue
@@ -295,7 +318,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             try:
                 changed = load_variant(request.variant, over)
                 chart, _note = shipped_strategy(changed, shipped)
-                decks.append({"decks": n, "house_edge": _edge(changed, chart, wager)})
+                decks.append({"decks": n, "house_edge": _edge(changed, chart, wager, known)})
             except (ConfigError, ValueError) as exc:
                 decks.append({"decks": n, "error": str(exc)})
     insurance = None
