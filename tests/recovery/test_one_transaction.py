@@ -24,7 +24,7 @@ from .sessions import journaled, net, play, rules_of, scenario
 
 # What a table holds that no cause changes (the rules, the machine's wiring, the devices, the
 # journal's sink) is left out of the comparison; everything else is compared field by field.
-SHARED = frozenset({"rules", "_machine", "_handlers", "commands", "_on_output", "policy"})
+SHARED = frozenset({"rules", "_machine", "_handlers", "commands", "_on_output"})
 
 
 def dump(value: Any, seen: frozenset[int] = frozenset()) -> Any:
