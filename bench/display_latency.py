@@ -1,6 +1,6 @@
 """Card-to-display-message latency with the dealer display running: one JSON line on stdout.
 
-``python bench/display_latency.py [--cards N] [--pace S] [--variant V] [--seed S]``
+``python bench/display_latency.py [--cards N] [--pace S] [--variant V] [--seed S] [--breakdown]``
 
 The table as ``croupier run --demo`` runs it, in this process: :class:`TableService` (the journal
 on a temporary SQLite file, ``synchronous=FULL``; every device event journalled before it is
@@ -23,6 +23,9 @@ into the table's leg (to the state being published by the owner thread) and the 
 the version it sends) and the wire (taken to received). All on ``perf_counter``
 (CLOCK_MONOTONIC, one clock for both processes). The emulated devices share the table's
 interpreter (and its GIL), so the figures are somewhat pessimistic.
+
+``--breakdown`` adds where the table's leg went, step by step, and the journal's commits per
+card (:mod:`breakdown`; its wrappers cost a few microseconds a step).
 """
 
 from __future__ import annotations
@@ -55,6 +58,7 @@ from sim_hardware import pty_runner as pty_module
 from sim_hardware.device import DeviceCore
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from breakdown import Breakdown
 from latency import WriteClock
 
 STALL_S = 30.0  # no card for this long: the demo stopped (the reason is printed)
@@ -130,6 +134,9 @@ def main() -> int:
     parser.add_argument("--pace", type=float, default=0.02, help="demo: seconds between acts")
     parser.add_argument("--variant", default="pa-blackjack")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument(
+        "--breakdown", action="store_true", help="the table's leg step by step, commits per card"
+    )
     parser.add_argument("--client", nargs=2, metavar=("URL", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:
@@ -157,6 +164,9 @@ def main() -> int:
     service = TableService(
         table, actors=[demo_dealer(DemoOptions(pace_s=args.pace, boxes=(1, 2, 3), seed=args.seed))]
     )
+    breakdown = Breakdown() if args.breakdown else None
+    if breakdown is not None:
+        breakdown.install(service)  # before the display's hub subscribes
     published: list[tuple[int, float, int]] = []  # (version, perf_counter, cards handled)
     display = DisplayServer(service, table.config.display)
     hub = display.hub
@@ -215,6 +225,8 @@ def main() -> int:
             client.proc.wait()
         display.close()
         service.close()
+        if breakdown is not None:
+            breakdown.uninstall()
         vars(pty_module)["os"] = os
         vars(service_module)["serve"] = serve
         reset_logging()
@@ -224,6 +236,7 @@ def main() -> int:
     handled_counts = [h for _, _, h in published]
     total, table_leg, display_leg, wake_leg, wire_leg = [], [], [], [], []
     no_message = 0
+    windows: list[tuple[int, float, float]] = []  # (card index, written, published)
     # The client's first state message: the page is up. A card written before it cannot have
     # reached the client (nobody was connected), so it is not timed, only counted.
     connected_at = arrivals[0][1] if arrivals else float("inf")
@@ -243,6 +256,7 @@ def main() -> int:
         arrived_at = arrivals[arrived][1]
         total.append(1000 * (arrived_at - wrote))
         table_leg.append(1000 * (published_at - wrote))
+        windows.append((index, wrote, published_at))
         display_leg.append(1000 * (arrived_at - published_at))
         sent_version = arrivals[arrived][0]
         if sent_version in taken:
@@ -267,6 +281,7 @@ def main() -> int:
         "rounds": service.rounds_completed,
         "stalled": stalled or None,
         "errors": service.errors[:3],
+        **({"breakdown": breakdown.report(windows, len(written))} if breakdown is not None else {}),
         "seconds": round(time.perf_counter() - started, 1),
         "python": platform.python_version(),
         "machine": platform.machine(),

@@ -3,11 +3,13 @@
 :class:`JournaledTable` puts the journal between the world and the table:
 
 - every *cause* (a device event; a bet, a supervisor's decision, a PIN attempt's outcome from
-  the display: :mod:`controller.journal.causes`) is committed to the journal before the table
-  applies it (row kinds ``device_event`` and ``call``);
-- every *effect* (prompt, ledger entry, state change, input result, note, and every command for
-  a device) the table produces while applying it is committed, in one transaction, before anyone
-  is shown it and before any command leaves for its device;
+  the display: :mod:`controller.journal.causes`) is journalled (row kinds ``device_event`` and
+  ``call``) with every *effect* (prompt, ledger entry, state change, input result, note, and
+  every command for a device) the table produces while applying it: the table applies the cause
+  in memory, the cause's row and its effects' rows are committed in ONE transaction, and only
+  then is anyone shown them, any command sent or the device event acknowledged. A journal that
+  cannot take them leaves the table as it was before the cause (the device sends the event
+  again); while the journal is failing, a cause is committed on its own before it is applied;
 - ``round_start`` / ``round_end`` rows mark each round.
 
 :func:`recover` rebuilds the table after a restart by replaying the causes through a fresh
@@ -38,7 +40,7 @@ import json
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import structlog
 
@@ -84,6 +86,14 @@ MARK_KINDS = ("round_start", "round_end")
 FINISHED_KEPT = 100  # finished rounds a replay keeps: the most [display] last_rounds may list
 
 Entry = tuple[str, dict[str, Any]]
+T = TypeVar("T")
+
+
+class _Refused:
+    """A cause the journal could not take: nothing was applied."""
+
+
+_REFUSED = _Refused()
 
 
 class RoundMarks:
@@ -198,13 +208,10 @@ class JournaledTable:
         return self.apply(event)
 
     def apply(self, cause: Cause) -> bool:
-        """Journal a cause, then give it to the table; False (nothing applied) when the journal
-        cannot be written."""
-        if not self._cause(cause):
-            return False
-        apply_cause(self.app, cause)
-        self._flush()
-        return True
+        """Give a cause to the table, journalled with its effects; False (nothing applied) when
+        the journal cannot be written."""
+        done = self._journaled(cause, lambda: apply_cause(self.app, cause))
+        return not isinstance(done, _Refused)
 
     def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
         """A PIN from the display: checked, its outcome journalled, then applied."""
@@ -214,11 +221,8 @@ class JournaledTable:
         return event
 
     def _attempt(self, attempt: Any) -> AccessEvent | None:
-        if not self._cause(attempt):
-            return None
-        event = self.app.apply_pin(attempt)
-        self._flush()
-        return event
+        event = self._journaled(attempt, lambda: self.app.apply_pin(attempt))
+        return None if isinstance(event, _Refused) else event
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""
@@ -239,11 +243,8 @@ class JournaledTable:
                 log.info("bet refused", box=box, reason=refusal)
                 return InputResult(Action.BET, False, refusal)
         bet = Bet(box, player, amount_cents)
-        if not self._cause(bet):
-            return self._unrecorded(Action.BET)
-        result = self.app.place_bet(box, player, amount_cents)
-        self._flush()
-        return result
+        result = self._journaled(bet, lambda: self.app.place_bet(box, player, amount_cents))
+        return self._unrecorded(Action.BET) if isinstance(result, _Refused) else result
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
         """A supervisor's decision or the dealer's keyed-in card (loose data: a script's)."""
@@ -252,12 +253,9 @@ class JournaledTable:
         return self.decide(move)
 
     def decide(self, move: Decision | KeyedCard) -> InputResult:
-        """A supervisor's decision or the dealer's keyed-in card: journalled, then decided."""
-        if not self._cause(move):
-            return self._unrecorded(move.action)
-        result = self.app.decide(move)
-        self._flush()
-        return result
+        """A supervisor's decision or the dealer's keyed-in card, decided and journalled."""
+        result = self._journaled(move, lambda: self.app.decide(move))
+        return self._unrecorded(move.action) if isinstance(result, _Refused) else result
 
     def _unrecorded(self, action: Action) -> InputResult:
         reason = self.unavailable or "the journal cannot be written"
@@ -268,9 +266,65 @@ class JournaledTable:
         journaled like a live one (a restarted session catching up with its script)."""
         self.apply(read_cause(kind, payload))
 
+    def _journaled(self, cause: Cause, act: Callable[[], T]) -> T | _Refused:
+        """Apply a cause with ``act`` and journal it: the effects still waiting for the journal,
+        the cause's row, then its effects' rows, in that order and in ONE transaction (one
+        commit, one sync of the file), before anyone is shown any of it, any command leaves
+        for a device or the cause's event is acknowledged. If the journal cannot take them the
+        table is put back exactly as it was before the cause (:meth:`TableApp.restore`), the
+        dealer is told, and :data:`_REFUSED` is returned: nothing is applied, and a device
+        event is left unacknowledged, so the device sends it again. A crash before the commit
+        leaves the journal as before the cause, and the device sends the event again.
+
+        While the journal is failing (it failed last time), the cause is committed on its own
+        first, as before any effect: a journal that still fails then refuses it before the
+        table has done anything with it."""
+        if self.unavailable is not None:
+            if not self._cause(cause):
+                return _REFUSED
+            result = act()
+            self._flush()
+            return result
+        self._collect()  # outputs made outside a cause: rows now, as the table is before it
+        kind, payload = cause_row(cause)
+        came_in = self.app.controller.round.number
+        saved, ended = self.app.memento(), self.marks.ended
+        try:
+            result = act()
+        except Exception:
+            # A fault in the table itself: the cause is journalled as it always was (a replay
+            # meets the same fault) and its effects so far follow it before the next cause.
+            partial = self._pending[:]
+            self._pending.clear()
+            self._cause(cause)
+            self._pending.extend(partial)
+            raise
+        effects = self.marks.entries(self.app, self._pending)
+        try:
+            self.journal.append_groups(
+                [
+                    (self._unwritten, came_in),
+                    ([(kind, payload)], came_in),
+                    (effects, self.app.controller.round.number),
+                ]
+            )
+        except JournalUnavailable as exc:
+            self._pending.clear()  # (the table's sink holds this very list)
+            self.app.restore(saved)
+            self.marks.ended = ended
+            self._unavailable(exc, "input not applied")
+            return _REFUSED
+        self.unavailable = None
+        entries, outputs = [*self._unwritten, *effects], [*self._unshown, *self._pending]
+        self._unwritten, self._unshown = [], []
+        self._pending.clear()
+        self._written(entries, outputs)
+        return result
+
     def _cause(self, cause: Cause) -> bool:
-        """Commit a cause before it is applied; on failure tell the dealer and apply nothing.
-        Effects still waiting for the journal (it failed after their cause) go first."""
+        """Commit a cause on its own before it is applied (while the journal is failing); on
+        failure tell the dealer and apply nothing. Effects still waiting for the journal (it
+        failed after their cause) go first."""
         kind, payload = cause_row(cause)
         try:
             if self._pending or self._unwritten:
@@ -291,13 +345,18 @@ class JournaledTable:
 
     # --- effects --------------------------------------------------------------------------------
 
-    def _flush(self, *, raising: bool = False) -> None:
-        """Commit the table's new effects, then show them and send its commands. If the journal
-        cannot take them they wait (unshown, unsent) for the next try, before any new cause."""
+    def _collect(self) -> None:
+        """The table's new outputs as rows (with the round marks they make now), waiting for
+        the journal."""
         if self._pending:
             self._unwritten += self.marks.entries(self.app, self._pending)
             self._unshown += self._pending
             self._pending.clear()  # (the table's sink holds this very list)
+
+    def _flush(self, *, raising: bool = False) -> None:
+        """Commit the table's new effects, then show them and send its commands. If the journal
+        cannot take them they wait (unshown, unsent) for the next try, before any new cause."""
+        self._collect()
         if not self._unwritten:
             return
         entries = self._unwritten
@@ -310,13 +369,17 @@ class JournaledTable:
             self._unavailable(exc, "effects not written yet")
             return
         outputs, self._unwritten, self._unshown = self._unshown, [], []
+        self._written(entries, outputs)
+
+    def _written(self, entries: list[Entry], outputs: list[TableOutput]) -> None:
+        """The journal has these rows: send the table's commands, show its outputs."""
         self.app.send_orders()  # journalled: now the devices may be told
         if any(kind == "round_start" for kind, _ in entries):
             table = self.app.controller.table
             bind_round(
                 table_id=self.journal.table_id,
                 shoe_id=f"{self.journal.table_id}-shoe{table.shoe_number}",
-                round_id=round_id,
+                round_id=self.app.controller.round.number,
             )
         if self.show is not None:
             for item in outputs:

@@ -506,15 +506,34 @@ class Journal:
         self, entries: Iterable[tuple[str, Mapping[str, Any]]], round_id: int | None = None
     ) -> list[Row]:
         """Append several rows in one transaction: all of them are committed, or none."""
-        prepared = [_prepare(kind, payload) for kind, payload in entries]
-        _check_round_id(round_id)
+        return self.append_groups([(entries, round_id)])
+
+    def append_groups(
+        self, groups: Iterable[tuple[Iterable[tuple[str, Mapping[str, Any]]], int | None]]
+    ) -> list[Row]:
+        """Append groups of rows, each ``(entries, round_id)``, in order and in ONE transaction
+        (one commit, one sync of the file): all of them are committed, or none. A table's cause
+        (journalled with the round it came in) and its effects (with the round they leave) go
+        together this way."""
+        prepared: list[tuple[list[tuple[str, str]], int | None]] = []
+        for entries, round_id in groups:
+            _check_round_id(round_id)
+            rows = [_prepare(kind, payload) for kind, payload in entries]
+            if rows:
+                prepared.append((rows, round_id))
         if not prepared:
             return []
         with self._lock:
             ts = format_ts(self._now())
-            rows = self._write(lambda: self._insert(prepared, ts, round_id))
+
+            def insert() -> list[Row]:
+                return [
+                    row for rows, round_id in prepared for row in self._insert(rows, ts, round_id)
+                ]
+
+            written = self._write(insert)
             self._last_at = parse_ts(ts)
-            return rows
+            return written
 
     def _now(self) -> datetime:
         """The wall clock, but never earlier than the last row (a clock set back, by hand or by

@@ -18,6 +18,7 @@ panel lights); the caller drains it (the journal first, then the display and the
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -151,6 +152,19 @@ class _Snapshot:
     round: RoundState
 
 
+@dataclass(frozen=True, slots=True)
+class RoundMemento:
+    """Everything a move may change in a :class:`RoundController`, copied
+    (:meth:`RoundController.memento`); used once, by :meth:`RoundController.restore`."""
+
+    state: str  # the machine's state
+    round: RoundState  # the round object of the time (restored in place: it stays the one)
+    copy: RoundState  # ... and what it held
+    table: dict[str, Any]  # the TableStatus's fields
+    undo: list[_Snapshot]
+    outbox: list[Output]
+
+
 class _Model:
     """The object the transitions machine drives; private to the controller."""
 
@@ -267,6 +281,32 @@ class RoundController:
     def drain(self) -> list[Output]:
         out, self.outbox = self.outbox, []
         return out
+
+    def memento(self) -> RoundMemento:
+        """A copy of everything a move may change (the round, the table's status, the undo
+        stack, the outbox, the machine's state), for :meth:`restore`."""
+        return RoundMemento(
+            self._model.state,
+            self.round,
+            copy_round(self.round),
+            copy.deepcopy(vars(self.table)),
+            [_Snapshot(snap.state, copy_round(snap.round)) for snap in self._undo],
+            list(self.outbox),
+        )
+
+    def restore(self, memento: RoundMemento) -> None:
+        """Put the controller back as it was at :meth:`memento` (once per memento): whatever
+        was performed since is undone, without a state change or an output."""
+        self._model.state = memento.state
+        self.round = memento.round
+        fields = vars(self.round)
+        fields.clear()
+        fields.update(vars(memento.copy))
+        table = vars(self.table)  # in place: the TableStatus is the same object
+        table.clear()
+        table.update(memento.table)
+        self._undo = memento.undo
+        self.outbox = memento.outbox
 
     # --- public views (never the hole card before the reveal) ------------------------------------
 

@@ -17,6 +17,7 @@ reason, and changes nothing.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
@@ -25,7 +26,7 @@ import structlog
 
 from controller.game.prompts import Prompt
 from controller.game.rules import Variant
-from controller.round.controller import DeviceCommand, Output, RoundController
+from controller.round.controller import DeviceCommand, Output, RoundController, RoundMemento
 from controller.round.errors import ActionRefused, InputError
 from controller.round.inputs import (
     DECISIONS_TYPES,
@@ -137,6 +138,21 @@ class DeviceNote:
 
 
 TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder
+
+
+@dataclass(frozen=True, slots=True)
+class TableMemento:
+    """Everything a cause may change in a :class:`TableApp`, copied (:meth:`TableApp.memento`);
+    used once, by :meth:`TableApp.restore`."""
+
+    controller: RoundMemento
+    own: dict[str, Any]  # the table's own attributes (the parts below are restored in place)
+    access: dict[str, Any]
+    signin: dict[str, Any]
+    shoe: dict[str, Any]
+    entry: dict[str, Any]
+    outputs: int  # how many outputs there were
+    orders: int  # ... and device orders waiting
 
 
 class TableApp:
@@ -582,6 +598,37 @@ class TableApp:
         """Tell the panel its lights again, as they are now."""
         self._order("panel", "light", *sorted(b.value for b in self.lit))
         self._flush()
+
+    def memento(self) -> TableMemento:
+        """A copy of everything a cause may change, for :meth:`restore` (a journalled table
+        applies a cause before the journal has it, and takes it back if the journal fails)."""
+        return TableMemento(
+            self.controller.memento(),
+            dict(vars(self)),
+            dict(vars(self.access)),
+            copy.deepcopy(vars(self.access.signin)),
+            copy.deepcopy(vars(self.shoe)),
+            copy.deepcopy(vars(self.entry)),
+            len(self.outputs),
+            len(self._orders),
+        )
+
+    def restore(self, memento: TableMemento) -> None:
+        """Put the table back exactly as it was at :meth:`memento` (once per memento): the
+        outputs and device orders made since are dropped, never sent."""
+        self.controller.restore(memento.controller)
+        for part, saved in (
+            (self.access.signin, memento.signin),
+            (self.access, memento.access),
+            (self.shoe, memento.shoe),
+            (self.entry, memento.entry),
+            (self, memento.own),
+        ):
+            fields = vars(part)
+            fields.clear()
+            fields.update(saved)
+        del self.outputs[memento.outputs :]
+        del self._orders[memento.orders :]
 
     def send_orders(self) -> None:
         """Send the device orders made so far (a journalled table: once the journal has them)."""

@@ -58,14 +58,14 @@ def reference_session(path: Path) -> tuple[Variant, list[tuple[str, dict[str, An
 
 def _count_writes(journal: Journal) -> Callable[[], int]:
     count = 0
-    original = journal.append_many
+    original = journal.append_groups
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         nonlocal count
         count += 1
         return original(*args, **kwargs)
 
-    journal.append_many = counting  # type: ignore[method-assign]
+    journal.append_groups = counting  # type: ignore[method-assign]
     return lambda: count
 
 
@@ -126,7 +126,7 @@ def _crash_at(journal: Journal, crash: tuple[int, str] | None) -> Iterator[None]
         return
     target, where = crash
     count = 0
-    append_many = journal.append_many
+    append_groups = journal.append_groups
     insert = journal._insert
 
     def dying_insert(*args: Any, **kwargs: Any) -> Any:
@@ -142,12 +142,12 @@ def _crash_at(journal: Journal, crash: tuple[int, str] | None) -> Iterator[None]
                 os.kill(os.getpid(), signal.SIGKILL)
             if where == "inside":
                 journal._insert = dying_insert  # type: ignore[method-assign]
-        result = append_many(*args, **kwargs)
+        result = append_groups(*args, **kwargs)
         if count == target and where == "after":
             os.kill(os.getpid(), signal.SIGKILL)
         return result
 
-    journal.append_many = counting  # type: ignore[method-assign]
+    journal.append_groups = counting  # type: ignore[method-assign]
     yield
 
 
