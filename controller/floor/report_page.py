@@ -6,6 +6,7 @@ from __future__ import annotations
 import base64
 import html
 import sys
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -52,19 +53,33 @@ def _config(title: str) -> dict[str, object]:
     }
 
 
+def time_format(times: list[datetime]) -> str:
+    """How the win plot names its times: with seconds over less than an hour (every label of a
+    short period would read the same minute), with the day over more than a day."""
+    if len(times) < 2:
+        return "%H:%M"
+    span = max(times) - min(times)
+    if span < timedelta(hours=1):
+        return "%H:%M:%S"
+    if span > timedelta(days=1):
+        return "%m-%d %H:%M"
+    return "%H:%M"
+
+
 def plots(report: FloorReport) -> dict[str, str]:
     """Three charts as ``data:`` URIs."""
     pygal = _pygal()
-    win = pygal.DateTimeLine(
-        **_config("floor win over the period"),
-        x_value_formatter=lambda at: at.strftime("%H:%M"),
-        value_formatter=lambda cents: money(int(cents)),
-    )
     total = 0
     points = []
     for ts, _table, cents in report.wins:
         total += cents
         points.append((parse_ts(ts), total))
+    shown = time_format([at for at, _ in points])
+    win = pygal.DateTimeLine(
+        **_config("floor win over the period"),
+        x_value_formatter=lambda at: at.strftime(shown),
+        value_formatter=lambda cents: money(int(cents)),
+    )
     win.add("win", points or [(report.start, 0)])
     hold = pygal.Bar(**_config("hold % per table"), value_formatter=lambda v: f"{v:.2f} %")
     hold.x_labels = [t.table_id for t in report.tables]
