@@ -77,7 +77,7 @@ def edge_key(rules: Variant, strategy: Strategy | None, wager: int) -> EdgeKey:
     every round), the strategy's decisions (its lookup tables), the wager."""
     dump = rules.model_dump(mode="json")
     dump["shoe"].pop("cut_card_reserve", None)
-    play = None if strategy is None else (strategy.columns, strategy._table, strategy._rescue)
+    play = None if strategy is None else strategy.decisions
     return (json.dumps(dump, sort_keys=True), play, wager)
 
 

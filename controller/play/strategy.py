@@ -193,6 +193,11 @@ class Strategy:
     def by_up_card(self) -> bool:
         return self.columns == "dealer-up-card"
 
+    @property
+    def decisions(self) -> tuple[object, ...]:
+        """Everything the chart decides with (two charts equal here play every hand alike)."""
+        return (self.columns, self._table, self._rescue)
+
     # --- lookups ----------------------------------------------------------------------------
 
     def cell(self, section: str, row: str, ncards: int, column: str) -> str:

@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -128,7 +128,7 @@ class Halted:
         self.access.turn("SUP")  # no key switch is read: the supervisor's PIN decides
         self.stopped = threading.Event()
         self.resumed = threading.Event()  # the round was voided: the table may start
-        self.void, self.no_void = self._plan(None)  # what a void would do, or why none
+        self.void, self.no_void = self._plan()  # what a void would do, or why none
         self.verified: str | None = None  # what the last verify found
         self.last: dict[str, Any] | None = None  # the last answer, for the display
         self.on_change: Callable[[], None] = lambda: None
@@ -139,7 +139,7 @@ class Halted:
         """The choices offered now (a void only when it can be done)."""
         return [c for c in Choice if c is not Choice.VOID or self.void is not None]
 
-    def _plan(self, by: str | None) -> tuple[setaside.Plan | None, str | None]:
+    def _plan(self) -> tuple[setaside.Plan | None, str | None]:
         problem = self.problem
         if problem.kind != "replay_mismatch" or self.rules is None or problem.seq is None:
             return None, (
@@ -148,7 +148,12 @@ class Halted:
         try:
             with Journal.open(self.journal, readonly=True) as journal:
                 plan = setaside.plan(
-                    self.rules, journal, problem.seq, problem.message, by, access=self.access.policy
+                    self.rules,
+                    journal,
+                    problem.seq,
+                    problem.message,
+                    None,
+                    access=self.access.policy,
                 )
         except (setaside.CannotSetAside, JournalUnavailable) as exc:
             return None, str(exc)
@@ -215,9 +220,9 @@ class Halted:
     def _void(self) -> CommandReply:
         if self.void is None:
             return CommandReply(False, f"the round cannot be voided here: {self.no_void}")
-        plan, why = self._plan(self.signed_in)  # again, now with who decides
-        if plan is None:
-            return CommandReply(False, f"the round cannot be voided here: {why}")
+        # The plan made at the start, with who decides: this process holds the journal's lock,
+        # so nothing has been written to it since.
+        plan = replace(self.void, aside=replace(self.void.aside, by=self.signed_in))
         try:
             with Journal.open(self.journal) as journal:
                 setaside.write(journal, plan)
