@@ -2,11 +2,54 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from controller.game.errors import CroupierError
 
 Entry = tuple[str, dict[str, Any]]
+
+# A journal row's kind, as a supervisor reads it.
+KIND_WORDS = {
+    "software": "the software's version",
+    "device_event": "a device's event",
+    "call": "a dealer's or supervisor's call",
+    "set_aside": "a voided round set aside",
+    "prompt": "a prompt to the dealer",
+    "ledger": "a payment or collection",
+    "state": "a change of the round's step",
+    "input": "a press",
+    "supervisor": "a supervisor's decision",
+    "access": "a sign-in",
+    "command": "a command",
+    "device_command": "an order to a device",
+    "round_start": "the start of a round",
+    "round_end": "the end of a round",
+    "note": "a note",
+    "notice": "a notice to the dealer",
+    "stop": "a stop of the table",
+    "anchor": "a checked point of the record",
+    "recovery": "a recovery",
+    "config": "the table's configuration",
+}
+ENTRY_CHARS = 300  # a long payload is cut here (the journal row holds it whole)
+
+
+def entry_words(entry: Entry | None) -> str:
+    """A journal entry for the supervisor's screen and the terminal: what kind of row, then its
+    fields as ``name: value`` (``nothing`` for no entry), e.g. ``a note (device: "shoe", text:
+    "from another version")``."""
+    if entry is None:
+        return "nothing"
+    kind, payload = entry
+    fields = ", ".join(
+        f"{name}: {json.dumps(value, ensure_ascii=False, default=str)}"
+        for name, value in payload.items()
+    )
+    if len(fields) > ENTRY_CHARS:
+        fields = fields[: ENTRY_CHARS - 1] + "…"
+    said = KIND_WORDS.get(kind, f"a row of kind {kind}")
+    return f"{said} ({fields})" if fields else said
 
 
 class JournalUnavailable(CroupierError):
@@ -33,9 +76,8 @@ class RecoveryMismatch(CroupierError):
         self.expected = expected
         self.replayed = replayed
         super().__init__(
-            f"journal row {seq} records {expected[0]} {expected[1]}, but replaying the journal "
-            f"gives {replayed if replayed is not None else 'nothing'}: the round needs a "
-            "supervisor's verification"
+            f"journal row {seq} records {entry_words(expected)}, but replaying the journal "
+            f"gives {entry_words(replayed)}: the round needs a supervisor's verification"
         )
 
 

@@ -411,6 +411,17 @@ class RecoveryReport:
             + ")"
         )
 
+    def for_dealer(self) -> str:
+        """The dealer's notice: what happened and where the round goes on (the counts are in
+        the recovery row and the log, not on the dealer's screen)."""
+        return (
+            f"The table restarted: round {self.round_number} was {REBUILT} and goes on at "
+            f"{self.state.value}."
+        )
+
+
+REBUILT = "rebuilt from the table's record"  # the words that mark the recovery notice
+
 
 @dataclass(frozen=True, slots=True)
 class _Replayed:
@@ -503,7 +514,7 @@ class PreparedTable:
             round_id=report.round_number,
         )
         if show is not None:
-            show(Prompt(PromptCode.RESUMED, report.describe()))
+            show(Prompt(PromptCode.RESUMED, report.for_dealer()))
         table.sign_out("the table restarted")
         table.require_pins(access.pins_required)
         return table

@@ -36,7 +36,12 @@ import structlog
 
 from controller.game.rules import Variant
 from controller.journal import setaside
-from controller.journal.errors import ChainBroken, JournalUnavailable, RecoveryMismatch
+from controller.journal.errors import (
+    ChainBroken,
+    JournalUnavailable,
+    RecoveryMismatch,
+    entry_words,
+)
 from controller.journal.store import Journal
 from controller.service.service import CommandReply, Pin
 from controller.table.access import AccessControl, AccessPolicy, Role, set_pin_hint
@@ -89,14 +94,12 @@ class Problem:
                 exc.reason,
                 str(exc),
             )
-        kind, payload = exc.expected
-        replayed = exc.replayed
         return cls(
             "replay_mismatch",
             str(journal),
             exc.seq,
-            f"{kind} {payload}",
-            "nothing" if replayed is None else f"{replayed[0]} {replayed[1]}",
+            entry_words(exc.expected),
+            entry_words(exc.replayed),
             str(exc),
         )
 

@@ -51,6 +51,7 @@ from controller.game.rules import resolve_variant_path
 from controller.journal.errors import ChainBroken, JournalUnavailable, RecoveryMismatch
 from controller.journal.journaled import (
     JOURNAL_FORMAT,
+    REBUILT,
     JournaledTable,
     check_variant,
     resume_points,
@@ -184,7 +185,7 @@ class TableService:
         self.identify_s = identify_s
         self.access = access if access is not None else pin_policy(self.config)
         self.errors: list[str] = []  # bugs the owner caught (an event it could not handle)
-        self.notices = Notices()  # "round N recovered at ...", journal trouble: until read
+        self.notices = Notices()  # a rebuilt round, journal trouble: until read
         check_device_urls(self.config.devices.urls, table.source)
         self.health = {
             role: DeviceHealth(role, url)
@@ -555,7 +556,7 @@ class TableService:
             return
         if item.code is PromptCode.JOURNAL_UNAVAILABLE:
             self._notice(NoticeKind.JOURNAL, item.text)
-        elif item.code is PromptCode.RESUMED and "recovered at" in item.text:
+        elif item.code is PromptCode.RESUMED and REBUILT in item.text:
             self._notice(NoticeKind.RECOVERED, item.text)
 
     def _notice(self, kind: NoticeKind, text: str) -> None:

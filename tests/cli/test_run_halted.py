@@ -177,6 +177,11 @@ def test_a_replay_that_does_not_match_the_journal_shows_the_row_expected_and_fou
         assert halted["problem"]["kind"] == "replay_mismatch"
         assert isinstance(halted["row"], int)
         assert halted["expected"] != halted["found"]
+        # in words for the supervisor: the kind of row and its fields, not a Python dict
+        for said in (halted["expected"], halted["found"]):
+            assert said.startswith(("a ", "an ", "the ", "nothing")), said
+            assert "{'" not in said, said
+            assert "': " not in said, said
         assert "Playing back the table's record does not give what it says" in halted["what"]
         with connect(url.replace("http", "ws") + "ws", open_timeout=WAIT_S) as ws:
             assert _ask(ws, {"type": "pin", "pin": SUPERVISOR_PIN})["accepted"] is True

@@ -162,11 +162,15 @@ def test_the_dealer_is_told_the_round_was_recovered_and_the_journal_says_so(
     rebuilt = recover(rules_of(sc), journal, show=shown.append)
     [told] = [p for p in shown if isinstance(p, Prompt)]
     assert told.code is PromptCode.RESUMED
-    assert told.text.startswith("round 2 recovered at betting")
+    assert told.text == (
+        "The table restarted: round 2 was rebuilt from the table's record and goes on at betting."
+    )
     last = journal.last_row()
     assert last is not None
     assert last.kind == "recovery"
-    assert last.payload["text"] == told.text
+    # the row keeps the counts for the log and the history (the dealer is not shown them)
+    assert last.payload["text"].startswith("round 2 recovered at betting (")
+    assert (last.payload["round"], last.payload["state"]) == (2, "betting")
     # and a second restart replays the first one's journal, recovery row included
     journal.close()
     again = recover(rules_of(sc), Journal.open(path, table_id="T1"))

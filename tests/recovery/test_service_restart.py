@@ -55,7 +55,7 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
     with TableService(table, actors=[demo_dealer(demo)]) as second:
         assert second.journaled.recovery is not None
         assert second.app is not None
-        assert any("recovered at" in n for n in second.notices.texts())
+        assert any("rebuilt from the table's record" in n for n in second.notices.texts())
         # the rebuilt table is the one that stopped (state, round, shoe position)
         after_start = (
             second.app.controller.state,
