@@ -490,10 +490,16 @@ class DeviceCore:
                 # Remember every command of the last REPEAT_WINDOW_S, not only the last one: a
                 # poll or another command between a lost reply and the host's retry must not
                 # make the retry look new (a shoe would load a second new shoe).
-                self._reply_cache = {
-                    k: v for k, v in self._reply_cache.items() if now - v[1] <= REPEAT_WINDOW_S
-                }
-                self._reply_cache[key] = (reply, now)
+                # The cache is in the order the commands came (a repeat moves to the end), so
+                # the expired ones are at its front: drop those, not a copy of it per command.
+                cache = self._reply_cache
+                cache.pop(key, None)
+                while cache:
+                    oldest = next(iter(cache))
+                    if now - cache[oldest][1] <= REPEAT_WINDOW_S:
+                        break
+                    del cache[oldest]
+                cache[key] = (reply, now)
             self._transmit(reply, now)
             self._pump_queue(now)
 

@@ -243,6 +243,23 @@ def test_the_same_command_and_seq_long_after_is_a_new_command_not_a_retry() -> N
     assert [f.kind for f in again] == ["s", "l"]
 
 
+def test_a_retry_after_other_commands_is_still_a_retry_and_an_old_one_is_forgotten() -> None:
+    device = EmulatedPanel()
+    host = booted(device)
+    first = host.send("L", "OK_;S;G", seq=20)
+    host.advance(1.0, step=0.5)
+    host.send("L", "HIT;S;G", seq=21)  # another command between the lost reply and the retry
+    again = host.send("L", "OK_;S;G", seq=20)
+    assert again == first  # the same reply, not carried out again
+    host.advance(1.5, step=0.5)
+    host.send("L", "STD;S;G", seq=22)  # the first is now 2.5 s old: out of the window
+    assert [f.kind for f in host.send("L", "HIT;S;G", seq=21)] == ["s"]  # 1.5 s: still a retry
+    assert device.stats["rx_repeated_command"] == 2
+    host.advance(2.5, step=0.5)
+    host.send("L", "OK_;S;G", seq=20)
+    assert device.stats["rx_repeated_command"] == 2  # 4.5 s later: a new command
+
+
 def test_an_ack_lost_on_the_line_does_not_count_as_hearing_the_host() -> None:
     device = EmulatedShoe(faults=[DropAck(rate=1.0)])
     host = booted(device)  # the host ACKs everything, the line loses every ACK
