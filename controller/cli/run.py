@@ -47,6 +47,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
+from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
@@ -77,6 +78,11 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
 
+# The systemd unit for a table computer, shipped with the package (controller/defaults is
+# config/ in the source tree): the help names the copy of this installation.
+SERVICE_UNIT = (Path(__file__).resolve().parents[1] / "defaults" / "croupier@.service").resolve()
+
+
 def register(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "run",
@@ -84,6 +90,9 @@ def register(commands: Subparsers) -> None:
         description="Run a table: start its devices (emulated by default), the round "
         "controller and the dealer display; print the display's address; stop cleanly on "
         "Ctrl-C or SIGTERM.",
+        # the path on a line of its own, never wrapped (an installed one is long)
+        epilog=f"To run it as a service at a table (systemd), start from:\n  {SERVICE_UNIT}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--config",
