@@ -53,6 +53,7 @@ def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
             ledger.append(
                 {
                     "box": p.get("box"),
+                    "hand": p.get("hand"),
                     "player": p.get("player"),
                     "kind": p.get("kind"),
                     "amount_cents": amount,
@@ -76,6 +77,13 @@ def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
             result["net_cents"] = net if isinstance(net, int) else None
     net_cents = result["net_cents"]
     result["net"] = None if net_cents is None else money(net_cents)
+    # where each entry settles: "box 2", or "box 2 hand 1" where the box was split
+    split = {e["box"] for e in ledger if isinstance(e["hand"], int) and e["hand"] > 1}
+    for e in ledger:
+        hand = e["hand"]
+        e["where"] = f"box {e['box']}" + (
+            f" hand {hand}" if e["box"] in split and isinstance(hand, int) else ""
+        )
     result.update(cards=cards, ledger=ledger, overrides=overrides)
     result["void"] = any(o.get("action") == "void" for o in overrides)
     return result

@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.request
@@ -232,6 +233,11 @@ def test_a_round_shows_its_cards_on_a_click(floor: Floor, page: Any) -> None:
         "#round-cards .card", "cards => cards.map(c => c.dataset.card)"
     )
     assert shown == drawn
+    where = page.eval_on_selector_all(
+        "#round-view table.ledger tr", "rows => rows.map(r => r.cells[0].textContent)"
+    )
+    assert where
+    assert all(re.fullmatch(r"box \d( hand \d)?", w) for w in where), where
     screenshot(page, "floor-round-cards")
     page.click("#close-detail")
 

@@ -113,7 +113,7 @@ async function showRound(id, n, li) {
   const ledger = el("table", "ledger");
   for (const e of r.ledger) {
     const tr = el("tr");
-    for (const v of ["box " + e.box, e.player, e.kind, e.amount, e.odds || "", e.reason]) tr.append(el("td", "", v));
+    for (const v of [e.where, e.player, e.kind, e.amount, e.odds || "", e.reason]) tr.append(el("td", "", v));
     ledger.append(tr);
   }
   const overrides = el("ul");
