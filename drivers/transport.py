@@ -20,6 +20,7 @@ its own timeout, at most :data:`MAX_BLIND_WAIT_S` at a time, and woken with its
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import select
 import threading
@@ -44,6 +45,7 @@ READ_CHUNK = 4096
 MAX_BLIND_WAIT_S = 0.05
 
 wire = structlog.get_logger("croupier.wire")
+_WIRE = logging.getLogger("croupier.wire")  # asked first: the hex of a frame costs, unlogged
 log = structlog.get_logger("croupier.drivers")
 
 
@@ -292,7 +294,7 @@ class SerialTransport:
                 f"reading {self.url} failed: {exc}; the port is closed and will be reopened",
                 url=self.url,
             ) from exc
-        if data:
+        if data and _WIRE.isEnabledFor(logging.DEBUG):
             self._wire.debug("rx", hex=data.hex(" "))
         return data
 
@@ -322,7 +324,8 @@ class SerialTransport:
         if not data:
             return
         port = self._require_open("write")
-        self._wire.debug("tx", hex=data.hex(" "))
+        if _WIRE.isEnabledFor(logging.DEBUG):
+            self._wire.debug("tx", hex=data.hex(" "))
         try:
             written = port.write(data)
         except serial.SerialTimeoutException as exc:
