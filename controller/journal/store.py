@@ -234,6 +234,10 @@ _INSERT = (
     "INSERT INTO journal (seq, ts, table_id, round_id, kind, payload, prev_hash, hash) "
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
 )
+_MORE_VALUES = ", (?, ?, ?, ?, ?, ?, ?, ?)"
+# Rows a statement inserts at most: 8 parameters a row, well inside SQLite's oldest limit of 999
+# (one statement, one step into SQLite, for a card's rows)
+INSERT_ROWS = 100
 _SELECT = "SELECT seq, ts, table_id, round_id, kind, payload, prev_hash, hash FROM journal"
 _ALL_ROWS = _SELECT + " ORDER BY seq"
 _LAST_ROW = _SELECT + " ORDER BY seq DESC LIMIT 1"
@@ -526,12 +530,7 @@ class Journal:
         with self._lock:
             ts = format_ts(self._now())
 
-            def insert() -> list[Row]:
-                return [
-                    row for rows, round_id in prepared for row in self._insert(rows, ts, round_id)
-                ]
-
-            written = self._write(insert)
+            written = self._write(lambda: self._insert_groups(prepared, ts))
             self._last_at = parse_ts(ts)
             return written
 
@@ -637,32 +636,54 @@ class Journal:
         return int(found[0]), str(found[1])
 
     def _insert(self, prepared: list[tuple[str, str]], ts: str, round_id: int | None) -> list[Row]:
+        return self._insert_groups([(prepared, round_id)], ts)
+
+    def _insert_groups(
+        self, groups: list[tuple[list[tuple[str, str]], int | None]], ts: str
+    ) -> list[Row]:
+        """Chain and insert groups of prepared rows, each ``(rows, round_id)``: one read of the
+        head, one statement for every row and one update of the head, however many groups (a
+        card's cause and effects are one commit; fewer calls into SQLite, fewer waits for the
+        GIL on the way back from each)."""
         seq, prev = self._head()
         rows: list[Row] = []
-        for kind, payload_json in prepared:
-            seq += 1
-            digest = row_hash(seq, ts, self.table_id, round_id, kind, payload_json, prev)
-            rows.append(
-                Row(
-                    seq,
-                    ts,
-                    self.table_id,
-                    round_id,
-                    kind,
-                    json.loads(payload_json),
-                    prev,
-                    digest,
-                    payload_json,
+        for prepared, round_id in groups:
+            for kind, payload_json in prepared:
+                seq += 1
+                digest = row_hash(seq, ts, self.table_id, round_id, kind, payload_json, prev)
+                rows.append(
+                    Row(
+                        seq,
+                        ts,
+                        self.table_id,
+                        round_id,
+                        kind,
+                        json.loads(payload_json),
+                        prev,
+                        digest,
+                        payload_json,
+                    )
                 )
+                prev = digest
+        for start in range(0, len(rows), INSERT_ROWS):
+            chunk = rows[start : start + INSERT_ROWS]
+            self._db.execute(
+                _INSERT + _MORE_VALUES * (len(chunk) - 1),
+                [
+                    value
+                    for r in chunk
+                    for value in (
+                        r.seq,
+                        r.ts,
+                        r.table_id,
+                        r.round_id,
+                        r.kind,
+                        r.payload_json,
+                        r.prev_hash,
+                        r.hash,
+                    )
+                ],
             )
-            prev = digest
-        self._db.executemany(
-            _INSERT,
-            [
-                (r.seq, r.ts, r.table_id, r.round_id, r.kind, r.payload_json, r.prev_hash, r.hash)
-                for r in rows
-            ],
-        )
         self._db.execute("UPDATE journal_head SET seq = ?, hash = ? WHERE id = 1", (seq, prev))
         return rows
 

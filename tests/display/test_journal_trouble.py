@@ -48,7 +48,7 @@ def test_an_unwritable_journal_refuses_the_press_with_its_reason_and_shows_every
         assert table.service.submit(Bet(1, "ann", 1000)).result(WAIT_S).accepted
         assert _lamp(table, "CAL", ("S", "G")) == ("S", "G")
         broken = mocker.patch.object(
-            Journal, "_insert", side_effect=sqlite3.OperationalError("disk I/O error")
+            Journal, "_insert_groups", side_effect=sqlite3.OperationalError("disk I/O error")
         )
         ws_url = table.url.replace("http://", "ws://") + "ws"
         with connect(ws_url, open_timeout=WAIT_S) as ws:

@@ -336,14 +336,20 @@ def break_the_disk(
     real: sqlite3.Connection = journal._db
     fault = DiskFault(table, error)
 
+    def fails(sql: str) -> bool:
+        struck = (at == "COMMIT" and sql == "COMMIT") or (
+            at == "INSERT" and sql.startswith("INSERT INTO journal ")
+        )
+        return struck and fault.active()
+
     def execute(sql: str, *args: Any) -> sqlite3.Cursor:
-        if at == "COMMIT" and sql == "COMMIT" and fault.active():
+        if fails(sql):
             fault.failed += 1
             raise fault.error
         return real.execute(sql, *args)
 
     def executemany(sql: str, rows: Any) -> sqlite3.Cursor:
-        if at == "INSERT" and sql.startswith("INSERT INTO journal ") and fault.active():
+        if fails(sql):
             fault.failed += 1
             raise fault.error
         return real.executemany(sql, rows)

@@ -127,7 +127,7 @@ def _crash_at(journal: Journal, crash: tuple[int, str] | None) -> Iterator[None]
     target, where = crash
     count = 0
     append_groups = journal.append_groups
-    insert = journal._insert
+    insert = journal._insert_groups
 
     def dying_insert(*args: Any, **kwargs: Any) -> Any:
         rows = insert(*args, **kwargs)
@@ -141,7 +141,7 @@ def _crash_at(journal: Journal, crash: tuple[int, str] | None) -> Iterator[None]
             if where == "before":
                 os.kill(os.getpid(), signal.SIGKILL)
             if where == "inside":
-                journal._insert = dying_insert  # type: ignore[method-assign]
+                journal._insert_groups = dying_insert  # type: ignore[method-assign]
         result = append_groups(*args, **kwargs)
         if count == target and where == "after":
             os.kill(os.getpid(), signal.SIGKILL)
