@@ -228,8 +228,16 @@ class Analysis:
     _by_comp_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(
         default_factory=dict
     )
-    _nodes: dict[tuple[object, ...], tuple[Facts, Action | None]] = field(default_factory=dict)
+    _nodes: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Facts, Action | None]] = field(
+        default_factory=dict
+    )
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
+        default_factory=dict
+    )
+    # what the policy did at each box's first decision and at each split hand's second card
+    # (see :meth:`plays_as`)
+    _root_plans: dict[tuple[Up, Comp, int, bool], tuple[Action, ...]] = field(default_factory=dict)
+    _split_plans: dict[tuple[Up, int, int, int], tuple[bool, bool, Action | None]] = field(
         default_factory=dict
     )
 
@@ -612,32 +620,9 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool
     ) -> tuple[dict[Action, float], bool, bool]:
         """Every first decision's value, and whether split and surrender are open."""
-        rules = self.rules
-        hand = self._hand_state(ctx, comp, i0, False)
-        box = self._box_state(hand, 1)
-        facts = self.facts(ctx, comp, i0, False)
-        can_split = pair and why_not_split(rules, box, hand) is None
-        can_surrender = (
-            rules.surrender.allowed
-            and surrender_offered(rules, self.up_card(ctx.up))
-            and why_not_surrender(rules, box) is None
-        )
+        hand, facts, can_split, can_surrender = self._root_options(ctx, comp, i0, pair)
         values: dict[Action, float] = {}
-        wanted = self.legal(facts)
-        if self.strategy is not None:
-            first = self.strategy_action(
-                ctx,
-                comp,
-                i0,
-                False,
-                can_double=facts.can_double,
-                can_split=can_split,
-                can_surrender=can_surrender,
-            )
-            then = self.strategy_action(
-                ctx, comp, i0, False, can_double=facts.can_double, can_split=can_split
-            )
-            wanted = [first if first is Action.SURRENDER else then]
+        wanted = self._root_plan(ctx, comp, i0, pair, facts, can_split, can_surrender)
         for action in wanted:
             if action is Action.SPLIT:
                 values[action] = self.split_value(ctx.up, hand.cards[0].points)
@@ -654,6 +639,54 @@ class Analysis:
                 values[Action.SURRENDER] = float(self.dealer_of(ctx.up, rows) @ payoff)
         return values, can_split, can_surrender
 
+    def _root_options(
+        self, ctx: Ctx, comp: Comp, i0: int, pair: bool
+    ) -> tuple[HandState, Facts, bool, bool]:
+        """A box's first hand as the round model sees it, its facts, and whether split and
+        surrender are open."""
+        rules = self.rules
+        hand = self._hand_state(ctx, comp, i0, False)
+        box = self._box_state(hand, 1)
+        facts = self.facts(ctx, comp, i0, False)
+        can_split = pair and why_not_split(rules, box, hand) is None
+        can_surrender = (
+            rules.surrender.allowed
+            and surrender_offered(rules, self.up_card(ctx.up))
+            and why_not_surrender(rules, box) is None
+        )
+        return hand, facts, can_split, can_surrender
+
+    def _root_plan(
+        self,
+        ctx: Ctx,
+        comp: Comp,
+        i0: int,
+        pair: bool,
+        facts: Facts,
+        can_split: bool,
+        can_surrender: bool,
+    ) -> list[Action]:
+        """The first decisions whose values :meth:`root_values` works out: the strategy's one
+        choice, or every legal hit, stand and double for the optimum (noted for
+        :meth:`plays_as`)."""
+        wanted = self.legal(facts)
+        if self.strategy is not None:
+            first = self.strategy_action(
+                ctx,
+                comp,
+                i0,
+                False,
+                can_double=facts.can_double,
+                can_split=can_split,
+                can_surrender=can_surrender,
+            )
+            then = self.strategy_action(
+                ctx, comp, i0, False, can_double=facts.can_double, can_split=can_split
+            )
+            wanted = [first if first is Action.SURRENDER else then]
+        self._root_plans[(ctx.up, comp, i0, pair)] = tuple(wanted)
+        return wanted
+
     def _root(self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool) -> tuple[float, str]:
         facts = self.facts(ctx, comp, i0, False)
         if facts.end is not None:
@@ -662,10 +695,43 @@ class Analysis:
         best = max(values, key=lambda a: values[a])
         return values[best], best.value
 
+    def split_plan(
+        self, up: Up, pair: int, hands: int, second: int
+    ) -> tuple[bool, bool, Action | None]:
+        """A split hand (``hands`` on the box) that got ``second``: whether it ended there,
+        whether it may split again, and what the strategy does (None: no strategy, or the
+        hand is over). Noted for :meth:`plays_as`."""
+        key = (up, pair, hands, second)
+        got = self._split_plans.get(key)
+        if got is not None:
+            return got
+        rules = self.rules
+        ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
+        comp = comp_of((pair, second))
+        i0 = comp[0] if self.track_initial_aces else 0
+        facts = self.facts(ctx, comp, i0, False)
+        if facts.end is not None:
+            got = (True, False, None)
+        else:
+            hand = self._hand_state(ctx, comp, i0, False)
+            box = self._box_state(hand, hands)
+            can = (
+                (pair != 1 or rules.split.resplit_aces)
+                and second == pair
+                and hands < rules.split.max_hands
+                and why_not_split(rules, box, hand) is None
+            )
+            action = None
+            if self.strategy is not None:
+                action = self.strategy_action(
+                    ctx, comp, i0, False, can_double=facts.can_double, can_split=can
+                )
+            got = (False, can, action)
+        self._split_plans[key] = got
+        return got
+
     def split_value(self, up: Up, pair: int) -> float:
         """The split of a pair of ``pair`` (all its hands together, in units of one wager)."""
-        rules = self.rules
-        resplit_ok = pair != 1 or rules.split.resplit_aces
         memo: dict[tuple[int, int], float] = {}
 
         def hand_value(hands: int, second: int) -> tuple[float, bool]:
@@ -675,22 +741,11 @@ class Analysis:
             comp = comp_of((pair, second))
             i0 = comp[0] if self.track_initial_aces else 0
             rows = self.rows(up, plus(ctx.base, comp))
-            facts = self.facts(ctx, comp, i0, False)
-            if facts.end is not None:
+            ended, can, action = self.split_plan(up, pair, hands, second)
+            if ended:
                 return self.decision(ctx, comp, i0, False, rows)[0], False
-            hand = self._hand_state(ctx, comp, i0, False)
-            box = self._box_state(hand, hands)
-            can = (
-                resplit_ok
-                and second == pair
-                and hands < rules.split.max_hands
-                and why_not_split(rules, box, hand) is None
-            )
-            if self.strategy is None:
+            if action is None:
                 return self.decision(ctx, comp, i0, False, rows)[0], can
-            action = self.strategy_action(
-                ctx, comp, i0, False, can_double=facts.can_double, can_split=can
-            )
             if action is Action.SPLIT:
                 return 0.0, True
             return self.action_value(ctx, comp, i0, False, rows, action), False
@@ -719,6 +774,57 @@ class Analysis:
             return total
 
         return f(2, 2)
+
+    # --- the same play under other rules ---------------------------------------------------------
+
+    def plays_as(self, base: Analysis) -> bool:
+        """Whether this analysis (other rules, a fixed strategy) plays every hand ``base``
+        reached as ``base`` played it: the same shoe and dealer tables, and the same answer to
+        every question ``base``'s walk put to the rules and the strategy (when a hand ends and
+        whether it busts, what it may do, what the strategy does, rescues, first decisions,
+        split hands). Then both reach the same finished hands with the same chances and differ
+        only in what those hands are paid, so ``base``'s reach can be re-priced
+        (:class:`controller.analysis.reprice.Reach`). Asked on the questions ``base`` met,
+        worked out here from this analysis' own rules."""
+        if self.strategy is None or base.strategy is None:
+            return False  # the optimum's choices follow the payoffs
+        if (
+            self.shoe != base.shoe
+            or self.hidden != base.hidden
+            or self._peeks != base._peeks
+            or self.track_initial_aces != base.track_initial_aces
+            or self.rules.split.match is not base.rules.split.match
+            or self.tables.keys() != base.tables.keys()
+            or any(self.tables[u] is not base.tables[u] for u in base.tables)
+        ):
+            return False
+        try:
+            for (up, from_split, split_aces, comp, i0, doubled), node in base._nodes.items():
+                ctx = Ctx(up, ZERO, from_split, split_aces)
+                mine = self._node(ctx, comp, i0, doubled)
+                if _play(mine) != _play(node):
+                    return False
+                facts = node[0]
+                if (
+                    doubled
+                    and facts.end not in (None, "bust")
+                    and facts.can_rescue
+                    and self.strategy_rescues(ctx, comp, i0, doubled)
+                    != base.strategy_rescues(ctx, comp, i0, doubled)
+                ):
+                    return False
+            for (up, comp, i0, pair), wanted in base._root_plans.items():
+                ctx = Ctx(up, ZERO)
+                _hand, facts, can_split, can_surrender = self._root_options(ctx, comp, i0, pair)
+                plan = self._root_plan(ctx, comp, i0, pair, facts, can_split, can_surrender)
+                if tuple(plan) != wanted:
+                    return False
+            for (up, value, hands, second), split in base._split_plans.items():
+                if self.split_plan(up, value, hands, second) != split:
+                    return False
+        except ValueError:  # the strategy plays what these rules forbid: the walk will say
+            return False
+        return True
 
     # --- the round -----------------------------------------------------------------------------
 
@@ -764,3 +870,19 @@ class Analysis:
     def house_edge(self) -> float:
         """The house edge per initial wager (+: the house wins)."""
         return -self.expected_value()
+
+
+def _play(node: tuple[Facts, Action | None]) -> tuple[object, ...]:
+    """What the walk of a strategy's value reads of a hand's facts and decision: whether the
+    hand is over and whether it bust (not what the end is called: "natural" or "21"), what it
+    may do, whether it may be rescued, the strategy's action."""
+    facts, action = node
+    return (
+        facts.end is None,
+        facts.end == "bust",
+        facts.can_stand,
+        facts.can_hit,
+        facts.can_double,
+        facts.can_rescue,
+        action,
+    )

@@ -19,6 +19,7 @@ import numpy as np
 
 from controller.analysis.dealer import NATURAL_INDEX, NCATS
 from controller.analysis.engine import SUITED_ROWS, Analysis, Ctx, Rows, Up, payoff_features
+from controller.analysis.reprice import Reach
 from controller.analysis.shoe import VALUES, ZERO, Comp, add, comp_of, plus, representative
 from controller.game.hands import Tier, win_odds
 from controller.game.rules import SplitMatch
@@ -76,8 +77,11 @@ class Plan:
 class Outcomes:
     """The forward pass for one :class:`Analysis` (run its expected_value first)."""
 
-    def __init__(self, analysis: Analysis, visit: Visit | None = None) -> None:
+    def __init__(
+        self, analysis: Analysis, visit: Visit | None = None, reach: Reach | None = None
+    ) -> None:
         self.a = analysis
+        self.reach = reach  # where given, every finished hand's weight for re-pricing
         self.rules = analysis.rules
         self.tally = Tally()
         self.visit = visit  # called at every decision the policy takes, with its chance
@@ -160,6 +164,8 @@ class Outcomes:
         if doubled and self.visit_end is not None:
             self.visit_end(ctx, comp, i0, doubled, m, rows)
         dist = self.a.dealer_of(ctx.up, rows)
+        if self.reach is not None:
+            self.reach.hand(ctx, comp, i0, doubled, label == "rescue", m, dist)
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, label)
         plan = self._plans.get(key)
         if plan is None:
@@ -265,6 +271,8 @@ class Outcomes:
                 payoff = a.payoff(representative(comp), False, False, ctx)[NATURAL_INDEX]
                 self.tally.net[round(float(payoff), 9)] += prob * pn
                 ev["dealer natural (checked)"] += prob * pn
+                if self.reach is not None:
+                    self.reach.natural(ctx, comp, prob * pn)
         facts = a.facts(ctx, comp, i0, False)
         if facts.end == "natural":
             ev["player natural"] += prob
@@ -284,6 +292,8 @@ class Outcomes:
                 ev["surrender"] += m
                 dist = a.dealer_of(up, a.rows(up, comp))
                 payoff = a.payoff(representative(comp), False, False, ctx, surrendered=True)
+                if self.reach is not None:
+                    self.reach.surrender(ctx, comp, i0, m, dist)
                 for i in range(NCATS):
                     if dist[i] > 0:
                         self.tally.net[round(float(payoff[i]), 9)] += m * dist[i]
