@@ -225,13 +225,21 @@ class Analysis:
     resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
     _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
     _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
-    _by_comp_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(
-        default_factory=dict
-    )
+    _by_comp_payoff: dict[
+        tuple[Up, bool, bool, Comp, int, bool, bool], tuple[Vec, float | None]
+    ] = field(default_factory=dict)
     _nodes: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Facts, Action | None]] = field(
         default_factory=dict
     )
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
+        default_factory=dict
+    )
+    # what each rules' and strategy's question was asked on (see :meth:`plays_as`)
+    _fact_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool]] = field(default_factory=dict)
+    _decide_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool, bool, bool, bool]] = field(
+        default_factory=dict
+    )
+    _rescue_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool]] = field(
         default_factory=dict
     )
     # what the policy did at each box's first decision and at each split hand's second card
@@ -448,6 +456,7 @@ class Analysis:
                 key=key,
             )
             self._facts[key] = got
+            self._fact_args[key] = (ctx, comp, i0, doubled)
         return got
 
     def up_card(self, up: Up) -> Card | None:
@@ -497,6 +506,7 @@ class Analysis:
                 doubled=doubled,
             )
             self._decide[key] = got
+            self._decide_args[key] = (ctx, comp, i0, doubled, can_double, can_split, can_surrender)
         return got
 
     # --- the hand ----------------------------------------------------------------------------
@@ -599,6 +609,7 @@ class Analysis:
             cards = representative(comp, i0)
             got = up is not None and self.strategy.rescue(self.rules, cards, up)
             self._rescues[key] = got
+            self._rescue_args[key] = (ctx, comp, i0, doubled)
         return got
 
     # --- the box -----------------------------------------------------------------------------
@@ -788,31 +799,9 @@ class Analysis:
         worked out here from this analysis' own rules."""
         if self.strategy is None or base.strategy is None:
             return False  # the optimum's choices follow the payoffs
-        if (
-            self.shoe != base.shoe
-            or self.hidden != base.hidden
-            or self._peeks != base._peeks
-            or self.track_initial_aces != base.track_initial_aces
-            or self.rules.split.match is not base.rules.split.match
-            or self.tables.keys() != base.tables.keys()
-            or any(self.tables[u] is not base.tables[u] for u in base.tables)
-        ):
+        if not self._same_deal(base):
             return False
         try:
-            for (up, from_split, split_aces, comp, i0, doubled), node in base._nodes.items():
-                ctx = Ctx(up, ZERO, from_split, split_aces)
-                mine = self._node(ctx, comp, i0, doubled)
-                if _play(mine) != _play(node):
-                    return False
-                facts = node[0]
-                if (
-                    doubled
-                    and facts.end not in (None, "bust")
-                    and facts.can_rescue
-                    and self.strategy_rescues(ctx, comp, i0, doubled)
-                    != base.strategy_rescues(ctx, comp, i0, doubled)
-                ):
-                    return False
             for (up, comp, i0, pair), wanted in base._root_plans.items():
                 ctx = Ctx(up, ZERO)
                 _hand, facts, can_split, can_surrender = self._root_options(ctx, comp, i0, pair)
@@ -822,8 +811,112 @@ class Analysis:
             for (up, value, hands, second), split in base._split_plans.items():
                 if self.split_plan(up, value, hands, second) != split:
                     return False
+            answers = self._answers(base)
+            if not (
+                all(answers.facts_play.values())
+                and all(answers.decisions.values())
+                and all(answers.rescues.values())
+            ):
+                return False
         except ValueError:  # the strategy plays what these rules forbid: the walk will say
             return False
+        return True
+
+    def _same_deal(self, base: Analysis) -> bool:
+        """The same shoe, dealer tables, check for a natural and tracking of initial aces."""
+        return (
+            self.shoe == base.shoe
+            and self.hidden == base.hidden
+            and self._peeks == base._peeks
+            and self.track_initial_aces == base.track_initial_aces
+            and self.rules.split.match is base.rules.split.match
+            and self.tables.keys() == base.tables.keys()
+            and all(self.tables[u] is base.tables[u] for u in base.tables)
+        )
+
+    def _answers(self, base: Analysis) -> _Answers:
+        """This analysis' answers to the questions ``base``'s walk asked, compared: per split
+        flags, whether every hand's facts are the same (and the same in what the value reads of
+        them), per dealer's card, whether every decision and rescue of the strategy is. A hand's
+        facts and decision are these answers (:meth:`_node`), so they cover every hand met."""
+        out = _Answers({}, {}, {}, {})
+        for key, (ctx, comp, i0, doubled) in base._fact_args.items():
+            flags = (ctx.from_split, ctx.split_aces)
+            was = base._facts[key]
+            now = self.facts(ctx, comp, i0, doubled)
+            out.facts[flags] = out.facts.get(flags, True) and now == was
+            out.facts_play[flags] = out.facts_play.get(flags, True) and (
+                _play_facts(now) == _play_facts(was)
+            )
+        for key, args in base._decide_args.items():
+            ctx, comp, i0, doubled, can_double, can_split, can_surrender = args
+            same = base._decide[key] == self.strategy_action(
+                ctx,
+                comp,
+                i0,
+                doubled,
+                can_double=can_double,
+                can_split=can_split,
+                can_surrender=can_surrender,
+            )
+            out.decisions[ctx.up] = out.decisions.get(ctx.up, True) and same
+        for key, (ctx, comp, i0, doubled) in base._rescue_args.items():
+            same = base._rescues[key] == self.strategy_rescues(ctx, comp, i0, doubled)
+            out.rescues[ctx.up] = out.rescues.get(ctx.up, True) and same
+        return out
+
+    def reuse(self, base: Analysis) -> int:
+        """Take over ``base``'s hand values (its walk's memo) for every family of hands, a
+        dealer's first card and split flags, in which these rules give every hand ``base``
+        met there the same facts (the end and its name too) and decision, the same rescues and
+        the same payoffs, from the same shoe and dealer tables: a hand's value is worked out
+        from those alone (its context's other pair cards only choose the shoe, which
+        is part of the memo's key). A rule of the splits, say, leaves the unsplit hands'
+        values as they were. Returns how many values were taken over."""
+        if not self._same_deal(base) or (self.strategy is None) != (base.strategy is None):
+            return 0
+        try:
+            answers = self._answers(base)
+        except ValueError:  # the strategy plays what these rules forbid: the walk will say
+            return 0
+        payoffs: dict[tuple[Up, bool, bool], list[tuple[Comp, int, bool, bool]]] = {}
+        for up, from_split, split_aces, comp, i0, doubled, rescued in base._by_comp_payoff:
+            payoffs.setdefault((up, from_split, split_aces), []).append(
+                (comp, i0, doubled, rescued)
+            )
+        verdict: dict[tuple[Up, bool, bool], bool] = {}
+        taken = 0
+        for key, got in base._memo.items():
+            ctx = key[0]
+            family = (ctx.up, ctx.from_split, ctx.split_aces)
+            same = verdict.get(family)
+            if same is None:
+                same = verdict[family] = (
+                    answers.facts.get(family[1:], True)
+                    and answers.decisions.get(ctx.up, True)
+                    and answers.rescues.get(ctx.up, True)
+                    and self._same_payoffs(base, family, payoffs.get(family, []))
+                )
+            if same:
+                self._memo[key] = got
+                taken += 1
+        return taken
+
+    def _same_payoffs(
+        self,
+        base: Analysis,
+        family: tuple[Up, bool, bool],
+        payoffs: list[tuple[Comp, int, bool, bool]],
+    ) -> bool:
+        up, from_split, split_aces = family
+        ctx = Ctx(up, ZERO, from_split, split_aces)
+        for comp, i0, doubled, rescued in payoffs:
+            vec, constant = base._by_comp_payoff[
+                (up, from_split, split_aces, comp, i0, doubled, rescued)
+            ]
+            mine, my_constant = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)
+            if my_constant != constant or not np.array_equal(mine, vec):
+                return False
         return True
 
     # --- the round -----------------------------------------------------------------------------
@@ -872,11 +965,10 @@ class Analysis:
         return -self.expected_value()
 
 
-def _play(node: tuple[Facts, Action | None]) -> tuple[object, ...]:
-    """What the walk of a strategy's value reads of a hand's facts and decision: whether the
-    hand is over and whether it bust (not what the end is called: "natural" or "21"), what it
-    may do, whether it may be rescued, the strategy's action."""
-    facts, action = node
+def _play_facts(facts: Facts) -> tuple[object, ...]:
+    """What the walk of a value reads of a hand's facts: whether the hand is over and whether
+    it bust (not what the end is called: "natural" or "21"), what it may do, whether it may be
+    rescued."""
     return (
         facts.end is None,
         facts.end == "bust",
@@ -884,5 +976,15 @@ def _play(node: tuple[Facts, Action | None]) -> tuple[object, ...]:
         facts.can_hit,
         facts.can_double,
         facts.can_rescue,
-        action,
     )
+
+
+@dataclass
+class _Answers:
+    """:meth:`Analysis._answers`: per split flags (facts) or dealer's card (decisions,
+    rescues), whether every answer is the same."""
+
+    facts: dict[tuple[bool, bool], bool]
+    facts_play: dict[tuple[bool, bool], bool]
+    decisions: dict[Up, bool]
+    rescues: dict[Up, bool]

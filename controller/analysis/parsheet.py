@@ -102,7 +102,8 @@ def _edge(
     """The house edge, from ``known`` where the par sheet met the same game before (the decks
     curve at the shipped count, a toggle that is the curve's other count...); re-priced from
     ``priced`` where the rules change only what the hands are paid (ties, natural odds, bonus
-    rows...); else walked."""
+    rows...); else walked, with the values of ``priced``'s hands that the change leaves alone
+    (:meth:`Analysis.reuse`: the unsplit hands under a rule of the splits...)."""
     key = edge_key(rules, strategy, wager)
     got = known.get(key)
     if got is None:
@@ -110,6 +111,8 @@ def _edge(
         if priced is not None and analysis.plays_as(priced.analysis):
             got = priced.edge - priced.reach.delta(priced.analysis, analysis)
         else:
+            if priced is not None:  # the hands the change leaves alone keep their values
+                analysis.reuse(priced.analysis)
             got = analysis.house_edge()
         known[key] = got
     return got

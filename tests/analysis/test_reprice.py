@@ -165,3 +165,31 @@ def test_one_deck_with_splits_re_priced_equals_the_walk(
         assert edge - reach.delta(base, changed) == pytest.approx(walked, abs=1e-13)
     else:
         assert walked != pytest.approx(edge, abs=1e-6)
+
+
+@pytest.mark.parametrize(
+    ("change", "reused"),
+    [
+        ({"split.max_hands": 2}, "all"),  # every hand's value stays, only the splits change
+        # split hands may not double now, but for split aces, which take one card anyway
+        ({"double.after_split": False}, "unsplit"),
+        ({"hands.ties": "dealer-wins"}, "none"),  # every family pays otherwise
+    ],
+)
+def test_hand_values_taken_over_give_the_walk_of_the_changed_rules(
+    change: dict[str, Any], reused: str
+) -> None:
+    """:meth:`Analysis.reuse` takes over the shipped game's hand values only where the changed
+    rules leave them alone: the walk with them is the walk without, to the last bit."""
+    base, _edge, _reach = _one_deck("nz-pontoon")
+    changed_rules = load_variant(
+        "nz-pontoon", {"shoe.decks": 1, "shoe.cut_card_reserve": 10, **change}
+    )
+    chart, _ = shipped_strategy(changed_rules, base.rules)
+    changed = Analysis(changed_rules, Shoe.of_variant(changed_rules), WAGER, chart)
+    taken = changed.reuse(base)
+    unsplit = sum(1 for key in base._memo if not key[0].from_split or key[0].split_aces)
+    expected = {"all": len(base._memo), "unsplit": unsplit, "none": 0}[reused]
+    assert taken == expected
+    walked = Analysis(changed_rules, Shoe.of_variant(changed_rules), WAGER, chart).house_edge()
+    assert changed.house_edge() == walked
