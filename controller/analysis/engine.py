@@ -99,6 +99,17 @@ def shape(comp: Comp) -> tuple[int, int]:
     return got
 
 
+_SUCCESSORS: dict[Comp, tuple[Comp, ...]] = {}
+
+
+def _successors(comp: Comp) -> tuple[Comp, ...]:
+    """The composition after one more card of each value (index value - 1), worked out once."""
+    got = _SUCCESSORS.get(comp)
+    if got is None:
+        got = _SUCCESSORS[comp] = tuple(add(comp, v) for v in VALUES)
+    return got
+
+
 def payoff_features(comp: Comp) -> tuple[int, ...]:
     """What a finished hand's payoff can depend on, besides its context: the whole
     composition for up to three cards (a natural, a pair, the suited 6-7-8 and 7-7-7 rows),
@@ -524,12 +535,13 @@ class Analysis:
         total = sum(shoe)
         out = 0.0
         memo = self._memo
+        nexts = _successors(comp)
         for i, n in enumerate(shoe):
             if n > 0:
-                nxt = add(comp, i + 1)
+                nxt = nexts[i]
                 got = memo.get((ctx, nxt, i0, after))
                 if got is None:  # (the child rows only where the hand is new)
-                    got = self.decision(ctx, nxt, i0, after, rows.child(i + 1))
+                    got = self._decision(ctx, nxt, i0, after, rows.child(i + 1))
                 out += n * got[0]
         return out / total if total else 0.0
 
@@ -547,10 +559,16 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
     ) -> tuple[float, str]:
         """(value, what is done) of a hand that has just received a card."""
-        key = (ctx, comp, i0, doubled)
-        got = self._memo.get(key)
+        got = self._memo.get((ctx, comp, i0, doubled))
         if got is not None:
             return got
+        return self._decision(ctx, comp, i0, doubled, rows)
+
+    def _decision(
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
+    ) -> tuple[float, str]:
+        """:meth:`decision` of a hand not in the memo yet."""
+        key = (ctx, comp, i0, doubled)
         node_key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled)
         node = self._nodes.get(node_key)
         if node is None:
