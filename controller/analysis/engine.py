@@ -830,15 +830,24 @@ class Analysis:
                 if self.split_plan(up, value, hands, second) != split:
                     return False
             answers = self._answers(base)
-            if not (
-                all(answers.facts_play.values())
-                and all(answers.decisions.values())
-                and all(answers.rescues.values())
-            ):
+            # (rescues may differ: a rescued hand is reached all the same, and
+            # :meth:`takes_rescue` says how it is paid now)
+            if not (all(answers.facts_play.values()) and all(answers.decisions.values())):
                 return False
         except ValueError:  # the strategy plays what these rules forbid: the walk will say
             return False
         return True
+
+    def takes_rescue(self, ctx: Ctx, comp: Comp, i0: int) -> bool:
+        """Whether the strategy rescues this doubled hand where it ends (as :meth:`_finished`
+        decides: not bust, the rules allow it, the strategy takes it)."""
+        facts = self.facts(ctx, comp, i0, True)
+        return (
+            facts.end not in (None, "bust")
+            and facts.can_rescue
+            and self.strategy is not None
+            and self.strategy_rescues(ctx, comp, i0, True)
+        )
 
     def _same_deal(self, base: Analysis) -> bool:
         """The same shoe, dealer tables, check for a natural and tracking of initial aces."""
@@ -984,16 +993,15 @@ class Analysis:
 
 
 def _play_facts(facts: Facts) -> tuple[object, ...]:
-    """What the walk of a value reads of a hand's facts: whether the hand is over and whether
-    it bust (not what the end is called: "natural" or "21"), what it may do, whether it may be
-    rescued."""
+    """What decides which hands a strategy reaches: whether the hand is over and whether it
+    bust (not what the end is called: "natural" or "21"), what it may do (a rescue ends the
+    hand either way: :meth:`Analysis.takes_rescue`)."""
     return (
         facts.end is None,
         facts.end == "bust",
         facts.can_stand,
         facts.can_hit,
         facts.can_double,
-        facts.can_rescue,
     )
 
 

@@ -8,7 +8,9 @@ and the dealer's distributions are the same too, and only the payoffs differ. :c
 holds, per payoff class (what :meth:`Analysis.hand_payoff` is keyed by), the sum of
 P(hand) * dealer distribution over the hands the forward pass (:class:`Outcomes`) finished,
 so the changed game's EV is the shipped game's plus sum(weights . (new payoff - old payoff)):
-exact, without walking the hands again.
+exact, without walking the hands again. A doubled hand that ends may be rescued under one
+rule set and not the other (no rescue, another chart's rescue rows): it is reached all the
+same and paid as the changed rules and strategy decide (:meth:`Analysis.takes_rescue`).
 """
 
 from __future__ import annotations
@@ -78,7 +80,8 @@ class Reach:
         out = 0.0
         for c in self.hands.values():
             before = base.hand_payoff(c.comp, c.i0, c.doubled, c.rescued, c.ctx)
-            after = changed.hand_payoff(c.comp, c.i0, c.doubled, c.rescued, c.ctx)
+            rescued = c.doubled and changed.takes_rescue(c.ctx, c.comp, c.i0)
+            after = changed.hand_payoff(c.comp, c.i0, c.doubled, rescued, c.ctx)
             if not np.array_equal(before, after):
                 out += float(c.weights @ (after - before))
         for c in self.surrenders.values():

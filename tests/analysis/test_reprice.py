@@ -1,7 +1,7 @@
 """Re-pricing (controller/analysis/reprice.py): a rule that changes only what finished hands are
-paid gives, from the shipped game's reach, the same house edge as walking the changed game
-again, and as the brute force of tiny shoes (every order played through the round controller);
-a rule that changes the play is not re-priced."""
+paid (or whether a doubled hand is rescued) gives, from the shipped game's reach, the same
+house edge as walking the changed game again, and as the brute force of tiny shoes (every
+order played through the round controller); a rule that changes the play is not re-priced."""
 
 from __future__ import annotations
 
@@ -73,6 +73,8 @@ PAYOUT_CHANGES: dict[str, tuple[str, str, dict[str, Any], dict[str, Any]]] = {
         {},
         {"dealer_natural.against_doubles": "all", "dealer_natural.against_splits": "all"},
     ),
+    # a rescued hand is reached all the same, and kept now
+    "nz-no-rescue": ("nz-pontoon", "KS KH AS 7S 7S 7S 7H 4D", {}, {"double.rescue": False}),
     "pa-natural-6:5": ("pa-blackjack", "KS KS KS AH 9D 7C 6H 5S", {}, {"payouts.natural": "6:5"}),
     "pa-h17-ties": (
         "pa-blackjack",
@@ -110,7 +112,6 @@ def test_a_payout_only_change_re_priced_equals_the_brute_force_of_the_changed_ru
     [
         ({"double.cards_after": "any"}, "KS KH AS 7S 7S 7S 7H 4D"),
         ({"dealer.hits_soft_17": False}, "KS KH AS 7S 7S 7S 7H 4D"),
-        ({"double.rescue": False}, "KS KH AS 7S 7S 7S 7H 4D"),
         ({}, "KS KH AS 7S 7S 7S 7H 5D"),  # another shoe
     ],
 )
