@@ -246,6 +246,9 @@ class Analysis:
         default_factory=dict
     )
     # what each rules' and strategy's question was asked on (see :meth:`plays_as`)
+    _payoff_comp: dict[tuple[Up, bool, bool, tuple[int, ...], int, bool, bool], Comp] = field(
+        default_factory=dict
+    )
     _fact_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool]] = field(default_factory=dict)
     _decide_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool, bool, bool, bool]] = field(
         default_factory=dict
@@ -374,6 +377,7 @@ class Analysis:
             constant = float(vec[0]) if vec.max() == vec.min() else None
             got = (vec, constant)
             self._hand_payoff[key] = got
+            self._payoff_comp[key] = comp
         self._by_comp_payoff[exact] = got
         return got
 
@@ -906,8 +910,18 @@ class Analysis:
             answers = self._answers(base)
         except ValueError:  # the strategy plays what these rules forbid: the walk will say
             return 0
+        # per payoff features (what a payoff depends on: :func:`payoff_features`), on the
+        # composition it was first worked out for
         payoffs: dict[tuple[Up, bool, bool], list[tuple[Comp, int, bool, bool]]] = {}
-        for up, from_split, split_aces, comp, i0, doubled, rescued in base._by_comp_payoff:
+        for (
+            up,
+            from_split,
+            split_aces,
+            _f,
+            i0,
+            doubled,
+            rescued,
+        ), comp in base._payoff_comp.items():
             payoffs.setdefault((up, from_split, split_aces), []).append(
                 (comp, i0, doubled, rescued)
             )
@@ -938,9 +952,7 @@ class Analysis:
         up, from_split, split_aces = family
         ctx = Ctx(up, ZERO, from_split, split_aces)
         for comp, i0, doubled, rescued in payoffs:
-            vec, constant = base._by_comp_payoff[
-                (up, from_split, split_aces, comp, i0, doubled, rescued)
-            ]
+            vec, constant = base._payoff_and_constant(comp, i0, doubled, rescued, ctx)
             mine, my_constant = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)
             if my_constant != constant or not np.array_equal(mine, vec):
                 return False
