@@ -99,6 +99,17 @@ def shape(comp: Comp) -> tuple[int, int]:
     return got
 
 
+_SUCCESSORS: dict[Comp, tuple[Comp, ...]] = {}
+
+
+def _successors(comp: Comp) -> tuple[Comp, ...]:
+    """The composition after one more card of each value (index value - 1), worked out once."""
+    got = _SUCCESSORS.get(comp)
+    if got is None:
+        got = _SUCCESSORS[comp] = tuple(add(comp, v) for v in VALUES)
+    return got
+
+
 def payoff_features(comp: Comp) -> tuple[int, ...]:
     """What a finished hand's payoff can depend on, besides its context: the whole
     composition for up to three cards (a natural, a pair, the suited 6-7-8 and 7-7-7 rows),
@@ -225,11 +236,30 @@ class Analysis:
     resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
     _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
     _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
-    _by_comp_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(
+    _by_comp_payoff: dict[
+        tuple[Up, bool, bool, Comp, int, bool, bool], tuple[Vec, float | None]
+    ] = field(default_factory=dict)
+    _nodes: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Facts, Action | None]] = field(
         default_factory=dict
     )
-    _nodes: dict[tuple[object, ...], tuple[Facts, Action | None]] = field(default_factory=dict)
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
+        default_factory=dict
+    )
+    # what each rules' and strategy's question was asked on (see :meth:`plays_as`)
+    _payoff_comp: dict[tuple[Up, bool, bool, tuple[int, ...], int, bool, bool], Comp] = field(
+        default_factory=dict
+    )
+    _fact_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool]] = field(default_factory=dict)
+    _decide_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool, bool, bool, bool]] = field(
+        default_factory=dict
+    )
+    _rescue_args: dict[tuple[object, ...], tuple[Ctx, Comp, int, bool]] = field(
+        default_factory=dict
+    )
+    # what the policy did at each box's first decision and at each split hand's second card
+    # (see :meth:`plays_as`)
+    _root_plans: dict[tuple[Up, Comp, int, bool], tuple[Action, ...]] = field(default_factory=dict)
+    _split_plans: dict[tuple[Up, int, int, int], tuple[bool, bool, Action | None]] = field(
         default_factory=dict
     )
 
@@ -347,6 +377,7 @@ class Analysis:
             constant = float(vec[0]) if vec.max() == vec.min() else None
             got = (vec, constant)
             self._hand_payoff[key] = got
+            self._payoff_comp[key] = comp
         self._by_comp_payoff[exact] = got
         return got
 
@@ -440,6 +471,7 @@ class Analysis:
                 key=key,
             )
             self._facts[key] = got
+            self._fact_args[key] = (ctx, comp, i0, doubled)
         return got
 
     def up_card(self, up: Up) -> Card | None:
@@ -489,6 +521,7 @@ class Analysis:
                 doubled=doubled,
             )
             self._decide[key] = got
+            self._decide_args[key] = (ctx, comp, i0, doubled, can_double, can_split, can_surrender)
         return got
 
     # --- the hand ----------------------------------------------------------------------------
@@ -506,12 +539,13 @@ class Analysis:
         total = sum(shoe)
         out = 0.0
         memo = self._memo
+        nexts = _successors(comp)
         for i, n in enumerate(shoe):
             if n > 0:
-                nxt = add(comp, i + 1)
+                nxt = nexts[i]
                 got = memo.get((ctx, nxt, i0, after))
                 if got is None:  # (the child rows only where the hand is new)
-                    got = self.decision(ctx, nxt, i0, after, rows.child(i + 1))
+                    got = self._decision(ctx, nxt, i0, after, rows.child(i + 1))
                 out += n * got[0]
         return out / total if total else 0.0
 
@@ -529,10 +563,16 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
     ) -> tuple[float, str]:
         """(value, what is done) of a hand that has just received a card."""
-        key = (ctx, comp, i0, doubled)
-        got = self._memo.get(key)
+        got = self._memo.get((ctx, comp, i0, doubled))
         if got is not None:
             return got
+        return self._decision(ctx, comp, i0, doubled, rows)
+
+    def _decision(
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
+    ) -> tuple[float, str]:
+        """:meth:`decision` of a hand not in the memo yet."""
+        key = (ctx, comp, i0, doubled)
         node_key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled)
         node = self._nodes.get(node_key)
         if node is None:
@@ -591,6 +631,7 @@ class Analysis:
             cards = representative(comp, i0)
             got = up is not None and self.strategy.rescue(self.rules, cards, up)
             self._rescues[key] = got
+            self._rescue_args[key] = (ctx, comp, i0, doubled)
         return got
 
     # --- the box -----------------------------------------------------------------------------
@@ -612,32 +653,9 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool
     ) -> tuple[dict[Action, float], bool, bool]:
         """Every first decision's value, and whether split and surrender are open."""
-        rules = self.rules
-        hand = self._hand_state(ctx, comp, i0, False)
-        box = self._box_state(hand, 1)
-        facts = self.facts(ctx, comp, i0, False)
-        can_split = pair and why_not_split(rules, box, hand) is None
-        can_surrender = (
-            rules.surrender.allowed
-            and surrender_offered(rules, self.up_card(ctx.up))
-            and why_not_surrender(rules, box) is None
-        )
+        hand, facts, can_split, can_surrender = self._root_options(ctx, comp, i0, pair)
         values: dict[Action, float] = {}
-        wanted = self.legal(facts)
-        if self.strategy is not None:
-            first = self.strategy_action(
-                ctx,
-                comp,
-                i0,
-                False,
-                can_double=facts.can_double,
-                can_split=can_split,
-                can_surrender=can_surrender,
-            )
-            then = self.strategy_action(
-                ctx, comp, i0, False, can_double=facts.can_double, can_split=can_split
-            )
-            wanted = [first if first is Action.SURRENDER else then]
+        wanted = self._root_plan(ctx, comp, i0, pair, facts, can_split, can_surrender)
         for action in wanted:
             if action is Action.SPLIT:
                 values[action] = self.split_value(ctx.up, hand.cards[0].points)
@@ -654,6 +672,54 @@ class Analysis:
                 values[Action.SURRENDER] = float(self.dealer_of(ctx.up, rows) @ payoff)
         return values, can_split, can_surrender
 
+    def _root_options(
+        self, ctx: Ctx, comp: Comp, i0: int, pair: bool
+    ) -> tuple[HandState, Facts, bool, bool]:
+        """A box's first hand as the round model sees it, its facts, and whether split and
+        surrender are open."""
+        rules = self.rules
+        hand = self._hand_state(ctx, comp, i0, False)
+        box = self._box_state(hand, 1)
+        facts = self.facts(ctx, comp, i0, False)
+        can_split = pair and why_not_split(rules, box, hand) is None
+        can_surrender = (
+            rules.surrender.allowed
+            and surrender_offered(rules, self.up_card(ctx.up))
+            and why_not_surrender(rules, box) is None
+        )
+        return hand, facts, can_split, can_surrender
+
+    def _root_plan(
+        self,
+        ctx: Ctx,
+        comp: Comp,
+        i0: int,
+        pair: bool,
+        facts: Facts,
+        can_split: bool,
+        can_surrender: bool,
+    ) -> list[Action]:
+        """The first decisions whose values :meth:`root_values` works out: the strategy's one
+        choice, or every legal hit, stand and double for the optimum (noted for
+        :meth:`plays_as`)."""
+        wanted = self.legal(facts)
+        if self.strategy is not None:
+            first = self.strategy_action(
+                ctx,
+                comp,
+                i0,
+                False,
+                can_double=facts.can_double,
+                can_split=can_split,
+                can_surrender=can_surrender,
+            )
+            then = self.strategy_action(
+                ctx, comp, i0, False, can_double=facts.can_double, can_split=can_split
+            )
+            wanted = [first if first is Action.SURRENDER else then]
+        self._root_plans[(ctx.up, comp, i0, pair)] = tuple(wanted)
+        return wanted
+
     def _root(self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool) -> tuple[float, str]:
         facts = self.facts(ctx, comp, i0, False)
         if facts.end is not None:
@@ -662,10 +728,43 @@ class Analysis:
         best = max(values, key=lambda a: values[a])
         return values[best], best.value
 
+    def split_plan(
+        self, up: Up, pair: int, hands: int, second: int
+    ) -> tuple[bool, bool, Action | None]:
+        """A split hand (``hands`` on the box) that got ``second``: whether it ended there,
+        whether it may split again, and what the strategy does (None: no strategy, or the
+        hand is over). Noted for :meth:`plays_as`."""
+        key = (up, pair, hands, second)
+        got = self._split_plans.get(key)
+        if got is not None:
+            return got
+        rules = self.rules
+        ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
+        comp = comp_of((pair, second))
+        i0 = comp[0] if self.track_initial_aces else 0
+        facts = self.facts(ctx, comp, i0, False)
+        if facts.end is not None:
+            got = (True, False, None)
+        else:
+            hand = self._hand_state(ctx, comp, i0, False)
+            box = self._box_state(hand, hands)
+            can = (
+                (pair != 1 or rules.split.resplit_aces)
+                and second == pair
+                and hands < rules.split.max_hands
+                and why_not_split(rules, box, hand) is None
+            )
+            action = None
+            if self.strategy is not None:
+                action = self.strategy_action(
+                    ctx, comp, i0, False, can_double=facts.can_double, can_split=can
+                )
+            got = (False, can, action)
+        self._split_plans[key] = got
+        return got
+
     def split_value(self, up: Up, pair: int) -> float:
         """The split of a pair of ``pair`` (all its hands together, in units of one wager)."""
-        rules = self.rules
-        resplit_ok = pair != 1 or rules.split.resplit_aces
         memo: dict[tuple[int, int], float] = {}
 
         def hand_value(hands: int, second: int) -> tuple[float, bool]:
@@ -675,22 +774,11 @@ class Analysis:
             comp = comp_of((pair, second))
             i0 = comp[0] if self.track_initial_aces else 0
             rows = self.rows(up, plus(ctx.base, comp))
-            facts = self.facts(ctx, comp, i0, False)
-            if facts.end is not None:
+            ended, can, action = self.split_plan(up, pair, hands, second)
+            if ended:
                 return self.decision(ctx, comp, i0, False, rows)[0], False
-            hand = self._hand_state(ctx, comp, i0, False)
-            box = self._box_state(hand, hands)
-            can = (
-                resplit_ok
-                and second == pair
-                and hands < rules.split.max_hands
-                and why_not_split(rules, box, hand) is None
-            )
-            if self.strategy is None:
+            if action is None:
                 return self.decision(ctx, comp, i0, False, rows)[0], can
-            action = self.strategy_action(
-                ctx, comp, i0, False, can_double=facts.can_double, can_split=can
-            )
             if action is Action.SPLIT:
                 return 0.0, True
             return self.action_value(ctx, comp, i0, False, rows, action), False
@@ -719,6 +807,156 @@ class Analysis:
             return total
 
         return f(2, 2)
+
+    # --- the same play under other rules ---------------------------------------------------------
+
+    def plays_as(self, base: Analysis) -> bool:
+        """Whether this analysis (other rules, a fixed strategy) plays every hand ``base``
+        reached as ``base`` played it: the same shoe and dealer tables, and the same answer to
+        every question ``base``'s walk put to the rules and the strategy (when a hand ends and
+        whether it busts, what it may do, what the strategy does, rescues, first decisions,
+        split hands). Then both reach the same finished hands with the same chances and differ
+        only in what those hands are paid, so ``base``'s reach can be re-priced
+        (:class:`controller.analysis.reprice.Reach`). Asked on the questions ``base`` met,
+        worked out here from this analysis' own rules."""
+        if self.strategy is None or base.strategy is None:
+            return False  # the optimum's choices follow the payoffs
+        if not self._same_deal(base):
+            return False
+        try:
+            for (up, comp, i0, pair), wanted in base._root_plans.items():
+                ctx = Ctx(up, ZERO)
+                _hand, facts, can_split, can_surrender = self._root_options(ctx, comp, i0, pair)
+                plan = self._root_plan(ctx, comp, i0, pair, facts, can_split, can_surrender)
+                if tuple(plan) != wanted:
+                    return False
+            for (up, value, hands, second), split in base._split_plans.items():
+                if self.split_plan(up, value, hands, second) != split:
+                    return False
+            answers = self._answers(base)
+            # (rescues may differ: a rescued hand is reached all the same, and
+            # :meth:`takes_rescue` says how it is paid now)
+            if not (all(answers.facts_play.values()) and all(answers.decisions.values())):
+                return False
+        except ValueError:  # the strategy plays what these rules forbid: the walk will say
+            return False
+        return True
+
+    def takes_rescue(self, ctx: Ctx, comp: Comp, i0: int) -> bool:
+        """Whether the strategy rescues this doubled hand where it ends (as :meth:`_finished`
+        decides: not bust, the rules allow it, the strategy takes it)."""
+        facts = self.facts(ctx, comp, i0, True)
+        return (
+            facts.end not in (None, "bust")
+            and facts.can_rescue
+            and self.strategy is not None
+            and self.strategy_rescues(ctx, comp, i0, True)
+        )
+
+    def _same_deal(self, base: Analysis) -> bool:
+        """The same shoe, dealer tables, check for a natural and tracking of initial aces."""
+        return (
+            self.shoe == base.shoe
+            and self.hidden == base.hidden
+            and self._peeks == base._peeks
+            and self.track_initial_aces == base.track_initial_aces
+            and self.rules.split.match is base.rules.split.match
+            and self.tables.keys() == base.tables.keys()
+            and all(self.tables[u] is base.tables[u] for u in base.tables)
+        )
+
+    def _answers(self, base: Analysis) -> _Answers:
+        """This analysis' answers to the questions ``base``'s walk asked, compared: per split
+        flags, whether every hand's facts are the same (and the same in what the value reads of
+        them), per dealer's card, whether every decision and rescue of the strategy is. A hand's
+        facts and decision are these answers (:meth:`_node`), so they cover every hand met."""
+        out = _Answers({}, {}, {}, {})
+        for key, (ctx, comp, i0, doubled) in base._fact_args.items():
+            flags = (ctx.from_split, ctx.split_aces)
+            was = base._facts[key]
+            now = self.facts(ctx, comp, i0, doubled)
+            out.facts[flags] = out.facts.get(flags, True) and now == was
+            out.facts_play[flags] = out.facts_play.get(flags, True) and (
+                _play_facts(now) == _play_facts(was)
+            )
+        for key, args in base._decide_args.items():
+            ctx, comp, i0, doubled, can_double, can_split, can_surrender = args
+            same = base._decide[key] == self.strategy_action(
+                ctx,
+                comp,
+                i0,
+                doubled,
+                can_double=can_double,
+                can_split=can_split,
+                can_surrender=can_surrender,
+            )
+            out.decisions[ctx.up] = out.decisions.get(ctx.up, True) and same
+        for key, (ctx, comp, i0, doubled) in base._rescue_args.items():
+            same = base._rescues[key] == self.strategy_rescues(ctx, comp, i0, doubled)
+            out.rescues[ctx.up] = out.rescues.get(ctx.up, True) and same
+        return out
+
+    def reuse(self, base: Analysis) -> int:
+        """Take over ``base``'s hand values (its walk's memo) for every family of hands, a
+        dealer's first card and split flags, in which these rules give every hand ``base``
+        met there the same facts (the end and its name too) and decision, the same rescues and
+        the same payoffs, from the same shoe and dealer tables: a hand's value is worked out
+        from those alone (its context's other pair cards only choose the shoe, which
+        is part of the memo's key). A rule of the splits, say, leaves the unsplit hands'
+        values as they were. Returns how many values were taken over."""
+        if not self._same_deal(base) or (self.strategy is None) != (base.strategy is None):
+            return 0
+        try:
+            answers = self._answers(base)
+        except ValueError:  # the strategy plays what these rules forbid: the walk will say
+            return 0
+        # per payoff features (what a payoff depends on: :func:`payoff_features`), on the
+        # composition it was first worked out for
+        payoffs: dict[tuple[Up, bool, bool], list[tuple[Comp, int, bool, bool]]] = {}
+        for (
+            up,
+            from_split,
+            split_aces,
+            _f,
+            i0,
+            doubled,
+            rescued,
+        ), comp in base._payoff_comp.items():
+            payoffs.setdefault((up, from_split, split_aces), []).append(
+                (comp, i0, doubled, rescued)
+            )
+        verdict: dict[tuple[Up, bool, bool], bool] = {}
+        taken = 0
+        for key, got in base._memo.items():
+            ctx = key[0]
+            family = (ctx.up, ctx.from_split, ctx.split_aces)
+            same = verdict.get(family)
+            if same is None:
+                same = verdict[family] = (
+                    answers.facts.get(family[1:], True)
+                    and answers.decisions.get(ctx.up, True)
+                    and answers.rescues.get(ctx.up, True)
+                    and self._same_payoffs(base, family, payoffs.get(family, []))
+                )
+            if same:
+                self._memo[key] = got
+                taken += 1
+        return taken
+
+    def _same_payoffs(
+        self,
+        base: Analysis,
+        family: tuple[Up, bool, bool],
+        payoffs: list[tuple[Comp, int, bool, bool]],
+    ) -> bool:
+        up, from_split, split_aces = family
+        ctx = Ctx(up, ZERO, from_split, split_aces)
+        for comp, i0, doubled, rescued in payoffs:
+            vec, constant = base._payoff_and_constant(comp, i0, doubled, rescued, ctx)
+            mine, my_constant = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)
+            if my_constant != constant or not np.array_equal(mine, vec):
+                return False
+        return True
 
     # --- the round -----------------------------------------------------------------------------
 
@@ -764,3 +1002,27 @@ class Analysis:
     def house_edge(self) -> float:
         """The house edge per initial wager (+: the house wins)."""
         return -self.expected_value()
+
+
+def _play_facts(facts: Facts) -> tuple[object, ...]:
+    """What decides which hands a strategy reaches: whether the hand is over and whether it
+    bust (not what the end is called: "natural" or "21"), what it may do (a rescue ends the
+    hand either way: :meth:`Analysis.takes_rescue`)."""
+    return (
+        facts.end is None,
+        facts.end == "bust",
+        facts.can_stand,
+        facts.can_hit,
+        facts.can_double,
+    )
+
+
+@dataclass
+class _Answers:
+    """:meth:`Analysis._answers`: per split flags (facts) or dealer's card (decisions,
+    rescues), whether every answer is the same."""
+
+    facts: dict[tuple[bool, bool], bool]
+    facts_play: dict[tuple[bool, bool], bool]
+    decisions: dict[Up, bool]
+    rescues: dict[Up, bool]

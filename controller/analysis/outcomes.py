@@ -19,6 +19,7 @@ import numpy as np
 
 from controller.analysis.dealer import NATURAL_INDEX, NCATS
 from controller.analysis.engine import SUITED_ROWS, Analysis, Ctx, Rows, Up, payoff_features
+from controller.analysis.reprice import Reach
 from controller.analysis.shoe import VALUES, ZERO, Comp, add, comp_of, plus, representative
 from controller.game.hands import Tier, win_odds
 from controller.game.rules import SplitMatch
@@ -76,14 +77,21 @@ class Plan:
 class Outcomes:
     """The forward pass for one :class:`Analysis` (run its expected_value first)."""
 
-    def __init__(self, analysis: Analysis, visit: Visit | None = None) -> None:
+    def __init__(
+        self, analysis: Analysis, visit: Visit | None = None, reach: Reach | None = None
+    ) -> None:
         self.a = analysis
+        self.reach = reach  # where given, every finished hand's weight for re-pricing
         self.rules = analysis.rules
         self.tally = Tally()
         self.visit = visit  # called at every decision the policy takes, with its chance
         self.visit_end: Visit | None = None  # called at every doubled hand's end
         # by what the hand's ranking and payout can depend on (as Analysis.hand_payoff)
         self._plans: dict[tuple[object, ...], Plan] = {}
+        # boxes to walk together (:meth:`_play`): per context, batches of starting hands
+        self._pending: dict[
+            tuple[Ctx, int], list[dict[tuple[Comp, bool], tuple[float, str | None]]]
+        ] = {}
 
     # --- a hand --------------------------------------------------------------------------------
 
@@ -93,18 +101,30 @@ class Outcomes:
         """Walk a hand forward from ``comp`` with chance ``mass``; returns, per dealer
         category, the hand's net distribution (category -> Dist) as an object array, and counts
         the hand's events into the tally."""
+        return self._walk(ctx, i0, {(comp, doubled): (mass, first)})
+
+    def _walk(
+        self, ctx: Ctx, i0: int, starts: dict[tuple[Comp, bool], tuple[float, str | None]]
+    ) -> np.ndarray:
+        """:meth:`hand` from several starting hands at once (of as many cards each, played in
+        one context), each with its chance and first action: their nets added up, the hands
+        they come to walked once."""
         a = self.a
         acc: dict[int, list[Any]] = {}  # id(variant) -> [variant, chance per dealer category]
         frontier: dict[tuple[Comp, bool], list[object]] = {
             (comp, doubled): [mass, a.rows(ctx.up, plus(ctx.base, comp))]
+            for (comp, doubled), (mass, _first) in starts.items()
         }
-        first_action = first
+        firsts: dict[tuple[Comp, bool], str] | None = {
+            key: first for key, (_mass, first) in starts.items() if first is not None
+        }
         while frontier:
             nxt: dict[tuple[Comp, bool], list[object]] = {}
             for (c, dbl), (m_, rows_) in frontier.items():
                 m = cast(float, m_)
                 rows = cast(Rows, rows_)
-                if first_action is not None and c == comp:
+                first_action = None if firsts is None else firsts.get((c, dbl))
+                if first_action is not None:
                     action = first_action
                 else:
                     got = a._memo.get((ctx, c, i0, dbl))
@@ -132,7 +152,7 @@ class Outcomes:
                 label = "stand" if action == STAND else action
                 self._finish(ctx, c, i0, dbl, label, m, rows, acc)
             frontier = nxt
-            first_action = None
+            firsts = None
         per_cat: list[defaultdict[float, float]] = [defaultdict(float) for _ in range(NCATS)]
         for variant, chances in acc.values():
             for i, x in enumerate(variant.net):
@@ -160,6 +180,8 @@ class Outcomes:
         if doubled and self.visit_end is not None:
             self.visit_end(ctx, comp, i0, doubled, m, rows)
         dist = self.a.dealer_of(ctx.up, rows)
+        if self.reach is not None:
+            self.reach.hand(ctx, comp, i0, doubled, label == "rescue", m, dist)
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, label)
         plan = self._plans.get(key)
         if plan is None:
@@ -249,7 +271,34 @@ class Outcomes:
         a = self.a
         for up, p1, p2, prob in a.initial_hands():
             self.box(up, p1, p2, prob)
+        self.flush()
         return self.tally
+
+    def _play(self, ctx: Ctx, comp: Comp, i0: int, mass: float, first: str | None) -> None:
+        """A box played as one hand (not split, not surrendered): walked now where the walk is
+        watched (:attr:`visit`), else kept to be walked with the other boxes of its context
+        (:meth:`flush`: the round's net is a sum over boxes, so their hands may be walked
+        together, and (a, b) and (b, a) are one hand)."""
+        if self.visit is not None or self.visit_end is not None:
+            self._add_box(self._walk(ctx, i0, {(comp, False): (mass, first)}))
+            return
+        batches = self._pending.setdefault((ctx, i0), [])
+        for batch in batches:
+            got = batch.get((comp, False))
+            if got is None:
+                batch[(comp, False)] = (mass, first)
+                return
+            if got[1] == first:
+                batch[(comp, False)] = (got[0] + mass, first)
+                return
+        batches.append({(comp, False): (mass, first)})
+
+    def flush(self) -> None:
+        """Walk the boxes :meth:`_play` kept."""
+        for (ctx, i0), batches in self._pending.items():
+            for batch in batches:
+                self._add_box(self._walk(ctx, i0, batch))
+        self._pending.clear()
 
     def box(self, up: Up, p1: int, p2: int, prob: float) -> None:
         a = self.a
@@ -265,6 +314,8 @@ class Outcomes:
                 payoff = a.payoff(representative(comp), False, False, ctx)[NATURAL_INDEX]
                 self.tally.net[round(float(payoff), 9)] += prob * pn
                 ev["dealer natural (checked)"] += prob * pn
+                if self.reach is not None:
+                    self.reach.natural(ctx, comp, prob * pn)
         facts = a.facts(ctx, comp, i0, False)
         if facts.end == "natural":
             ev["player natural"] += prob
@@ -275,8 +326,7 @@ class Outcomes:
         for share, pair in pairs:
             m = prob * share
             if facts.end is not None:
-                per = self.hand(ctx, comp, i0, False, m)
-                self._add_box(per)
+                self._play(ctx, comp, i0, m, None)
                 continue
             rows = a.rows(up, comp)
             action = Action(a._root(ctx, comp, i0, rows, pair)[1])
@@ -284,6 +334,8 @@ class Outcomes:
                 ev["surrender"] += m
                 dist = a.dealer_of(up, a.rows(up, comp))
                 payoff = a.payoff(representative(comp), False, False, ctx, surrendered=True)
+                if self.reach is not None:
+                    self.reach.surrender(ctx, comp, i0, m, dist)
                 for i in range(NCATS):
                     if dist[i] > 0:
                         self.tally.net[round(float(payoff[i]), 9)] += m * dist[i]
@@ -291,7 +343,7 @@ class Outcomes:
                 ev["split"] += m
                 self._split_box(up, p1, m)
             else:
-                self._add_box(self.hand(ctx, comp, i0, False, m, first=action.value))
+                self._play(ctx, comp, i0, m, action.value)
 
     def _add_box(self, per_cat: np.ndarray) -> None:
         for i in range(NCATS):

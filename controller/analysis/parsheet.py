@@ -16,6 +16,7 @@ from controller.analysis.dealer import CATEGORIES, NATURAL_INDEX, category_label
 from controller.analysis.engine import Analysis
 from controller.analysis.optimal import Generator, to_toml
 from controller.analysis.outcomes import Outcomes
+from controller.analysis.reprice import Reach
 from controller.analysis.shoe import VALUES, Shoe, add
 from controller.game.errors import ConfigError
 from controller.game.rules import Variant, load_variant
@@ -81,15 +82,39 @@ def edge_key(rules: Variant, strategy: Strategy | None, wager: int) -> EdgeKey:
     return (json.dumps(dump, sort_keys=True), play, wager)
 
 
+@dataclass(frozen=True)
+class Priced:
+    """The par sheet's own game: its analysis (walked), house edge and reach, to re-price
+    changed rules under which every hand is played the same (:mod:`reprice`)."""
+
+    analysis: Analysis
+    edge: float
+    reach: Reach
+
+
 def _edge(
-    rules: Variant, strategy: Strategy | None, wager: int, known: dict[EdgeKey, float]
+    rules: Variant,
+    strategy: Strategy | None,
+    wager: int,
+    known: dict[EdgeKey, float],
+    priced: Priced | None = None,
 ) -> float:
     """The house edge, from ``known`` where the par sheet met the same game before (the decks
-    curve at the shipped count, a toggle that is the curve's other count...)."""
+    curve at the shipped count, a toggle that is the curve's other count...); re-priced from
+    ``priced`` where the rules change only what the hands are paid (ties, natural odds, bonus
+    rows...); else walked, with the values of ``priced``'s hands that the change leaves alone
+    (:meth:`Analysis.reuse`: the unsplit hands under a rule of the splits...)."""
     key = edge_key(rules, strategy, wager)
     got = known.get(key)
     if got is None:
-        got = known[key] = Analysis(rules, Shoe.of_variant(rules), wager, strategy).house_edge()
+        analysis = Analysis(rules, Shoe.of_variant(rules), wager, strategy)
+        if priced is not None and analysis.plays_as(priced.analysis):
+            got = priced.edge - priced.reach.delta(priced.analysis, analysis)
+        else:
+            if priced is not None:  # the hands the change leaves alone keep their values
+                analysis.reuse(priced.analysis)
+            got = analysis.house_edge()
+        known[key] = got
     return got
 
 
@@ -249,7 +274,9 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     edge = analysis.house_edge()
     known = {edge_key(rules, strategy, wager): edge}
     say("outcomes")
-    tally = Outcomes(analysis).run()
+    reach = Reach()
+    tally = Outcomes(analysis, reach=reach).run()
+    priced = Priced(analysis, edge, reach)
     net = dict(sorted(tally.net.items()))
     mass = sum(net.values())
     mean = sum(x * p for x, p in net.items())
@@ -259,7 +286,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     edge_without_sb = edge
     if rules.super_bonus.enabled:
         no_sb = load_variant(request.variant, {**request.overrides, "super_bonus.enabled": False})
-        edge_without_sb = _edge(no_sb, strategy, wager, known)
+        edge_without_sb = _edge(no_sb, strategy, wager, known, priced)
         p_sb = tally.events.get("super bonus", 0.0)
         bands = []
         for band in rules.super_bonus.bands:
@@ -291,7 +318,11 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
                 changed = load_variant(request.variant, {**request.overrides, **overrides})
                 chart, note = shipped_strategy(changed, shipped)
                 e = _edge(
-                    changed, chart if request.strategy != "optimal" else strategy, wager, known
+                    changed,
+                    chart if request.strategy != "optimal" else strategy,
+                    wager,
+                    known,
+                    priced,
                 )
             except (ConfigError, ValueError) as exc:
                 contributions.append({"rule": what, "overrides": overrides, "error": str(exc)})
@@ -318,7 +349,8 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             try:
                 changed = load_variant(request.variant, over)
                 chart, _note = shipped_strategy(changed, shipped)
-                decks.append({"decks": n, "house_edge": _edge(changed, chart, wager, known)})
+                e = _edge(changed, chart, wager, known, priced)
+                decks.append({"decks": n, "house_edge": e})
             except (ConfigError, ValueError) as exc:
                 decks.append({"decks": n, "error": str(exc)})
     insurance = None

@@ -36,8 +36,14 @@ VALUE_RANK: dict[int, Rank] = {
 _SUIT_ORDER = (Suit.HEARTS, Suit.DIAMONDS, Suit.CLUBS, Suit.SPADES)
 
 
+# the cards are immutable, so one of each (value, suit) serves every call
+_CARDS: dict[tuple[int, Suit], Card] = {
+    (v, s): Card(r, s) for v, r in VALUE_RANK.items() for s in Suit
+}
+
+
 def card_of(value: int, suit: Suit = Suit.HEARTS) -> Card:
-    return Card(VALUE_RANK[value], suit)
+    return _CARDS[(value, suit)]
 
 
 ZERO: Comp = (0,) * NVALUES
@@ -116,9 +122,20 @@ class Shoe:
         return sum(comb(n, 2) for n in by_rank.values()) / comb(total, 2)
 
 
+_REPRESENTATIVES: dict[tuple[Comp, int], tuple[Card, ...]] = {}
+
+
 def representative(comp: Comp, initial_aces: int = 0) -> list[Card]:
     """Cards of the composition, ``initial_aces`` of its aces among the first two, suits
-    spread so that no accidental suited bonus arises."""
+    spread so that no accidental suited bonus arises (worked out once per composition; a new
+    list each call)."""
+    got = _REPRESENTATIVES.get((comp, initial_aces))
+    if got is None:
+        got = _REPRESENTATIVES[(comp, initial_aces)] = tuple(_representative(comp, initial_aces))
+    return list(got)
+
+
+def _representative(comp: Comp, initial_aces: int) -> list[Card]:
     values: list[int] = []
     for i, n in enumerate(comp):
         values += [i + 1] * n
