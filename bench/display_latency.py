@@ -1,6 +1,7 @@
 """Card-to-display-message latency with the dealer display running: one JSON line on stdout.
 
-``python bench/display_latency.py [--cards N] [--pace S] [--variant V] [--seed S] [--breakdown]``
+``python bench/display_latency.py [--cards N] [--pace S] [--variant V] [--seed S] [--breakdown]
+[--default-switch-interval]``
 
 The table as ``croupier run --demo`` runs it, in this process: :class:`TableService` (the journal
 on a temporary SQLite file, ``synchronous=FULL``; every device event journalled before it is
@@ -51,7 +52,7 @@ import controller.service.devices as service_module
 from controller.display.web import DisplayServer
 from controller.journal.logs import configure_logging, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
-from controller.service.service import TableService
+from controller.service.service import TableService, prefer_the_owner
 from controller.table.config import load_table_config
 from sim_hardware import PtyRunner
 from sim_hardware import pty_runner as pty_module
@@ -137,10 +138,17 @@ def main() -> int:
     parser.add_argument(
         "--breakdown", action="store_true", help="the table's leg step by step, commits per card"
     )
+    parser.add_argument(
+        "--default-switch-interval",
+        action="store_true",
+        help="leave the GIL switch interval at Python's 5 ms (croupier run sets 1 ms)",
+    )
     parser.add_argument("--client", nargs=2, metavar=("URL", "FILE"), help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.client:
         return client_main(*args.client)
+    if not args.default_switch_interval:
+        prefer_the_owner()  # as croupier run does
     work = Path(tempfile.mkdtemp(prefix="croupier-bench-"))
     table = load_table_config(
         None,
@@ -267,6 +275,7 @@ def main() -> int:
         "transport": "pty",
         "display": "uvicorn+starlette, WebSocket /ws (websockets client)",
         "journal": "sqlite synchronous=FULL",
+        "switch_interval_s": sys.getswitchinterval(),
         "variant": table.rules.id,
         "cards": len(total),
         "cards_without_message": no_message,

@@ -68,7 +68,7 @@ from controller.journal.logs import configure_logging, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.halt import Halted, Problem
-from controller.service.service import TableService
+from controller.service.service import TableService, prefer_the_owner
 from controller.table.config import Display, LoadedTable, load_table_config
 from drivers.errors import DeviceError
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
@@ -154,6 +154,7 @@ def _fail(status: int, text: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     quiet_logs()
+    prefer_the_owner()
     problem = _check(args)
     if problem:
         return _fail(EXIT_USAGE, problem)

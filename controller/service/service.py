@@ -32,6 +32,7 @@ from __future__ import annotations
 
 import hashlib
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -85,6 +86,21 @@ log = structlog.get_logger("croupier.service")
 ACTOR_TICK_S = 0.02  # with actors at the table, the owner ticks them at least this often
 IDENTIFY_S = 10.0
 MAX_BATCH = 256  # inbox items handled in one pass before the observers are told
+# The owner thread gives the GIL up on every call into SQLite (each statement of a commit) and on
+# every queue wait. With another thread of the process busy in Python at that moment (the web
+# server encoding a state, a driver, emulated devices) the owner gets it back only when that
+# thread is made to let go: after the interpreter's switch interval, 5 ms by default, each time.
+# A table process runs with 1 ms (bench/journal_convoy.py; bench/README.md, "switch interval").
+OWNER_SWITCH_INTERVAL_S = 0.001
+
+
+def prefer_the_owner() -> None:
+    """Set the process's GIL switch interval for a table (:data:`OWNER_SWITCH_INTERVAL_S`): a
+    thread that wants the GIL back waits 1 ms at most for a busy one, not 5. For the process
+    that runs a table (``croupier run``), not for a library caller."""
+    sys.setswitchinterval(OWNER_SWITCH_INTERVAL_S)
+
+
 DISPLAY_REF = DeviceRef(DeviceType.PANEL, "display")
 
 

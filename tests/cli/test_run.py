@@ -23,6 +23,7 @@ from websockets.sync.client import connect
 from controller.cli.main import main
 from controller.cli.run import _pit_view
 from controller.journal.store import Journal
+from controller.service.service import OWNER_SWITCH_INTERVAL_S
 from controller.table.config import Display
 
 WAIT_S = 30.0
@@ -250,3 +251,15 @@ def test_the_start_banner_says_whether_the_pit_view_is_on() -> None:
     assert _pit_view(on, "http://127.0.0.1:8021/") == (
         "on at http://127.0.0.1:8021/view?token=... (the table's view token)"
     )
+
+
+def test_a_table_process_takes_the_gil_back_within_a_millisecond(tmp_path: Path) -> None:
+    before = sys.getswitchinterval()
+    try:
+        sys.setswitchinterval(0.005)
+        bad = tmp_path / "bad.toml"
+        bad.write_text("boxes = 3\n")
+        assert main(["run", "--config", str(bad)]) == 2
+        assert sys.getswitchinterval() == OWNER_SWITCH_INTERVAL_S == 0.001
+    finally:
+        sys.setswitchinterval(before)
