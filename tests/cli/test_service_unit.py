@@ -52,6 +52,9 @@ def test_a_crash_restarts_the_table_but_a_stop_that_needs_a_person_does_not() ->
     prevented = {int(code) for code in service["RestartPreventExitStatus"].split()}
     assert prevented == {EXIT_USAGE, EXIT_IN_USE, EXIT_JOURNAL, EXIT_DISAGREES}
     assert service["KillSignal"] == "SIGTERM"  # croupier run's clean, journalled stop
+    # a device missing at start (status 1) is tried again for as long as it takes
+    assert _unit()["Unit"]["StartLimitIntervalSec"] == "0"
+    assert int(service["RestartSec"]) >= 1
 
 
 def test_the_table_runs_ahead_of_ordinary_processes_for_the_cpu() -> None:
