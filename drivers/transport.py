@@ -44,8 +44,9 @@ READ_CHUNK = 4096
 # missed when it comes just before the read starts, so a wake-up is never later than this.
 MAX_BLIND_WAIT_S = 0.05
 
-wire = structlog.get_logger("croupier.wire")
-_WIRE = logging.getLogger("croupier.wire")  # asked first: the hex of a frame costs, unlogged
+WIRE_LOGGER = "croupier.wire"
+wire = structlog.get_logger(WIRE_LOGGER)
+_WIRE = logging.getLogger(WIRE_LOGGER)  # asked first: the hex of a frame costs, unlogged
 log = structlog.get_logger("croupier.drivers")
 
 

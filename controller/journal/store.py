@@ -115,7 +115,7 @@ from urllib.parse import quote
 
 import structlog
 
-from controller.journal.errors import JournalUnavailable
+from controller.journal.errors import KIND_WORDS, JournalUnavailable
 from controller.journal.records import to_record
 
 DEFAULT_JOURNAL_PATH = Path("var/journal.sqlite3")
@@ -125,30 +125,7 @@ GENESIS_HASH = "0" * 64
 SCHEMA_VERSION = 1
 PROBE_BYTES = 64 * 1024  # check_writable proves this much room (a few rounds of rows)
 
-ROW_KINDS = frozenset(
-    {
-        "software",
-        "config",
-        "device_event",
-        "call",
-        "set_aside",
-        "recovery",
-        "input",
-        "prompt",
-        "ledger",
-        "state",
-        "supervisor",
-        "access",
-        "command",
-        "device_command",
-        "round_start",
-        "round_end",
-        "note",
-        "notice",
-        "stop",
-        "anchor",
-    }
-)
+ROW_KINDS = frozenset(KIND_WORDS)  # every kind of row, each with its words for a supervisor
 
 T = TypeVar("T")
 Clock = Callable[[], datetime]
@@ -635,9 +612,6 @@ class Journal:
             )
         return int(found[0]), str(found[1])
 
-    def _insert(self, prepared: list[tuple[str, str]], ts: str, round_id: int | None) -> list[Row]:
-        return self._insert_groups([(prepared, round_id)], ts)
-
     def _insert_groups(
         self, groups: list[tuple[list[tuple[str, str]], int | None]], ts: str
     ) -> list[Row]:
@@ -711,7 +685,7 @@ class Journal:
         ).fetchone()
         count = db.execute("SELECT COUNT(*) FROM journal WHERE seq <= ?", (through,)).fetchone()[0]
         payload = {"seq": through, "hash": last_hash, "ts": last_ts, "pruned_rows": count}
-        (anchor,) = self._insert([("anchor", canonical_json(payload))], now, None)
+        (anchor,) = self._insert_groups([([("anchor", canonical_json(payload))], None)], now)
         db.execute("DROP TRIGGER journal_no_delete")
         db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
         db.execute(_NO_DELETE)
