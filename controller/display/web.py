@@ -68,6 +68,11 @@ SECURITY_HEADERS = {
 }
 DEALER, VIEWER = "dealer", "viewer"
 COMMAND_TIMEOUT_S = 10.0
+# Every socket hears from the table at least this often (a state, or a heartbeat when nothing
+# changed); the hello says so, and a screen that hears nothing for 2.5 times as long shows that
+# it has lost the table.
+HEARTBEAT_S = 2.0
+HEARTBEAT = json.dumps({"type": "heartbeat"})
 
 
 # The panel's keys as the dealer's page lays them out (sent in the hello message).
@@ -215,7 +220,12 @@ def build_app(
             await ws.close(code=1008, reason=f"not allowed: {why}"[:120])
             return
         await ws.accept()
-        hello = {"type": "hello", "role": role, **({"keys": KEYS} if role == DEALER else {})}
+        hello = {
+            "type": "hello",
+            "role": role,
+            "heartbeat_s": HEARTBEAT_S,
+            **({"keys": KEYS} if role == DEALER else {}),
+        }
         await ws.send_json(hello)
         sender = asyncio.create_task(_send_states(ws, hub))
         try:
@@ -303,7 +313,13 @@ async def _send_states(ws: WebSocket, hub: StateHub) -> None:
             if version != seen:
                 seen = version
                 await ws.send_text(message)  # encoded once, on the owner's thread
-            await wake.wait()
+            try:
+                await asyncio.wait_for(wake.wait(), HEARTBEAT_S)
+            except TimeoutError:
+                # Nothing new: say the table is still here, so that a screen which hears
+                # nothing for longer knows it has lost the table (a hung or stopped process
+                # keeps its sockets open).
+                await ws.send_text(HEARTBEAT)
     finally:
         hub.unsubscribe(listener)
 

@@ -29,6 +29,7 @@ from pydantic import (
 )
 
 from controller.game.errors import ConfigError
+from controller.game.files import read_config_file
 from drivers.tbl21.cards import DeckType, Rank
 
 # The shipped configuration: ``config/`` of the source tree, installed with the package as
@@ -422,13 +423,16 @@ def resolve_variant_path(name_or_path: str | Path) -> Path:
 
 def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Variant:
     """Load and validate a variant by id or path, optionally with ``section.key`` overrides."""
-    path = resolve_variant_path(name_or_path)
-    if not path.exists():
+    if not str(name_or_path).strip():
         raise ConfigError(
-            str(path),
-            [f"no such variant file; known variants: {', '.join(VARIANT_IDS)}"],
+            "variant", [f"no variant named: give one of {', '.join(VARIANT_IDS)} or a file"]
         )
-    raw = path.read_bytes()
+    path = resolve_variant_path(name_or_path)
+    raw = read_config_file(
+        path,
+        "variant file",
+        missing=f"no such variant file; known variants: {', '.join(VARIANT_IDS)}",
+    )
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

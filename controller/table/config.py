@@ -38,6 +38,7 @@ from pydantic import (
 )
 
 from controller.game.errors import ConfigError
+from controller.game.files import read_config_file
 from controller.game.prompts import money
 from controller.game.rules import CONFIG_DIR, Variant, _describe, apply_overrides, load_variant
 
@@ -500,10 +501,9 @@ def load_table_config(
     ``{"display.port": 0}`` style replacements (the command line's options).
     """
     file = Path(path) if path is not None else DEFAULT_CONFIG
-    if not file.exists():
-        raise ConfigError(str(file), ["no such file"])
+    raw = read_config_file(file, "table file")
     try:
-        data = tomllib.loads(file.read_bytes().decode("utf-8"))
+        data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(str(file), [f"not valid TOML: {exc}"]) from None
     if overrides:

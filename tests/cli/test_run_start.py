@@ -5,11 +5,14 @@ as a separate process)."""
 from __future__ import annotations
 
 import json
+import os
 import re
 import signal
 import socket
+import shutil
 import sqlite3
 import subprocess
+import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -279,3 +282,60 @@ def test_a_display_address_in_use_is_refused_before_the_journal_gets_a_row(
     assert f"cannot serve the display on 127.0.0.1:{port}" in message
     assert "--port" in message
     assert _rows(journal) == rows
+
+
+@pytest.mark.parametrize("kind", ["folder", "fifo", "unreadable", "empty variant"])
+def test_a_table_file_that_is_not_a_readable_file_is_refused_with_a_message_and_exit_2(
+    tmp_path: Path, kind: str
+) -> None:
+    """``--config`` naming a folder, a FIFO (never opened: the start does not hang), a file
+    croupier may not read, or a file whose variant is empty: one message, exit 2, no traceback
+    (a folder printed a traceback and exited 70)."""
+    if kind == "unreadable":  # a folder others may pass through (tmp_path's parents are 0700)
+        tmp_path = Path(tempfile.mkdtemp(dir="/tmp"))
+        tmp_path.chmod(0o711)
+    config = tmp_path / "table.toml"
+    if kind == "folder":
+        config.mkdir()
+    elif kind == "fifo":
+        os.mkfifo(config, 0o600)
+    else:
+        config.write_text('table_id = "t1"\nvariant = ""\n' if kind == "empty variant" else "")
+        config.chmod(0o000 if kind == "unreadable" else 0o600)
+    if kind == "unreadable" and os.getuid() == 0:
+        # root reads any file: drop to nobody for this one start, as a table's user would be
+        done = subprocess.run(
+            [
+                "setpriv",
+                "--reuid=nobody",
+                "--regid=nogroup",
+                "--clear-groups",
+                *CROUPIER,
+                "run",
+                "--port",
+                "0",
+                "--config",
+                str(config),
+            ],
+            cwd=tmp_path,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            stdin=subprocess.DEVNULL,
+            check=False,
+            env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])},
+        )
+    else:
+        done = _start(tmp_path, "--config", str(config))
+    assert done.returncode == EXIT_USAGE, done.stderr
+    message = _one_message(done)
+    expected = {
+        "folder": "is a folder, not a table file",
+        "fifo": "not a regular file",
+        "unreadable": "may not read this table file",
+        "empty variant": "no variant named",
+    }[kind]
+    assert expected in message
+    assert not (tmp_path / "var").exists()  # nothing was written
+    if kind == "unreadable":
+        shutil.rmtree(tmp_path)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import itertools
 import json
 import socket
 import threading
@@ -13,11 +15,13 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
+from pytest_mock import MockerFixture
 from websockets.exceptions import InvalidStatus
 from websockets.sync.client import connect
 from websockets.typing import Origin
 
-from controller.display.web import KEYS
+from controller.display.hub import StateHub
+from controller.display.web import HEARTBEAT_S, KEYS, _send_states
 from controller.round.inputs import Bet
 from controller.service.service import Press
 from controller.table.app import InputResult
@@ -40,11 +44,12 @@ def _ws_url(table: Table, query: str = "") -> str:
 
 
 def _answer(ws: Any) -> dict[str, Any]:
-    """The next message that is not a state push (device polls may publish a new state)."""
+    """The next message that is not a state push (device polls may publish a new state) or a
+    heartbeat."""
     while True:
         message = json.loads(ws.recv(timeout=WAIT_S))
         assert isinstance(message, dict)
-        if message["type"] != "state":
+        if message["type"] not in ("state", "heartbeat"):
             return message
 
 
@@ -187,7 +192,12 @@ def test_bad_socket_messages_are_answered_with_an_error_and_change_nothing() -> 
         table.wait_for(lambda s: s["state"] == "betting", "bets open")
         before = _table_view(table)
         with connect(_ws_url(table), open_timeout=WAIT_S) as ws:
-            assert _answer(ws) == {"type": "hello", "role": "dealer", "keys": KEYS}
+            assert _answer(ws) == {
+                "type": "hello",
+                "role": "dealer",
+                "heartbeat_s": HEARTBEAT_S,
+                "keys": KEYS,
+            }
             for text, error in BAD_MESSAGES:
                 ws.send(text)
                 answer = _answer(ws)
@@ -229,7 +239,7 @@ def test_the_read_only_view_cannot_sign_in_key_a_card_or_take_a_supervisor_decis
         table.wait_for(lambda s: s["access"]["pin_pad"], "the PIN pad")
         before = _table_view(table)
         with connect(_ws_url(table, f"?token={VIEW_TOKEN}"), open_timeout=WAIT_S) as ws:
-            assert _answer(ws) == {"type": "hello", "role": "viewer"}
+            assert _answer(ws) == {"type": "hello", "role": "viewer", "heartbeat_s": HEARTBEAT_S}
             for message in (
                 {"type": "pin", "pin": SUPERVISOR_PIN},
                 {"type": "supervisor", "decision": "void"},
@@ -314,3 +324,32 @@ def _state_message(ws: Any, version: int) -> str:
         assert isinstance(received, str)
         if json.loads(received)["state"]["version"] >= version:
             return received
+
+
+def test_a_quiet_table_sends_every_socket_a_heartbeat_within_the_promised_interval(
+    mocker: MockerFixture,
+) -> None:
+    """A table with nothing new to show still says it is there, at least every
+    ``heartbeat_s`` its hello promised, so that a screen hearing nothing knows it has lost it
+    (the interval is shortened here: the clock is the boundary)."""
+    mocker.patch("controller.display.web.HEARTBEAT_S", 0.05)
+    hub = StateHub()
+    hub.publish({"state": "betting"})
+    sent: list[tuple[float, str]] = []
+
+    class Socket:
+        async def send_text(self, text: str) -> None:
+            sent.append((time.monotonic(), json.loads(text)["type"]))
+
+    async def listen() -> None:
+        task = asyncio.create_task(_send_states(Socket(), hub))  # type: ignore[arg-type]
+        await asyncio.sleep(0.5)
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+
+    asyncio.run(listen())
+    assert sent[0][1] == "state"
+    beats = [at for at, kind in sent if kind == "heartbeat"]
+    assert len(beats) >= 5
+    gaps = [b - a for (a, _), (b, _) in itertools.pairwise(sent)]
+    assert max(gaps) < 0.05 * 3

@@ -24,7 +24,7 @@ from .conftest import WAIT_S, Table, running_table, table_config
 def _answer(ws: Any) -> dict[str, Any]:
     while True:
         message = json.loads(ws.recv(timeout=WAIT_S))
-        if message["type"] != "state":
+        if message["type"] not in ("state", "heartbeat"):
             assert isinstance(message, dict)
             return message
 

@@ -26,7 +26,24 @@ function tool(id) {
 }
 
 function live() {
-  return socket && socket.readyState === WebSocket.OPEN && role === "dealer";
+  return socket && socket.readyState === WebSocket.OPEN && role === "dealer" && !tableLost;
+}
+
+// The table is gone (its socket closed, or no word from it within its heartbeat): what the
+// screen still shows is stale, so the prompt bar says so in red over everything else.
+function renderLost() {
+  const bar = document.getElementById("prompt-bar");
+  bar.className = "lost";
+  partsInto(document.getElementById("prompt"), [
+    { text: "This screen has lost the table: do not go on; call a supervisor" },
+  ]);
+  const since = heardAt();
+  partsInto(document.getElementById("prompt-detail"), [
+    { text: "What is shown below is not live" + (since ? ": the table last answered at " + since : "") +
+      ". The screen reconnects by itself when the table is back." },
+  ]);
+  fitText(document.getElementById("prompt"), 0.55);
+  fitText(document.getElementById("prompt-detail"), 0.7);
 }
 
 function send(message) {
@@ -381,6 +398,7 @@ function render() {
   if (state.halted) {
     renderHalted(state);
     renderKeys(state);
+    if (tableLost) renderLost();
     return;
   }
   document.getElementById("halted").hidden = true; // (a supervisor voided the round: the table runs)
@@ -391,6 +409,7 @@ function render() {
   renderTools(state);
   renderStatus(state);
   renderKeys(state);
+  if (tableLost) renderLost();
 }
 
 buildTools();
@@ -415,4 +434,5 @@ socket = openSocket({
   },
   open(s) { socket = s; render(); },
   close() { role = null; render(); },
+  lost() { render(); },
 });

@@ -222,20 +222,48 @@ function deviceText(d) {
 }
 
 // The socket: hello, then a state after every change; reconnects after a second.
+// Whether this page has lost its table: true until the table's hello, and again as soon as the
+// socket closes or the table says nothing (no state, no heartbeat) for 2.5 of the heartbeats its
+// hello promised (a stopped or hung table process can keep its socket open).
+let tableLost = true;
+let lastHeard = null; // Date.now() of the table's last message
+const LOST_AFTER_HEARTBEATS = 2.5;
+
+function heardAt() {
+  return lastHeard === null ? "" : new Date(lastHeard).toLocaleTimeString("en-GB");
+}
+
 function openSocket(handlers) {
   const token = new URLSearchParams(location.search).get("token");
   const scheme = location.protocol === "https:" ? "wss://" : "ws://";
   const url = scheme + location.host + "/ws" + (token ? "?token=" + encodeURIComponent(token) : "");
   const socket = new WebSocket(url);
+  let heartbeatMs = null;
+  function setLost(lost) {
+    if (lost === tableLost) return;
+    tableLost = lost;
+    document.body.classList.toggle("table-lost", lost);
+    handlers.lost && handlers.lost(lost);
+  }
+  const watch = setInterval(() => {
+    if (heartbeatMs !== null && Date.now() - lastHeard > LOST_AFTER_HEARTBEATS * heartbeatMs) setLost(true);
+  }, 250);
   socket.addEventListener("open", () => handlers.open && handlers.open(socket));
   socket.addEventListener("message", (ev) => {
     const msg = JSON.parse(ev.data);
-    if (msg.type === "hello") handlers.hello && handlers.hello(msg, socket);
+    lastHeard = Date.now();
+    if (msg.type === "hello") {
+      heartbeatMs = (msg.heartbeat_s || 2) * 1000;
+      handlers.hello && handlers.hello(msg, socket);
+    }
     else if (msg.type === "state") handlers.state(msg.state);
-    else handlers.answer && handlers.answer(msg);
+    else if (msg.type !== "heartbeat") handlers.answer && handlers.answer(msg);
+    if (heartbeatMs !== null) setLost(false);
     document.body.dataset.lastMessage = msg.type;
   });
   socket.addEventListener("close", () => {
+    clearInterval(watch);
+    setLost(true);
     handlers.close && handlers.close();
     setTimeout(() => openSocket(handlers), 1000);
   });

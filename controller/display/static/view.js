@@ -64,14 +64,22 @@ function renderPit(s) {
   }
 }
 
-function setLink(ok) {
+// Live only while the table answers within its heartbeat (common.js): a closed socket or a
+// silent table greys the page and says so at the top.
+function setLink() {
+  const ok = !tableLost;
   const link = document.getElementById("link");
   link.textContent = ok ? "live" : "offline: reconnecting";
   link.className = "pill " + (ok ? "" : "lost");
+  const lost = document.getElementById("pit-lost");
+  const since = heardAt();
+  lost.hidden = ok;
+  lost.textContent = "This page has lost the table: nothing shown here is live" +
+    (since ? " (the table last answered at " + since + ")" : "") +
+    ". It reconnects by itself when the table is back.";
 }
 
 openSocket({
   state: renderPit,
-  open: () => setLink(true),
-  close: () => setLink(false),
+  lost: setLink,
 });
