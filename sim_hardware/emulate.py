@@ -5,12 +5,16 @@ Ctrl-C or SIGTERM. A controller (or anything speaking TBL-21) opens those paths 
 A person plays the dealer on stdin; ``help`` lists the commands::
 
     d [N]          draw N cards (default 1)          i KH      insert the hole card
-    r              remove the hole card              p HIT     press and release a button
-    h SHF [S]      hold a button S seconds (2.5)     k SUP     turn the key (RUN, SUP, TEC)
+    r              remove the hole card              p STAND   press and release a key
+    h SHUFFLE [S]  hold a key S seconds (2.5)        k SUP     turn the key (RUN, SUP, TEC)
     lid            open / close the shoe lid         peek MODE honest, lie, unreadable, no_card
     unplug DEV     pull a device's cable             replug DEV  plug it back
     reboot DEV     reboot a device                   s         show every device
     q              quit
+
+    Keys go by their word on the screen or their panel code: HIT STAND DOUBLE SPLIT
+    SURRENDER INSURE RESCUE OK DEAL UNDO SHUFFLE CANCEL CALL, BOX1-BOX7, WAGER1-WAGER3,
+    0-9 (or STD, OK_, B1_, D5_ ...)
 
 Standalone (before the command is wired into ``croupier``)::
 
@@ -30,10 +34,11 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
+from drivers.tbl21.events import BUTTON_WORDS, Button
 from sim_hardware.device import DeviceCore
 from sim_hardware.errors import SimError
 from sim_hardware.faults import PeekMode
-from sim_hardware.panel import EmulatedPanel
+from sim_hardware.panel import EmulatedPanel, check_button
 from sim_hardware.peek import EmulatedPeekReader
 from sim_hardware.pty_runner import PtyRunner
 from sim_hardware.shoe import EmulatedShoe
@@ -269,13 +274,15 @@ class Console:
         elif command == "r":
             self.say(f"hole card {self.peek.remove_hole_card()} removed")
         elif command == "p":
-            self._need(rest, 1, "p BUTTON, e.g. p HIT")
-            self.panel.tap(rest[0].upper())
-            self.say(f"{rest[0].upper()} pressed")
+            self._need(rest, 1, "p KEY, e.g. p STAND")
+            code = check_button(rest[0])
+            self.panel.tap(code)
+            self.say(f"{BUTTON_WORDS[Button(code)]} pressed")
         elif command == "h":
-            self._need(rest, 1, "h BUTTON [SECONDS]")
-            self.panel.hold(rest[0].upper(), float(rest[1]) if len(rest) > 1 else 2.5)
-            self.say(f"{rest[0].upper()} held")
+            self._need(rest, 1, "h KEY [SECONDS], e.g. h SHUFFLE")
+            code = check_button(rest[0])
+            self.panel.hold(code, float(rest[1]) if len(rest) > 1 else 2.5)
+            self.say(f"{BUTTON_WORDS[Button(code)]} held")
         elif command == "k":
             self._need(rest, 1, "k RUN|SUP|TEC")
             self.panel.turn_key(rest[0].upper())

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Unpack
 
+from drivers.tbl21.events import button_named, button_words_help
 from drivers.tbl21.faults import FaultCode
 from drivers.tbl21.framing import Frame
 from sim_hardware.device import DeviceCore, DeviceOptions, Flag, action
@@ -67,9 +68,12 @@ class _Press:
 
 
 def check_button(button: str) -> str:
-    if button not in BUTTONS:
-        raise SimConfigError(f"unknown button {button!r}; buttons are {' '.join(BUTTONS)}")
-    return button
+    """The wire code of the key a person names by its word on the screen (``STAND``, ``OK``,
+    ``BOX1``, ``5``) or its code (``STD``)."""
+    found = button_named(button)
+    if found is None:
+        raise SimConfigError(f"unknown button {button!r}; the keys are {button_words_help()}")
+    return found.value
 
 
 class EmulatedPanel(DeviceCore):

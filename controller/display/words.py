@@ -19,40 +19,35 @@ from controller.round.spec import State
 from controller.table.app import TableApp
 from controller.table.keypad import PanelEntry
 from drivers.tbl21.cards import Card
-from drivers.tbl21.events import Button
+from drivers.tbl21.events import BUTTON_WORDS, Button
 
 # The keys as the panel (and the screen) names them, in the order the screen lays them out:
 # one fixed grid, the same in every state.
-KEY_GROUPS: tuple[tuple[str, tuple[tuple[Button, str], ...]], ...] = (
-    (
-        "decisions",
-        (
-            (Button.HIT, "HIT"),
-            (Button.STAND, "STAND"),
-            (Button.DOUBLE, "DOUBLE"),
-            (Button.SPLIT, "SPLIT"),
-            (Button.SURRENDER, "SURRENDER"),
-            (Button.INSURANCE, "INSURE"),
-            (Button.RESCUE, "RESCUE"),
-            (Button.OK, "OK"),
-            (Button.DEAL, "DEAL"),
-            (Button.UNDO, "UNDO"),
-            (Button.SHUFFLE, "SHUFFLE"),
-            (Button.CANCEL, "CANCEL"),
-            (Button.CALL, "CALL"),
-        ),
-    ),
-    (
-        "boxes",
-        (
-            *((Button(f"B{n}_"), f"BOX {n}") for n in range(1, 8)),
-            *((Button(f"W{n}_"), f"WAGER {n}") for n in range(1, 4)),
-        ),
-    ),
-    (
-        "digits",
-        tuple((Button(f"D{n}_"), str(n)) for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 0)),
-    ),
+_DECISION_KEYS = (
+    Button.HIT,
+    Button.STAND,
+    Button.DOUBLE,
+    Button.SPLIT,
+    Button.SURRENDER,
+    Button.INSURANCE,
+    Button.RESCUE,
+    Button.OK,
+    Button.DEAL,
+    Button.UNDO,
+    Button.SHUFFLE,
+    Button.CANCEL,
+    Button.CALL,
+)
+_BOX_KEYS = (*(Button(f"B{n}_") for n in range(1, 8)), *(Button(f"W{n}_") for n in range(1, 4)))
+_DIGIT_KEYS = tuple(Button(f"D{n}_") for n in (1, 2, 3, 4, 5, 6, 7, 8, 9, 0))
+# The keys as the screen groups them, each with its word (drivers.tbl21.events.BUTTON_WORDS).
+KEY_GROUPS: tuple[tuple[str, tuple[tuple[Button, str], ...]], ...] = tuple(
+    (group, tuple((b, BUTTON_WORDS[b]) for b in keys))
+    for group, keys in (
+        ("decisions", _DECISION_KEYS),
+        ("boxes", _BOX_KEYS),
+        ("digits", _DIGIT_KEYS),
+    )
 )
 KEY_LABELS = {button: label for _, keys in KEY_GROUPS for button, label in keys}
 assert set(KEY_LABELS) == set(Button)

@@ -114,6 +114,60 @@ class Button(StrEnum):
     DIGIT9 = "D9_"
 
 
+# The word printed on each key, on the panel and the dealer's screen alike (docs/panel.md):
+# one definition, which the screen's keys, the emulator's console and its messages use.
+BUTTON_WORDS: dict[Button, str] = {
+    Button.HIT: "HIT",
+    Button.STAND: "STAND",
+    Button.DOUBLE: "DOUBLE",
+    Button.SPLIT: "SPLIT",
+    Button.SURRENDER: "SURRENDER",
+    Button.INSURANCE: "INSURE",
+    Button.RESCUE: "RESCUE",
+    Button.OK: "OK",
+    Button.DEAL: "DEAL",
+    Button.UNDO: "UNDO",
+    Button.SHUFFLE: "SHUFFLE",
+    Button.CANCEL: "CANCEL",
+    Button.CALL: "CALL",
+    **{Button(f"B{n}_"): f"BOX {n}" for n in range(1, 8)},
+    **{Button(f"W{n}_"): f"WAGER {n}" for n in range(1, 4)},
+    **{Button(f"D{n}_"): str(n) for n in range(10)},
+}
+
+
+def _spellings() -> dict[str, Button]:
+    names: dict[str, Button] = {}
+    for button in Button:
+        word = BUTTON_WORDS[button]
+        for spelling in (
+            button.value,  # the wire code: OK_
+            button.value.rstrip("_"),  # OK, B1, D5
+            button.name,  # INSURANCE, BOX1, DIGIT5
+            word.replace(" ", ""),  # INSURE, BOX1, 5
+            word.replace(" ", "-"),  # BOX-1
+            word.replace(" ", "_"),  # BOX_1
+        ):
+            names.setdefault(spelling, button)
+    return names
+
+
+_BUTTON_SPELLINGS = _spellings()
+
+
+def button_named(name: str) -> Button | None:
+    """The key a person means by ``name``: its word on the screen (``STAND``, ``OK``,
+    ``BOX1``, ``5``), its wire code (``STD``, ``OK_``) or its name (``INSURANCE``), in any case;
+    ``None`` if no key is called that."""
+    return _BUTTON_SPELLINGS.get(name.strip().upper())
+
+
+def button_words_help() -> str:
+    """The keys as a person may name them, for a message or ``help``."""
+    words = [w for b, w in BUTTON_WORDS.items() if not b.name.startswith(("BOX", "WAGER", "DIGIT"))]
+    return " ".join(words) + ", BOX1-BOX7, WAGER1-WAGER3, 0-9 (or the panel codes: STD, OK_ ...)"
+
+
 class ButtonAction(StrEnum):
     PRESSED = "P"
     RELEASED = "R"

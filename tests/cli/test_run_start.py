@@ -7,9 +7,9 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import socket
-import shutil
 import sqlite3
 import subprocess
 import tempfile

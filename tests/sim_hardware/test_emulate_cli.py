@@ -122,6 +122,44 @@ def test_the_dealer_console_draws_inserts_presses_and_turns_the_key() -> None:
     assert [f.kind for f in con.panel.queued_events] == ["p", "b", "b", "y"]
 
 
+@pytest.mark.parametrize(
+    ("typed", "code", "said"),
+    [
+        ("STAND", "STD", "STAND pressed"),
+        ("stand", "STD", "STAND pressed"),
+        ("STD", "STD", "STAND pressed"),
+        ("OK", "OK_", "OK pressed"),
+        ("OK_", "OK_", "OK pressed"),
+        ("INSURE", "INS", "INSURE pressed"),
+        ("INSURANCE", "INS", "INSURE pressed"),
+        ("BOX3", "B3_", "BOX 3 pressed"),
+        ("box-3", "B3_", "BOX 3 pressed"),
+        ("WAGER2", "W2_", "WAGER 2 pressed"),
+        ("7", "D7_", "7 pressed"),
+        ("D7_", "D7_", "7 pressed"),
+    ],
+)
+def test_the_console_takes_a_key_by_the_word_the_screen_shows_or_its_code(
+    typed: str, code: str, said: str
+) -> None:
+    """``p OK`` and ``p STAND`` were refused ("unknown button 'OK'; buttons are DEA INS ...")
+    although the screen and the README name the keys so."""
+    con, out = console()
+    assert con.handle(f"p {typed}")
+    assert f"{said}\n" in out.getvalue()
+    assert [f.payload.split(";")[0] for f in con.panel.queued_events if f.kind == "b"] == [
+        code,
+        code,
+    ]
+
+
+def test_the_console_help_lists_the_keys_by_their_words() -> None:
+    con, out = console()
+    assert con.handle("help")
+    assert "HIT STAND DOUBLE SPLIT" in out.getvalue()
+    assert "BOX1-BOX7" in out.getvalue()
+
+
 def test_the_dealer_console_explains_a_bad_command_and_quits_on_q() -> None:
     con, out = console()
     assert con.handle("p NOPE")
