@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 import psycopg
 
+from controller.cli.arguments import port
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor.audit import audit_table, compare_local, floor_tables
@@ -71,7 +72,7 @@ def register(commands: Subparsers) -> None:
         "figures live from PostgreSQL, alerts, and a table's rounds on a click (docs/floor.md).",
     )
     serve.add_argument("--config", required=True, metavar="FILE", help="the floor file")
-    serve.add_argument("--port", type=int, default=None, help="port instead of the file's")
+    serve.add_argument("--port", type=port, default=None, help="port instead of the file's")
     serve.set_defaults(handler=serve_command)
 
     report = sub.add_parser(
@@ -118,7 +119,7 @@ def register(commands: Subparsers) -> None:
     )
     demo.add_argument("--tables", type=int, default=4, help="how many demo tables (4)")
     demo.add_argument("--pace", type=float, default=0.4, help="demo dealers' pace in s (0.4)")
-    demo.add_argument("--port", type=int, default=0, help="the floor page's port (any free)")
+    demo.add_argument("--port", type=port, default=0, help="the floor page's port (any free)")
     demo.set_defaults(handler=demo_command)
 
     mig = sub.add_parser(

@@ -51,6 +51,7 @@ from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
 
+from controller.cli.arguments import port
 from controller.cli.scenario import quiet_logs
 from controller.display.hub import StateHub
 from controller.display.web import DisplayServer
@@ -111,7 +112,7 @@ def register(commands: Subparsers) -> None:
     parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
     parser.add_argument("--variant", default=None, help="deal this variant instead of the file's")
     parser.add_argument(
-        "--port", type=int, default=None, help="display port instead of the file's (0: any)"
+        "--port", type=port, default=None, help="display port instead of the file's (0: any)"
     )
     parser.add_argument("--seed", type=int, default=7, help="demo: shuffle and bet seed (7)")
     parser.set_defaults(handler=run)

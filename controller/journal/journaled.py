@@ -65,11 +65,13 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 4  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 5  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
 # disagreeing, and stops for a supervisor).
+# 4: what the dealer keyed before a hold carried into the decision after it, and a CALL was
+# noted among the next decision's keys (replayed so: ``TableApp.entry_outlives_holds``).
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -568,6 +570,7 @@ def replay(
     for row in journal.iter_rows():
         if row.kind == "software":
             fmt = int(row.payload.get("journal_format", 1))
+            app.entry_outlives_holds = fmt < 5
         elif any(a.first_seq <= row.seq <= a.last_seq for a in asides):
             continue  # set aside by a supervisor: neither applied nor compared
         elif row.kind in CAUSE_KINDS:

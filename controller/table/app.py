@@ -176,6 +176,9 @@ class TableApp:
         self.outputs: list[TableOutput] = []  # the recent ones (see trim_outputs)
         self.outputs_trimmed = 0  # outputs dropped from the front of ``outputs`` so far
         self.entry = PanelEntry()
+        # As journals before format 5 were written: what was keyed survived a hold, and CALL
+        # was noted among the next decision's keys (a replay of such a journal sets this).
+        self.entry_outlives_holds = False
         self.lit: frozenset[Button] = frozenset()
         self.cards_handled = 0
         self.peeks_handled = 0
@@ -469,13 +472,14 @@ class TableApp:
             self.entry.clear()
             return
         entry = self.entry
-        if entry.take(button):
+        if entry.take(button, legacy=self.entry_outlives_holds):
             return
         action = DECISION_KEYS.get(button)
         if action is None:
+            # CALL: the dealer calls a supervisor; it is noted, and is no key of a decision
             self._push(InputResult(None, True, f"{button.value} noted", (button.value,)))
             return
-        keys = tuple(entry.keys)
+        keys = tuple(entry.keys) if self.entry_outlives_holds else (*entry.keys, button.value)
         if action is Action.SHUFFLE:
             self._request_shuffle(keys)
         else:
@@ -521,6 +525,7 @@ class TableApp:
         """Give ``move`` to the round; what became of it is an output."""
         action = move.action
         by = move.by if isinstance(move, DECISIONS_TYPES) else None
+        held = self.controller.state is State.HOLD
         try:
             self.controller.perform(move)
         except ActionRefused as refused:
@@ -528,6 +533,10 @@ class TableApp:
             log.info("input refused", action=action.value, reason=refused.reason)
         else:
             result = InputResult(action, True, "", keys, move, by)
+            if not held and self.controller.state is State.HOLD and not self.entry_outlives_holds:
+                # A hold interrupts whatever the dealer was keying: a box, a wager or an
+                # amount keyed before it never carries into a decision after it.
+                self.entry.clear()
         self._count(action)
         self._push(result)
         return result

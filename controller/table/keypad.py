@@ -57,13 +57,16 @@ class PanelEntry:
         self.digits = ""
         self.keys.clear()
 
-    def take(self, button: Button) -> bool:
-        """Note a key of the entry (every key pressed counts among its keys): a box,
-        wager-position or digit key is kept and CAN clears (True); False for any other."""
-        self.keys.append(button.value)
+    def take(self, button: Button, *, legacy: bool = False) -> bool:
+        """Note a key of the entry: a box, wager-position or digit key is kept and CAN clears
+        (True); False for any other, which is not kept (the decision key goes with the keys
+        when it is used; ``legacy``: as journals before format 5, every key pressed is kept)."""
+        if legacy:
+            self.keys.append(button.value)
         if button is Button.CANCEL:
             self.clear()
-        elif button in BOX_KEYS:
+            return True
+        if button in BOX_KEYS:
             self.box = BOX_KEYS.index(button) + 1
         elif button in WAGER_KEYS:
             self.wagers.append(WAGER_KEYS.index(button) + 1)
@@ -71,6 +74,8 @@ class PanelEntry:
             self.digits += str(DIGIT_KEYS.index(button))
         else:
             return False
+        if not legacy:
+            self.keys.append(button.value)
         return True
 
     def input_for(self, action: Action, controller: RoundController) -> Input:

@@ -339,3 +339,14 @@ def test_a_table_file_that_is_not_a_readable_file_is_refused_with_a_message_and_
     assert not (tmp_path / "var").exists()  # nothing was written
     if kind == "unreadable":
         shutil.rmtree(tmp_path)
+
+
+def test_a_port_flag_out_of_range_is_the_flags_mistake_not_the_table_files(
+    tmp_path: Path,
+) -> None:
+    """``--port 99999`` was blamed on the table file ("table.toml: display.port = 99999")."""
+    done = _start(tmp_path, "--port", "99999")
+    assert done.returncode == EXIT_USAGE
+    assert "Traceback" not in done.stderr
+    assert "argument --port: 99999 is not a port: give a number from 1 to 65535" in done.stderr
+    assert "table.toml" not in done.stderr

@@ -39,7 +39,10 @@ def check_keys(walk: Walk) -> None:
         if button in lit:
             if button not in DECISION_KEYS:  # an entry key, CAN or CAL: taken, never refused
                 assert all(a.accepted for a in walk.press(button)), button
-                assert button.value in app.entry.keys or button is Button.CANCEL
+                # an entry key is kept for the decision; CAN clears, CAL is noted on its own
+                kept = button.value in app.entry.keys
+                assert kept or button in (Button.CANCEL, Button.CALL), button
+                assert not (kept and button is Button.CALL)
                 walk.press(Button.CANCEL)
             continue
         before = (app.controller.state, len(app.controller.round.ledger), app.lit)
