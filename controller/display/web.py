@@ -36,7 +36,6 @@ import json
 from collections.abc import Callable
 from concurrent.futures import Future
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import structlog
 from starlette.applications import Starlette
@@ -143,14 +142,6 @@ class ViewAccess:
         return False
 
 
-def _same_origin(conn: HTTPConnection) -> bool:
-    """A browser's WebSocket must come from a page of this server (no cross-site hijacking)."""
-    origin = conn.headers.get("origin")
-    if origin is None:  # not a browser (a script, a test client)
-        return True
-    return urlsplit(origin).netloc == conn.headers.get("host", "")
-
-
 def build_app(
     service: TableService,
     hub: StateHub,
@@ -210,9 +201,9 @@ def build_app(
 
     async def ws_endpoint(ws: WebSocket) -> None:
         role = access.role(ws)
-        if role is None or not _same_origin(ws):
-            why = access.refusal(ws) if role is None else "a page of another site"
-            await ws.close(code=1008, reason=f"not allowed: {why}"[:120])
+        # (a Host or a browser's Origin that is not this server's: refused before, HostCheck)
+        if role is None:
+            await ws.close(code=1008, reason=f"not allowed: {access.refusal(ws)}"[:120])
             return
         await ws.accept()
         hello = {"type": "hello", "role": role, **({"keys": KEYS} if role == DEALER else {})}
@@ -362,6 +353,7 @@ class DisplayServer(ThreadedServer):
             ws_max_size=64 * 1024,  # a message is a few dozen bytes
             ssl_certfile=self.display.tls_certfile,
             ssl_keyfile=self.display.tls_keyfile,
+            hosts=self.display.hosts,
         )
 
     def bind(self) -> None:
