@@ -66,9 +66,10 @@ def test_the_floor_page_refuses_a_rebinding_host_and_takes_no_password_from_it(
     assert _request(floor_server, "GET", "/login", evil) == 400
     form = f"name={PIT}&password=wrong"
     assert _request(floor_server, "POST", "/login", evil, form) == 400
-    assert not (tmp_path / "attempts.jsonl").exists() or PIT not in (
-        tmp_path / "attempts.jsonl"
-    ).read_text()
+    assert (
+        not (tmp_path / "attempts.jsonl").exists()
+        or PIT not in (tmp_path / "attempts.jsonl").read_text()
+    )
     # its own names: the login page, and a wrong password is answered (and counted)
     for host in (f"127.0.0.1:{port}", f"localhost:{port}", f"floor.casino.lan:{port}"):
         assert _request(floor_server, "GET", "/login", host) == 200
