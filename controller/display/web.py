@@ -69,6 +69,7 @@ SECURITY_HEADERS = {
 }
 DEALER, VIEWER = "dealer", "viewer"
 COMMAND_TIMEOUT_S = 10.0
+MAX_VIEWER_SOCKETS = 32  # the pit's read-only sockets open at once
 
 
 # The panel's keys as the dealer's page lays them out (sent in the hello message).
@@ -283,12 +284,26 @@ def build_app(
         _, state = hub.latest()
         return JSONResponse(state, headers=SECURITY_HEADERS)
 
+    viewers = [0]  # the pit's sockets open now (the dealer's are never limited)
+
     async def ws_endpoint(ws: WebSocket) -> None:
         role = await access.role(ws)
         # (a Host or a browser's Origin that is not this server's: refused before, HostCheck)
         if role is None:
             await ws.close(code=1008, reason=f"not allowed: {access.refusal(ws)}"[:120])
             return
+        if role == VIEWER and viewers[0] >= MAX_VIEWER_SOCKETS:
+            await ws.close(code=1013, reason="too many pit views open: try again later")
+            return
+        if role == VIEWER:
+            viewers[0] += 1
+        try:
+            await _serve_socket(ws, role)
+        finally:
+            if role == VIEWER:
+                viewers[0] -= 1
+
+    async def _serve_socket(ws: WebSocket, role: str) -> None:
         await ws.accept()
         hello = {"type": "hello", "role": role, **({"keys": KEYS} if role == DEALER else {})}
         await ws.send_json(hello)
