@@ -36,6 +36,7 @@ import structlog
 import uvicorn
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
+from uvicorn.protocols.websockets.websockets_sansio_impl import WebSocketsSansIOProtocol
 
 log = structlog.get_logger("croupier.web")
 LOOPBACK_NAMES = ("localhost", "127.0.0.1", "::1")
@@ -340,6 +341,25 @@ def guarded_protocol(guard: ConnectionGuard) -> type[GuardedH11Protocol]:
     return type("GuardedH11", (GuardedH11Protocol,), {"guard": guard})
 
 
+class QuietWebSocket(WebSocketsSansIOProtocol):
+    """uvicorn's WebSocket protocol, but a text message that is not UTF-8 closes the socket
+    (1007, as before) with a warning once a minute, not a traceback per message."""
+
+    invalid = _Throttled("a socket sent a text message that is not UTF-8: closed (1007)")
+
+    def send_receive_event_to_app(self) -> None:
+        if self.curr_msg_data_type == "text" and not self.close_sent:
+            try:
+                b"".join(self.frames).decode()
+            except UnicodeDecodeError:
+                self.frames = []
+                self.invalid.happened()
+                self.conn.send_close(1007)
+                self.handle_parser_exception()
+                return
+        super().send_receive_event_to_app()
+
+
 class GuardedSocket(socket.socket):
     """A listening socket whose accept() never leaves the event loop spinning when the process
     is out of descriptors: it closes a spare descriptor it keeps, takes the waiting connection
@@ -449,7 +469,7 @@ class ThreadedServer:
             log_config=None,
             log_level="warning",
             access_log=False,
-            ws="websockets-sansio",
+            ws=QuietWebSocket,
             http=guarded_protocol(self.guard),
             backlog=BACKLOG,
             timeout_keep_alive=5,

@@ -33,7 +33,6 @@ import contextlib
 import hashlib
 import html
 import ipaddress
-import json
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -49,7 +48,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from controller.display.errors import BadMessage
 from controller.display.halted import halted_state
 from controller.display.hub import StateHub
-from controller.display.messages import parse_message
+from controller.display.messages import (
+    MAX_MESSAGE_BYTES,
+    command_of,
+    decode_message,
+    message_id,
+)
 from controller.display.words import KEY_GROUPS, say
 from controller.service.halt import HaltChoice, Halted
 from controller.service.service import CommandReply, TableService
@@ -343,18 +347,17 @@ async def _error(ws: WebSocket, msg_id: int | None, text: str) -> None:
 async def _handle(
     ws: WebSocket, service: TableService, halted: Halted | None, role: str, text: str
 ) -> None:
-    msg_id: int | None = None
-    try:
-        raw = json.loads(text)
-        if isinstance(raw, dict) and isinstance(raw.get("id"), int):
-            msg_id = raw["id"]
-    except ValueError:
-        pass
+    try:  # too long, not JSON, too deep or not an object: said so, from the pit's view too
+        data = decode_message(text)
+    except BadMessage as exc:
+        await _error(ws, None, str(exc))
+        return
+    msg_id = message_id(data)
     if role != DEALER:
         await _error(ws, msg_id, "this is the read-only view: it cannot act on the table")
         return
     try:
-        command, msg_id = parse_message(text)
+        command, msg_id = command_of(data)
     except BadMessage as exc:
         await _error(ws, msg_id, str(exc))
         return
@@ -449,7 +452,9 @@ class DisplayServer(ThreadedServer):
         self.serve(
             build_app(self.service, self.hub, self.access, lambda: self.halted),
             lifespan="off",
-            ws_max_size=64 * 1024,  # a message is a few dozen bytes
+            # a message is a few dozen bytes: one over MAX_MESSAGE_BYTES is answered "too long",
+            # one over four times that closes the socket (1009) before it is read whole
+            ws_max_size=4 * MAX_MESSAGE_BYTES,
             ssl_certfile=self.display.tls_certfile,
             ssl_keyfile=self.display.tls_keyfile,
             hosts=self.display.hosts,
