@@ -297,6 +297,7 @@ def build_app(
             await ws.close(code=1008, reason=f"not allowed: {access.refusal(ws)}"[:120])
             return
         if role == VIEWER and viewers[0] >= MAX_VIEWER_SOCKETS:
+            await ws.accept()  # (so that the page is told why: "try again later")
             await ws.close(code=1013, reason="too many pit views open: try again later")
             return
         if role == VIEWER:

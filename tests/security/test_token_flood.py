@@ -4,6 +4,7 @@ the checks run off the event loop, and the dealer's socket keeps answering meanw
 
 from __future__ import annotations
 
+import contextlib
 import http.client
 import itertools
 import json
@@ -13,10 +14,11 @@ import threading
 import time
 from typing import Any
 
-from websockets.exceptions import InvalidStatus
+import pytest
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 from websockets.sync.client import connect
 
-from controller.display.web import ViewAccess
+from controller.display.web import MAX_VIEWER_SOCKETS, ViewAccess
 from tests.display.conftest import (
     VIEW_TOKEN,
     VIEW_TOKEN_HASH,
@@ -123,3 +125,26 @@ def test_a_flood_of_wrong_view_tokens_runs_scrypt_only_as_often_as_the_limit_all
         checked = access.hashed
         assert _state_status(table, "a-new-guess", "127.0.0.9")[0] == 403
         assert access.hashed == checked + 1
+
+
+def test_the_pit_may_hold_32_sockets_open_and_the_dealers_still_opens() -> None:
+    loaded = table_config("nz-pontoon", display={"view_token_hash": VIEW_TOKEN_HASH})
+    with running_table(loaded) as table:
+        base = f"{table.url.replace('http://', 'ws://')}ws"
+        with contextlib.ExitStack() as stack:
+            views = []
+            for _ in range(MAX_VIEWER_SOCKETS):
+                views.append(stack.enter_context(connect(f"{base}?token={VIEW_TOKEN}")))
+                assert json.loads(views[-1].recv(timeout=WAIT_S))["role"] == "viewer"
+            extra = stack.enter_context(connect(f"{base}?token={VIEW_TOKEN}"))
+            with pytest.raises(ConnectionClosed) as closed:
+                extra.recv(timeout=WAIT_S)
+            assert closed.value.rcvd is not None
+            assert closed.value.rcvd.code == 1013
+            assert "too many pit views open" in closed.value.rcvd.reason
+            with connect(base, open_timeout=WAIT_S) as dealer:
+                assert json.loads(dealer.recv(timeout=WAIT_S))["role"] == "dealer"
+            views.pop().close()  # one closes: another may open
+            time.sleep(0.2)
+            with connect(f"{base}?token={VIEW_TOKEN}", open_timeout=WAIT_S) as again:
+                assert json.loads(again.recv(timeout=WAIT_S))["role"] == "viewer"
