@@ -136,9 +136,11 @@ class HostCheck:
         if scope["type"] not in ("http", "websocket"):
             await self.app(scope, receive, send)
             return
-        headers = dict(scope.get("headers") or ())
-        host = headers.get(b"host", b"").decode("latin-1")
-        origin = headers.get(b"origin")
+        raw = list(scope.get("headers") or ())
+        hosts = [v for k, v in raw if k == b"host"]
+        origins = [v for k, v in raw if k == b"origin"]
+        host = hosts[0].decode("latin-1") if len(hosts) == 1 else ""  # one, or refused
+        origin = b"null" if len(origins) > 1 else (origins[0] if origins else None)
         refusal: tuple[int, str] | None = None
         if not self.hosts.allows(host):
             refusal = (

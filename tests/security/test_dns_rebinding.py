@@ -73,6 +73,14 @@ def test_a_rebinding_host_with_a_matching_origin_gets_no_socket_and_changes_noth
             with pytest.raises(InvalidStatus, match="HTTP 403"):
                 _socket(table, host, f"http://{ATTACKER}:{port}")
             assert _get(table, "/api/state", host, f"http://{ATTACKER}:{port}")[0] == 403
+        # two Host headers (the rebinding name and ours) are no name at all
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=WAIT_S)
+        conn.putrequest("GET", "/api/state", skip_host=True)
+        conn.putheader("Host", evil)
+        conn.putheader("Host", f"127.0.0.1:{port}")
+        conn.endheaders()
+        assert conn.getresponse().status == 400
+        conn.close()
         # another port of this machine is another site too
         assert _get(table, "/api/state", f"127.0.0.1:{port + 1}")[0] == 400
         assert _inputs(table) == before
