@@ -39,6 +39,8 @@ from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import Button
 
 MAX_MESSAGE_BYTES = 4096
+MAX_NESTING = 2  # an object, and a value in it that is one (refused by its field's type)
+SHOWN_CHARS = 40  # of a wrong value, repeated in the answer
 KEYS = ", ".join(b.value for b in Button)
 
 
@@ -105,19 +107,67 @@ _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(Message)
 TYPES = ("press", "bet", "pin", "supervisor", "key_card", "ack", "halted")
 
 
-def parse_message(text: str) -> tuple[Command | HaltChoice, int | None]:
-    """The command a message asks for, and its id; raises :class:`BadMessage`."""
+def decode_message(text: str) -> dict[str, Any]:
+    """The JSON object of a message; raises :class:`BadMessage` for one that is too long, not
+    JSON, nested deeper than a message ever is, or not an object."""
     if len(text.encode("utf-8", "replace")) > MAX_MESSAGE_BYTES:
         raise BadMessage(f"message too long (at most {MAX_MESSAGE_BYTES} bytes)")
+    if _nesting(text) > MAX_NESTING:
+        raise BadMessage(
+            'a message is one flat JSON object such as {"type": "press", "key": "HIT"}: '
+            "no values nested inside others"
+        )
     try:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise BadMessage(f"not JSON: {exc.msg} at position {exc.pos}") from None
+    except (ValueError, RecursionError):  # a number too long to read, say
+        raise BadMessage("not JSON this table reads (a number too long?)") from None
     if not isinstance(data, dict):
         raise BadMessage('a message is a JSON object such as {"type": "press", "key": "HIT"}')
+    return data
+
+
+def message_id(data: dict[str, Any]) -> int | None:
+    """The message's ``id`` if it is one an answer may echo."""
+    value = data.get("id")
+    if isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= 2**31:
+        return value
+    return None
+
+
+def _nesting(text: str) -> int:
+    """How deep arrays and objects nest in ``text`` (strings skipped; not a JSON check)."""
+    depth = deepest = 0
+    in_string = escaped = False
+    for ch in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif ch in "]}":
+            depth -= 1
+    return deepest
+
+
+def parse_message(text: str) -> tuple[Command | HaltChoice, int | None]:
+    """The command a message asks for, and its id; raises :class:`BadMessage`."""
+    return command_of(decode_message(text))
+
+
+def command_of(data: dict[str, Any]) -> tuple[Command | HaltChoice, int | None]:
+    """The command of a decoded message (:func:`decode_message`); raises :class:`BadMessage`."""
     kind = data.get("type")
-    if kind not in TYPES:
-        raise BadMessage(f"unknown message type {kind!r}; allowed: {', '.join(TYPES)}")
+    if not isinstance(kind, str) or kind not in TYPES:
+        raise BadMessage(f"unknown message type {_shown(kind)}; allowed: {', '.join(TYPES)}")
     try:
         message = _ADAPTER.validate_python(data)
     except ValidationError as exc:
@@ -142,6 +192,12 @@ def parse_message(text: str) -> tuple[Command | HaltChoice, int | None]:
     return Bet(message.box, message.player, message.amount_cents), message.id
 
 
+def _shown(value: Any) -> str:
+    """``value`` as the answer repeats it (cut short)."""
+    text = repr(value)
+    return text if len(text) <= SHOWN_CHARS else f"{text[: SHOWN_CHARS - 3]}..."
+
+
 def _describe(error: Any) -> str:
     assert isinstance(error, dict)
     loc = [str(p) for p in error.get("loc", ())]
@@ -153,13 +209,17 @@ def _describe(error: Any) -> str:
     if key == "pin" and kind != "missing":
         return "pin: digits only, 1 to 16 of them (the value is not repeated)"
     if key == "decision" and kind != "missing":
-        return f"decision = {value!r}: not a decision; allowed: {', '.join(DECISIONS)}"
+        return f"decision = {_shown(value)}: not a decision; allowed: {', '.join(DECISIONS)}"
     if key == "choice" and kind != "missing":
-        return f"choice = {value!r}: allowed: {', '.join(c.value for c in Choice)}"
+        return f"choice = {_shown(value)}: allowed: {', '.join(c.value for c in Choice)}"
     if kind == "extra_forbidden":
-        return f"{key}: unknown field (value {value!r})"
+        return f"{_shown_key(key)}: unknown field (value {_shown(value)})"
     if kind == "missing":
         return f"{key}: required field is missing"
     if key == "key":
-        return f"key = {value!r}: not a panel key; allowed: {KEYS}"
-    return f"{key} = {value!r}: {error.get('msg')}"
+        return f"key = {_shown(value)}: not a panel key; allowed: {KEYS}"
+    return f"{_shown_key(key)} = {_shown(value)}: {error.get('msg')}"
+
+
+def _shown_key(key: str) -> str:
+    return key if len(key) <= SHOWN_CHARS else f"{key[: SHOWN_CHARS - 3]}..."

@@ -4,7 +4,8 @@ Routes:
 
 * ``GET /``: the dealer's page (only for a browser on this machine: a loopback client).
 * ``GET /view?token=T``: the pit's page, read-only (no keys, no forms), for a pit supervisor's
-  screen; the token is checked against ``display.view_token_hash``. A wrong token, or a table
+  screen; the token is checked against ``display.view_token_hash`` (scrypt, in a thread, a few
+  wrong tokens per source address a minute: :class:`ViewAccess`). A wrong token, or a table
   without one (the view is off), gets a page that says so.
 * ``GET /api/state``: the table state as JSON (the dealer's cards as the table shows them: the
   hole card is withheld until it is turned over). Loopback, or ``?token=``.
@@ -32,11 +33,10 @@ import contextlib
 import hashlib
 import html
 import ipaddress
-import json
+import time
 from collections.abc import Callable
-from concurrent.futures import Future
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
-from urllib.parse import urlsplit
 
 import structlog
 from starlette.applications import Starlette
@@ -48,7 +48,12 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from controller.display.errors import BadMessage
 from controller.display.halted import halted_state
 from controller.display.hub import StateHub
-from controller.display.messages import parse_message
+from controller.display.messages import (
+    MAX_MESSAGE_BYTES,
+    command_of,
+    decode_message,
+    message_id,
+)
 from controller.display.words import KEY_GROUPS, say
 from controller.service.halt import HaltChoice, Halted
 from controller.service.service import CommandReply, TableService
@@ -73,6 +78,7 @@ COMMAND_TIMEOUT_S = 10.0
 # it has lost the table.
 HEARTBEAT_S = 2.0
 HEARTBEAT = json.dumps({"type": "heartbeat"})
+MAX_VIEWER_SOCKETS = 32  # the pit's read-only sockets open at once
 
 
 # The panel's keys as the dealer's page lays them out (sent in the hello message).
@@ -112,16 +118,38 @@ def _loopback(host: str | None) -> bool:
 
 
 class ViewAccess:
-    """Who may see and who may act: the dealer at this machine, or a viewer with the token."""
+    """Who may see and who may act: the dealer at this machine, or a viewer with the token.
 
-    def __init__(self, token_hash: str | None) -> None:
+    A token is checked (scrypt, tens of milliseconds on purpose) in a thread of its own, one at
+    a time, never on the server's event loop, which keeps serving the dealer's socket meanwhile.
+    Each source address may have :data:`MAX_WRONG` tokens checked per :data:`WINDOW_S`; after
+    that its tokens are refused unchecked until the window is over (a token already found right
+    is still recognised: by its SHA-256, no scrypt). With :data:`MAX_WAITING` checks already
+    waiting, another is refused unchecked (the table is busy)."""
+
+    MAX_WRONG = 5
+    WINDOW_S = 60.0
+    MAX_WAITING = 8
+    MAX_SOURCES = 4096
+
+    def __init__(self, token_hash: str | None, clock: Callable[[], float] = time.monotonic) -> None:
         self.token_hash = token_hash
+        self.clock = clock
+        self.hashed = 0  # scrypt checks run so far
         self._good: set[str] = set()  # sha256 of tokens already checked (scrypt is slow)
+        # a source's checks in its window: (window start, checks that were not right)
+        self._sources: dict[str, tuple[float, int]] = {}
+        self._waiting = 0
+        self._lock = asyncio.Lock()
+        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="display-token")
 
-    def role(self, conn: HTTPConnection) -> str | None:
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+    async def role(self, conn: HTTPConnection) -> str | None:
         token = conn.query_params.get("token")
         if token is not None:
-            return VIEWER if self._token_ok(token) else None
+            return VIEWER if await self._token_ok(token, _source(conn)) else None
         client = conn.client.host if conn.client else None
         return DEALER if _loopback(client) else None
 
@@ -134,26 +162,78 @@ class ViewAccess:
                 "the pit view is off at this table: the table file has no view token "
                 "([display] view_token_hash; make one with croupier passwd --token)"
             )
+        wait = self._locked_for(_source(conn))
+        if wait is not None:
+            return (
+                f"too many wrong view tokens from this address: try again in {wait} s "
+                "with the right address (ask the table's administrator)"
+            )
         return "wrong view token: ask the table's administrator for the right address"
 
-    def _token_ok(self, token: str) -> bool:
+    def _locked_for(self, source: str) -> int | None:
+        """Seconds until ``source`` may have a token checked again (None: it may now)."""
+        start, wrong = self._sources.get(source, (0.0, 0))
+        left = start + self.WINDOW_S - self.clock()
+        if wrong < self.MAX_WRONG or left <= 0:
+            return None
+        return max(1, int(left + 0.999))
+
+    def _count(self, source: str) -> bool:
+        """Count a check for ``source`` now; False if its window's checks are used up."""
+        now = self.clock()
+        start, wrong = self._sources.get(source, (now, 0))
+        if now - start >= self.WINDOW_S:
+            start, wrong = now, 0
+        if wrong >= self.MAX_WRONG:
+            return False
+        if source not in self._sources and len(self._sources) >= self.MAX_SOURCES:
+            self._forget(now)
+        self._sources[source] = (start, wrong + 1)
+        return True
+
+    def _forget(self, now: float) -> None:
+        old = [s for s, (start, _) in self._sources.items() if now - start >= self.WINDOW_S]
+        for source in old or list(self._sources)[: self.MAX_SOURCES // 4]:
+            del self._sources[source]
+
+    async def _token_ok(self, token: str, source: str) -> bool:
         if self.token_hash is None or not token or len(token) > 200:
             return False
         key = hashlib.sha256(token.encode()).hexdigest()
         if key in self._good:
             return True
-        if verify_secret(token, self.token_hash):
+        if self._waiting >= self.MAX_WAITING or not self._count(source):
+            return False
+        self._waiting += 1
+        try:
+            async with self._lock:  # one check at a time, in the pool's one thread
+                if key in self._good:
+                    right = True
+                else:
+                    self.hashed += 1
+                    loop = asyncio.get_running_loop()
+                    right = await loop.run_in_executor(
+                        self._pool, verify_secret, token, self.token_hash
+                    )
+        finally:
+            self._waiting -= 1
+        if right:
             self._good.add(key)
-            return True
-        return False
+            start, wrong = self._sources.get(source, (self.clock(), 1))
+            self._sources[source] = (start, max(0, wrong - 1))  # a right token is not wrong
+        return right
 
 
-def _same_origin(conn: HTTPConnection) -> bool:
-    """A browser's WebSocket must come from a page of this server (no cross-site hijacking)."""
-    origin = conn.headers.get("origin")
-    if origin is None:  # not a browser (a script, a test client)
-        return True
-    return urlsplit(origin).netloc == conn.headers.get("host", "")
+def _source(conn: HTTPConnection) -> str:
+    """The address a token check is counted against (an IPv6 client by its /64)."""
+    host = conn.client.host if conn.client else "?"
+    try:
+        address = ipaddress.ip_address(host)
+    except ValueError:
+        return host
+    if address.version == 6:
+        return str(ipaddress.ip_network(f"{address}/64", strict=False))
+    return str(address)
 
 
 def build_app(
@@ -170,7 +250,7 @@ def build_app(
         return PlainTextResponse(text, status_code=403, headers=SECURITY_HEADERS)
 
     async def index(request: Request) -> Response:
-        if access.role(request) != DEALER:
+        if await access.role(request) != DEALER:
             return refused_page(
                 "This screen is the dealer's",
                 "The dealer screen opens only on the table's own computer. From another "
@@ -187,7 +267,7 @@ def build_app(
                 "read-only view is served. The table's administrator makes one with "
                 "`croupier passwd --token` and restarts the table.",
             )
-        if access.role(request) != VIEWER:
+        if await access.role(request) != VIEWER:
             given = "token" in request.query_params
             return refused_page(
                 "Wrong view token" if given else "This view needs its token",
@@ -208,17 +288,32 @@ def build_app(
         return Response(found[0], media_type=found[1], headers=SECURITY_HEADERS)
 
     async def api_state(request: Request) -> Response:
-        if access.role(request) is None:
+        if await access.role(request) is None:
             return forbidden(access.refusal(request))
         _, state = hub.latest()
         return JSONResponse(state, headers=SECURITY_HEADERS)
 
+    viewers = [0]  # the pit's sockets open now (the dealer's are never limited)
+
     async def ws_endpoint(ws: WebSocket) -> None:
-        role = access.role(ws)
-        if role is None or not _same_origin(ws):
-            why = access.refusal(ws) if role is None else "a page of another site"
-            await ws.close(code=1008, reason=f"not allowed: {why}"[:120])
+        role = await access.role(ws)
+        # (a Host or a browser's Origin that is not this server's: refused before, HostCheck)
+        if role is None:
+            await ws.close(code=1008, reason=f"not allowed: {access.refusal(ws)}"[:120])
             return
+        if role == VIEWER and viewers[0] >= MAX_VIEWER_SOCKETS:
+            await ws.accept()  # (so that the page is told why: "try again later")
+            await ws.close(code=1013, reason="too many pit views open: try again later")
+            return
+        if role == VIEWER:
+            viewers[0] += 1
+        try:
+            await _serve_socket(ws, role)
+        finally:
+            if role == VIEWER:
+                viewers[0] -= 1
+
+    async def _serve_socket(ws: WebSocket, role: str) -> None:
         await ws.accept()
         hello = {
             "type": "hello",
@@ -263,18 +358,17 @@ async def _error(ws: WebSocket, msg_id: int | None, text: str) -> None:
 async def _handle(
     ws: WebSocket, service: TableService, halted: Halted | None, role: str, text: str
 ) -> None:
-    msg_id: int | None = None
-    try:
-        raw = json.loads(text)
-        if isinstance(raw, dict) and isinstance(raw.get("id"), int):
-            msg_id = raw["id"]
-    except ValueError:
-        pass
+    try:  # too long, not JSON, too deep or not an object: said so, from the pit's view too
+        data = decode_message(text)
+    except BadMessage as exc:
+        await _error(ws, None, str(exc))
+        return
+    msg_id = message_id(data)
     if role != DEALER:
         await _error(ws, msg_id, "this is the read-only view: it cannot act on the table")
         return
     try:
-        command, msg_id = parse_message(text)
+        command, msg_id = command_of(data)
     except BadMessage as exc:
         await _error(ws, msg_id, str(exc))
         return
@@ -375,10 +469,17 @@ class DisplayServer(ThreadedServer):
         self.serve(
             build_app(self.service, self.hub, self.access, lambda: self.halted),
             lifespan="off",
-            ws_max_size=64 * 1024,  # a message is a few dozen bytes
+            # a message is a few dozen bytes: one over MAX_MESSAGE_BYTES is answered "too long",
+            # one over four times that closes the socket (1009) before it is read whole
+            ws_max_size=4 * MAX_MESSAGE_BYTES,
             ssl_certfile=self.display.tls_certfile,
             ssl_keyfile=self.display.tls_keyfile,
+            hosts=self.display.hosts,
         )
+
+    def close(self) -> None:
+        super().close()
+        self.access.close()
 
     def bind(self) -> None:
         """Take the display's address (an OSError when it is taken), serving nothing yet: a

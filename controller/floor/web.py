@@ -341,4 +341,5 @@ class FloorServer(ThreadedServer):
             ws_max_size=16 * 1024,
             ssl_certfile=self.server_config.tls_certfile,
             ssl_keyfile=self.server_config.tls_keyfile,
+            hosts=self.server_config.hosts,  # a Host or Origin of another name: refused
         )

@@ -52,6 +52,7 @@ from controller.table.access import (
     Role,
     technician_lockup,
 )
+from controller.table.bets import same_player
 from controller.table.commands import DeviceCommands, NoDevices, send_order
 from controller.table.errors import EntryError
 from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
@@ -301,7 +302,10 @@ class TableApp:
     # --- dealer input (panel buttons, or the display) --------------------------------------------
 
     def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
-        """Record a bet (from the display or a scripted session)."""
+        """Record a bet (from the display or a scripted session); a name already on the round
+        but for case is that player (:func:`~controller.table.bets.same_player`)."""
+        boxes = self.controller.round.boxes.values()
+        player = same_player(player, (w.player for b in boxes for w in b.wagers))
         result = self._perform(
             Action.BET, {"box": box, "player": player, "amount_cents": amount_cents}
         )
@@ -469,7 +473,7 @@ class TableApp:
             reason = why_dark(button, self.controller, self.rules.table.wagers_per_box)
             log.info("input refused", button=button.value, reason=reason)
             self._push(InputResult(action, False, reason, (button.value,)))
-            self.entry.clear()
+            self.entry.clear(refused=button)
             return
         entry = self.entry
         if entry.take(button, legacy=self.entry_outlives_holds):

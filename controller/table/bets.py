@@ -3,10 +3,15 @@
 The game's rules (a box the variant has, a multiple of its increment, wagers per box) are the
 round's to check; these are the table file's, checked before a bet is recorded, whoever places
 it: the display, the demo's players or a script.
+
+A player's name is one player whatever its case: "ANN" after "ann" this round is ann (named as
+first entered), so "ANN" on ann's box is ann's second wager there, refused, and the round's
+result has one ann, as the pit counts her (:func:`same_player`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 
 from controller.game.prompts import money
@@ -40,3 +45,10 @@ class BetLimits:
         if state is not State.BETTING:
             return "bets are closed"
         return None
+
+
+def same_player(name: str, players: Iterable[str]) -> str:
+    """The player ``name`` is among ``players`` (the names already on the round, in the order
+    they bet): the first one spelt the same but for case, else ``name`` itself."""
+    folded = name.casefold()
+    return next((p for p in players if p.casefold() == folded), name)

@@ -169,6 +169,12 @@ class Devices(_Section):
         return {"shoe": self.shoe, "peek": self.peek, "panel": self.panel}
 
 
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}\.?$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+    r"(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
+)
+
+
 class Listen(_Section):
     """Where a page listens: loopback, or another address with TLS (or an explicit, logged
     ``allow_insecure_remote``). The dealer display and the floor page share it."""
@@ -178,6 +184,10 @@ class Listen(_Section):
     tls_keyfile: str | None = None
     # Serve a non-loopback address without TLS anyway (logged as a warning at every start).
     allow_insecure_remote: StrictBool = False
+    # Other names this page is opened under (such as "table-1.casino.lan"): a request whose
+    # Host (or a socket's Origin) is none of these, the address it listens on or, on loopback,
+    # localhost, is refused (a page of another site reaching it through DNS rebinding).
+    hosts: tuple[str, ...] = ()
 
     @field_validator("host")
     @classmethod
@@ -192,6 +202,17 @@ class Listen(_Section):
                 "'0.0.0.0' (every interface), or 'localhost'"
             ) from None
         return value
+
+    @field_validator("hosts")
+    @classmethod
+    def _hosts(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        for name in value:
+            if not _HOST_NAME.fullmatch(name):
+                raise ValueError(
+                    f"{name!r} is not a host name: give names such as 'table-1.casino.lan' "
+                    "(letters, digits, '-' and '.'; no scheme, port or wildcard)"
+                )
+        return tuple(name.lower().rstrip(".") for name in value)
 
     @property
     def loopback(self) -> bool:

@@ -16,7 +16,7 @@ from typing import Any
 
 from controller.round.controller import RoundController
 from controller.round.inputs import Input, parse_input
-from controller.round.spec import Action, State, when
+from controller.round.spec import Action, State, describe, when
 from controller.table.errors import EntryError
 from drivers.tbl21.events import Button
 
@@ -40,6 +40,8 @@ DIGIT_KEYS = [Button(f"D{n}_") for n in range(10)]
 # The states whose decisions may name a box, a wager position or an amount.
 ENTRY_STATES = {State.OFFERS, State.INSURANCE, State.SURRENDER, State.PLAYING, State.RESCUE}
 HAND_DECISIONS = (Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT)
+# The decisions that are for one box: keyed with no box in play, they need a box key.
+BOX_DECISIONS = {*HAND_DECISIONS, Action.SURRENDER, Action.INSURANCE, Action.RESCUE}
 
 
 @dataclass
@@ -50,12 +52,16 @@ class PanelEntry:
     wagers: list[int] = field(default_factory=list)
     digits: str = ""
     keys: list[str] = field(default_factory=list)
+    refused: str | None = None  # the key whose refusal cleared the entry, as the panel prints it
 
-    def clear(self) -> None:
+    def clear(self, refused: Button | None = None) -> None:
+        """Start again (``refused``: because that key was dark, and the keys before it went)."""
+        had_keys = bool(self.keys)
         self.box = None
         self.wagers.clear()
         self.digits = ""
         self.keys.clear()
+        self.refused = printed(refused) if refused is not None and had_keys else None
 
     def take(self, button: Button, *, legacy: bool = False) -> bool:
         """Note a key of the entry: a box, wager-position or digit key is kept and CAN clears
@@ -88,12 +94,26 @@ class PanelEntry:
             box_no = round_.turn[0]
         if box_no is not None:
             data["box"] = box_no
+        elif action in BOX_DECISIONS:
+            cleared = (
+                f"; the keys before were cleared when {self.refused} was refused"
+                if self.refused
+                else ""
+            )
+            raise EntryError(
+                f"{describe(action)} needs its box: press BOX 1 to BOX 7 first, then the "
+                f"decision (no box is in play now{cleared})"
+            )
         players: list[str] = []
         if self.wagers:
             box = round_.boxes.get(box_no or 0)
             for position in self.wagers:
                 if box is None or position > len(box.wagers):
-                    raise EntryError(f"no wager at position W{position} on box {box_no}")
+                    held = len(box.wagers) if box is not None else 0
+                    raise EntryError(
+                        f"box {box_no} has no WAGER {position}: "
+                        f"{held} {'wager' if held == 1 else 'wagers'} on it"
+                    )
                 players.append(box.wagers[position - 1].player)
         if self.digits:
             data["amount_cents"] = int(self.digits)
@@ -135,10 +155,23 @@ def why_dark(button: Button, controller: RoundController, wagers_per_box: int) -
     if button in WAGER_KEYS:
         if state not in ENTRY_STATES:
             return f"a wager is chosen only for a decision, not {when(state)}"
-        return f"a box takes at most {wagers_per_box} wagers at this table"
+        wagers = "wager" if wagers_per_box == 1 else "wagers"
+        return f"a box takes at most {wagers_per_box} {wagers} at this table"
     if button in DIGIT_KEYS:
         return f"an amount is keyed only for a decision, not {when(state)}"
     return f"that key does nothing {when(state)}"
+
+
+def printed(button: Button) -> str:
+    """A key as the panel prints it (BOX 2, WAGER 3, 5, or the decision in words)."""
+    if button in BOX_KEYS:
+        return f"BOX {BOX_KEYS.index(button) + 1}"
+    if button in WAGER_KEYS:
+        return f"WAGER {WAGER_KEYS.index(button) + 1}"
+    if button in DIGIT_KEYS:
+        return str(DIGIT_KEYS.index(button))
+    action = DECISION_KEYS.get(button)
+    return describe(action) if action is not None else button.name.lower()
 
 
 def keys_for(action: Action, data: dict[str, Any], box_players: list[str]) -> list[Button]:
