@@ -33,6 +33,7 @@ import contextlib
 import hashlib
 import html
 import ipaddress
+import json
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
