@@ -348,16 +348,14 @@ def _owner_conninfo(args: argparse.Namespace) -> str:
     """``--dsn`` with the password from ``--password-env``; FloorError (never echoing the
     string, which may hold a secret) when it is not a connection string or holds a password."""
     problem = dsn_problem(args.dsn)
+    if problem is not None and problem[0].startswith("is not"):
+        raise FloorError(f"--dsn {problem[0]}; {problem[1]}")
     if problem is not None:
-        instead = (
-            problem[1]
-            if problem[0].startswith("is not")
-            else (
-                "take it out and name --password-env NAME, the environment variable with the "
-                "owner's password"
-            )
+        raise FloorError(
+            f"--dsn {problem[0].split(':')[0]}, which any user of this computer can read on a "
+            "command line; take it out and name --password-env NAME, the environment variable "
+            "with the owner's password"
         )
-        raise FloorError(f"--dsn {problem[0]}; {instead}")
     if not args.password_env:
         return str(args.dsn)
     secret = os.environ.get(args.password_env)

@@ -318,7 +318,7 @@ _DSN_SECRETS = {
         "password_file instead",
     ),
 }
-_UNREADABLE_DSN = "(not shown: it may hold a secret)"
+_UNREADABLE_DSN = "(not shown)"
 
 
 def dsn_problem(dsn: str) -> tuple[str, str] | None:
@@ -328,7 +328,7 @@ def dsn_problem(dsn: str) -> tuple[str, str] | None:
         parts = psycopg.conninfo.conninfo_to_dict(dsn)
     except psycopg.ProgrammingError:
         return (
-            "is not a PostgreSQL connection string (not shown: it may hold a secret)",
+            "is not a PostgreSQL connection string (it is not repeated here: it may hold a secret)",
             "give 'host=... dbname=... user=...' or 'postgresql://user@host/dbname'",
         )
     for key, (what, instead) in _DSN_SECRETS.items():
