@@ -60,6 +60,8 @@ def migrate(owner_conninfo: str, target: str = "head") -> str:
         ) from None
     finally:
         engine.dispose()
+    with psycopg.connect(owner_conninfo, autocommit=True) as db:  # the months ahead, every run
+        db.execute("SELECT croupier.ensure_months(now(), now() + interval '1 month')")
     found = revision(owner_conninfo)
     assert found is not None
     return found

@@ -9,7 +9,8 @@ its own read-only connection, never through the table's, and never holds the tab
    refused here, or by the floor's insert trigger when both ship at once);
 2. ship the rows after it in order, ``batch_rows`` at a time, one transaction each
    (``INSERT ... ON CONFLICT DO NOTHING``: a batch sent again after a lost reply is not written
-   twice), the month partitions made first;
+   twice), ``ensure_months`` asked first (a floor from before 0002 lets the table make the
+   month's partition; since 0002 the floor makes them ahead);
 3. say how far behind it is (``croupier.report_shipper``) every couple of seconds;
 4. on a lost connection, a slow or full server: wait (0.5 s, doubling to 5 s) and start at 1.
    The backlog grows on disk, in the journal, and drains when the server is back.

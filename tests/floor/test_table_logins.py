@@ -342,3 +342,32 @@ def test_a_floor_from_before_upgrades_and_its_shared_login_is_refused_until_boun
             wait_until(lambda: shipper.health().status == "refused", "refused after the upgrade")
     finally:
         old.remove()
+
+
+def test_a_tables_login_holding_its_transaction_open_holds_up_no_other_table(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """Before, ``ensure_months`` made a month's partition in the caller's transaction: table A's
+    login made one and kept its transaction open, and every other table's inserts waited on
+    its lock. Now a table's login makes none; its rows of a month nobody made yet go to the
+    default partition."""
+    a, b = table_id("hold-a"), table_id("hold-b")
+    loaded = table(tmp_path, b)
+    with TableService(loaded, actors=demo()) as service:
+        wait_until(lambda: rounds_done(service) >= 1, "a round at table B")
+    future = "2031-07-01T00:00:00.000Z"  # a month no partition holds
+    digest = row_hash(1, future, a, None, "note", "{}", "")
+    with psycopg.connect(cluster.table_conninfo(a)) as held:  # one open transaction
+        assert held.execute(
+            "SELECT croupier.ensure_months(%s::timestamptz, %s::timestamptz)", (future, future)
+        ).fetchone() == (0,)
+        held.execute(_INSERT, ([a], [1], [future], [None], ["note"], ["{}"], [""], [digest]))
+        with Shipper(loaded.journal_path, b, link(cluster, b, poll_ms=20)) as shipper:
+            wait_until(lambda: drained(shipper, loaded.journal_path), "B shipped", timeout=15)
+        held.commit()
+    assert floor_rows(cluster, b) == [as_tuple(r) for r in local_rows(loaded.journal_path)]
+    with psycopg.connect(cluster.conninfo("owner")) as db:
+        found = db.execute(
+            "SELECT tableoid::regclass::text FROM croupier.journal_rows WHERE table_id = %s", (a,)
+        ).fetchall()
+    assert found == [("croupier.journal_rows_default",)]

@@ -13,6 +13,13 @@ id (issue 21: table A's login chained a forged round onto table B). Now:
 - ``croupier.tables`` (the heads) has row-level security: a table's login sees its own row only,
   the floor role every row.
 
+- a table's login makes no month partition any more (``ensure_months`` does nothing for it): DDL
+  in its own transaction took a lock on ``croupier.journal_rows`` that it could hold open, and
+  every other table's inserts waited behind it. The floor role (``floor serve``, hourly) and
+  the owner (``floor migrate``) make the months ahead, waiting at most a second for a lock;
+  rows of a month nobody made yet land in the default partition, where they stay (read,
+  checked and reported the same; that month then stays in the default partition).
+
 ``session_user`` is the role that signed in: a ``SECURITY DEFINER`` function runs as the owner
 but ``session_user`` stays the login, and only a superuser can change it.
 
@@ -156,6 +163,47 @@ BEGIN
 END $$;
 """
 
+MONTHS = r"""
+CREATE TABLE croupier.journal_rows_default PARTITION OF croupier.journal_rows DEFAULT;
+
+CREATE OR REPLACE FUNCTION croupier.ensure_months(p_from timestamptz, p_to timestamptz)
+RETURNS integer
+LANGUAGE plpgsql SECURITY DEFINER SET search_path = croupier, pg_temp SET lock_timeout = '1s'
+AS $$
+DECLARE
+    month timestamptz := date_trunc('month', p_from AT TIME ZONE 'UTC') AT TIME ZONE 'UTC';
+    made integer := 0;
+    name text;
+BEGIN
+    IF p_to < p_from OR p_to - p_from > interval '400 days' THEN
+        RAISE EXCEPTION 'croupier: months % to % are not a sensible range', p_from, p_to;
+    END IF;
+    IF pg_has_role(session_user, 'croupier_table', 'MEMBER') AND session_user::text <> (
+            SELECT nspowner::regrole::text FROM pg_namespace WHERE nspname = 'croupier') THEN
+        RETURN 0;  -- a table's login: its rows of a missing month go to the default partition
+    END IF;
+    PERFORM pg_advisory_xact_lock(hashtext('croupier.ensure_months'));
+    WHILE month <= p_to LOOP
+        name := 'journal_rows_' || to_char(month AT TIME ZONE 'UTC', '"y"YYYY"m"MM');
+        IF to_regclass('croupier.' || name) IS NULL AND NOT EXISTS (
+                SELECT 1 FROM ONLY journal_rows_default
+                WHERE at >= month AND at < month + interval '1 month') THEN
+            BEGIN
+                EXECUTE format(
+                    'CREATE TABLE croupier.%I PARTITION OF croupier.journal_rows '
+                    'FOR VALUES FROM (%L) TO (%L)',
+                    name, month, month + interval '1 month');
+                made := made + 1;
+            EXCEPTION WHEN lock_not_available THEN
+                RAISE NOTICE 'croupier: month % not made: the rows are busy; next time', name;
+            END;
+        END IF;
+        month := month + interval '1 month';
+    END LOOP;
+    RETURN made;
+END $$;
+"""
+
 POLICIES = """
 ALTER TABLE croupier.tables ENABLE ROW LEVEL SECURITY;
 CREATE POLICY own_head ON croupier.tables FOR SELECT TO croupier_table
@@ -166,12 +214,14 @@ REVOKE ALL ON croupier.table_logins FROM PUBLIC;
 REVOKE ALL ON FUNCTION croupier.login_table() FROM PUBLIC;
 REVOKE ALL ON FUNCTION croupier.login_refusal(text) FROM PUBLIC;
 GRANT EXECUTE ON FUNCTION croupier.login_table() TO croupier_table;
+GRANT EXECUTE ON FUNCTION croupier.ensure_months(timestamptz, timestamptz) TO croupier_floor;
 """
 
 
 def upgrade() -> None:
-    for text in (LOGINS, FUNCTIONS, POLICIES):
+    for text in (LOGINS, FUNCTIONS, MONTHS, POLICIES):
         op.execute(text)
+    op.execute("SELECT croupier.ensure_months(now(), now() + interval '1 month')")
 
 
 def downgrade() -> None:
