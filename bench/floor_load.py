@@ -51,7 +51,7 @@ import psycopg
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from controller.cli.scenario import quiet_logs
-from controller.floor.cluster import TABLE_LOGIN, Cluster
+from controller.floor.cluster import Cluster
 from controller.floor.shifts import Shifts
 from controller.floor.shipper import Shipper
 from controller.floor.watch import FloorWatcher, WatchSettings
@@ -96,7 +96,7 @@ def emulate(
     index: int,
     table_ids: list[str],
     folder: str,
-    dsn: str,
+    dsns: dict[str, str],
     groups: list[Group],
     rounds: int,
     speed: float,
@@ -107,13 +107,13 @@ def emulate(
 ) -> None:
     """One emulator process: its tables' journals, their shippers, the paced appends."""
     quiet_logs()
-    settings = FloorLink(dsn=dsn, password_env=PASSWORD_ENV, poll_ms=poll_ms)
     journals = {}
     shippers = []
     for tid in table_ids:
         path = Path(folder) / f"{tid}.sqlite3"
         journals[tid] = Journal.open(path, table_id=tid)
         journals[tid].append("software", {"version": "bench"})
+        settings = FloorLink(dsn=dsns[tid], password_env=PASSWORD_ENV, poll_ms=poll_ms)
         shipper = Shipper(path, tid, settings, about={"variant": "nz-pontoon"})
         shipper.start()
         shippers.append(shipper)
@@ -238,6 +238,7 @@ def main() -> int:
 
         watcher.hub.subscribe(listener)
         ids = [f"bench-{n:03d}" for n in range(args.tables)]
+        dsns = {tid: cluster.dsn(cluster.table_login(tid).login) for tid in ids}  # one each
         until = time.time() + args.seconds
         out: Any = mp.get_context("fork").Queue()
         procs = [
@@ -247,7 +248,7 @@ def main() -> int:
                     i,
                     ids[i :: args.procs],
                     str(folder),
-                    cluster.dsn(TABLE_LOGIN),
+                    {tid: dsns[tid] for tid in ids[i :: args.procs]},
                     groups,
                     rounds,
                     args.speed,

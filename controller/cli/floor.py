@@ -1,4 +1,4 @@
-"""``croupier floor serve | report | audit | demo | migrate | passwd``: the casino floor.
+"""``croupier floor serve | report | audit | demo | migrate | table-login | passwd``: the floor.
 
 - ``serve --config floor.toml``: the floor page for the pit, live from PostgreSQL;
 - ``report --config floor.toml [--shift T | --from T --to T] [--format text|json|csv|html]
@@ -8,6 +8,9 @@
 - ``demo --tables N``: a throwaway PostgreSQL in a temporary folder, N demo tables shipping to
   it and the floor page; Ctrl-C removes it all;
 - ``migrate --dsn OWNER_DSN [--password-env NAME]``: the floor's schema to the newest version;
+- ``table-login TABLE_ID --dsn OWNER_DSN [--password-env NAME] [--login NAME]
+  [--new-password] [--password-file FILE]``: a table's own login, bound to its table id (it
+  writes, reports and reads that table only), and the ``[floor]`` section for its table file;
 - ``passwd NAME``: a ``[[users]]`` entry for the floor file (the password from the terminal).
 
 Exit status 0, 1 for a finding or a failure, 2 for a bad file or option.
@@ -19,6 +22,7 @@ import argparse
 import getpass
 import json
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -36,9 +40,10 @@ from controller.cli.arguments import port
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor.audit import audit_table, compare_local, floor_tables
-from controller.floor.cluster import FLOOR_LOGIN, TABLE_LOGIN, Cluster, free_port
+from controller.floor.cluster import FLOOR_LOGIN, Cluster, free_port
 from controller.floor.config import LoadedFloor, load_floor_config
 from controller.floor.errors import BadPeriod, FloorError
+from controller.floor.logins import table_login
 from controller.floor.report import build_report
 from controller.floor.report_page import render
 from controller.floor.schema import migrate
@@ -47,7 +52,7 @@ from controller.floor.web import FloorServer, period
 from controller.game.errors import ConfigError
 from controller.game.rules import VARIANT_IDS
 from controller.journal.errors import JournalUnavailable
-from controller.table.config import hash_secret
+from controller.table.config import dsn_problem, hash_secret
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
@@ -133,6 +138,34 @@ def register(commands: Subparsers) -> None:
         "--password-env", metavar="NAME", help="the environment variable with its password"
     )
     mig.set_defaults(handler=migrate_command)
+
+    tl = sub.add_parser(
+        "table-login",
+        help="make a table's own login to the floor",
+        description="Make a table's own login to the floor's PostgreSQL, bound to its table id: "
+        "it inserts that table's rows, reports its shipper and reads its head, and nothing of "
+        "another table's. Run as the database's owner; prints the [floor] section for the "
+        "table file. An existing login of croupier_table (a floor from before this) is bound "
+        "as it is, with its password, unless --new-password.",
+    )
+    tl.add_argument("table_id", metavar="TABLE_ID", help="the table file's table_id")
+    tl.add_argument("--dsn", required=True, help="the owner's connection string (no password)")
+    tl.add_argument(
+        "--password-env", metavar="NAME", help="the environment variable with its password"
+    )
+    tl.add_argument("--login", metavar="NAME", help="the login's name (table_TABLE_ID)")
+    tl.add_argument(
+        "--new-password",
+        action="store_true",
+        help="give an existing login a new generated password",
+    )
+    tl.add_argument(
+        "--password-file",
+        metavar="FILE",
+        type=Path,
+        help="write the login's password to this new file (mode 600) instead of printing it",
+    )
+    tl.set_defaults(handler=table_login_command)
 
     pw = sub.add_parser(
         "passwd",
@@ -312,13 +345,31 @@ def audit_command(args: argparse.Namespace) -> int:
 # --- migrate, passwd --------------------------------------------------------------------------
 
 
+def _owner_conninfo(args: argparse.Namespace) -> str:
+    """``--dsn`` with the password from ``--password-env``; FloorError (never echoing the
+    string, which may hold a secret) when it is not a connection string or holds a password."""
+    problem = dsn_problem(args.dsn)
+    if problem is not None and problem[0].startswith("is not"):
+        raise FloorError(f"--dsn {problem[0]}; {problem[1]}")
+    if problem is not None:
+        raise FloorError(
+            f"--dsn {problem[0].split(':')[0]}, which any user of this computer can read on a "
+            "command line; take it out and name --password-env NAME, the environment variable "
+            "with the owner's password"
+        )
+    if not args.password_env:
+        return str(args.dsn)
+    secret = os.environ.get(args.password_env)
+    if not secret:
+        raise FloorError(f"the environment variable {args.password_env} is not set")
+    return psycopg.conninfo.make_conninfo(args.dsn, password=secret)
+
+
 def migrate_command(args: argparse.Namespace) -> int:
-    conninfo = args.dsn
-    if args.password_env:
-        secret = os.environ.get(args.password_env)
-        if not secret:
-            return _fail(f"the environment variable {args.password_env} is not set", 2)
-        conninfo = psycopg.conninfo.make_conninfo(conninfo, password=secret)
+    try:
+        conninfo = _owner_conninfo(args)
+    except FloorError as exc:
+        return _fail(str(exc), 2)
     try:
         revision = migrate(conninfo)
     except FloorError as exc:
@@ -327,6 +378,61 @@ def migrate_command(args: argparse.Namespace) -> int:
         return _fail(f"cannot migrate: {exc}")
     print(f"the floor's database is at revision {revision}")
     return 0
+
+
+def table_login_command(args: argparse.Namespace) -> int:
+    try:
+        conninfo = _owner_conninfo(args)
+    except FloorError as exc:
+        return _fail(str(exc), 2)
+    out: Path | None = args.password_file
+    if out is not None and (out.exists() or out.is_symlink()):
+        return _fail(f"{out} exists already: name a new file for the password", 2)
+    try:
+        made = table_login(
+            conninfo, args.table_id, login=args.login, new_password=args.new_password
+        )
+    except FloorError as exc:
+        return _fail(str(exc))
+    except psycopg.Error as exc:
+        return _fail(f"cannot make the login: {exc}")
+    parts = {
+        k: v
+        for k, v in psycopg.conninfo.conninfo_to_dict(args.dsn).items()
+        if k not in ("user", "password")
+    }
+    dsn = psycopg.conninfo.make_conninfo("", **{**parts, "user": made.login})
+    print(
+        f"table {made.table_id} writes the floor as the login {made.login}"
+        + (" (a new login)" if made.made else "")
+    )
+    if made.was is not None:
+        print(f"the login {made.was} no longer writes table {made.table_id}")
+    where = f'password_env = "{DEMO_PASSWORD_ENV}"'
+    if made.password is not None and out is not None:
+        try:
+            _write_secret(out, made.password)
+        except OSError as exc:
+            print(f"the password is: {made.password}")
+            return _fail(f"cannot write {out}: {exc.strerror or exc}; the password is above")
+        where = f'password_file = "{out}"'
+    print(f"# in table {made.table_id}'s table file")
+    print(f'[floor]\ndsn = "{dsn}"\n{where}')
+    if made.password is None:
+        print("# the login keeps its password (--new-password gives it a new one)")
+    elif out is None:
+        print(f"# its password, shown once: give it to the table's croupier in {DEMO_PASSWORD_ENV}")
+        print(made.password)
+    else:
+        print(f"# its password is in {out} (mode 600): keep it beside the table file")
+    return 0
+
+
+def _write_secret(path: Path, secret: str) -> None:
+    """A new file only croupier's user can read (never through a symlink, never truncating)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as out:
+        out.write(secret + "\n")
 
 
 def passwd_command(args: argparse.Namespace) -> int:
@@ -365,9 +471,10 @@ def demo_command(args: argparse.Namespace) -> int:
     try:
         print(f"floor demo: PostgreSQL in {cluster.base} (127.0.0.1:{cluster.port})", flush=True)
         cluster.create()
-        env = {**os.environ, DEMO_PASSWORD_ENV: cluster.credentials.table}
         for n in range(1, args.tables + 1):
-            table_file = _demo_table_file(folder, n, cluster)
+            own = cluster.table_login(f"demo-{n}", password=secrets.token_urlsafe(18))
+            env = {**os.environ, DEMO_PASSWORD_ENV: own.password or ""}
+            table_file = _demo_table_file(folder, n, cluster, own.login)
             log = (folder / f"table-{n}.out").open("wb")
             tables.append(
                 subprocess.Popen(  # noqa: S603 - this croupier, our own arguments
@@ -432,7 +539,7 @@ def demo_command(args: argparse.Namespace) -> int:
         print("floor demo removed: tables stopped, database and files deleted", flush=True)
 
 
-def _demo_table_file(folder: Path, n: int, cluster: Cluster) -> Path:
+def _demo_table_file(folder: Path, n: int, cluster: Cluster, login: str) -> Path:
     variant = VARIANT_IDS[(n - 1) % len(VARIANT_IDS)]
     path = folder / f"table-{n}.toml"
     path.write_text(
@@ -441,7 +548,7 @@ def _demo_table_file(folder: Path, n: int, cluster: Cluster) -> Path:
         f'[journal]\npath = "{folder / f"journal-{n}.sqlite3"}"\n\n'
         f'[logs]\naudit = "{folder / f"audit-{n}.jsonl"}"\n'
         f'debug = "{folder / f"debug-{n}.log"}"\n\n'
-        f'[floor]\ndsn = "{cluster.dsn(TABLE_LOGIN, tcp=True)}"\n'
+        f'[floor]\ndsn = "{cluster.dsn(login, tcp=True)}"\n'
         f'password_env = "{DEMO_PASSWORD_ENV}"\n'
     )
     return path

@@ -35,6 +35,9 @@ def floor_check(journal_path: Path, table_id: str, settings: FloorLink) -> Floor
                 "SELECT seq, hash FROM croupier.tables WHERE table_id = %s", (table_id,)
             ).fetchone()
             have = revision(conninfo)
+            head: tuple[object, ...] | None = None
+            if have == newest_revision():
+                head = db.execute("SELECT croupier.login_table(), session_user").fetchone()
     except psycopg.Error as exc:
         text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
         return FloorCheck(
@@ -48,6 +51,16 @@ def floor_check(journal_path: Path, table_id: str, settings: FloorLink) -> Floor
             False,
             f"{where}: the floor's schema is at {have}, this croupier needs {newest_revision()}",
             "the floor's owner runs `croupier floor migrate`",
+        )
+    bound, login = (None, "?") if head is None else head
+    if bound != table_id:
+        return FloorCheck(
+            False,
+            f"{where}: the login {login} "
+            + ("writes no table" if bound is None else f"writes table {bound}")
+            + f", not this table {table_id}",
+            f"the floor's owner makes this table's own login with `croupier floor table-login "
+            f"{table_id}` and [floor] dsn names it",
         )
     held_seq, held_hash = (0, "") if found is None else (int(found[0]), str(found[1]))
     try:

@@ -26,11 +26,11 @@ import psycopg
 from psycopg import sql
 
 from controller.floor.errors import FloorError
+from controller.floor.logins import TableLogin, login_name, table_login
 
 DATABASE = "croupier"
 ADMIN = "croupier_admin"
 OWNER = "croupier_owner"
-TABLE_LOGIN = "croupier_table_login"
 FLOOR_LOGIN = "croupier_floor_login"
 START_TIMEOUT_S = 60
 
@@ -61,7 +61,9 @@ def free_port() -> int:
 
 @dataclass(frozen=True, slots=True)
 class Credentials:
-    """The generated passwords of a throwaway cluster's roles."""
+    """The generated passwords of a throwaway cluster's roles (``table``: of the table logins
+    made by :meth:`Cluster.table_login` without a password of their own; each login is still
+    bound to its one table)."""
 
     admin: str
     owner: str
@@ -98,11 +100,32 @@ class Cluster:
         )
 
     def conninfo(self, role: str, *, dbname: str = DATABASE) -> str:
-        """The connection string of ``role`` ("admin", "owner", "table", "floor") with its
-        password."""
-        user = {"admin": ADMIN, "owner": OWNER, "table": TABLE_LOGIN, "floor": FLOOR_LOGIN}[role]
+        """The connection string of ``role`` ("admin", "owner", "floor") with its password."""
+        user = {"admin": ADMIN, "owner": OWNER, "floor": FLOOR_LOGIN}[role]
         password = getattr(self.credentials, role)
         return psycopg.conninfo.make_conninfo(self.dsn(user, dbname=dbname), password=password)
+
+    def table_login(self, table_id: str, password: str | None = None) -> TableLogin:
+        """Make ``table_id``'s own login (``table_<id>``, bound to it) if it has none yet, with
+        ``password`` (the cluster's table password by default)."""
+        with psycopg.connect(self.conninfo("owner")) as db:
+            found = db.execute(
+                "SELECT login FROM croupier.table_logins WHERE table_id = %s", (table_id,)
+            ).fetchone()
+        if found is not None and found[0] == login_name(table_id) and password is None:
+            return TableLogin(table_id, str(found[0]), self.credentials.table, False, None)
+        return table_login(
+            self.conninfo("owner"),
+            table_id,
+            password=password or self.credentials.table,
+            new_password=True,
+        )
+
+    def table_conninfo(self, table_id: str, password: str | None = None) -> str:
+        """The connection string of ``table_id``'s own login (made if need be) with its
+        password."""
+        made = self.table_login(table_id, password)
+        return psycopg.conninfo.make_conninfo(self.dsn(made.login), password=made.password)
 
     # --- life cycle -------------------------------------------------------------------------------
 
@@ -186,10 +209,10 @@ class Cluster:
         self.start()
         self.bootstrap()
 
-    def bootstrap(self) -> None:
-        """The owner with its database, the schema (migrations), and one login role each for
-        the tables and the floor view."""
-        from controller.floor.schema import FLOOR_ROLE, TABLE_ROLE, migrate  # noqa: PLC0415
+    def bootstrap(self, revision: str = "head") -> None:
+        """The owner with its database, the schema (migrations), and the floor view's login
+        (each table's own login is made by :meth:`table_login`)."""
+        from controller.floor.schema import FLOOR_ROLE, migrate  # noqa: PLC0415
 
         with psycopg.connect(self.conninfo("admin", dbname="postgres"), autocommit=True) as db:
             db.execute(
@@ -202,17 +225,15 @@ class Cluster:
                     sql.Identifier(DATABASE), sql.Identifier(OWNER)
                 )
             )
-        migrate(self.conninfo("owner"))
+        migrate(self.conninfo("owner"), revision)
         with psycopg.connect(self.conninfo("owner"), autocommit=True) as db:
-            for login, group, password in (
-                (TABLE_LOGIN, TABLE_ROLE, self.credentials.table),
-                (FLOOR_LOGIN, FLOOR_ROLE, self.credentials.floor),
-            ):
-                db.execute(
-                    sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
-                        sql.Identifier(login), sql.Literal(password), sql.Identifier(group)
-                    )
+            db.execute(
+                sql.SQL("CREATE ROLE {} LOGIN PASSWORD {} IN ROLE {}").format(
+                    sql.Identifier(FLOOR_LOGIN),
+                    sql.Literal(self.credentials.floor),
+                    sql.Identifier(FLOOR_ROLE),
                 )
+            )
 
     def remove(self) -> None:
         """Stop the server (immediately) and delete the folder."""

@@ -12,7 +12,8 @@
 
     [access]              # who may sign in: names with salted scrypt hashes
     max_wrong = 5         # wrong passwords in a row lock that name ...
-    lockout_seconds = 300 # ... for this long
+    max_wrong_per_source = 20  # ... and this many from one address (any names) lock it ...
+    lockout_seconds = 300 # ... for this long (kept in PostgreSQL: a restart forgets none)
     attempts_log = "var/log/floor-access.jsonl"   # every attempt, one JSON line each
     session_hours = 12
 
@@ -76,6 +77,7 @@ class User(_Section):
 
 class FloorAccessSettings(_Section):
     max_wrong: Annotated[StrictInt, Field(ge=1, le=20)] = 5
+    max_wrong_per_source: Annotated[StrictInt, Field(ge=1, le=1_000)] = 20
     lockout_seconds: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300
     attempts_log: str = "var/log/floor-access.jsonl"
     session_hours: Annotated[StrictInt, Field(ge=1, le=24)] = 12

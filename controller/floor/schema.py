@@ -4,7 +4,9 @@ Roles (group roles, made by the first migration; login roles are made members of
 
 - ``croupier_table``: INSERT on the journal rows and nothing else on them (no SELECT, UPDATE,
   DELETE or TRUNCATE); it reads only the heads (``croupier.tables``: last seq and hash per table,
-  to resume) and may call ``ensure_months`` and ``report_shipper``;
+  to resume) and may call ``ensure_months`` and ``report_shipper``. Since 0002 each table has a
+  login of its own bound to its table id (``croupier.table_logins``, :mod:`.logins`): it inserts,
+  reports and reads the head of that table only, and a login bound to no table writes nothing;
 - ``croupier_floor``: SELECT on the rows, heads and shippers; nothing else;
 - the owner (a login role with CREATEROLE that owns the database) runs the migrations.
 
@@ -58,6 +60,8 @@ def migrate(owner_conninfo: str, target: str = "head") -> str:
         ) from None
     finally:
         engine.dispose()
+    with psycopg.connect(owner_conninfo, autocommit=True) as db:  # the months ahead, every run
+        db.execute("SELECT croupier.ensure_months(now(), now() + interval '1 month')")
     found = revision(owner_conninfo)
     assert found is not None
     return found

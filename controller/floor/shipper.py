@@ -9,7 +9,8 @@ its own read-only connection, never through the table's, and never holds the tab
    refused here, or by the floor's insert trigger when both ship at once);
 2. ship the rows after it in order, ``batch_rows`` at a time, one transaction each
    (``INSERT ... ON CONFLICT DO NOTHING``: a batch sent again after a lost reply is not written
-   twice), the month partitions made first;
+   twice), ``ensure_months`` asked first (a floor from before 0002 lets the table make the
+   month's partition; since 0002 the floor makes them ahead);
 3. say how far behind it is (``croupier.report_shipper``) every couple of seconds;
 4. on a lost connection, a slow or full server: wait (0.5 s, doubling to 5 s) and start at 1.
    The backlog grows on disk, in the journal, and drains when the server is back.
@@ -58,6 +59,7 @@ FROM unnest(%s::text[], %s::bigint[], %s::text[], %s::bigint[], %s::text[], %s::
 ON CONFLICT DO NOTHING
 """
 _HEAD = "SELECT seq, hash FROM croupier.tables WHERE table_id = %s"
+_MINE = "SELECT croupier.login_table(), session_user"
 _REPORT = "SELECT croupier.report_shipper(%s, %s, %s, %s, %s, %s, %s)"
 
 
@@ -284,6 +286,7 @@ class Shipper:
             options=f"-c statement_timeout={self.settings.statement_timeout_s * 1000}",
         )
         try:
+            self._check_login(db)
             found = db.execute(_HEAD, (self.table_id,)).fetchone()
             db.commit()
         except BaseException:
@@ -308,6 +311,25 @@ class Shipper:
         with self._lock:
             self._backlog = replace(self._backlog, shipped_seq=held_seq, local_seq=local_seq)
         log.info("floor connected", table_id=self.table_id, floor_holds=held_seq)
+
+    def _check_login(self, db: psycopg.Connection[Any]) -> None:
+        """This table's login must be bound to this table (the floor refuses anything else)."""
+        try:
+            found = db.execute(_MINE).fetchone()
+        except psycopg.errors.UndefinedFunction:
+            raise ShipRefused(
+                "the floor's schema is older than this croupier: the floor's owner runs "
+                "`croupier floor migrate`"
+            ) from None
+        mine, login = (None, "?") if found is None else found
+        if mine != self.table_id:
+            raise ShipRefused(
+                f"the floor's login {login} "
+                + ("writes no table" if mine is None else f"writes table {mine}")
+                + f", not this table {self.table_id}: the floor's owner makes this table's own "
+                f"login with `croupier floor table-login {self.table_id}`, and [floor] dsn "
+                "names it"
+            )
 
     def _ship(self, batch: list[Row]) -> None:
         db = self._db

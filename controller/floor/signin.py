@@ -1,9 +1,16 @@
 """Who may look at the floor: names with salted scrypt hashes (the table file's
-``hash_secret``/``verify_secret``), a lockout after wrong passwords in a row, sessions, and every
-attempt recorded as a JSON line (name, source, outcome, time; never the password)."""
+``hash_secret``/``verify_secret``), lockouts, sessions, and every attempt recorded as a JSON line
+(name, source, outcome, time; never the password).
+
+The lockouts live in PostgreSQL (migration 0003, :class:`Lockouts`), so a restart of
+``croupier floor serve`` forgets none: a name after ``max_wrong`` wrong passwords in a row, a
+source address after ``max_wrong_per_source`` wrong passwords (any names) within
+``lockout_seconds``. When the database cannot be reached nobody signs in (the page could show
+nothing anyway)."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
@@ -12,6 +19,9 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import psycopg
 
 from controller.table.config import verify_secret
 
@@ -28,65 +38,142 @@ class Attempt:
     token: str | None = None
 
 
+class Lockouts:
+    """The floor's sign-in lockouts in PostgreSQL, through the floor role's own connection (it
+    may call the three sign-in functions, and write nothing else)."""
+
+    def __init__(self, conninfo: str, *, connect_timeout_s: int = 5) -> None:
+        self.conninfo = conninfo
+        self.connect_timeout_s = connect_timeout_s
+        self._lock = threading.Lock()
+        self._db: psycopg.Connection[Any] | None = None
+
+    def locked(self, name: str, source: str) -> tuple[float, float]:
+        """Seconds the name and the source are still locked for (0: not locked)."""
+        found = self._call("SELECT * FROM croupier.signin_locked(%s, %s)", (name, source))
+        return float(found[0]), float(found[1])
+
+    def wrong(
+        self, name: str, source: str, max_name: int, max_source: int, lockout_s: int
+    ) -> tuple[bool, bool]:
+        """Count a wrong password; whether the name, the source got locked by it."""
+        found = self._call(
+            "SELECT * FROM croupier.signin_wrong(%s, %s, %s, %s, %s)",
+            (name, source, max_name, max_source, lockout_s),
+        )
+        return bool(found[0]), bool(found[1])
+
+    def good(self, name: str) -> None:
+        self._call("SELECT croupier.signin_good(%s)", (name,))
+
+    def connect(self) -> None:
+        """Connect now (a failure here is left for the first sign-in to report)."""
+        with self._lock, contextlib.suppress(psycopg.OperationalError):
+            self._connection()
+
+    def close(self) -> None:
+        with self._lock:
+            self._drop()
+
+    def _connection(self) -> psycopg.Connection[Any]:
+        if self._db is None:
+            self._db = psycopg.connect(
+                self.conninfo,
+                autocommit=True,
+                connect_timeout=self.connect_timeout_s,
+                application_name="croupier-floor-signin",
+            )
+        return self._db
+
+    def _call(self, query: str, args: tuple[object, ...]) -> tuple[Any, ...]:
+        with self._lock:
+            for attempt in (1, 2):  # once more on a fresh connection after a lost one
+                try:
+                    found = self._connection().execute(query, args).fetchone()
+                    return () if found is None else tuple(found)
+                except psycopg.OperationalError:
+                    self._drop()
+                    if attempt == 2:
+                        raise
+        raise AssertionError("unreachable")
+
+    def _drop(self) -> None:
+        db, self._db = self._db, None
+        if db is not None:
+            with contextlib.suppress(psycopg.Error):
+                db.close()
+
+
 class FloorSignIn:
     def __init__(
         self,
         users: Mapping[str, str],
         *,
+        lockouts: Lockouts,
         max_wrong: int,
-        lockout_s: float,
+        max_wrong_per_source: int,
+        lockout_s: int,
         session_s: float,
         log_path: Path,
         clock: Callable[[], float] = time.time,
     ) -> None:
         self.users = dict(users)
+        self.lockouts = lockouts
         self.max_wrong = max_wrong
+        self.max_wrong_per_source = max_wrong_per_source
         self.lockout_s = lockout_s
         self.session_s = session_s
         self.log_path = log_path
         self.clock = clock
         self._lock = threading.Lock()
-        self._wrong: dict[str, int] = {}
-        self._locked_until: dict[str, float] = {}
         self._sessions: dict[str, tuple[str, float]] = {}  # sha256(token) -> (name, expires)
         log_path.parent.mkdir(parents=True, exist_ok=True)
         with log_path.open("a"):
             pass
 
     def attempt(self, name: str, password: str, source: str) -> Attempt:
+        """One sign-in (blocking: scrypt and PostgreSQL; call it off the event loop)."""
         name = name.strip()[:40]
+        source = source[:100]
         now = self.clock()
-        with self._lock:
-            until = self._locked_until.get(name, 0.0)
-        if until > now:
-            outcome = Attempt(False, f"{name} is locked for {until - now:,.0f} s more")
-            self._record(name, source, "locked", now)
-            return outcome
-        stored = self.users.get(name)
-        good = verify_secret(password, stored or _DUMMY_HASH) and stored is not None
-        with self._lock:
-            if good:
-                self._wrong.pop(name, None)
-                token = secrets.token_urlsafe(32)
-                self._sessions[_key(token)] = (name, now + self.session_s)
-                outcome = Attempt(True, f"{name} signed in", token)
-                result = "signed_in"
-            else:
-                wrong = self._wrong.get(name, 0) + 1
-                self._wrong[name] = wrong
-                if wrong >= self.max_wrong:
-                    self._locked_until[name] = now + self.lockout_s
-                    self._wrong.pop(name, None)
-                    outcome = Attempt(
-                        False,
-                        f"wrong name or password; {name} is locked for {self.lockout_s:,.0f} s",
-                    )
-                    result = "wrong_then_locked"
-                else:
-                    outcome = Attempt(False, "wrong name or password")
-                    result = "wrong"
+        try:
+            outcome, result = self._attempt(name, password, source, now)
+        except psycopg.Error:
+            outcome = Attempt(
+                False, "the floor's database cannot be reached: nobody can sign in just now"
+            )
+            result = "database_unreachable"
         self._record(name, source, result, now)
         return outcome
+
+    def _attempt(self, name: str, password: str, source: str, now: float) -> tuple[Attempt, str]:
+        name_s, source_s = self.lockouts.locked(name, source)
+        if source_s > 0:
+            text = f"too many wrong passwords from here: signing in is locked for {source_s:,.0f} s"
+            return Attempt(False, text), "source_locked"
+        if name_s > 0:
+            return Attempt(False, f"{name} is locked for {name_s:,.0f} s more"), "locked"
+        stored = self.users.get(name)
+        good = verify_secret(password, stored or _DUMMY_HASH) and stored is not None
+        if good:
+            self.lockouts.good(name)
+            token = secrets.token_urlsafe(32)
+            with self._lock:
+                self._sessions[_key(token)] = (name, now + self.session_s)
+            return Attempt(True, f"{name} signed in", token), "signed_in"
+        name_locked, source_locked = self.lockouts.wrong(
+            name, source, self.max_wrong, self.max_wrong_per_source, self.lockout_s
+        )
+        if source_locked:
+            text = (
+                "wrong name or password; too many from here: signing in is locked for "
+                f"{self.lockout_s:,} s"
+            )
+            return Attempt(False, text), "wrong_then_source_locked"
+        if name_locked:
+            text = f"wrong name or password; {name} is locked for {self.lockout_s:,} s"
+            return Attempt(False, text), "wrong_then_locked"
+        return Attempt(False, "wrong name or password"), "wrong"
 
     def who(self, token: str | None) -> str | None:
         if not token:

@@ -18,7 +18,9 @@ import contextlib
 import json
 import time
 from collections.abc import AsyncIterator
+from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
@@ -38,7 +40,7 @@ from controller.floor.report import assemble, report_queries
 from controller.floor.report_page import render
 from controller.floor.rounds import round_detail, round_summaries
 from controller.floor.shifts import Shifts
-from controller.floor.signin import FloorSignIn
+from controller.floor.signin import FloorSignIn, Lockouts
 from controller.floor.watch import FloorHub
 from controller.webserver import ThreadedServer
 
@@ -89,7 +91,15 @@ def _files() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def build_app(hub: FloorHub, conninfo: str, signin: FloorSignIn, shifts: Shifts) -> Starlette:
+def build_app(
+    hub: FloorHub,
+    conninfo: str,
+    signin: FloorSignIn,
+    shifts: Shifts,
+    signing: Executor | None = None,
+) -> Starlette:
+    """The floor page's app; sign-ins (scrypt, the lockouts in PostgreSQL) run on ``signing``
+    (one thread: they queue rather than take every core), never on the event loop."""
     # The page's reads run on the server's own event loop (psycopg's async pool): no thread.
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         conninfo,
@@ -133,8 +143,13 @@ def build_app(hub: FloorHub, conninfo: str, signin: FloorSignIn, shifts: Shifts)
             return Response(login_page[0], media_type=login_page[1], headers=SECURITY_HEADERS)
         body = (await request.body())[:4096].decode("utf-8", errors="replace")
         form = {k: v[0] for k, v in parse_qs(body).items()}
-        # scrypt holds the loop for tens of milliseconds: sign-ins are rare
-        outcome = signin.attempt(form.get("name", ""), form.get("password", ""), source(request))
+        # scrypt and the lockouts' PostgreSQL, off the event loop: the page goes on meanwhile
+        outcome = await asyncio.get_running_loop().run_in_executor(
+            signing,
+            partial(
+                signin.attempt, form.get("name", ""), form.get("password", ""), source(request)
+            ),
+        )
         if not outcome.accepted:
             page = login_page[0].replace(
                 b"<!--problem-->", f'<p id="problem">{_escape(outcome.text)}</p>'.encode()
@@ -318,14 +333,18 @@ class FloorServer(ThreadedServer):
         self.server_config: Server = config.server
         self.hub = hub
         self.conninfo = conninfo
+        self.lockouts = Lockouts(conninfo, connect_timeout_s=config.database.connect_timeout_s)
         self.signin = FloorSignIn(
             {u.name: u.secret_hash for u in config.users},
+            lockouts=self.lockouts,
             max_wrong=config.access.max_wrong,
+            max_wrong_per_source=config.access.max_wrong_per_source,
             lockout_s=config.access.lockout_seconds,
             session_s=config.access.session_hours * 3600,
             log_path=floor.path(config.access.attempts_log),
         )
         self.shifts = config.shifts.shifts()
+        self.signing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-signin")
 
     @property
     def url(self) -> str:
@@ -334,9 +353,15 @@ class FloorServer(ThreadedServer):
         scheme = "https" if self.server_config.tls_certfile else "http"
         return f"{scheme}://{shown}:{self.port}/"
 
+    def close(self) -> None:
+        super().close()
+        self.signing.shutdown(wait=True)
+        self.lockouts.close()
+
     def start(self) -> None:
+        self.signing.submit(self.lockouts.connect).result()  # the thread and connection now
         self.serve(
-            build_app(self.hub, self.conninfo, self.signin, self.shifts),
+            build_app(self.hub, self.conninfo, self.signin, self.shifts, self.signing),
             lifespan="on",
             ws_max_size=16 * 1024,
             ssl_certfile=self.server_config.tls_certfile,

@@ -326,6 +326,50 @@ def secret_file_problem(path: Path) -> str | None:
     return None
 
 
+# libpq's keywords whose value is a secret: what it is, and where it goes instead
+_DSN_SECRETS = {
+    "password": (
+        "a password",
+        "take it out and name password_env (an environment variable) or password_file (a file "
+        "readable by croupier alone) instead",
+    ),
+    "sslpassword": (
+        "the client key's pass phrase (sslpassword)",
+        "take it out and give sslkey a key without a pass phrase in a file readable by "
+        "croupier alone (mode 600), or sign in with a password from password_env or "
+        "password_file instead",
+    ),
+}
+_UNREADABLE_DSN = "(not shown)"
+
+
+def dsn_problem(dsn: str) -> tuple[str, str] | None:
+    """What is wrong with a libpq connection string for croupier (None: nothing) and what to
+    do, never quoting any part of it: it may hold a secret."""
+    try:
+        parts = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return (
+            "is not a PostgreSQL connection string (it is not repeated here: it may hold a secret)",
+            "give 'host=... dbname=... user=...' or 'postgresql://user@host/dbname'",
+        )
+    for key, (what, instead) in _DSN_SECRETS.items():
+        if key in parts:
+            return f"holds {what}: croupier never keeps a secret there", instead
+    return None
+
+
+def masked_dsn(dsn: str) -> str:
+    """``dsn`` as an error may show it: every secret masked, or nothing when it cannot be
+    read."""
+    try:
+        parts = psycopg.conninfo.conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError:
+        return _UNREADABLE_DSN
+    hidden = {key: "(hidden)" for key in _DSN_SECRETS if key in parts}
+    return psycopg.conninfo.make_conninfo(dsn, **hidden) if hidden else dsn
+
+
 class FloorLink(_Section):
     """Where the journal rows go (PostgreSQL) and how to sign in there, without the secret.
 
@@ -343,34 +387,26 @@ class FloorLink(_Section):
 
     @model_validator(mode="before")
     @classmethod
-    def _hide_password(cls, data: Any) -> Any:
-        """A password typed into ``dsn`` by mistake is refused without being echoed."""
+    def _hide_secrets(cls, data: Any) -> Any:
+        """A secret typed into ``dsn`` by mistake is refused without being echoed: the value
+        shown in the error has it masked (or is not shown at all when it cannot be read)."""
         if isinstance(data, dict) and isinstance(data.get("dsn"), str):
-            try:
-                parts = psycopg.conninfo.conninfo_to_dict(data["dsn"])
-            except psycopg.ProgrammingError:
-                return data
-            if parts.get("password"):
-                hidden = psycopg.conninfo.make_conninfo(data["dsn"], password="(hidden)")  # noqa: S106 - a mask
-                return {**data, "dsn": hidden}
+            return {**data, "dsn": masked_dsn(data["dsn"])}
         return data
 
     @field_validator("dsn")
     @classmethod
     def _dsn(cls, value: str) -> str:
-        try:
-            parts = psycopg.conninfo.conninfo_to_dict(value)
-        except psycopg.ProgrammingError as exc:
-            raise ValueError(
-                "is not a PostgreSQL connection string: give 'host=... dbname=... user=...' "
-                f"or 'postgresql://user@host/dbname' ({str(exc).strip()})"
-            ) from None
-        if parts.get("password"):
-            raise ValueError(
-                "holds a password: a table file never keeps one; take it out and name "
-                "password_env (an environment variable) or password_file (a file readable by "
-                "croupier alone) instead"
-            )
+        problem = dsn_problem(value)
+        if problem is not None:
+            raise ValueError("; ".join(problem))
+        parts = psycopg.conninfo.conninfo_to_dict(value)
+        for key in ("passfile", "servicefile"):
+            named = parts.get(key)
+            if named:
+                found = secret_file_problem(Path(str(named)))
+                if found is not None:
+                    raise ValueError(f"names {key} {named}, which {found} (it may hold passwords)")
         return value
 
     @field_validator("password_env")

@@ -16,7 +16,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from controller.floor.cluster import FLOOR_LOGIN, TABLE_LOGIN, Cluster
+from controller.floor.cluster import FLOOR_LOGIN, Cluster
 from controller.floor.shipper import Shipper
 from controller.journal.store import Journal, Row
 from controller.play.demo import DemoOptions, demo_dealer
@@ -50,8 +50,15 @@ def table_id(prefix: str = "t") -> str:
     return f"{prefix}-{os.getpid() % 1000}-{next(_ids)}-{int(time.time()) % 100000}"
 
 
-def link(cluster: Cluster, **extra: Any) -> FloorLink:
-    return FloorLink(dsn=cluster.dsn(TABLE_LOGIN), password_env=PASSWORD_ENV, **extra)
+def table_dsn(cluster: Cluster, tid: str) -> str:
+    """The connection string (no password) of table ``tid``'s own login, made if need be; its
+    password is in ``PASSWORD_ENV``."""
+    return cluster.dsn(cluster.table_login(tid).login)
+
+
+def link(cluster: Cluster, tid: str, **extra: Any) -> FloorLink:
+    """Table ``tid``'s [floor] section: its own login."""
+    return FloorLink(dsn=table_dsn(cluster, tid), password_env=PASSWORD_ENV, **extra)
 
 
 def table(tmp: Path, tid: str, **extra: Any) -> LoadedTable:

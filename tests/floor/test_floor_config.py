@@ -4,6 +4,8 @@ value and what to do, and a password never kept in (or echoed from) a file."""
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -99,3 +101,75 @@ def test_floor_commands_with_bad_options_exit_2_with_a_message(
     assert main(["floor", "demo", "--tables", "0"]) == 2
     assert "--tables must be 1-50" in capsys.readouterr().err
     assert main(["floor", "audit", "--config", os.devnull]) == 2
+
+
+SECRET = "hunter2-very-secret"  # a DSN's secret that must never be echoed
+SECRET_DSNS = [
+    f"host=db user=t password={SECRET}",
+    f"postgresql://t:{SECRET}@db/x",
+    f"host=db user=t sslpassword={SECRET}",
+    f"postgresql://t@db/x?sslpassword={SECRET}",
+    f"host=db password={SECRET} not-a-pair",  # cannot be read: nothing of it is shown
+    f"postgresql://t:{SECRET}@[db/x",
+    f"password='{SECRET}",
+]
+
+
+def _croupier(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "controller.cli", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        timeout=60,
+        check=False,
+        env={**os.environ, "CROUPIER_TEST_SET": "x"},
+    )
+
+
+@pytest.mark.parametrize("dsn", SECRET_DSNS)
+def test_a_dsn_with_a_secret_is_refused_by_the_real_commands_which_never_echo_it(
+    tmp_path: Path, dsn: str
+) -> None:
+    quoted = dsn.replace("'", "\\u0027")
+    (tmp_path / "table.toml").write_text(
+        f'table_id = "t1"\n[floor]\ndsn = "{quoted}"\npassword_env = "CROUPIER_TEST_SET"\n'
+    )
+    (tmp_path / "floor.toml").write_text(
+        f'[database]\ndsn = "{quoted}"\npassword_env = "CROUPIER_TEST_SET"\n'
+        '[[users]]\nname = "pat"\nsecret_hash = "scrypt$16384$8$1$AAECAwQFBgcICQoLDA0ODw==$'
+        'fR7H4sqJInOWpd6c5IR9Y75NRWNMIRL5XQFIV2IyB38="\n'
+    )
+    readable = "not-a-pair" not in dsn and "[" not in dsn and "'" not in dsn
+    for args, key, instead in (
+        (("doctor", "--config", "table.toml"), "floor.dsn", "password_env"),
+        (("run", "--demo", "--config", "table.toml"), "floor.dsn", "password_env"),
+        (("floor", "serve", "--config", "floor.toml"), "database.dsn", "password_env"),
+        (("floor", "migrate", "--dsn", dsn), "--dsn", "--password-env"),
+        (("floor", "table-login", "t1", "--dsn", dsn), "--dsn", "--password-env"),
+    ):
+        done = _croupier(*args, cwd=tmp_path)
+        shown = done.stdout + done.stderr
+        assert SECRET not in shown, args
+        assert "Traceback" not in shown, args
+        assert done.returncode == 2, (args, shown)
+        assert key in shown, (args, shown)
+        if readable:
+            assert instead in shown, (args, shown)
+            assert "password" in shown or "sslpassword" in shown
+        else:
+            assert "is not a PostgreSQL connection string" in shown, (args, shown)
+
+
+def test_a_passfile_named_in_the_dsn_must_be_croupiers_own_and_private(tmp_path: Path) -> None:
+    passfile = tmp_path / "pgpass"
+    passfile.write_text("db:5432:*:t:pw\n")
+    passfile.chmod(0o644)
+    text = _refused({"dsn": f"host=db user=t passfile={passfile}"})
+    assert "floor.dsn" in text
+    assert "chmod 600" in text
+    passfile.chmod(0o600)
+    loaded = table_from_mapping(
+        {"floor": {"dsn": f"host=db user=t passfile={passfile}"}}, "t", Path.cwd()
+    )
+    assert loaded.config.floor is not None

@@ -91,7 +91,7 @@ def floor(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterato
         tables[tid] = table(tmp, tid)
         with (
             TableService(tables[tid], actors=demo(seed=n)) as service,
-            Shipper(tables[tid].journal_path, tid, link(cluster)) as shipper,
+            Shipper(tables[tid].journal_path, tid, link(cluster, tid)) as shipper,
         ):
             wait_until(partial(_dealt, service, 3), "three rounds")
             service.close()
@@ -154,7 +154,9 @@ def test_live_tables_appear_and_a_lockup_on_one_shows_as_an_alert_within_a_secon
             services[tid] = stack.enter_context(
                 TableService(loaded, actors=demo(pace_s=0.03, seed=n))
             )
-            stack.enter_context(Shipper(loaded.journal_path, tid, link(floor.cluster, poll_ms=20)))
+            stack.enter_context(
+                Shipper(loaded.journal_path, tid, link(floor.cluster, tid, poll_ms=20))
+            )
         for tid in services:
             page.wait_for_selector(f'article.table[data-table="{tid}"] .state')
         assert f"signed in: {PIT}" in page.inner_text("#who")

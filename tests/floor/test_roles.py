@@ -12,7 +12,16 @@ from controller.floor.cluster import Cluster
 from controller.floor.schema import newest_revision, revision
 from controller.floor.shipper import Shipper
 from controller.service.service import TableService
-from tests.floor.conftest import demo, drained, link, rounds_done, table, table_id, wait_until
+from tests.floor.conftest import (
+    demo,
+    drained,
+    link,
+    rounds_done,
+    table,
+    table_dsn,
+    table_id,
+    wait_until,
+)
 
 
 @pytest.fixture(scope="module")
@@ -21,7 +30,7 @@ def shipped(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> str:
     loaded = table(tmp_path_factory.mktemp("roles"), tid)
     with TableService(loaded, actors=demo()) as service:
         wait_until(lambda: rounds_done(service) >= 1, "a round")
-    with Shipper(loaded.journal_path, tid, link(cluster)) as shipper:
+    with Shipper(loaded.journal_path, tid, link(cluster, tid)) as shipper:
         wait_until(lambda: drained(shipper, loaded.journal_path), "shipped")
     return tid
 
@@ -45,11 +54,11 @@ def _refused(conninfo: str, statement: str, args: tuple[object, ...] = ()) -> st
 def test_the_table_role_cannot_read_change_or_remove_rows(
     cluster: Cluster, shipped: str, statement: str
 ) -> None:
-    assert "permission denied" in _refused(cluster.conninfo("table"), statement, (shipped,))
+    assert "permission denied" in _refused(cluster.table_conninfo(shipped), statement, (shipped,))
 
 
 def test_the_table_role_cannot_truncate(cluster: Cluster, shipped: str) -> None:
-    text = _refused(cluster.conninfo("table"), "TRUNCATE croupier.journal_rows")
+    text = _refused(cluster.table_conninfo(shipped), "TRUNCATE croupier.journal_rows")
     assert "permission denied" in text
 
 
@@ -63,7 +72,7 @@ def test_the_table_role_cannot_reach_a_month_partition_directly(
         ).fetchone()
     assert found is not None
     text = _refused(
-        cluster.conninfo("table"),
+        cluster.table_conninfo(shipped),
         f"DELETE FROM croupier.{found[0]} WHERE table_id = %s",
         (shipped,),
     )
@@ -114,7 +123,6 @@ def test_doctor_reports_the_floor_and_the_backlog(
     cluster: Cluster, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     from controller.cli.main import main  # noqa: PLC0415
-    from controller.floor.cluster import TABLE_LOGIN  # noqa: PLC0415
     from tests.floor.conftest import PASSWORD_ENV  # noqa: PLC0415
 
     tid = table_id("doctor")
@@ -124,13 +132,13 @@ def test_doctor_reports_the_floor_and_the_backlog(
     file = tmp_path / "table.toml"
     file.write_text(
         f'table_id = "{tid}"\n[journal]\npath = "{loaded.journal_path}"\n'
-        f'[floor]\ndsn = "{cluster.dsn(TABLE_LOGIN)}"\npassword_env = "{PASSWORD_ENV}"\n'
+        f'[floor]\ndsn = "{table_dsn(cluster, tid)}"\npassword_env = "{PASSWORD_ENV}"\n'
     )
     main(["doctor", "--config", str(file)])
     line = next(x for x in capsys.readouterr().out.splitlines() if "] floor:" in x)
     assert "rows behind, oldest" in line
     assert line.startswith(("[ok  ]", "[warn]"))
-    with Shipper(loaded.journal_path, tid, link(cluster)) as shipper:
+    with Shipper(loaded.journal_path, tid, link(cluster, tid)) as shipper:
         wait_until(lambda: drained(shipper, loaded.journal_path), "shipped")
     main(["doctor", "--config", str(file)])
     line = next(x for x in capsys.readouterr().out.splitlines() if "] floor:" in x)

@@ -17,7 +17,7 @@ import psycopg
 
 from controller.display.hub import StateHub
 from controller.floor.audit import audit_table, compare_local
-from controller.floor.cluster import TABLE_LOGIN, Cluster, wait_until_accepting
+from controller.floor.cluster import Cluster, wait_until_accepting
 from controller.floor.shipper import Shipper
 from controller.journal.store import Journal, parse_ts
 from controller.service.service import TableService
@@ -31,6 +31,7 @@ from tests.floor.conftest import (
     local_rows,
     rounds_done,
     table,
+    table_dsn,
     table_id,
     wait_until,
 )
@@ -45,7 +46,7 @@ def test_every_row_arrives_exactly_once_in_order_and_the_chain_verifies(
     loaded = table(tmp_path, tid)
     with (
         TableService(loaded, actors=demo()) as service,
-        Shipper(loaded.journal_path, tid, link(cluster, batch_rows=37)) as shipper,
+        Shipper(loaded.journal_path, tid, link(cluster, tid, batch_rows=37)) as shipper,
     ):
         wait_until(lambda: rounds_done(service) >= 4, "four rounds dealt")
         service.close()  # the table stops; the shipper goes on until the floor has it all
@@ -69,7 +70,7 @@ def _table_file(tmp: Path, tid: str, cluster: Cluster, batch_rows: int) -> Path:
         f'table_id = "{tid}"\nboxes = [1, 2, 3]\n\n[display]\nport = 0\n\n'
         f'[journal]\npath = "{tmp / "journal.sqlite3"}"\n\n'
         f'[logs]\naudit = "{tmp / "audit.jsonl"}"\ndebug = "{tmp / "debug.log"}"\n\n'
-        f'[floor]\ndsn = "{cluster.dsn(TABLE_LOGIN)}"\npassword_env = "{PASSWORD_ENV}"\n'
+        f'[floor]\ndsn = "{table_dsn(cluster, tid)}"\npassword_env = "{PASSWORD_ENV}"\n'
         f"batch_rows = {batch_rows}\npoll_ms = 20\n"
     )
     return path
@@ -167,7 +168,7 @@ def test_the_table_deals_on_while_postgresql_is_down_and_the_backlog_drains(
 ) -> None:
     tid = table_id("down")
     loaded = table(tmp_path, tid)
-    settings = link(cluster, batch_rows=200, connect_timeout_s=2)
+    settings = link(cluster, tid, batch_rows=200, connect_timeout_s=2)
     with (
         TableService(loaded, actors=demo(pace_s=0.002)) as service,
         Shipper(loaded.journal_path, tid, settings) as shipper,
@@ -229,10 +230,10 @@ def test_a_second_journal_with_the_same_table_id_is_refused(
         wait_until(lambda: rounds_done(service) >= 1, "a round at the first table")
     with TableService(two, actors=demo(seed=9)) as service:
         wait_until(lambda: rounds_done(service) >= 2, "rounds at the second table")
-    with Shipper(one.journal_path, tid, link(cluster)) as first:
+    with Shipper(one.journal_path, tid, link(cluster, tid)) as first:
         wait_until(lambda: drained(first, one.journal_path), "the first table shipped")
     with (
-        Shipper(two.journal_path, tid, link(cluster)) as second,
+        Shipper(two.journal_path, tid, link(cluster, tid)) as second,
         psycopg.connect(cluster.conninfo("floor"), autocommit=True) as db,
     ):
         wait_until(lambda: second.health().status == "refused", "the twin refused")
@@ -262,8 +263,8 @@ def test_two_journals_shipping_as_one_table_at_once_leave_the_floor_with_one_cha
         with TableService(loaded, actors=demo(seed=seed)) as service:
             wait_until(partial(_at_least, service, 2), "two rounds")
     with (
-        Shipper(one.journal_path, tid, link(cluster, batch_rows=20)) as a,
-        Shipper(two.journal_path, tid, link(cluster, batch_rows=20)) as b,
+        Shipper(one.journal_path, tid, link(cluster, tid, batch_rows=20)) as a,
+        Shipper(two.journal_path, tid, link(cluster, tid, batch_rows=20)) as b,
     ):
         wait_until(
             lambda: {a.health().status, b.health().status} == {"connected", "refused"},
@@ -282,7 +283,9 @@ def test_a_missing_password_is_shown_as_refused_with_what_to_do(
     tid = table_id("nopw")
     loaded = table(tmp_path, tid)
     Journal.open(loaded.journal_path, table_id=tid).close()
-    settings = link(cluster).model_copy(update={"password_env": "CROUPIER_TEST_UNSET_PASSWORD"})
+    settings = link(cluster, tid).model_copy(
+        update={"password_env": "CROUPIER_TEST_UNSET_PASSWORD"}
+    )
     with Shipper(loaded.journal_path, tid, settings) as shipper:
         wait_until(lambda: shipper.health().status == "refused", "refused")
         assert "CROUPIER_TEST_UNSET_PASSWORD" in shipper.health().detail
@@ -294,7 +297,7 @@ def test_the_shipping_shows_on_the_dealers_device_strip_as_it_goes(
 ) -> None:
     tid = table_id("strip")
     loaded = table(tmp_path, tid)
-    shipper = Shipper(loaded.journal_path, tid, link(cluster))
+    shipper = Shipper(loaded.journal_path, tid, link(cluster, tid))
     service = TableService(loaded, actors=demo(pace_s=0.01), monitors=[shipper])
     hub = StateHub.attach(service)
     with service:
