@@ -311,6 +311,9 @@ class TableService:
             ]
         )
         self.journaled = prepared.commit(show=self._told, limits=BetLimits.of(self.config))
+        # Before any device event is applied: which firmware may deal (checked at each
+        # identification, this start's included).
+        self.journaled.allow_firmware(self.config.devices.firmware_allow)
         # What the display showed before a restart: the finished rounds, from the journal.
         finished, self.rounds_completed = prepared.finished
         keep = self.config.display.last_rounds
