@@ -69,6 +69,7 @@ from controller.table.app import InputResult, TableApp
 from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
+from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
 from drivers.table import TableDevices
 from drivers.tbl21.events import (
@@ -204,7 +205,11 @@ class TableService:
         self.notices = Notices()  # a rebuilt round, journal trouble: until read
         check_device_urls(self.config.devices.urls, table.source)
         self.health = {
-            role: DeviceHealth(role, url)
+            role: DeviceHealth(
+                role,
+                url,
+                firmware_allow=AllowFirmware.of(self.config.devices.firmware_allow).hashes,
+            )
             for role, url in shown_urls(self.config.devices.urls).items()
         }
         self.monitors = list(monitors)

@@ -200,6 +200,9 @@ def test_croupier_run_holds_for_a_device_whose_firmware_the_table_file_does_not_
         assert said == "Stop: the hole-card reader runs firmware this table does not allow: no deal"
         assert "SIM-P-0001" in todo
         assert "devices.firmware_allow" in todo
+        details = {d["role"]: d["detail"] for d in state["devices"]}  # the device strip
+        assert details["peek"].startswith("firmware not approved")
+        assert details["shoe"] == details["panel"] == ""
         # no deal: no bet is taken, and the supervisor cannot clear the hold
         assert not rig.bet(1, "ann", 1000).get("accepted")
         supervisor_sign_in(rig.panel)
