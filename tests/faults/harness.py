@@ -128,11 +128,14 @@ class Rig:
         cards: str = PA_CARDS,
         boxes: tuple[int, ...] = (1, 2),
         firmware_allow: tuple[str, ...] = (),
+        shoe_decks: int = 6,
     ) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.journal_path = folder / "journal.sqlite3"
-        self.shoe = EmulatedShoe(cards=cards, decks=6, seed=1)
+        # ``shoe_decks``: what the shoe believes it holds (its own inventory check), whatever
+        # the variant's decks
+        self.shoe = EmulatedShoe(cards=cards, decks=shoe_decks, seed=1)
         self.peek = EmulatedPeekReader(seed=1)
         self.panel = EmulatedPanel(seed=1)
         self.runners: dict[str, PtyRunner] = {}

@@ -1,6 +1,7 @@
 """A shoe that restarts with its draw number at 0, a device swapped for another unit or other
-firmware in the middle of a round, and firmware the table file does not allow: through
-``croupier run`` in a subprocess, its devices emulated on ptys (issue 21, points 1 and 2).
+firmware in the middle of a round, firmware the table file does not allow, and a card more than
+the shoe's decks hold: through ``croupier run`` in a subprocess, its devices emulated on ptys
+(issue 21, points 1 to 3).
 
 A draw number that does not follow on after a reboot is no resend: the table holds for a
 supervisor and every card from then on waits for the supervisor's decision (none is dropped as
@@ -256,3 +257,38 @@ def test_croupier_run_holds_mid_round_when_a_device_comes_back_with_firmware_not
 
         with pytest.raises(_Checked):
             dealer.play_round(on_phase)
+
+
+def test_croupier_run_keeps_a_seventh_ace_of_spades_from_six_decks_out_of_the_round(
+    tmp_path: Path,
+) -> None:
+    # The shoe believes it holds 8 decks, so it raises no fault of its own: the table counts.
+    cards = "AS AS AS AS AS AS AS 5H 9C 2S KD QS JH 3C 4D 7C 8H 9D TS JC QD KH 4S 3H 7D"
+    with Rig(tmp_path, cards=cards, shoe_decks=8) as rig:
+        dealer = Dealer(rig)
+
+        def on_phase(d: Dealer, phase: str) -> None:
+            if phase != "dealing":
+                return
+            for _ in range(5):  # box 1, box 2, the dealer's ace, box 1, box 2: aces 2 to 6
+                d.draw()
+            state = d.draw()  # the hole card: a seventh ace of spades
+            state = rig.wait_for(lambda s: s["holding"], "a hold for the card over the count")
+            said, todo = told(state)
+            assert said == "Stop: one card more than this game's shoe holds came out: "
+            assert state["instruction"]["parts"][-1] == {"card": "AS"}
+            assert "burns it or voids the round" in todo
+            assert state["dealer"]["face_down"] == 0  # not dealt
+            supervisor_sign_in(rig.panel)
+            rig.wait_for(lambda s: s["access"]["signed_in"] == "supervisor", "the supervisor in")
+            assert "assign" not in rig.state["access"]["decisions"]
+            press(rig, "CAN", lambda s: not s["holding"], "burned")
+            supervisor_sign_out(rig.panel)
+            state = d.draw()  # 5H, the hole card after all
+            assert state["dealer"]["face_down"] == 1
+            raise _Checked
+
+        with pytest.raises(_Checked):
+            dealer.play_round(on_phase)
+        rows = read_journal(rig.journal_path)
+        assert [r.payload["action"] for r in rows if r.kind == "supervisor"] == ["burn_card"]
