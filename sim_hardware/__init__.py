@@ -10,7 +10,7 @@ from __future__ import annotations
 from drivers.tbl21.events import DeviceState
 from drivers.tbl21.faults import Severity
 from sim_hardware.cardlist import parse_card_list, read_card_file
-from sim_hardware.device import DeviceCore, Flag
+from sim_hardware.device import DeviceCore, Flag, firmware_hash
 from sim_hardware.errors import (
     CardListError,
     DeviceNameInUseError,
@@ -45,6 +45,7 @@ __all__ = [
     "SimActionError",
     "SimConfigError",
     "SimError",
+    "firmware_hash",
     "live_devices",
     "parse_card_list",
     "read_card_file",

@@ -107,6 +107,12 @@ _P = ParamSpec("_P")
 _R = TypeVar("_R")
 
 
+def firmware_hash(model: str, fw_version: str) -> str:
+    """The ``fw_hash16`` an emulated device of ``model`` reports for firmware ``fw_version``
+    (the first 16 hex digits of SHA-256 of ``"<model>/<fw_version>"``, in lower case)."""
+    return hashlib.sha256(f"{model}/{fw_version}".encode()).hexdigest()[:16]
+
+
 def locked(fn: Callable[Concatenate[_D, _P], _R]) -> Callable[Concatenate[_D, _P], _R]:
     """Run a method under the device lock (the pump side: on_bytes, tick, next_deadline)."""
 
@@ -172,7 +178,7 @@ class DeviceCore:
         self.lock = threading.RLock()
         self.serial_no = serial_no or f"SIM-{self.dev_code}-0001"
         self.fw_version = fw_version
-        self.fw_hash16 = hashlib.sha256(f"{self.model}/{fw_version}".encode()).hexdigest()[:16]
+        self.fw_hash16 = firmware_hash(self.model, fw_version)
         self.queue_capacity = queue_capacity
         self.rng = random.Random(seed)
         self.transmitted: deque[Frame] = deque(maxlen=LOG_LENGTH)  # as meant, before wire faults
@@ -378,9 +384,30 @@ class DeviceCore:
             return list(self._injections)
 
     @action
-    def reboot(self, reason: str = "SW", *, cut_after_bytes: int | None = None) -> None:
+    def reboot(
+        self,
+        reason: str = "SW",
+        *,
+        cut_after_bytes: int | None = None,
+        forget_draw_no: bool = False,
+    ) -> None:
         """Reboot now (see :class:`sim_hardware.faults.Reboot`)."""
-        self._fire(Reboot(reason=reason, cut_after_bytes=cut_after_bytes), self._now)
+        spec = Reboot(reason=reason, cut_after_bytes=cut_after_bytes, forget_draw_no=forget_draw_no)
+        self._check_shoe_only(spec)
+        self._fire(spec, self._now)
+
+    @action
+    def swap_unit(self, serial_no: str, fw_version: str | None = None) -> None:
+        """Another unit takes this one's place on the cable (another serial, perhaps other
+        firmware): it powers up (PON) and identifies as itself."""
+        for text, what in ((fw_version or "", "fw_version"), (serial_no, "serial_no")):
+            if ";" in text or not text.isascii() or not text.isprintable() or not serial_no:
+                raise SimConfigError(f"{what} must be printable ASCII without ';', got {text!r}")
+        self.serial_no = serial_no
+        if fw_version is not None:
+            self.fw_version = fw_version
+            self.fw_hash16 = firmware_hash(self.model, fw_version)
+        self._reboot("PON", cut_after_bytes=0)
 
     @action
     def stall(self, duration_s: float, *, then_reboot: bool = False) -> None:
@@ -766,6 +793,13 @@ class DeviceCore:
         self._cable = connected
         self.stats["unplugged" if not connected else "replugged"] += 1
 
+    def _check_shoe_only(self, spec: FaultSpec) -> None:
+        if getattr(spec, "forget_draw_no", False) and self.dev_code != "S":
+            raise SimConfigError(
+                f"Reboot(forget_draw_no=True) needs a shoe; a {type(self).__name__} has no "
+                "draw number"
+            )
+
     def _add_injection(self, spec: FaultSpec) -> None:
         if not isinstance(spec, self.accepted_faults):
             names = ", ".join(t.__name__ for t in self.accepted_faults)
@@ -777,6 +811,7 @@ class DeviceCore:
                 f"{type(spec).__name__}(at_draw=...) needs a shoe; use at_s on "
                 f"{type(self).__name__}"
             )
+        self._check_shoe_only(spec)
         self._injections.append(spec)
 
     def _fire_at_draw(self, draw_no: int) -> None:
@@ -790,7 +825,11 @@ class DeviceCore:
 
     def _fire(self, spec: FaultSpec, now: float) -> None:
         if isinstance(spec, Reboot):
-            self._reboot(spec.reason, cut_after_bytes=spec.cut_after_bytes)
+            self._reboot(
+                spec.reason,
+                cut_after_bytes=spec.cut_after_bytes,
+                forget_draw_no=spec.forget_draw_no,
+            )
         elif isinstance(spec, Stall):
             self._stall_until = now + spec.duration_s
             self._stall_then_reboot = spec.then_reboot
@@ -809,7 +848,9 @@ class DeviceCore:
         else:
             self._device_fire(spec, now)
 
-    def _reboot(self, reason: str, *, cut_after_bytes: int | None) -> None:
+    def _reboot(
+        self, reason: str, *, cut_after_bytes: int | None, forget_draw_no: bool = False
+    ) -> None:
         pending = b"".join(chunk for _, chunk in self._outbox)
         self._outbox.clear()
         cut = len(pending) // 2 if cut_after_bytes is None else min(cut_after_bytes, len(pending))
@@ -822,6 +863,8 @@ class DeviceCore:
         for queued in self._queue:
             queued.sends, queued.sent_at = 0, None
         self._device_reboot()
+        if forget_draw_no:
+            self._device_forget_draw_no()
         self._emit("p", f"{self._boot_count};{reason}")
         self._device_after_boot()
 
@@ -849,6 +892,9 @@ class DeviceCore:
 
     def _device_reboot(self) -> None:
         """Reset device-specific volatile state (called before the new ``p`` is queued)."""
+
+    def _device_forget_draw_no(self) -> None:
+        """A shoe comes back with its draw number at 0 (a reboot that forgets it)."""
 
     def _device_after_boot(self) -> None:
         """Report conditions still physically present after a reboot (after ``p``)."""

@@ -184,12 +184,15 @@ class Reboot:
     """The device reboots (boot_count + 1, ``p boot_count;reason`` queued behind the kept
     events). The bytes not yet on the wire are lost; ``cut_after_bytes`` of them still go out
     first (default: half of what is pending), so the host sees a torn frame. With ``at_draw``
-    the frame in flight is the ``c`` of that draw (or whatever the shoe was sending)."""
+    the frame in flight is the ``c`` of that draw (or whatever the shoe was sending). With
+    ``forget_draw_no`` (a shoe only) the shoe comes back with its draw number at 0, as a
+    replacement unit or one that does not keep its numbers: the next card is draw 1."""
 
     at_draw: int | None = None
     at_s: float | None = None
     reason: str = "WDT"
     cut_after_bytes: int | None = None
+    forget_draw_no: bool = False
 
     def __post_init__(self) -> None:
         _check_moment("Reboot", self.at_draw, self.at_s)

@@ -19,7 +19,9 @@ reader. Choices where protocol.md is silent:
   clears at the next good read, 0x15 when the gate is unlocked. Lockups (0x12, 0x13, 0x14) stay
   until ``clear_fault``.
 - After a reboot the shoe keeps its cards, draw_no and remaining (they are physical or kept in
-  non-volatile memory); the gate goes back to unlocked; an open lid is reported again.
+  non-volatile memory); the gate goes back to unlocked; an open lid is reported again. A reboot
+  with ``forget_draw_no`` (a shoe that does not keep its numbers, or a replacement unit) keeps
+  the cards but starts the draw number at 0 again.
 """
 
 from __future__ import annotations
@@ -341,6 +343,11 @@ class EmulatedShoe(DeviceCore):
 
     def _device_reboot(self) -> None:
         self._gate_locked = False
+
+    def _device_forget_draw_no(self) -> None:
+        if self._cut_at is not None:
+            self._cut_at -= self._draw_no  # the cut card stays where it is among the cards
+        self._draw_no = 0
 
     def _device_after_boot(self) -> None:
         if self._lid_open:

@@ -278,6 +278,14 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "The supervisor (key at SUP, signed in) burns it or voids the round.",
             "detail": hold.detail.partition("(")[2].rstrip(")"),
         }
+    if hold.kind is HoldKind.UNEXPECTED_CARD and hold.kept_out:
+        card = () if hold.card is None else (hold.card,)
+        return {
+            "what": parts("one card more than this game's shoe holds came out: ", *card),
+            "todo": "Leave it face up, check the shoe for a card of another deck, and press "
+            "CALL. The supervisor (key at SUP, signed in) burns it or voids the round.",
+            "detail": hold.detail.partition("(")[2].rstrip(")"),
+        }
     if hold.kind is HoldKind.UNEXPECTED_CARD:
         card = () if hold.card is None else (hold.card,)
         return {
@@ -322,6 +330,30 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
         }
     elif technical == "DRAW_GAP":
         lockup = "cards left the shoe unseen"
+    elif technical == "DRAW_RESET":
+        return {
+            "what": parts("the shoe restarted and lost its count of the cards drawn"),
+            "todo": "Stop dealing. Leave every card drawn since face up, in order, and press "
+            "CALL: the supervisor (key at SUP, signed in) clears this hold, then gives each "
+            "card to its hand, burns it, or voids the round.",
+            "detail": " - ".join((technical, rest)),
+        }
+    elif technical == "DEVICE_CHANGED":
+        return {
+            "what": parts(f"the {device} came back as another unit or with other firmware"),
+            "todo": "Stop dealing and press CALL: the supervisor (key at SUP, signed in) checks "
+            f"the {device} and the cards on the table, then clears the hold or voids the round.",
+            "detail": " - ".join((technical, rest)),
+        }
+    elif technical == "FIRMWARE_NOT_APPROVED":
+        unit = rest.partition(" (")[2].partition(") runs")[0]
+        return {
+            "what": parts(f"the {device} runs firmware this table does not allow: no deal"),
+            "todo": f"Press CALL for a technician: install approved firmware on the {device} "
+            f"({unit}), or add its hash to devices.firmware_allow in the table file and restart "
+            "croupier. Then a supervisor clears the hold.",
+            "detail": technical,
+        }
     elif " lockup " in hold.detail:
         technical = hold.detail.rsplit(" lockup ", 1)[1].split(":")[0]
         pushed = hold.detail.partition(": ")[2]

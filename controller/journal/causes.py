@@ -3,8 +3,8 @@
 A cause is a driver event (row kind ``device_event``), a supervisor's :class:`SetAside` at a
 table stopped for a supervisor (row kind ``set_aside``), or one of the table's *calls* (row kind
 ``call``): a bet, a supervisor's (or technician's) decision, the dealer's keyed-in card, a PIN
-attempt's outcome, a sign-out, a change of the PIN policy, the panel's lights told again once
-the devices are open. Each is journalled as its record
+attempt's outcome, a sign-out, a change of the PIN policy or of the firmware allowed, the
+panel's lights told again once the devices are open. Each is journalled as its record
 (:func:`controller.journal.records.to_record`: ``{"type": "Bet", "box": 2, ...}``) and read back
 into the same object, which :func:`apply_cause` gives to the table exactly as the live one was.
 
@@ -26,10 +26,11 @@ from controller.round.spec import Action
 from controller.table.access import PinAttempt, RequirePins, SignOut
 from controller.table.app import SetAside, TableApp
 from controller.table.commands import Relight
+from controller.table.firmware import AllowFirmware
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import DeviceEvent
 
-Call = Bet | Decision | KeyedCard | PinAttempt | SignOut | RequirePins | Relight
+Call = Bet | Decision | KeyedCard | PinAttempt | SignOut | RequirePins | Relight | AllowFirmware
 Cause = DeviceEvent | Call | SetAside
 CALL_TYPES: tuple[type, ...] = (
     Bet,
@@ -39,6 +40,7 @@ CALL_TYPES: tuple[type, ...] = (
     SignOut,
     RequirePins,
     Relight,
+    AllowFirmware,
 )
 
 Entry = tuple[str, dict[str, Any]]
@@ -107,6 +109,8 @@ def apply_cause(app: TableApp, cause: Cause) -> None:
         app.require_pins(cause.required)
     elif isinstance(cause, Relight):
         app.relight()
+    elif isinstance(cause, AllowFirmware):
+        app.allow_firmware(cause)
     elif isinstance(cause, SetAside):
         app.set_aside(cause)
     else:

@@ -60,6 +60,7 @@ from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, Require
 from controller.table.app import DeviceOrder, InputResult, SetAside, TableApp, TableOutput
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
+from controller.table.firmware import AllowFirmware
 from controller.table.keypad import DIGIT_KEYS
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
@@ -230,6 +231,13 @@ class JournaledTable:
         """Journal (as a cause) and apply a change of the table's PIN policy."""
         if required is not self.app.access.policy.pins_required:
             self.apply(RequirePins(required))
+
+    def allow_firmware(self, hashes: tuple[str, ...] | list[str]) -> None:
+        """Journal (as a cause) and apply the firmware allowed from now on, if the table's
+        differs (a start with the table file's ``devices.firmware_allow``)."""
+        call = AllowFirmware.of(hashes)
+        if call.hashes != self.app.firmware_allow:
+            self.apply(call)
 
     def sign_out(self, reason: str) -> None:
         """Sign out whoever is signed in (journalled as a cause first)."""

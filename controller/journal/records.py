@@ -22,7 +22,7 @@ float, str
 conversion. It knows every dataclass of :mod:`drivers.tbl21.events`, the controller's outputs
 (Prompt, LedgerEntry, DeviceCommand, StateChanged, SupervisorAction), the round's inputs
 (:mod:`controller.round.inputs`) and the table's calls (PinAttempt, SignOut, RequirePins,
-Relight, SetAside).
+Relight, SetAside, AllowFirmware).
 """
 
 from __future__ import annotations
@@ -236,9 +236,10 @@ def _registry() -> dict[str, type]:
     from controller.table.access import PinAttempt, RequirePins, SignOut  # noqa: PLC0415
     from controller.table.app import SetAside  # noqa: PLC0415
     from controller.table.commands import Relight  # noqa: PLC0415
+    from controller.table.firmware import AllowFirmware  # noqa: PLC0415
 
     known: dict[str, type] = {cls.__name__: cls for cls in INPUT_TYPES.values()}
-    calls: tuple[type, ...] = (PinAttempt, RequirePins, SignOut, Relight, SetAside)
+    calls: tuple[type, ...] = (PinAttempt, RequirePins, SignOut, Relight, SetAside, AllowFirmware)
     for cls in calls:
         known[cls.__name__] = cls
     for value in vars(events).values():

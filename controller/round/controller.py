@@ -494,6 +494,9 @@ class RoundController:
     # cards ---------------------------------------------------------------------------------------
 
     def _card(self, move: DrawnCard) -> State:
+        if move.kept_out is not None:
+            self._undo.clear()
+            return self._kept_out_card(move.card, move.kept_out, self.state)
         return self._apply_card(move.card, self.state)
 
     def _apply_card(self, card: Card, state: State) -> State:
@@ -526,20 +529,20 @@ class RoundController:
     def _foreign_card(self, card: Card, state: State) -> State:
         """A card that cannot be in the variant's shoe (a ten from a Spanish 48-card shoe): an
         irregularity. It is never dealt or settled; a supervisor burns it or voids the round."""
+        deck = deck_words(self.rules)
+        return self._kept_out_card(card, f"cannot be in this game's shoe ({deck})", state)
+
+    def _kept_out_card(self, card: Card, why: str, state: State) -> State:
+        """A card the round never takes (foreign to the shoe, or one more than its decks hold):
+        it waits, kept out, until a supervisor burns it or voids the round."""
         if state is not S.HOLD:
             self.table.resume_state = state
-        deck = deck_words(self.rules)
         self.table.holds.append(
-            HoldReason(
-                HoldKind.UNEXPECTED_CARD,
-                f"card {card} cannot be in this game's shoe ({deck})",
-                card,
-            )
+            HoldReason(HoldKind.UNEXPECTED_CARD, f"card {card} {why}", card, kept_out=True)
         )
         self._prompt(
             PromptCode.HOLD,
-            f"card {card} cannot be in this game's shoe ({deck}): hold, check the shoe. "
-            "Supervisor: burn it or void the round",
+            f"card {card} {why}: hold, check the shoe. Supervisor: burn it or void the round",
         )
         return S.HOLD
 
@@ -1103,17 +1106,18 @@ class RoundController:
     def _assign_card(self, move: AssignCard) -> State:
         hold = self._pending(HoldKind.UNEXPECTED_CARD)
         resume = self.table.resume_state
-        if resume is not S.PLAYING or self.round.turn is None:
+        # The hand in play, or the hand a card was due to when the table stopped (a hit, a
+        # double: the shoe lost its count of the draws just then).
+        due = self.round.card_for if resume is S.CARD_DUE else None
+        if due is None and (resume is not S.PLAYING or self.round.turn is None):
             raise _Refusal("no hand is in play to take the card: burn it or void the round")
         assert hold.card is not None
-        if not in_variant_shoe(self.rules, hold.card):
-            raise _Refusal(
-                f"card {hold.card} cannot be in this game's shoe ({deck_words(self.rules)}): "
-                "burn it or void the round"
-            )
-        box_no, index = self.round.turn
+        if hold.kept_out or not in_variant_shoe(self.rules, hold.card):
+            raise _Refusal(f"{hold.detail}: burn it or void the round")
+        target = due if due is not None else self.round.turn
+        assert target is not None
         self.table.holds.remove(hold)
-        self.round.card_for = (box_no, index)
+        self.round.card_for = target
         dest = self._player_card(hold.card)
         return self._after_supervisor(dest, f"Card {hold.card} given to the hand in play.")
 

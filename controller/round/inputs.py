@@ -47,10 +47,13 @@ class Deal:
 
 @dataclass(frozen=True, slots=True)
 class DrawnCard:
-    """A card came out of the shoe."""
+    """A card came out of the shoe. ``kept_out``: why the table keeps it out of the round (one
+    more of it than the shoe's decks hold): it waits for a supervisor, who burns it or voids
+    the round."""
 
     action: ClassVar[Action] = Action.CARD
     card: Card
+    kept_out: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -407,6 +407,7 @@ class HoldReason:
     detail: str
     card: Card | None = None  # the unexpected card, or the keyed-in card awaiting confirmation
     device: str | None = None
+    kept_out: bool = False  # the card is never dealt (foreign, or over the shoe's count)
 
 
 @dataclass

@@ -69,6 +69,7 @@ from controller.table.app import InputResult, TableApp
 from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
+from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
 from drivers.table import TableDevices
 from drivers.tbl21.events import (
@@ -204,7 +205,11 @@ class TableService:
         self.notices = Notices()  # a rebuilt round, journal trouble: until read
         check_device_urls(self.config.devices.urls, table.source)
         self.health = {
-            role: DeviceHealth(role, url)
+            role: DeviceHealth(
+                role,
+                url,
+                firmware_allow=AllowFirmware.of(self.config.devices.firmware_allow).hashes,
+            )
             for role, url in shown_urls(self.config.devices.urls).items()
         }
         self.monitors = list(monitors)
@@ -311,6 +316,9 @@ class TableService:
             ]
         )
         self.journaled = prepared.commit(show=self._told, limits=BetLimits.of(self.config))
+        # Before any device event is applied: which firmware may deal (checked at each
+        # identification, this start's included).
+        self.journaled.allow_firmware(self.config.devices.firmware_allow)
         # What the display showed before a restart: the finished rounds, from the journal.
         finished, self.rounds_completed = prepared.finished
         keep = self.config.display.last_rounds

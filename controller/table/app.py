@@ -26,7 +26,13 @@ import structlog
 
 from controller.game.prompts import Prompt
 from controller.game.rules import Variant
-from controller.round.controller import DeviceCommand, Output, RoundController, RoundMemento
+from controller.round.controller import (
+    DeviceCommand,
+    Output,
+    RoundController,
+    RoundMemento,
+    device_words,
+)
 from controller.round.errors import ActionRefused, InputError
 from controller.round.inputs import (
     DECISIONS_TYPES,
@@ -55,6 +61,15 @@ from controller.table.access import (
 from controller.table.bets import same_player
 from controller.table.commands import DeviceCommands, NoDevices, send_order
 from controller.table.errors import EntryError
+from controller.table.firmware import (
+    AllowFirmware,
+    approved,
+    changed,
+    changed_detail,
+    described,
+    unapproved_detail,
+    unapproved_hold,
+)
 from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
 from controller.table.shoewatch import Note, ShoeWatch, Step
 from drivers.tbl21.cards import DeckType
@@ -68,6 +83,7 @@ from drivers.tbl21.events import (
     CutCard,
     DeviceEvent,
     DeviceIdentified,
+    DeviceIdentity,
     DeviceRefused,
     DeviceType,
     FaultCleared,
@@ -171,7 +187,7 @@ class TableApp:
     ) -> None:
         self.rules = rules
         self.access = AccessControl(access)
-        self.shoe = ShoeWatch()
+        self.shoe = ShoeWatch(rules.shoe.decks)
         self.controller = RoundController(rules, start=start)
         self.commands: DeviceCommands = commands if commands is not None else NoDevices()
         self.outputs: list[TableOutput] = []  # the recent ones (see trim_outputs)
@@ -188,6 +204,11 @@ class TableApp:
         self._peek_arm: str | None = None
         self._peek_held = False  # a hold interrupted the peek
         self._on_output = on_output
+        # The firmware hashes that may deal (empty: any; journalled as a cause, AllowFirmware),
+        # and each device's last identification (both replaced, never changed in place: a
+        # memento keeps the old ones).
+        self.firmware_allow: tuple[str, ...] = ()
+        self.identities: dict[str, DeviceIdentity] = {}
         # Device orders wait here until sent: at once, or, when the table is journalled
         # (``hold_orders``), once the journal has them (:meth:`send_orders`).
         self.hold_orders = hold_orders
@@ -250,11 +271,16 @@ class TableApp:
                 device,
                 f"identified: {event.model} {event.serial} fw {event.fw_version} ({event.fw_hash})",
             )
+            before = self.identities.get(device.label)
+            self.identities = {**self.identities, device.label: event.identity}
             # A restarted controller meets the device anew: identified is as good as restored
             # for a hold the journal carried over.
             self._device_back(device.label)
             if device is DeviceType.SHOE:
+                self.shoe.identified(event.identity)
                 self._check_deck(event.identity.deck_type)
+            if before is not None and changed(before, event.identity):
+                self._unit_changed(device, before, event.identity)
         else:
             self._note(device, type(event).__name__)
         self._flush()
@@ -287,6 +313,72 @@ class TableApp:
                 "supervisor clears the hold",
                 "shoe",
             )
+        )
+
+    def _round_open(self) -> bool:
+        """A round is dealt and not yet settled (also while it is on hold)."""
+        c = self.controller
+        state = c.table.resume_state if c.state is State.HOLD else c.state
+        return state is not None and state not in BETWEEN_ROUNDS
+
+    def _unit_changed(
+        self, device: DeviceType, before: DeviceIdentity, now: DeviceIdentity
+    ) -> None:
+        """The device identified as another unit or with other firmware than before: in the
+        middle of a round a supervisor checks the table (a swapped shoe may hold other cards);
+        between rounds it is noted."""
+        label = device.label
+        if not self._round_open():
+            self._note(
+                device,
+                f"another unit or firmware than before: was {described(before)}, "
+                f"now {described(now)}",
+            )
+            return
+        detail = changed_detail(label, before, now, self.controller.round.number)
+        log.warning("device changed in the middle of a round", device=label, detail=detail)
+        self._apply(Hold(HoldKind.LOCKUP, detail, label))
+
+    def allow_firmware(self, call: AllowFirmware) -> None:
+        """From now on only the firmware ``call`` lists deals (empty: any)."""
+        self.firmware_allow = call.hashes
+        listed = ", ".join(call.hashes) if call.hashes else "any (the list is empty)"
+        self._push(DeviceNote("table", f"firmware allowed from now on: {listed}"))
+        self._flush()
+
+    def _hold_unapproved(self) -> None:
+        """Hold for each identified device whose firmware is not allowed (again after a void,
+        which clears every hold): it never deals."""
+        if not self.firmware_allow:
+            return
+        for label, identity in self.identities.items():
+            if approved(self.firmware_allow, identity):
+                continue
+            holds = self.controller.hold_reasons
+            if any(h.kind is HoldKind.LOCKUP and unapproved_hold(h.detail, label) for h in holds):
+                continue
+            log.warning("device firmware not approved", device=label, fw_hash=identity.fw_hash)
+            self._apply(Hold(HoldKind.LOCKUP, unapproved_detail(label, identity), label))
+
+    def lockup_refusal(self) -> str | None:
+        """Why the lockup a supervisor would clear next may not be cleared (None: it may): its
+        device still runs firmware this table does not allow."""
+        lockups = [h for h in self.controller.hold_reasons if h.kind is HoldKind.LOCKUP]
+        if not lockups or lockups[0].device is None:
+            return None
+        label = lockups[0].device
+        identity = self.identities.get(label)
+        if (
+            identity is None
+            or not unapproved_hold(lockups[0].detail, label)
+            or approved(self.firmware_allow, identity)
+        ):
+            return None
+        return (
+            f"{device_words(label)} still runs firmware this table does not allow "
+            f"({described(identity)}): "
+            "a technician installs approved firmware, or adds its hash to "
+            "devices.firmware_allow and restarts croupier; only then can the hold be cleared"
         )
 
     def _device_back(self, label: str) -> None:
@@ -330,6 +422,8 @@ class TableApp:
         role signed in; who decided is then the signed-in person, whatever ``by`` says."""
         action = move.action
         refusal = self.access.refusal(action, self.controller.hold_reasons)
+        if refusal is None and action is Action.CLEAR_LOCKUP:
+            refusal = self.lockup_refusal()
         if refusal is not None:
             result = InputResult(action, False, refusal, move=move)
             log.info("input refused", action=action.value, reason=refusal)
@@ -394,13 +488,16 @@ class TableApp:
         kinds = {h.kind for h in holds}
         choices: list[Action] = []
         foreign = any(
-            h.card is not None and not in_variant_shoe(self.rules, h.card)
+            h.kept_out or (h.card is not None and not in_variant_shoe(self.rules, h.card))
             for h in holds
             if h.kind is HoldKind.UNEXPECTED_CARD
-        )  # a card the variant's shoe cannot hold is never dealt: burn it or void
+        )  # a card the variant's shoe cannot hold (or not one more of) is never dealt
         if (
             HoldKind.UNEXPECTED_CARD in kinds
-            and c.table.resume_state is State.PLAYING
+            and (
+                c.table.resume_state is State.PLAYING
+                or (c.table.resume_state is State.CARD_DUE and c.round.card_for is not None)
+            )
             and not foreign
         ):
             choices.append(Action.ASSIGN_CARD)
@@ -408,7 +505,7 @@ class TableApp:
             choices.append(Action.BURN_CARD)
         if any(h.kind is HoldKind.UNREADABLE_CARD and h.card is not None for h in holds):
             choices.append(Action.CONFIRM_CARD)
-        if HoldKind.LOCKUP in kinds:
+        if HoldKind.LOCKUP in kinds and self.lockup_refusal() is None:
             choices.append(Action.CLEAR_LOCKUP)
         if Action.VOID in c.allowed_actions() and any(b.hands for b in c.round.boxes.values()):
             choices.append(Action.VOID)
@@ -445,7 +542,7 @@ class TableApp:
         if button is Button.OK:
             if any(h.kind is HoldKind.UNREADABLE_CARD and h.card is not None for h in holds):
                 return Action.CONFIRM_CARD
-            if HoldKind.LOCKUP in kinds:
+            if HoldKind.LOCKUP in kinds and self.lockup_refusal() is None:
                 return Action.CLEAR_LOCKUP
         if (
             button is Button.DEAL
@@ -460,7 +557,8 @@ class TableApp:
         assert role is not None
         action = self._supervisor_action(button, held)
         if action is None:
-            reason = f"with the {role.value} key, {button.value} decides nothing now"
+            blocked = self.lockup_refusal() if button is Button.OK else None
+            reason = blocked or f"with the {role.value} key, {button.value} decides nothing now"
             self._push(InputResult(None, False, reason, (button.value,)))
             return
         self._perform(action, {"by": self.access.who(role)}, (button.value,))
@@ -555,6 +653,7 @@ class TableApp:
             self._on_output(item)
 
     def _flush(self) -> None:
+        self._hold_unapproved()
         for item in self.controller.drain():
             self._push(item)
             if isinstance(item, DeviceCommand):

@@ -159,7 +159,8 @@ class Devices(_Section):
     panel: str = EMULATED
     baudrate: Annotated[StrictInt, Field(ge=1200, le=921_600)] = 115_200
     # Firmware hashes (the 16 hex digits a device reports in its ident) approved for this
-    # table; `croupier doctor` fails on any other. Empty: not checked (doctor warns).
+    # table; `croupier run` holds for any other (controller.table.firmware), `croupier doctor`
+    # fails on it. Empty: not checked (doctor warns).
     firmware_allow: tuple[Annotated[str, Field(pattern=r"^[0-9A-Fa-f]{16}$")], ...] = ()
 
     _urls = field_validator("shoe", "peek", "panel")(_device_url)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.table.firmware import approved
 from drivers.tbl21.events import (
     DeviceEvent,
     DeviceIdentified,
@@ -31,13 +32,18 @@ class DeviceHealth:
     faults: dict[str, str] = field(default_factory=dict)  # name -> severity
     identity: str = ""
     detail: str = ""
+    firmware_allow: tuple[str, ...] = ()  # the table file's list (upper case; empty: any)
 
     def observe(self, event: DeviceEvent) -> None:
         """Update from one of the device's events (the others change nothing)."""
         if isinstance(event, DeviceIdentified):
             self.status = "connected"
             self.identity = f"{event.model} {event.serial} fw {event.fw_version}"
-            self.detail = ""
+            self.detail = (
+                ""
+                if approved(self.firmware_allow, event.identity)
+                else f"firmware not approved (hash {event.fw_hash.upper()})"
+            )
         elif isinstance(event, LinkLost):
             self.status = "lost"
             self.detail = event.reason

@@ -1,11 +1,22 @@
-"""What the table makes of the shoe's reports: draw numbers, unreadable cards, pushbacks, reloads.
+"""What the table makes of the shoe's reports: draw numbers, unreadable cards, pushbacks, reloads,
+and how many of each card the shoe has given.
 
 Each card comes with the shoe's draw number: one more than the last applied (plus one per
-unreadable card). An old number is a repeat and is not applied again; a jump means cards left
-the shoe unseen, and the table locks up for a supervisor's check instead of guessing (the card
-itself then waits, as a card nobody asked for). A card the shoe pushed back after the table
-applied it stays dealt: the table holds until it is drawn again, and does not apply it twice. A
-new shoe nobody asked for in the middle of a round locks the table up.
+unreadable card). Within one boot of one unit, an old number is a repeat and is not applied
+again. A jump means cards left the shoe unseen, and the table locks up for a supervisor's check
+instead of guessing (the card itself then waits, as a card nobody asked for). A number that does
+not follow on after the shoe restarted (another boot_count) or from another unit (another serial)
+is no repeat: the shoe lost its count, so the table locks up the same way and every card from
+then on waits for the supervisor (protocol.md, "Recovery after a reboot or reconnect"). A card
+the shoe pushed back after the table applied it stays dealt: the table holds until it is drawn
+again, and does not apply it twice. A new shoe nobody asked for in the middle of a round locks
+the table up.
+
+The table counts the cards of the current shoe itself, whatever the shoe says of its own
+inventory: a card of which the variant's decks hold no more than have come out already (a
+seventh ace of spades from six decks) is kept out of the round; a supervisor burns it or voids
+the round. The count starts afresh with each new shoe loaded, and is rebuilt with the rest of
+the table when the journal is replayed.
 
 :class:`ShoeWatch` keeps the numbers and says what to do as *steps*: notes for the journal and
 inputs for the round, which the table carries out in order.
@@ -13,12 +24,13 @@ inputs for the round, which the table carries out in order.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 
 from controller.round.inputs import DrawnCard, Hold, Input, Resume, Shuffle
 from controller.round.model import HoldKind
 from drivers.tbl21.cards import Card
-from drivers.tbl21.events import CardDrawn, FaultRaised
+from drivers.tbl21.events import CardDrawn, DeviceIdentity, FaultRaised
 from drivers.tbl21.faults import FaultCode, Severity
 
 
@@ -32,11 +44,21 @@ class Note:
 Step = Note | Input
 
 
-class ShoeWatch:
-    """The shoe's position as the table has applied it."""
+DRAW_RESET = "DRAW_RESET"  # the technical code of the lockup for a draw count that went back
+OVER_COUNT = "is one more than"  # how the hold for a card over the shoe's count says it
 
-    def __init__(self) -> None:
+
+class ShoeWatch:
+    """The shoe's position as the table has applied it. ``decks``: how many decks the variant's
+    shoe holds (each card that many times)."""
+
+    def __init__(self, decks: int = 8) -> None:
+        self.decks = decks
         self.last_draw_no: int | None = None  # the shoe's last draw number applied
+        self.last_boot: int | None = None  # ... the boot_count it came with
+        self.last_unit: str | None = None  # ... and the unit (model and serial) it came from
+        self.unit: str | None = None  # the unit the shoe identified as last
+        self.counts: Counter[Card] = Counter()  # the cards of the current shoe so far
         self.unread_draws = 0  # unreadable cards since then (each leaves a gap of one)
         self.last_card: Card | None = None  # the last card from the shoe the table applied
         self.pushed_back: Card | None = None  # applied, then pushed back into the shoe (0x12)
@@ -45,6 +67,25 @@ class ShoeWatch:
     def drawn(self, event: CardDrawn) -> list[Step]:
         """What to do with a card the shoe reports (the last step, if any, is the card)."""
         last = self.last_draw_no
+        if last is not None and event.draw_no <= last and not self._same_boot(event):
+            # The shoe restarted or was swapped, and its count went back: no repeat, but a
+            # card the record cannot place. The card waits for the supervisor, as do the next.
+            why = (
+                f"was replaced by {self.unit}"
+                if self.unit != self.last_unit
+                else f"restarted (boot {event.boot})"
+            )
+            self._take(event)
+            return [
+                Hold(
+                    HoldKind.LOCKUP,
+                    f"{DRAW_RESET}: the shoe {why} and its draw number went back from {last} "
+                    f"to {event.draw_no}: the cards since cannot be matched to the record; "
+                    "supervisor verification",
+                    "shoe",
+                ),
+                self._card(event.card),
+            ]
         if last is not None and event.draw_no <= last:
             return [
                 Note(
@@ -55,8 +96,7 @@ class ShoeWatch:
         if self.pushed_back is not None and event.card == self.pushed_back:
             # The card the shoe pushed back comes out again: it was dealt already, so it goes
             # where it went the first time and is not applied a second time.
-            self.last_draw_no = event.draw_no
-            self.unread_draws = 0
+            self._take(event)
             self.pushed_back = None
             return [
                 Note(
@@ -76,10 +116,41 @@ class ShoeWatch:
                     "shoe",
                 )
             )
-        self.last_draw_no = event.draw_no
-        self.unread_draws = 0
-        steps.append(DrawnCard(event.card))
+        self._take(event)
+        steps.append(self._card(event.card))
         return steps
+
+    def identified(self, identity: DeviceIdentity) -> None:
+        """The shoe identified itself (at a start, or again after a reboot or a reconnect)."""
+        self.unit = f"{identity.model} {identity.serial}"
+
+    def _same_boot(self, event: CardDrawn) -> bool:
+        """The card comes from the boot of the unit the last applied one came from (as far as
+        the table knows: an event without a boot_count, or a table that never saw the shoe
+        identify, is taken as the same)."""
+        same_unit = self.last_unit is None or self.unit is None or self.unit == self.last_unit
+        same_boot = self.last_boot is None or event.boot is None or event.boot == self.last_boot
+        return same_unit and same_boot
+
+    def _take(self, event: CardDrawn) -> None:
+        """The shoe's position is now this draw."""
+        self.last_draw_no = event.draw_no
+        self.last_boot = event.boot if event.boot is not None else self.last_boot
+        self.last_unit = self.unit if self.unit is not None else self.last_unit
+        self.unread_draws = 0
+
+    def _card(self, card: Card) -> DrawnCard:
+        """The card for the round, counted against the decks of the shoe: one more than they
+        hold is kept out of the round."""
+        if self.counts[card] >= self.decks:
+            return DrawnCard(
+                card,
+                kept_out=f"{OVER_COUNT} this game's shoe holds ({self.decks} "
+                f"deck{'s' if self.decks > 1 else ''}: {self.decks} of each card, all out "
+                "already)",
+            )
+        self.counts[card] += 1
+        return DrawnCard(card)
 
     def skip_to(self, draw_no: int) -> None:
         """Cards left the shoe that the table set aside (a supervisor's void at a halted start):
@@ -96,6 +167,7 @@ class ShoeWatch:
     def loaded(self, round_open: bool, round_number: int) -> list[Step]:
         """The shoe reports a new shoe: what the shuffle asked for, or an irregularity."""
         self.last_draw_no, self.unread_draws = 0, 0
+        self.counts = Counter()
         if self.shuffle_requested:
             self.shuffle_requested = False
             return [Shuffle()]

@@ -68,8 +68,15 @@ class HarnessError(AssertionError):
 SUPERVISOR_PIN = "246810"  # its salted hash goes in the table file
 
 
-def table_file(folder: Path, variant: str, ports: dict[str, str], boxes: list[int]) -> Path:
+def table_file(
+    folder: Path,
+    variant: str,
+    ports: dict[str, str],
+    boxes: list[int],
+    firmware_allow: tuple[str, ...] = (),
+) -> Path:
     path = folder / "table.toml"
+    allow = ", ".join(f'"{h}"' for h in firmware_allow)
     supervisor = f'\n[supervisor]\npin_hash = "{hash_secret(SUPERVISOR_PIN)}"\n'
     path.write_text(
         f"""table_id = "fault-rig"
@@ -85,6 +92,7 @@ increment_cents = 100
 shoe = "{ports["shoe"]}"
 peek = "{ports["peek"]}"
 panel = "{ports["panel"]}"
+firmware_allow = [{allow}]
 
 [display]
 host = "127.0.0.1"
@@ -119,11 +127,15 @@ class Rig:
         variant: str = "pa-blackjack",
         cards: str = PA_CARDS,
         boxes: tuple[int, ...] = (1, 2),
+        firmware_allow: tuple[str, ...] = (),
+        shoe_decks: int = 6,
     ) -> None:
         self.folder = folder
         folder.mkdir(parents=True, exist_ok=True)
         self.journal_path = folder / "journal.sqlite3"
-        self.shoe = EmulatedShoe(cards=cards, decks=6, seed=1)
+        # ``shoe_decks``: what the shoe believes it holds (its own inventory check), whatever
+        # the variant's decks
+        self.shoe = EmulatedShoe(cards=cards, decks=shoe_decks, seed=1)
         self.peek = EmulatedPeekReader(seed=1)
         self.panel = EmulatedPanel(seed=1)
         self.runners: dict[str, PtyRunner] = {}
@@ -144,7 +156,7 @@ class Rig:
             for role, device in (("shoe", self.shoe), ("peek", self.peek), ("panel", self.panel)):
                 self.runners[role] = PtyRunner(device, name=f"fault-{role}")
             ports = {role: runner.port for role, runner in self.runners.items()}
-            self.config = table_file(folder, variant, ports, list(boxes))
+            self.config = table_file(folder, variant, ports, list(boxes), firmware_allow)
             self._start()
         except BaseException:
             self.close()

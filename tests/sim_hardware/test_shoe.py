@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from drivers.tbl21.cards import Card, Rank
-from sim_hardware import CardListError, EmulatedShoe, ShoeEmptyError, SimConfigError
+from sim_hardware import (
+    CardListError,
+    EmulatedPanel,
+    EmulatedShoe,
+    ShoeEmptyError,
+    SimConfigError,
+    firmware_hash,
+)
 from sim_hardware.testing import FakeHost
 
 
@@ -234,3 +241,47 @@ def _counts(cards: list[Card]) -> dict[Card, int]:
     for card in cards:
         counts[card] = counts.get(card, 0) + 1
     return counts
+
+
+def test_a_reboot_that_forgets_the_draw_number_starts_it_at_0_and_keeps_the_cards() -> None:
+    shoe = EmulatedShoe(cards="AS KH 7C 2D", decks=1, cut=3)
+    host = booted(shoe)
+    shoe.draw()
+    shoe.draw()
+    host.advance(0.05)
+    shoe.reboot("PON", forget_draw_no=True)
+    host.advance(0.05)
+    assert shoe.draw_no == 0
+    drawn = shoe.draw()
+    assert (drawn.draw_no, str(drawn.card)) == (1, "7C")
+    host.advance(0.05)
+    # the cut card stays where it is among the cards: after 7C, now draw 1
+    assert [(f.kind, f.payload[:7]) for f in host.events() if f.kind in "cxp"][-3:] == [
+        ("p", "2;PON"),
+        ("c", "7C;0001"),
+        ("x", "0001;P"),
+    ]
+
+
+def test_a_reboot_keeps_the_draw_number_unless_told_to_forget_it() -> None:
+    shoe = EmulatedShoe(cards="AS KH 7C", decks=1)
+    booted(shoe)
+    shoe.draw()
+    shoe.reboot("WDT")
+    assert shoe.draw().draw_no == 2
+
+
+def test_only_a_shoe_can_forget_its_draw_number() -> None:
+    with pytest.raises(SimConfigError, match="needs a shoe"):
+        EmulatedPanel().reboot("PON", forget_draw_no=True)
+
+
+def test_a_swapped_unit_powers_up_as_itself() -> None:
+    shoe = EmulatedShoe(cards="AS KH 7C", decks=1)
+    host = booted(shoe)
+    shoe.swap_unit("SIM-S-0666", "6.6.6")
+    host.advance(0.05)
+    model, serial, version, fw_hash, boot = host.command("I").fields[:5]
+    assert (serial, version, boot) == ("SIM-S-0666", "6.6.6", "2")
+    assert fw_hash == firmware_hash(model, "6.6.6")
+    assert fw_hash != firmware_hash(model, "1.0.0")
