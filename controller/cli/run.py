@@ -73,6 +73,7 @@ from controller.service.halt import Halted, Problem
 from controller.service.service import TableService, prefer_the_owner
 from controller.table.config import Display, LoadedTable, load_table_config
 from drivers.errors import DeviceError
+from drivers.transport import show_wire_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
 
@@ -204,7 +205,20 @@ def _run(args: argparse.Namespace) -> int:
         # What the controller logs (and the libraries' warnings) goes to the audit log as JSON
         # lines; everything, the libraries' chatter included, to the rotated debug log; the
         # console keeps what this command prints.
-        configure_logging(console=False, json_path=audit, level="INFO", debug_path=debug_log)
+        logs = table.config.logs
+        configure_logging(
+            console=False,
+            json_path=audit,
+            level="INFO",
+            debug_path=debug_log,
+            audit_max_bytes=logs.audit_max_bytes,
+            audit_backups=logs.audit_backups,
+            debug_max_bytes=logs.debug_max_bytes,
+            debug_backups=logs.debug_backups,
+            repeat_limit=logs.repeat_limit,
+            repeat_window_s=logs.repeat_window_s,
+        )
+        show_wire_cards(logs.wire_cards)
     except OSError as exc:
         print(
             f"croupier run: cannot write the logs {audit} and {debug_log}: {exc} "
@@ -271,6 +285,12 @@ def _run(args: argparse.Namespace) -> int:
                     f"(`croupier passwd --pin {title}`, then pin_hash under [{title}])",
                     flush=True,
                 )
+        if config.logs.wire_cards:
+            print(
+                "warning: the debug log shows every card read, the hole card before it is "
+                "turned over (logs.wire_cards = true in the table file): a bench, never a table",
+                flush=True,
+            )
         if not config.display.loopback and not config.display.tls:
             print(
                 f"warning: the display is served WITHOUT TLS on {config.display.host} "
@@ -306,8 +326,8 @@ def _run(args: argparse.Namespace) -> int:
             print(f"  {error}", file=sys.stderr)
     if unwritten:
         print(
-            "croupier run: stopped, but not everything was written (is the disk full? free "
-            "space where the journal and the logs are, then start again):",
+            "croupier run: stopped, but not everything was written (each line says why; a "
+            "full disk: free space where the journal and the logs are, then start again):",
             file=sys.stderr,
         )
         for line in unwritten:

@@ -39,6 +39,7 @@ the log, is the record that must not lose anything. So a log never stops the tab
 from __future__ import annotations
 
 import contextlib
+import errno
 import io
 import logging
 import logging.handlers
@@ -64,6 +65,8 @@ AUDIT_LOG_BACKUPS = 10
 REPEAT_LIMIT = 10  # the same message more than this many times...
 REPEAT_WINDOW_S = 10.0  # ... in this many seconds: the rest is one "repeated N times" line
 RETRY_S = 30.0  # a log that cannot be written is tried again this often
+# a write failed for the disk: the file is closed and opened again at the next try
+_DISK_ERRORS = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG, errno.EROFS})
 _MAX_TRACKED = 10_000  # distinct messages counted at once (a flood of distinct ones passes)
 
 _LEVELS = {
@@ -147,8 +150,9 @@ def configure_logging(
     seconds, then one line saying how often it repeated.
     """
     numeric = _level(level)
-    path = None if json_path is None else Path(json_path).resolve()
-    debug = None if debug_path is None else Path(debug_path).resolve()
+    # (absolute, not resolved: a log that is a symbolic link is refused, never followed)
+    path = None if json_path is None else Path(json_path).absolute()
+    debug = None if debug_path is None else Path(debug_path).absolute()
     signature = (
         console,
         path,
@@ -198,7 +202,9 @@ def configure_logging(
                 foreign_pre_chain=foreign,
                 processors=[
                     structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                    structlog.dev.ConsoleRenderer(colors=_is_tty(out)),
+                    structlog.dev.ConsoleRenderer(
+                        colors=_is_tty(out), exception_formatter=structlog.dev.plain_traceback
+                    ),
                 ],
             )
         )
@@ -232,7 +238,11 @@ def configure_logging(
                 foreign_pre_chain=foreign,
                 processors=[
                     structlog.stdlib.ProcessorFormatter.remove_processors_meta,
-                    structlog.dev.ConsoleRenderer(colors=False),
+                    # a plain traceback: rich's, loaded on first use, fails when the
+                    # descriptors are exhausted (EMFILE), just when there is most to log
+                    structlog.dev.ConsoleRenderer(
+                        colors=False, exception_formatter=structlog.dev.plain_traceback
+                    ),
                 ],
             )
         )
@@ -298,7 +308,8 @@ def private_folder(path: Path) -> None:
 def open_private(path: Path, *, encoding: str = "utf-8") -> io.TextIOWrapper:
     """``path`` for appending text, created 0600, never through a symbolic link; a file of ours
     that others may read is made 0600 (an older croupier created its logs 0644)."""
-    flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
+    # (read too: whether its last line was cut short)
+    flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
     fd = os.open(path, flags, PRIVATE_FILE)
     try:
         info = os.fstat(fd)
@@ -310,6 +321,12 @@ def open_private(path: Path, *, encoding: str = "utf-8") -> io.TextIOWrapper:
     except BaseException:
         os.close(fd)
         raise
+
+
+def _cut_short(fd: int) -> bool:
+    """Whether the file ends in the middle of a line."""
+    size = os.fstat(fd).st_size
+    return size > 0 and os.pread(fd, 1, size - 1) != b"\n"
 
 
 # --- handlers that neither flood nor fail loudly ------------------------------------------------
@@ -374,21 +391,23 @@ class Repeats:
         if more <= 0:
             return []
         name, level, message = key
-        first = message.splitlines()[0][:200] if message else ""
-        text = f"{first} (repeated {more} more times in {self.window_s:g} s, not written)"
+        text = f"{message[:200]} (repeated {more} more times in {self.window_s:g} s, not written)"
         summary = logging.LogRecord(name, level, "", 0, text, None, None)
         summary.repeated = more
         return [summary]
 
 
 def _message(record: logging.LogRecord) -> str:
-    """The message of a record: a structlog event's name, a foreign record's formatted text."""
+    """The message of a record, what makes two records "the same": a structlog event's name,
+    the first line of a foreign record's text (asyncio adds lines that differ every time, such
+    as a timer's due time, under the same first line)."""
     if isinstance(record.msg, dict):
         return str(record.msg.get("event", ""))
     try:
-        return record.getMessage()
+        text = record.getMessage()
     except Exception:  # a record whose arguments do not fit its format: its template
-        return str(record.msg)
+        text = str(record.msg)
+    return text.split("\n", 1)[0]
 
 
 class _Guarded(logging.Handler):
@@ -428,7 +447,8 @@ class _Guarded(logging.Handler):
         error = sys.exc_info()[1]
         self._failed = True
         self._retry_at = time.monotonic() + RETRY_S
-        self._drop_stream()
+        if isinstance(error, OSError) and error.errno in _DISK_ERRORS:
+            self._drop_stream()
         if self.broken is None:
             reason = _reason(error)
             self.broken = reason
@@ -487,7 +507,10 @@ class _FileHandler(_Guarded, logging.handlers.RotatingFileHandler):
         )
 
     def _open(self) -> io.TextIOWrapper:
-        return open_private(Path(self.baseFilename), encoding=self.encoding or "utf-8")
+        stream = open_private(Path(self.baseFilename), encoding=self.encoding or "utf-8")
+        if _cut_short(stream.fileno()):
+            stream.write("\n")  # a line cut short by a full disk: the next one starts afresh
+        return stream
 
     def _drop_stream(self) -> None:
         stream, self.stream = self.stream, None

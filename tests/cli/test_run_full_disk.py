@@ -4,57 +4,19 @@ journalling the stop where the journal can still take it."""
 
 from __future__ import annotations
 
-import errno
-import os
 import signal
 import subprocess
 import time
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from controller.journal.store import Journal
 from tests.faults.harness import croupier_command
+from tests.journal.disk import fill, small_disk
+
+__all__ = ["small_disk"]  # (the fixture, used by name)
 
 WAIT_S = 30.0
 EXIT_UNWRITTEN = 6
-
-
-@pytest.fixture
-def small_disk(tmp_path: Path) -> Iterator[Path]:
-    """A 2 MB tmpfs mounted for the test (root only)."""
-    where = tmp_path / "small"
-    where.mkdir()
-    if os.geteuid() != 0:
-        pytest.skip("mounting a small tmpfs needs root")
-    mounted = subprocess.run(
-        ["mount", "-t", "tmpfs", "-o", "size=2m", "tmpfs", str(where)],  # noqa: S607
-        capture_output=True,
-        check=False,
-    )
-    if mounted.returncode != 0:
-        pytest.skip(f"cannot mount a tmpfs here: {mounted.stderr.decode().strip()}")
-    try:
-        yield where
-    finally:
-        subprocess.run(["umount", "-l", str(where)], check=False)  # noqa: S607
-
-
-def _fill(disk: Path) -> None:
-    """Write zeros to ``disk`` until it has no byte left."""
-    with (disk / "filler").open("wb", buffering=0) as out:
-        block = b"\0" * 4096
-        try:
-            while True:
-                out.write(block)
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
-        try:
-            while True:
-                out.write(b"\0")
-        except OSError as exc:
-            assert exc.errno == errno.ENOSPC
 
 
 def _table_file(folder: Path, journal: Path, logs: Path) -> Path:
@@ -67,9 +29,7 @@ def _table_file(folder: Path, journal: Path, logs: Path) -> Path:
     return config
 
 
-def _run_until_the_disk_is_full(
-    tmp_path: Path, disk: Path, config: Path
-) -> tuple[int, str, str]:
+def _run_until_the_disk_is_full(tmp_path: Path, disk: Path, config: Path) -> tuple[int, str, str]:
     """``croupier run --demo`` until it has played on a full disk for a while, then SIGTERM:
     its status, stdout and stderr."""
     out, err = tmp_path / "out.txt", tmp_path / "err.txt"
@@ -87,7 +47,7 @@ def _run_until_the_disk_is_full(
                 assert proc.poll() is None, err.read_text()
                 assert time.monotonic() < deadline, out.read_text() + err.read_text()
                 time.sleep(0.1)
-            _fill(disk)
+            fill(disk)
             time.sleep(3.0)  # rounds go on: every log line and journal row meets a full disk
             proc.send_signal(signal.SIGTERM)
             status = proc.wait(WAIT_S)
