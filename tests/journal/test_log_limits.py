@@ -14,8 +14,10 @@ from typing import Any
 import pytest
 import structlog
 
+from controller.game.errors import ConfigError
 from controller.journal import logs
 from controller.journal.logs import Repeats, configure_logging, log_failures, reset_logging
+from controller.table.config import table_from_mapping
 from tests.journal.disk import fill, small_disk
 
 pytestmark = pytest.mark.usefixtures("restore_logging")
@@ -210,3 +212,20 @@ def test_a_log_on_a_full_disk_says_so_once_and_says_when_it_can_be_written_again
             damaged.append(line)
     assert len(damaged) <= 1, damaged  # (the one cut short when the disk filled)
     assert log_failures() == [f"the audit log {audit} cannot be written (no space left on device)"]
+
+
+@pytest.mark.parametrize(
+    ("key", "value", "words"),
+    [
+        ("repeat_limit", 0, "logs.repeat_limit = 0: Input should be greater than or equal to 1"),
+        ("audit_max_bytes", 1000, "logs.audit_max_bytes = 1000: Input should be greater than"),
+        ("debug_backups", 0, "logs.debug_backups = 0: Input should be greater than or equal"),
+        ("wire_cards", "yes", "logs.wire_cards = 'yes': Input should be a valid boolean"),
+    ],
+)
+def test_a_log_setting_out_of_its_range_is_refused_naming_the_key(
+    key: str, value: object, words: str
+) -> None:
+    with pytest.raises(ConfigError) as refused:
+        table_from_mapping({"logs": {key: value}}, "table.toml", Path.cwd())
+    assert any(problem.startswith(words) for problem in refused.value.problems), refused.value

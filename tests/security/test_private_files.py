@@ -210,3 +210,28 @@ def test_a_table_file_with_a_pin_hash_of_croupiers_alone_runs(tmp_path: Path) ->
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_the_wire_cards_option_shows_the_cards_in_the_debug_log_and_says_so_at_start(
+    tmp_path: Path,
+) -> None:
+    table = tmp_path / "table.toml"
+    table.write_text("[logs]\nwire_cards = true\n")
+    done = subprocess.run(
+        [*croupier_command(), "run", "--config", str(table), *DEMO_ROUND],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=WAIT_S,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert (
+        "warning: the debug log shows every card read, the hole card before it is turned over "
+        "(logs.wire_cards = true in the table file): a bench, never a table"
+    ) in done.stdout.splitlines()
+    debug = (tmp_path / "var" / "log" / "debug.log").read_text()
+    assert "63 ** **" not in debug
+    (over,) = [line for line in done.stdout.splitlines() if line.startswith("round 1 over")]
+    first_dealer_card = Card.parse(over.split("dealer ", 1)[1].split()[0])
+    assert _card_frame_start(first_dealer_card) in debug
