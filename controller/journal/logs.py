@@ -421,21 +421,26 @@ class _Guarded(logging.Handler):
         self.lost = 0  # records not written since it broke
         self._retry_at = 0.0
         self._failed = False
+        self._said_unrendered = False
 
     def handle(self, record: logging.LogRecord) -> bool:
         if self.broken is not None and time.monotonic() < self._retry_at:
             self.lost += 1
             return False
+        if not self.filter(record):  # (not counted as a repeat where it is not written)
+            return False
         admitted, summaries = self.repeats.admit(record)
-        for summary in summaries:
-            self._emit_guarded(summary)
-        return self._emit_guarded(record) if admitted else False
+        with self.lock if self.lock is not None else contextlib.nullcontext():
+            for summary in summaries:
+                self._emit_guarded(summary)
+            return self._emit_guarded(record) if admitted else False
 
     def _emit_guarded(self, record: logging.LogRecord) -> bool:
         self._failed = False
         written = bool(super().handle(record))
         if self._failed:
-            self.lost += 1
+            if self.broken is not None:
+                self.lost += 1
         elif self.broken is not None:
             _say(f"croupier: {self.what} can be written again ({self.lost} records were lost)")
             self.broken = None
@@ -446,8 +451,18 @@ class _Guarded(logging.Handler):
         """Instead of a traceback per record: say once that this place cannot be written."""
         error = sys.exc_info()[1]
         self._failed = True
+        if not isinstance(error, OSError):
+            # a record that cannot be rendered (a mistake in the call that made it): it alone
+            # is left out, said once
+            if not self._said_unrendered:
+                self._said_unrendered = True
+                _say(
+                    f"croupier: a record of {record.name} could not be rendered for {self.what} "
+                    f"({type(error).__name__}: {error}): such records are left out"
+                )
+            return
         self._retry_at = time.monotonic() + RETRY_S
-        if isinstance(error, OSError) and error.errno in _DISK_ERRORS:
+        if error.errno in _DISK_ERRORS:
             self._drop_stream()
         if self.broken is None:
             reason = _reason(error)

@@ -229,3 +229,22 @@ def test_a_log_setting_out_of_its_range_is_refused_naming_the_key(
     with pytest.raises(ConfigError) as refused:
         table_from_mapping({"logs": {key: value}}, "table.toml", Path.cwd())
     assert any(problem.startswith(words) for problem in refused.value.problems), refused.value
+
+
+def test_a_record_that_cannot_be_rendered_is_left_out_alone_and_the_log_goes_on(
+    tmp_path: Path, capfd: pytest.CaptureFixture[str]
+) -> None:
+    audit = tmp_path / "audit.jsonl"
+    configure_logging(console=False, json_path=audit)
+    for _ in range(3):
+        logging.getLogger("croupier.bad").warning("%s and %s", "one argument")  # a mistake
+    structlog.get_logger("croupier.table").info("after the mistake")
+    reset_logging()
+
+    assert [r["event"] for r in _records(audit)] == ["after the mistake"]
+    err = capfd.readouterr().err
+    assert err.splitlines() == [
+        f"croupier: a record of croupier.bad could not be rendered for the audit log {audit} "
+        "(TypeError: not enough arguments for format string): such records are left out"
+    ]
+    assert log_failures() == []
