@@ -237,7 +237,7 @@ def test_a_record_that_cannot_be_rendered_is_left_out_alone_and_the_log_goes_on(
     audit = tmp_path / "audit.jsonl"
     configure_logging(console=False, json_path=audit)
     for _ in range(3):
-        logging.getLogger("croupier.bad").warning("%s and %s", "one argument")  # a mistake
+        logging.getLogger("croupier.bad").warning("%s and %s", "one argument")  # noqa: PLE1206 - the mistake
     structlog.get_logger("croupier.table").info("after the mistake")
     reset_logging()
 
