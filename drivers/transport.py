@@ -6,7 +6,9 @@
 writes whole buffers, and turns every pyserial and OS error into :mod:`drivers.errors` with
 ``raise ... from``. A read or write that fails means the port is dead: the transport closes
 itself and the owner reopens it with :meth:`SerialTransport.reconnect`, which backs off
-exponentially up to a cap. Raw bytes are logged on the ``croupier.wire`` debug logger.
+exponentially up to a cap. Raw bytes are logged on the ``croupier.wire`` debug logger, with
+the cards masked (:class:`WireMask`): the shoe's card events and the hole-card reader's answers
+carry the hole card before it is turned over, and the debug log is no place for it.
 
 A read waits as long as its caller says (``read(timeout)``: the device driver waits for the
 link's next timer) and returns early, empty, when another thread calls :meth:`wake` (a command
@@ -48,6 +50,86 @@ WIRE_LOGGER = "croupier.wire"
 wire = structlog.get_logger(WIRE_LOGGER)
 _WIRE = logging.getLogger(WIRE_LOGGER)  # asked first: the hex of a frame costs, unlogged
 log = structlog.get_logger("croupier.drivers")
+
+
+# --- the wire log, without the cards ------------------------------------------------------------
+
+# The frames whose payload tells a card: the shoe's card event (``c``: ``RS;draw_no;...``) and
+# the hole-card reader's peek result (``k``: ``Y`` blackjack or ``N``..., a hint of the hole
+# card). The transport cannot tell the hole card from the others (nor can the driver), so the
+# card field of every such frame is masked, with its CRC (52 cards tried against a CRC give the
+# card back). The rest (header, draw number, quality, ETX) stays for whoever reads the log.
+_CARD_KINDS = frozenset(b"ck")
+_STX = 0x02
+_FIELD_END = ord(";")
+_HEADER = 6  # STX LEN VER DEV SEQ TYPE
+MASKED = "**"
+
+
+class _WireSettings:
+    show_cards = False  # logs.wire_cards: the raw bytes as they are (a bench, never a table)
+
+
+def show_wire_cards(on: bool) -> None:
+    """Whether the wire log shows the cards (the table file's ``[logs] wire_cards``)."""
+    _WireSettings.show_cards = on
+
+
+@dataclass
+class _CardFrame:
+    """Where, in a direction's byte stream, a card frame's field and CRC are."""
+
+    payload: int  # stream offset of the first payload byte
+    crc: int  # ... of the first CRC byte (the payload ends here)
+    field_done: bool = False  # the card field's ';' was seen: the rest of the payload shows
+
+
+class WireMask:
+    """The hex of one direction's bytes, read by read, with the card field and CRC of each card
+    frame shown as ``**``. A frame split across reads is masked all the same: a frame is found
+    at every STX (as the receiver may resynchronise there), so garbage can only hide more."""
+
+    def __init__(self) -> None:
+        self._tail = b""  # the last bytes of the previous reads: a header cut short
+        self._offset = 0  # stream offset of the next read's first byte
+        self._open: list[_CardFrame] = []
+
+    def hex(self, data: bytes) -> str:
+        if _WireSettings.show_cards:
+            return data.hex(" ")
+        seen = self._tail + data
+        base = self._offset - len(self._tail)  # stream offset of seen[0]
+        at = seen.find(_STX)
+        while at != -1 and at + _HEADER <= len(seen):
+            # decided once: when its TYPE byte arrives (in this read)
+            if at + _HEADER > len(self._tail) and seen[at + _HEADER - 1] in _CARD_KINDS:
+                payload = base + at + _HEADER
+                length = max(seen[at + 1] - 4, 2)  # LEN counts VER..PAYLOAD
+                self._open.append(_CardFrame(payload, payload + length))
+            at = seen.find(_STX, at + 1)
+        if not self._open:
+            shown = data.hex(" ")
+        else:
+            shown = " ".join(
+                MASKED if self._masked(self._offset + index, byte) else f"{byte:02x}"
+                for index, byte in enumerate(data)
+            )
+        self._offset += len(data)
+        self._open = [f for f in self._open if f.crc + 2 > self._offset]
+        self._tail = seen[-(_HEADER - 1) :]
+        return shown
+
+    def _masked(self, where: int, byte: int) -> bool:
+        masked = False
+        for frame in self._open:
+            if frame.crc <= where < frame.crc + 2:
+                masked = True
+            elif frame.payload <= where < frame.crc and not frame.field_done:
+                if byte == _FIELD_END:
+                    frame.field_done = True
+                else:
+                    masked = True
+        return masked
 
 
 class SerialPort(Protocol):
@@ -172,6 +254,8 @@ class SerialTransport:
         self._wake_w: int | None = None
         self._woken = False  # a wake() for a port without a descriptor, not yet seen by read
         self._wire = wire.bind(port=url)
+        self._rx_mask = WireMask()
+        self._tx_mask = WireMask()
 
     @property
     def is_open(self) -> bool:
@@ -296,7 +380,7 @@ class SerialTransport:
                 url=self.url,
             ) from exc
         if data and _WIRE.isEnabledFor(logging.DEBUG):
-            self._wire.debug("rx", hex=data.hex(" "))
+            self._wire.debug("rx", hex=self._rx_mask.hex(data))
         return data
 
     def _wait_readable(self, fd: int, wait: float) -> bool:
@@ -326,7 +410,7 @@ class SerialTransport:
             return
         port = self._require_open("write")
         if _WIRE.isEnabledFor(logging.DEBUG):
-            self._wire.debug("tx", hex=data.hex(" "))
+            self._wire.debug("tx", hex=self._tx_mask.hex(data))
         try:
             written = port.write(data)
         except serial.SerialTimeoutException as exc:

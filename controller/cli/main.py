@@ -61,7 +61,22 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
     ]
 
 
+# Nothing croupier creates may be read or written by other users: the journal holds the hole
+# card before its reveal, the logs the table's events, the lock the display's address. The files
+# croupier opens itself are created 0600 (folders 0700) anyway; this covers the rest (SQLite's
+# WAL and shm, a library's files, an export).
+PRIVATE_UMASK = 0o077
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    previous = os.umask(PRIVATE_UMASK)
+    try:
+        return _main(argv)
+    finally:
+        os.umask(previous)
+
+
+def _main(argv: Sequence[str] | None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

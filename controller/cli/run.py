@@ -24,6 +24,8 @@ user can cause prints one message (what, where, what to do) and exits with its s
 5  the journal disagrees with this start: its rounds are of another variant (at once), or its
    hash chain is broken or its replay does not match it - then the table stops for a
    supervisor first (below), and the status is 5 when it is stopped
+6  stopped, but not everything was written: the journal could not take the stop row, or a
+   log could not be written (a full or failing disk); each is named
 70 a bug in croupier: the traceback, then a line saying it is a bug
 == =================================================================================
 
@@ -65,13 +67,14 @@ from controller.journal.errors import (
     VariantConflict,
 )
 from controller.journal.lock import JournalInUse
-from controller.journal.logs import configure_logging, reset_logging
+from controller.journal.logs import configure_logging, log_failures, reset_logging
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.halt import Halted, Problem
 from controller.service.service import TableService, prefer_the_owner
 from controller.table.config import Display, LoadedTable, load_table_config
 from drivers.errors import DeviceError
+from drivers.transport import show_wire_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
 
@@ -132,6 +135,7 @@ EXIT_USAGE = 2
 EXIT_IN_USE = 3
 EXIT_JOURNAL = 4
 EXIT_DISAGREES = 5
+EXIT_UNWRITTEN = 6
 EXIT_BUG = 70  # EX_SOFTWARE
 
 
@@ -202,7 +206,20 @@ def _run(args: argparse.Namespace) -> int:
         # What the controller logs (and the libraries' warnings) goes to the audit log as JSON
         # lines; everything, the libraries' chatter included, to the rotated debug log; the
         # console keeps what this command prints.
-        configure_logging(console=False, json_path=audit, level="INFO", debug_path=debug_log)
+        logs = table.config.logs
+        configure_logging(
+            console=False,
+            json_path=audit,
+            level="INFO",
+            debug_path=debug_log,
+            audit_max_bytes=logs.audit_max_bytes,
+            audit_backups=logs.audit_backups,
+            debug_max_bytes=logs.debug_max_bytes,
+            debug_backups=logs.debug_backups,
+            repeat_limit=logs.repeat_limit,
+            repeat_window_s=logs.repeat_window_s,
+        )
+        show_wire_cards(logs.wire_cards)
     except OSError as exc:
         print(
             f"croupier run: cannot write the logs {audit} and {debug_log}: {exc} "
@@ -269,6 +286,12 @@ def _run(args: argparse.Namespace) -> int:
                     f"(`croupier passwd --pin {title}`, then pin_hash under [{title}])",
                     flush=True,
                 )
+        if config.logs.wire_cards:
+            print(
+                "warning: the debug log shows every card read, the hole card before it is "
+                "turned over (logs.wire_cards = true in the table file): a bench, never a table",
+                flush=True,
+            )
         if not config.display.loopback and not config.display.tls:
             print(
                 f"warning: the display is served WITHOUT TLS on {config.display.host} "
@@ -297,13 +320,32 @@ def _run(args: argparse.Namespace) -> int:
         service.close(f"the table was stopped ({why[0]})" if why else "the table was stopped")
         restore()
         reset_logging()
+    unwritten = _unwritten(service)
     if service.errors:
         print("croupier run: the table owner caught errors:", file=sys.stderr)
         for error in service.errors:
             print(f"  {error}", file=sys.stderr)
+    if unwritten:
+        print(
+            "croupier run: stopped, but not everything was written (each line says why; a "
+            "full disk: free space where the journal and the logs are, then start again):",
+            file=sys.stderr,
+        )
+        for line in unwritten:
+            print(f"  {line}", file=sys.stderr)
+        return EXIT_UNWRITTEN
+    if service.errors:
         return 1
     print("stopped cleanly: display closed, devices released", flush=True)
     return 0
+
+
+def _unwritten(service: TableService) -> list[str]:
+    """What could not be written at this run: the stop row, and the logs that lost records."""
+    lines = list(log_failures())
+    if service.stop_not_journalled is not None:
+        lines.insert(0, f"the stop was not journalled: {service.stop_not_journalled}")
+    return lines
 
 
 def _halted(

@@ -227,6 +227,8 @@ class TableService:
         self._stopping = threading.Event()
         self._opened = False
         self._stop_journalled = False
+        # why the stop row could not be written (a full disk), once close() tried
+        self.stop_not_journalled: str | None = None
         self._thread: threading.Thread | None = None
         self._stack = ExitStack()
         self._claims = ExitStack()  # the journal's lock: released last, by close()
@@ -378,6 +380,7 @@ class TableService:
         try:
             self.journaled.journal.append("stop", row, round_id=number)
         except JournalUnavailable as exc:
+            self.stop_not_journalled = str(exc)
             log.warning("the stop was not journalled", error=str(exc))
 
     def __enter__(self) -> TableService:

@@ -296,9 +296,27 @@ class AccessSettings(_Section):
     lockout_seconds: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300  # for this long
 
 
+LogBytes = Annotated[StrictInt, Field(ge=64 * 1024, le=10 * 1024**3)]
+LogBackups = Annotated[StrictInt, Field(ge=1, le=1_000)]
+
+
 class Logs(_Section):
+    """Where the logs go, when each is rotated (at ``*_max_bytes``, keeping ``*_backups`` old
+    files: at most (backups + 1) x max_bytes each), and how often the same line may repeat."""
+
     audit: str = "var/log/audit.jsonl"
     debug: str = "var/log/debug.log"
+    audit_max_bytes: LogBytes = 20 * 1024 * 1024
+    audit_backups: LogBackups = 10
+    debug_max_bytes: LogBytes = 10 * 1024 * 1024
+    debug_backups: LogBackups = 5
+    # the same message of the same logger more than repeat_limit times in repeat_window_s
+    # seconds: the rest is one line saying how many times it repeated
+    repeat_limit: Annotated[StrictInt, Field(ge=1, le=10_000)] = 10
+    repeat_window_s: Annotated[StrictInt, Field(ge=1, le=3_600)] = 10
+    # true: the debug log's raw bytes show the cards the shoe reads and the hole-card reader's
+    # answers - the hole card before it is turned over. For a bench, never at a live table.
+    wire_cards: StrictBool = False
 
 
 class JournalSettings(_Section):
@@ -549,6 +567,49 @@ def table_from_mapping(data: dict[str, Any], source: str, base: Path) -> LoadedT
     return LoadedTable(config, rules, source, base)
 
 
+# What makes a table file a secret: anyone who reads it may brute-force these hashes offline.
+_SECRETS = (
+    (("supervisor", "pin_hash"), "the supervisor's PIN hash"),
+    (("technician", "pin_hash"), "the technician's PIN hash"),
+    (("display", "view_token_hash"), "the pit's view token hash"),
+)
+
+
+def secrets_held(config: TableConfig) -> list[str]:
+    """The secrets a table file holds, in words (empty: none)."""
+    return [
+        words
+        for (section, key), words in _SECRETS
+        if getattr(getattr(config, section), key) is not None
+    ]
+
+
+def table_file_problem(file: Path, config: TableConfig) -> str | None:
+    """Why ``file`` (holding ``config``) may not be used for its permissions, or None.
+
+    A table file with a secret (:data:`_SECRETS`) is croupier's alone: no group or other bit.
+    One without may be read by anyone (the shipped example, the installed defaults), but not
+    written by any user: whoever may write it can add a PIN of their own.
+    """
+    try:
+        mode = stat.S_IMODE(file.stat().st_mode)
+    except OSError as exc:
+        return f"cannot be read ({exc.strerror or exc})"
+    held = secrets_held(config)
+    if held and mode & 0o077:
+        return (
+            f"holds {' and '.join(held)} and may be read or written by other users (mode "
+            f"{mode:04o}): make it readable by croupier alone with `chmod 600 {file}`"
+        )
+    if mode & 0o002:
+        return (
+            f"may be written by any user (mode {mode:04o}): anyone could change the table's "
+            f"settings or add a PIN of their own; `chmod 600 {file}` (or at least "
+            f"`chmod o-w {file}`)"
+        )
+    return None
+
+
 def load_table_config(
     path: str | Path | None = None, overrides: dict[str, Any] | None = None
 ) -> LoadedTable:
@@ -556,7 +617,9 @@ def load_table_config(
 
     Relative paths in the file (journal, logs, a variant file) are taken from the directory
     ``croupier`` was started in, like the paths on its command line. ``overrides``:
-    ``{"display.port": 0}`` style replacements (the command line's options).
+    ``{"display.port": 0}`` style replacements (the command line's options). A file holding a
+    PIN or view token hash that others may read, or any file others may write, is refused
+    (:func:`table_file_problem`).
     """
     file = Path(path) if path is not None else DEFAULT_CONFIG
     raw = read_config_file(file, "table file")
@@ -566,4 +629,8 @@ def load_table_config(
         raise ConfigError(str(file), [f"not valid TOML: {exc}"]) from None
     if overrides:
         data = apply_overrides(data, overrides, str(file))
-    return table_from_mapping(data, str(file), Path.cwd())
+    table = table_from_mapping(data, str(file), Path.cwd())
+    problem = table_file_problem(file, table.config)
+    if problem is not None:
+        raise ConfigError(str(file), [problem])
+    return table

@@ -55,6 +55,7 @@ def _table_file(
     lines += ["[supervisor]", f'pin_hash = "{SUPERVISOR_HASH}"']
     path = where / "table.toml"
     path.write_text("\n".join(lines) + "\n")
+    path.chmod(0o600)  # it holds the supervisor's PIN hash: croupier's alone, or it is refused
     return path
 
 

@@ -106,6 +106,7 @@ audit = "{folder / "audit.jsonl"}"
 debug = "{folder / "debug.log"}"
 {supervisor}"""
     )
+    path.chmod(0o600)  # it holds the supervisor's PIN hash: croupier's alone, or it is refused
     return path
 
 
