@@ -8,6 +8,11 @@ holds it (one JSON object: ``pid``, ``table_id``, ``display``, ``started``), so 
 is refused with :class:`JournalInUse`, whose message names the running table's process, its
 display address and how to stop it. The contents are only information: a leftover file with
 nobody holding the lock is simply taken over.
+
+The lock file is croupier's own: it is opened with ``O_NOFOLLOW`` and made 0600 (in a folder made
+0700); a symbolic link, a hard link, anything but a plain file, or a file whose contents are not a
+lock's (a journal someone linked or copied there) is refused with :class:`LockRefused` and never
+truncated or written.
 """
 
 from __future__ import annotations
@@ -22,6 +27,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from controller.journal.errors import JournalUnavailable
+from controller.table.private import PrivateFileError, make_folders, open_private
 
 
 def lock_path(journal_path: Path) -> Path:
@@ -52,6 +58,21 @@ class JournalInUse(JournalUnavailable):
         )
 
 
+class LockRefused(JournalUnavailable):
+    """The lock file's place holds something croupier did not make: nothing is written to it."""
+
+    def __init__(self, journal_path: Path, why: str) -> None:
+        super().__init__(
+            str(journal_path),
+            "bad_lock",
+            f"Journal unavailable: {journal_path} cannot be locked because {why}. No round can "
+            "start until then.",
+        )
+
+
+_LOCK_BYTES = 4096  # a lock file holds one short JSON object; anything longer is not a lock
+
+
 class JournalLock:
     """The exclusive lock on one journal, held until :meth:`release` (or the process ends)."""
 
@@ -67,8 +88,13 @@ class JournalLock:
         """
         path = lock_path(journal_path)
         try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o644)
+            make_folders(path.parent)
+            try:
+                fd = open_private(path, os.O_RDWR, "the lock file", new=True)
+            except FileExistsError:
+                fd = open_private(path, os.O_RDWR, "the lock file")
+        except PrivateFileError as exc:
+            raise LockRefused(journal_path, str(exc)) from exc
         except OSError as exc:
             read_only = isinstance(exc, PermissionError) or exc.errno == errno.EROFS
             why = "is read-only" if read_only else "cannot be written"
@@ -85,6 +111,11 @@ class JournalLock:
             holder = _read_holder(fd)
             os.close(fd)
             raise JournalInUse(journal_path, holder) from None
+        except BaseException:
+            os.close(fd)
+            raise
+        try:
+            _check_contents(fd, path, journal_path)
         except BaseException:
             os.close(fd)
             raise
@@ -125,6 +156,27 @@ class JournalLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _check_contents(fd: int, path: Path, journal_path: Path) -> None:
+    """Refuse (:class:`LockRefused`) a lock file whose contents are not a lock's: empty, or one
+    JSON object of :data:`_LOCK_BYTES` at most. Such a file is never truncated."""
+    size = os.fstat(fd).st_size
+    if size == 0:
+        return
+    text = os.pread(fd, _LOCK_BYTES + 1, 0) if size <= _LOCK_BYTES else b""
+    try:
+        found = json.loads(text.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError):
+        found = None
+    if not isinstance(found, dict):
+        raise LockRefused(
+            journal_path,
+            f"the lock file {path} holds something else than a lock ({size:,} bytes that are "
+            "not croupier's): croupier never empties a file it did not make. Move it away and "
+            "keep it (it may be a copy of a journal); croupier makes its own lock file at the "
+            "next start",
+        )
 
 
 def _read_holder(fd: int) -> dict[str, Any]:

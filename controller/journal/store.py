@@ -117,6 +117,7 @@ import structlog
 
 from controller.journal.errors import KIND_WORDS, JournalUnavailable
 from controller.journal.records import to_record
+from controller.table.private import PrivateFileError, check_private, make_folders, open_private
 
 DEFAULT_JOURNAL_PATH = Path("var/journal.sqlite3")
 DEFAULT_RETENTION = timedelta(days=90)
@@ -410,7 +411,13 @@ class Journal:
             target, use_uri = uri, True
         else:
             try:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                _make_private(path)
+            except PrivateFileError as exc:
+                raise JournalUnavailable(
+                    where,
+                    "not_private",
+                    f"Journal unavailable: {exc}. No round can start until then.",
+                ) from exc
             except OSError as exc:
                 cause = "read_only" if isinstance(exc, PermissionError) else "cannot_open"
                 raise JournalUnavailable(
@@ -1038,6 +1045,27 @@ def _unavailable(path: Path, exc: sqlite3.Error) -> JournalUnavailable:
     if cause in ("cannot_open", "error") and _read_only_place(path):
         cause = "read_only"
     return JournalUnavailable(str(path), cause, _MESSAGES[cause].format(path=path, detail=detail))
+
+
+SQLITE_SIDE_FILES = ("-wal", "-shm", "-journal")  # what SQLite makes beside a database
+
+
+def _make_private(path: Path) -> None:
+    """Before SQLite opens the journal: its folders made 0700; the journal and the files SQLite
+    keeps beside it refused when they are symbolic links or anything but plain files of ours,
+    tightened to 0600 when others may read them (a journal made by older software was 0644);
+    a new journal made 0600 (``O_EXCL | O_NOFOLLOW``), so that SQLite, which gives its -wal and
+    -shm files the mode of the database, makes those 0600 too."""
+    make_folders(path.parent if str(path.parent) else Path())
+    for suffix in SQLITE_SIDE_FILES:
+        check_private(path.with_name(path.name + suffix), "the journal's file")
+    if not check_private(path, "the journal"):
+        with contextlib.suppress(FileExistsError):  # (made since: checked as any other)
+            os.close(open_private(path, os.O_RDWR, "the journal", new=True))
+            return
+    # O_NOFOLLOW: a link put there since is refused (read only: a read-only journal may still
+    # be read, and a write then says it is read-only)
+    os.close(open_private(path, os.O_RDONLY, "the journal"))
 
 
 def _read_only_place(path: Path) -> bool:
