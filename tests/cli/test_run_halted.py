@@ -309,7 +309,7 @@ def test_a_supervisor_voids_the_open_round_on_the_halted_screen_and_the_table_de
         assert returned == wagers  # every wager of the round went back, once
         assert journal.verify().ok
     recall = subprocess.run(
-        [*CROUPIER, "history", "--journal", str(path), "--last", "2"],
+        [*CROUPIER, "history", "--journal", str(path), "--last", "5"],
         capture_output=True,
         text=True,
         timeout=WAIT_S,
