@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import os
 import signal
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -46,11 +48,11 @@ def _grey(page: Any, selector: str) -> float:
     return float(opacity)
 
 
-def test_a_killed_table_turns_its_dealer_and_pit_pages_red_and_grey(
-    browser: Any, tmp_path: Path
-) -> None:
-    config = _demo_table(tmp_path)
-    with croupier("run", "--demo", "--pace", "0.3", "--config", str(config), cwd=tmp_path) as (
+@contextmanager
+def _demo_and_browser(browser: Any, folder: Path) -> Iterator[tuple[Any, str, Any]]:
+    """``croupier run --demo`` in its own process and a 1024x600 browser context on it."""
+    config = _demo_table(folder)
+    with croupier("run", "--demo", "--pace", "0.3", "--config", str(config), cwd=folder) as (
         proc,
         lines,
     ):
@@ -58,68 +60,65 @@ def test_a_killed_table_turns_its_dealer_and_pit_pages_red_and_grey(
         context = browser.new_context(viewport={"width": 1024, "height": 600})
         context.set_default_timeout(30_000)
         try:
-            dealer = context.new_page()
-            dealer.goto(url)
-            pit = context.new_page()
-            pit.goto(f"{url}view?token={VIEW_TOKEN}")
-            live = _live_prompt(dealer)
-            assert LOST not in live
-            pit.wait_for_function("() => document.querySelector('#link').textContent === 'live'")
-            assert pit.locator("#pit-lost").is_hidden()
-            assert _grey(dealer, "#table-area") == 1.0
-
-            proc.send_signal(signal.SIGKILL)
-            proc.wait(30)
-
-            dealer.wait_for_function(
-                f"() => document.querySelector('#prompt').textContent === {LOST!r}",
-                timeout=LOST_WITHIN_MS,
-            )
-            assert dealer.locator("#prompt-bar").get_attribute("class") == "lost"
-            assert "not live" in dealer.locator("#prompt-detail").inner_text()
-            # the round, the money and the devices are stale: greyed, and no key can be pressed
-            for stale in ("#table-area", "#keys"):
-                assert _grey(dealer, stale) < 0.5, stale
-            assert dealer.locator("button.key:enabled").count() == 0
-            assert dealer.locator("#link").inner_text() == "screen offline"
-            screenshot(dealer, "lost-table-dealer-1024x600")
-
-            pit.wait_for_function(
-                "() => !document.querySelector('#pit-lost').hidden", timeout=LOST_WITHIN_MS
-            )
-            assert "lost the table" in pit.locator("#pit-lost").inner_text()
-            assert _grey(pit, "#pit-now") < 0.5
-            screenshot(pit, "lost-table-pit-1024x600")
+            yield proc, url, context
         finally:
             context.close()
+
+
+def test_a_killed_table_turns_its_dealer_and_pit_pages_red_and_grey(
+    browser: Any, tmp_path: Path
+) -> None:
+    with _demo_and_browser(browser, tmp_path) as (proc, url, context):
+        dealer = context.new_page()
+        dealer.goto(url)
+        pit = context.new_page()
+        pit.goto(f"{url}view?token={VIEW_TOKEN}")
+        live = _live_prompt(dealer)
+        assert LOST not in live
+        pit.wait_for_function("() => document.querySelector('#link').textContent === 'live'")
+        assert pit.locator("#pit-lost").is_hidden()
+        assert _grey(dealer, "#table-area") == 1.0
+
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(30)
+
+        dealer.wait_for_function(
+            f"() => document.querySelector('#prompt').textContent === {LOST!r}",
+            timeout=LOST_WITHIN_MS,
+        )
+        assert dealer.locator("#prompt-bar").get_attribute("class") == "lost"
+        assert "not live" in dealer.locator("#prompt-detail").inner_text()
+        # the round, the money and the devices are stale: greyed, and no key can be pressed
+        for stale in ("#table-area", "#keys"):
+            assert _grey(dealer, stale) < 0.5, stale
+        assert dealer.locator("button.key:enabled").count() == 0
+        assert dealer.locator("#link").inner_text() == "screen offline"
+        screenshot(dealer, "lost-table-dealer-1024x600")
+
+        pit.wait_for_function(
+            "() => !document.querySelector('#pit-lost').hidden", timeout=LOST_WITHIN_MS
+        )
+        assert "lost the table" in pit.locator("#pit-lost").inner_text()
+        assert _grey(pit, "#pit-now") < 0.5
+        screenshot(pit, "lost-table-pit-1024x600")
 
 
 def test_a_hung_table_whose_socket_stays_open_is_lost_after_its_heartbeat_and_found_again(
     browser: Any, tmp_path: Path
 ) -> None:
-    config = _demo_table(tmp_path)
-    with croupier("run", "--demo", "--pace", "0.3", "--config", str(config), cwd=tmp_path) as (
-        proc,
-        lines,
-    ):
-        url = lines.wait_for("display: ").split(" ", 1)[1]
-        context = browser.new_context(viewport={"width": 1024, "height": 600})
-        context.set_default_timeout(30_000)
+    with _demo_and_browser(browser, tmp_path) as (proc, url, context):
+        dealer = context.new_page()
+        dealer.goto(url)
+        _live_prompt(dealer)
+        proc.send_signal(signal.SIGSTOP)  # hung: the kernel keeps its sockets open
         try:
-            dealer = context.new_page()
-            dealer.goto(url)
-            _live_prompt(dealer)
-            proc.send_signal(signal.SIGSTOP)  # hung: the kernel keeps its sockets open
-            try:
-                dealer.wait_for_function(
-                    f"() => document.querySelector('#prompt').textContent === {LOST!r}",
-                    timeout=LOST_WITHIN_MS,
-                )
-                assert _grey(dealer, "#table-area") < 0.5
-            finally:
-                proc.send_signal(signal.SIGCONT)
-            # back: the page is live again without a reload
-            assert LOST not in _live_prompt(dealer)
-            assert _grey(dealer, "#table-area") == 1.0
+            dealer.wait_for_function(
+                f"() => document.querySelector('#prompt').textContent === {LOST!r}",
+                timeout=LOST_WITHIN_MS,
+            )
+            assert _grey(dealer, "#table-area") < 0.5
         finally:
-            context.close()
+            proc.send_signal(signal.SIGCONT)
+        # back: the page is live again without a reload
+        assert LOST not in _live_prompt(dealer)
+        assert _grey(dealer, "#table-area") == 1.0
