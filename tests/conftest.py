@@ -7,9 +7,11 @@ fails because a neighbour took the CPU shows nothing about the code (speed lives
 from __future__ import annotations
 
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -51,6 +53,38 @@ def _watched_fds() -> dict[int, str]:
 
 def _new_threads(before: set[int]) -> list[threading.Thread]:
     return [t for t in threading.enumerate() if t.ident not in before and t.is_alive()]
+
+
+# What makes a test one of the slow kinds: a fixture it uses, or what its module's source uses.
+_KIND_FIXTURES = {"browser": ("browser", "page"), "pg": ("cluster",)}
+_KIND_SOURCE = {
+    "pty": re.compile(r"\bopenpty\b|\bpty_runner\b|\bPtyRunner\b|tests\.faults\.harness"),
+    "slow": re.compile(r"\bsubprocess\b|\bPopen\b"),
+}
+_module_kinds: dict[str, set[str]] = {}
+
+
+def _source_kinds(path: Path) -> set[str]:
+    key = str(path)
+    if key not in _module_kinds:
+        try:
+            text = path.read_text(encoding="utf-8")
+        except OSError:
+            text = ""
+        _module_kinds[key] = {kind for kind, rx in _KIND_SOURCE.items() if rx.search(text)}
+    return _module_kinds[key]
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Mark every test with the slow kinds it is (``browser``, ``pg``, ``pty``, ``slow``): by
+    the fixtures it uses, and by what its module uses (pseudo-terminals, other processes). A new
+    test is marked without anyone remembering to."""
+    for item in items:
+        used = set(getattr(item, "fixturenames", ()))
+        kinds = {kind for kind, names in _KIND_FIXTURES.items() if used.intersection(names)}
+        kinds |= _source_kinds(item.path)
+        for kind in sorted(kinds):
+            item.add_marker(getattr(pytest.mark, kind))
 
 
 @pytest.fixture(autouse=True)
