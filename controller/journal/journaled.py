@@ -37,6 +37,7 @@ a journal written before PINs (or by a key-only table) replays as it was.
 from __future__ import annotations
 
 import json
+import re
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -66,13 +67,15 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 5  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 6  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
 # disagreeing, and stops for a supervisor).
 # 4: what the dealer keyed before a hold carried into the decision after it, and a CALL was
 # noted among the next decision's keys (replayed so: ``TableApp.entry_outlives_holds``).
+# 5: a keyed-in card the supervisor confirmed was named in the prompt after it, even the dealer's
+# face-down one ("Keyed-in card AS confirmed."); that sentence is compared without its card.
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -646,6 +649,9 @@ def _kept(entry: Entry, fmt: int) -> bool:
     return True
 
 
+_KEYED_CONFIRMED = re.compile(r"Keyed-in card (\S+ )?confirmed[^.]*\.")
+
+
 def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
     """Compare through canonical JSON (what the journal stores), as format ``fmt`` wrote it."""
     kind, payload = entry
@@ -656,6 +662,8 @@ def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
         value = {**value, "data": {}, "reason": "", "keys": []}
     if fmt < 3 and kind == "prompt":  # the dealer's words
         value = {**value, "text": ""}
+    elif fmt < 6 and kind == "prompt":  # which keyed-in card was confirmed, named or not
+        value = {**value, "text": _KEYED_CONFIRMED.sub("Keyed-in card confirmed.", value["text"])}
     return kind, value
 
 

@@ -311,13 +311,7 @@ class RoundController:
     # --- public views (never the hole card before the reveal) ------------------------------------
 
     def dealer_visible_cards(self) -> list[Card]:
-        cards = self.round.dealer.cards
-        if not self.rules.has_hole_card or self.round.dealer.hole_revealed:
-            return list(cards)
-        visible = [c for i, c in enumerate(cards) if i >= 2]
-        if cards and self.rules.dealer.first_card_face_up:
-            visible.insert(0, cards[0])
-        return visible
+        return [c for i, c in enumerate(self.round.dealer.cards) if self._dealer_card_shows(i)]
 
     @property
     def hold_reasons(self) -> list[HoldReason]:
@@ -1151,8 +1145,20 @@ class RoundController:
         self.table.holds.remove(hold)
         resume = self.table.resume_state or S.BETTING
         self.table.resume_state = None
+        dealer_had = len(self.round.dealer.cards)
         dest = self._apply_card(hold.card, resume)
+        if len(self.round.dealer.cards) > dealer_had and not self._dealer_card_shows(dealer_had):
+            # The dealer's face-down card: its name waits for the reveal, like any hole card.
+            return self._after_supervisor(
+                dest, "Keyed-in card confirmed as the dealer's face-down card."
+            )
         return self._after_supervisor(dest, f"Keyed-in card {hold.card} confirmed.")
+
+    def _dealer_card_shows(self, index: int) -> bool:
+        """Whether the dealer's card at ``index`` is dealt face up (or already turned over)."""
+        if not self.rules.has_hole_card or self.round.dealer.hole_revealed or index >= 2:
+            return True
+        return index == 0 and self.rules.dealer.first_card_face_up
 
     def _clear_lockup(self, move: ClearLockup) -> State:
         hold = self._pending(HoldKind.LOCKUP)

@@ -9,6 +9,7 @@ identifier (``tests/round/jargon.py``).
 
 from __future__ import annotations
 
+import copy
 import random
 import re
 from pathlib import Path
@@ -122,3 +123,39 @@ def test_every_hold_and_every_way_back_is_said_in_the_dealers_words() -> None:
             for detail in ("link lost", "refused", "LAMP_FAIL: a lamp failed"):
                 said.append(hold_text(kind, detail, device))
     assert [(t, jargon(t)) for t in said if jargon(t)] == []
+
+
+def test_a_keyed_in_hole_card_is_not_named_when_the_supervisor_confirms_it() -> None:
+    """The shoe could not read the dealer's face-down card, the dealer keyed it in and the
+    supervisor confirmed it: the prompt that follows says so without naming the card (the
+    stateful test once found 'Keyed-in card AS confirmed.' before the reveal)."""
+    hidden = 0
+    for variant in ("uk-pontoon", "pa-blackjack", "nz-pontoon"):
+        rules = load_variant(variant)
+        for seed in range(6):
+            walk = Walk(rules, random.Random(seed))
+            for _ in range(200):
+                if walk.rounds > 1:
+                    break
+                c = walk.app.controller
+                if c.state is State.DEALING:
+                    trial = copy.deepcopy(walk)
+                    dealer = trial.app.controller.round.dealer
+                    before = len(dealer.cards)
+                    card = trial.deck[seed]
+                    trial.app.trim_outputs(0)
+                    _do(trial, Hold(HoldKind.UNREADABLE_CARD, "the shoe could not read a card",
+                                    "shoe"), KeyedCard(card), ConfirmCard())  # fmt: skip
+                    tc = trial.app.controller
+                    dealer = tc.round.dealer
+                    if (
+                        len(dealer.cards) > before
+                        and dealer.cards[before] not in tc.dealer_visible_cards()
+                    ):
+                        hidden += 1
+                        texts = [o.text for o in trial.app.outputs if isinstance(o, Prompt)]
+                        assert texts
+                        assert all(str(card) not in t for t in texts), texts
+                        assert any("dealer's face-down card" in t for t in texts), texts
+                walk.step()
+    assert hidden > 0  # the walk reached the hole card's deal at least once
