@@ -2,9 +2,11 @@
 
 Invariants after every step: every card read is somewhere (a hand, the dealer, burned, or held
 for a decision); no stake is settled twice and a finished round has settled every stake; no
-prompt shows the hole card before the reveal.
+prompt shows the hole card before the reveal; a refused action changes nothing (state, round,
+money, table status, outputs).
 """
 
+import copy
 from collections import Counter
 from typing import Any
 
@@ -19,7 +21,7 @@ from controller.game.settlement import LedgerEntry
 from controller.play.autoplay import CARD_STATES, WINDOW_ACTIONS
 from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
-from controller.round.model import HoldKind, RoundState
+from controller.round.model import HoldKind, RoundState, copy_round
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import DeckType, deck
 
@@ -58,9 +60,20 @@ class RoundMachine(RuleBasedStateMachine):
 
     def _perform(self, action: Action, **kw: Any) -> None:
         round_before = self.c.round
+        state, kept, table = self.c.state, copy_round(self.c.round), copy.deepcopy(self.c.table)
+        outbox = list(self.c.outbox)
         try:
             self.c.perform(action, **kw)
         except ActionRefused:
+            # A refused action changes nothing: not the state, the round and its money, the
+            # table's status, nor what the controller has to say (so nothing is journalled).
+            assert self.c.state is state, f"{action} refused but moved {state} -> {self.c.state}"
+            assert self.c.round is round_before
+            assert self.c.round == kept, f"{action} refused but changed the round"
+            assert self.c.table == table, f"{action} refused but changed the table's status"
+            assert self.c.outbox == outbox, (
+                f"{action} refused but said {self.c.outbox[len(outbox) :]}"
+            )
             return
         if action in (Action.CARD, Action.CONFIRM_CARD):  # read by the shoe, or keyed in
             self.cards_in += 1
