@@ -1,8 +1,17 @@
 """``croupier audit``: check the journal's hash chain, export it for surveillance.
 
-``croupier audit verify [--journal PATH]`` walks the whole chain. Exit status 0 when it is
-intact; 1 with ``row N: <reason>`` naming the first broken row when a row was edited, deleted or
-reordered (or the file cannot be read); 2 when there is no journal at PATH.
+``croupier audit verify [--journal PATH] [--key FILE]`` walks the whole chain, and with the table
+key (``FILE``, by default ``PATH.key`` when there is one) proves it: every sealed row's MAC, and
+that the journal extends its head record (``PATH.head``; :mod:`controller.journal.seal`). Exit
+status 0 when it is intact (saying whether the MACs were checked); 1 with ``row N: <reason>``
+naming the first broken row when a row was edited, deleted, reordered, forged or the journal was
+rolled back (or the file cannot be read); 2 when there is no journal at PATH, or no key at a
+``--key`` FILE.
+
+``croupier audit seal [--journal PATH] [--key FILE]`` verifies the whole chain under the key and
+records the journal's last row as its head: for a technician who restored the journal on purpose
+(an older copy is then the one to go on with) or lost the head record. It takes the journal's
+lock (refused while the table runs), and journals what it replaced.
 
 ``croupier audit export --since DATE [--journal PATH] [--out FILE]`` writes the rows from DATE
 on as JSON lines, one row per line with every column (``payload`` as an object whose canonical
@@ -13,6 +22,7 @@ JSON, see :func:`controller.journal.canonical_json`, is the text that was hashed
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import sys
@@ -21,6 +31,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.journal.errors import JournalUnavailable
+from controller.journal.lock import JournalLock
+from controller.journal.seal import SealError, key_path_for
 from controller.journal.store import DEFAULT_JOURNAL_PATH, Journal
 
 if TYPE_CHECKING:
@@ -46,7 +58,20 @@ def register(commands: Subparsers) -> None:
         description="Exit 0 when the chain is intact, 1 naming the first broken row.",
     )
     _journal_option(verify)
+    _key_option(verify)
     verify.set_defaults(handler=run_verify)
+
+    seal = actions.add_parser(
+        "seal",
+        help="verify the chain under the table key and record the journal's head (a technician)",
+        description=(
+            "For a journal restored on purpose or a lost head record: verify every row under "
+            "the table key, then record the last row as the journal's head."
+        ),
+    )
+    _journal_option(seal)
+    _key_option(seal)
+    seal.set_defaults(handler=run_seal)
 
     export = actions.add_parser(
         "export",
@@ -75,6 +100,16 @@ def _journal_option(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def _key_option(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--key",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="the table key (default: the journal's path with .key, when there is one)",
+    )
+
+
 def _usage(parser: argparse.ArgumentParser) -> int:
     parser.print_help(sys.stderr)
     return 2
@@ -95,33 +130,87 @@ def parse_since(text: str) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
-def _open(path: Path) -> Journal | int:
+def _open(path: Path, *, key: Path | None = None) -> Journal | int:
     if not path.exists():
         print(f"croupier audit: there is no journal at {path}", file=sys.stderr)
         return EXIT_NO_JOURNAL
     try:
-        return Journal.open(path, readonly=True)
+        return Journal.open(path, readonly=True, sealed=True, key_path=key)
     except JournalUnavailable as exc:
         print(f"croupier audit: {exc}", file=sys.stderr)
         return EXIT_BROKEN
 
 
 def run_verify(args: argparse.Namespace) -> int:
-    journal = _open(args.journal)
+    if args.key is not None and not args.key.exists():
+        print(f"croupier audit verify: there is no table key at {args.key}", file=sys.stderr)
+        return EXIT_NO_JOURNAL
+    journal = _open(args.journal, key=args.key)
     if isinstance(journal, int):
         return journal
     try:
         with journal:
             result = journal.verify()
+            rolled_back = journal.head_problem() if result.ok else None
+            keyed = journal.key is not None
     except JournalUnavailable as exc:
         print(f"croupier audit verify: {exc}", file=sys.stderr)
         return EXIT_BROKEN
+    if rolled_back is not None:
+        print(f"{args.journal}: journal BROKEN: its rows hold, but it is not the latest")
+        where = "the journal" if rolled_back[0] is None else f"row {rolled_back[0]}"
+        print(f"{where}: {rolled_back[1]}")
+        return EXIT_BROKEN
     if result.ok:
         print(f"{args.journal}: {result.describe()}")
+        if not keyed:
+            print(
+                f"{args.journal}: not proven: without the table key a chain hashed again after "
+                "an edit holds too (give --key FILE)"
+            )
         return EXIT_OK
     print(f"{args.journal}: journal BROKEN after {result.rows_checked} good rows")
     print(result.describe())
     return EXIT_BROKEN
+
+
+def run_seal(args: argparse.Namespace) -> int:
+    key = key_path_for(args.journal) if args.key is None else args.key
+    if not args.journal.exists():
+        print(f"croupier audit seal: there is no journal at {args.journal}", file=sys.stderr)
+        return EXIT_NO_JOURNAL
+    if not key.exists():
+        print(
+            f"croupier audit seal: there is no table key at {key}: a journal is sealed only "
+            "with the key its rows were sealed with",
+            file=sys.stderr,
+        )
+        return EXIT_NO_JOURNAL
+    try:
+        with contextlib.ExitStack() as stack:
+            opened = stack.enter_context(Journal.open(args.journal, readonly=True))
+            lock = JournalLock.acquire(args.journal, table_id=opened.table_id)
+            stack.callback(lock.release)
+            opened.close()
+            journal = stack.enter_context(Journal.open(args.journal, sealed=True, key_path=key))
+            result = journal.verify()
+            if not result.ok:
+                print(f"{args.journal}: journal BROKEN: nothing sealed", file=sys.stderr)
+                print(result.describe(), file=sys.stderr)
+                return EXIT_BROKEN
+            replaced = journal.head_problem()
+            text = "the head record was recorded by croupier audit seal" + (
+                "" if replaced is None else f", replacing one that said: {replaced[1]}"
+            )
+            journal.append("note", {"device": "journal", "text": text})
+            head = journal.record_head()
+    except (JournalUnavailable, SealError) as exc:
+        print(f"croupier audit seal: {exc}", file=sys.stderr)
+        return EXIT_BROKEN
+    assert head is not None
+    print(f"{args.journal}: {result.describe()}")
+    print(f"{args.journal}: head recorded at {head.describe()}; {text}")
+    return EXIT_OK
 
 
 def run_export(args: argparse.Namespace) -> int:

@@ -116,7 +116,9 @@ def journal_checks(table: LoadedTable, now: Callable[[], datetime]) -> list[Chec
     checks: list[Check] = []
     last_ts: datetime | None = None
     try:
-        journal = Journal.open(path, table_id=table.config.table_id)
+        journal = Journal.open(
+            path, table_id=table.config.table_id, sealed=True, key_path=table.key_path
+        )
     except JournalUnavailable as exc:
         return [
             Check("journal", False, str(exc), "see the message; no round can start"),
@@ -133,6 +135,16 @@ def journal_checks(table: LoadedTable, now: Callable[[], datetime]) -> list[Chec
                 )
             )
         verified = journal.verify()
+        rolled_back = journal.head_problem()
+        if verified.ok and rolled_back is not None:
+            checks.append(
+                Check(
+                    "journal head",
+                    False,
+                    rolled_back[1],
+                    "keep the file for investigation and call a supervisor",
+                )
+            )
         if verified.ok:
             checks.append(Check("journal chain", True, f"{verified.rows_checked} rows intact"))
         else:

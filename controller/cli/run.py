@@ -360,7 +360,13 @@ def _halted(
     print(f"  where: {where} of {problem.journal}", file=sys.stderr)
     print(f"  expected: {problem.expected}", file=sys.stderr)
     print(f"  found: {problem.found}", file=sys.stderr, flush=True)
-    halted = Halted(problem, service.table.journal_path, service.access, service.rules)
+    halted = Halted(
+        problem,
+        service.table.journal_path,
+        service.access,
+        service.rules,
+        key_path=service.table.key_path,
+    )
     display.halt(halted)
     try:
         display.start()

@@ -10,6 +10,8 @@ Rows live in one SQLite table (standard library, WAL, ``synchronous=FULL``)::
     payload   TEXT                 canonical JSON of a dict (sorted keys, no spaces, UTF-8)
     prev_hash TEXT                 the hash of row seq-1 (64 zeros for row 1)
     hash      TEXT                 sha256 hex of the canonical JSON of the seven columns above
+    mac       TEXT NULL            HMAC-SHA-256 hex of ``hash`` under the table key (NULL for a
+                                   row from before the journal had a key; controller.journal.seal)
 
 :meth:`Journal.append` commits before it returns, so a caller writes the journal *first* and only
 then shows, acknowledges or acts on what it wrote. Triggers in the file refuse UPDATE and DELETE
@@ -92,9 +94,13 @@ Retention: :meth:`Journal.prune` deletes rows older than the table's retention
 (:data:`DEFAULT_RETENTION`, 90 days) after appending an ``anchor`` row naming the last pruned row;
 :meth:`Journal.verify` accepts a journal that starts right after an anchor's row.
 
-A start checks the chain from the last point a start verified (:meth:`Journal.verify_from_anchor`:
-a one-row ``journal_verified`` table beside the journal's, holding a row's seq and hash), so a
-start on a long journal hashes only the rows added since; ``audit verify`` checks them all.
+A start checks the chain from the last point a start verified (:meth:`Journal.verify_from_anchor`),
+so a start on a long journal hashes only the rows added since; ``audit verify`` checks them all.
+A sealed journal (``Journal.open(sealed=True)``, as ``croupier run`` opens it) takes that point
+from its head record outside the file, and every row carries ``mac``, an HMAC of its hash under
+the table key (:mod:`controller.journal.seal`): a row hashed again without the key, a journal cut
+short or an older copy put back are refused. An unsealed journal keeps its point in a one-row
+``journal_verified`` table beside the journal's (seq and hash of a row).
 """
 
 from __future__ import annotations
@@ -102,6 +108,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import hashlib
+import hmac
 import json
 import os
 import sqlite3
@@ -117,6 +124,15 @@ import structlog
 
 from controller.journal.errors import KIND_WORDS, JournalUnavailable
 from controller.journal.records import to_record
+from controller.journal.seal import (
+    Head,
+    SealError,
+    TableKey,
+    head_path_for,
+    key_path_for,
+    read_head,
+    write_head,
+)
 from controller.table.private import PrivateFileError, check_private, make_folders, open_private
 
 DEFAULT_JOURNAL_PATH = Path("var/journal.sqlite3")
@@ -194,7 +210,8 @@ _SCHEMA = (
         kind TEXT NOT NULL,
         payload TEXT NOT NULL,
         prev_hash TEXT NOT NULL,
-        hash TEXT NOT NULL
+        hash TEXT NOT NULL,
+        mac TEXT
     )""",
     "CREATE INDEX IF NOT EXISTS journal_round ON journal(round_id) WHERE round_id IS NOT NULL",
     "CREATE INDEX IF NOT EXISTS journal_ts ON journal(ts)",
@@ -209,18 +226,24 @@ _SCHEMA = (
     _NO_DELETE,
 )
 _INSERT = (
-    "INSERT INTO journal (seq, ts, table_id, round_id, kind, payload, prev_hash, hash) "
-    "VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
+    "INSERT INTO journal (seq, ts, table_id, round_id, kind, payload, prev_hash, hash, mac) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
-_MORE_VALUES = ", (?, ?, ?, ?, ?, ?, ?, ?)"
-# Rows a statement inserts at most: 8 parameters a row, well inside SQLite's oldest limit of 999
+_MORE_VALUES = ", (?, ?, ?, ?, ?, ?, ?, ?, ?)"
+# Rows a statement inserts at most: 9 parameters a row, inside SQLite's oldest limit of 999
 # (one statement, one step into SQLite, for a card's rows)
 INSERT_ROWS = 100
-_SELECT = "SELECT seq, ts, table_id, round_id, kind, payload, prev_hash, hash FROM journal"
-_ALL_ROWS = _SELECT + " ORDER BY seq"
-_LAST_ROW = _SELECT + " ORDER BY seq DESC LIMIT 1"
-_ANCHOR_ROWS = _SELECT + " WHERE kind = 'anchor' ORDER BY seq"
+# (a journal made before software 0.4 has no mac column until a start adds it: read, its rows
+# have none)
+_SELECT = "SELECT seq, ts, table_id, round_id, kind, payload, prev_hash, hash, mac FROM journal"
+_SELECT_BEFORE_MAC = _SELECT.replace(", mac FROM", ", NULL FROM")
+_ALL_ROWS = " ORDER BY seq"
+_LAST_ROW = " ORDER BY seq DESC LIMIT 1"
+_ANCHOR_ROWS = " WHERE kind = 'anchor' ORDER BY seq"
 _CHUNK = 1000
+# the rows after which the head record is replaced (a start, a round's end, a stop): a rollback to
+# before the last of them is refused at the next start
+_HEAD_KINDS = frozenset({"software", "round_end", "stop", "anchor", "set_aside"})
 
 
 # --- canonical forms -------------------------------------------------------------------------
@@ -293,6 +316,9 @@ class Row:
     prev_hash: str
     hash: str
     payload_json: str = dataclasses.field(repr=False, compare=False, default="")
+    # HMAC-SHA-256 of ``hash`` under the table key (controller.journal.seal); None for a row
+    # written before the journal had a key
+    mac: str | None = dataclasses.field(repr=False, compare=False, default=None)
 
     @property
     def at(self) -> datetime:
@@ -324,14 +350,26 @@ class Row:
 
     @classmethod
     def _from_db(cls, values: tuple[Any, ...]) -> Row:
-        seq, ts, table_id, round_id, kind, payload, prev_hash, digest = values
+        seq, ts, table_id, round_id, kind, payload, prev_hash, digest, *sealed = values
+        mac = sealed[0] if sealed else None  # (the floor's rows have no MAC)
         try:
             parsed = json.loads(payload)
         except (TypeError, ValueError):
             parsed = {"unreadable": str(payload)}
         if not isinstance(parsed, dict):
             parsed = {"unreadable": str(payload)}
-        return cls(seq, ts, table_id, round_id, kind, parsed, prev_hash, digest, payload)
+        return cls(
+            seq,
+            ts,
+            table_id,
+            round_id,
+            kind,
+            parsed,
+            prev_hash,
+            digest,
+            payload,
+            None if mac is None else str(mac),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -342,11 +380,13 @@ class VerifyResult:
     reason: str = ""
     last_seq: int | None = None
     last_hash: str | None = None
+    macs: str = ""  # what was found of the rows' MACs (controller.journal.seal)
 
     def describe(self) -> str:
         if self.ok:
             head = "" if self.last_seq is None else f"; last row {self.last_seq} {self.last_hash}"
-            return f"chain intact: {self.rows_checked} rows verified{head}"
+            macs = f" ({self.macs})" if self.macs else ""
+            return f"chain intact: {self.rows_checked} rows verified{macs}{head}"
         where = "journal" if self.first_bad_seq is None else f"row {self.first_bad_seq}"
         return f"{where}: {self.reason}"
 
@@ -371,12 +411,20 @@ class Journal:
         clock: Clock,
         *,
         readonly: bool,
+        key: TableKey | None = None,
+        head_path: Path | None = None,
+        select: str = _SELECT,
     ) -> None:
         self._db = db
         self.path = path
         self.table_id = table_id
         self._clock = clock
         self.readonly = readonly
+        self.key = key  # every row written gets its MAC under it (controller.journal.seal)
+        self.head_path = head_path  # the head record, beside the lock (None: not kept)
+        self._select = select
+        self._head_kept = False  # a start verified the chain: the head record is kept from now
+        self._rows_to_head: int | None = None  # the journal's rows, counted once, then kept
         self._lock = threading.RLock()
         # Journal times never go backwards: while the wall clock reads earlier than the last
         # row, rows take the last row's time, and the jump is reported once (clock_reports).
@@ -394,11 +442,19 @@ class Journal:
         clock: Clock = _system_clock,
         busy_timeout_s: float = DEFAULT_BUSY_TIMEOUT_S,
         readonly: bool = False,
+        sealed: bool = False,
+        key_path: Path | None = None,
     ) -> Journal:
         """Open (and create, unless ``readonly``) the journal at ``path``.
 
         A new journal needs ``table_id``; an existing one remembers its table and refuses a
         different one. ``readonly`` opens an existing journal for reading only (history, audit).
+
+        ``sealed``: with its table key (``key_path``, by default beside the journal) and its head
+        record (:mod:`controller.journal.seal`). Written, a sealed journal with no key yet gets
+        one (its rows from now on are sealed); a journal whose rows are sealed is refused without
+        its key, and is never written unsealed. Read, a sealed journal without its key file has
+        :attr:`key` None (its MACs cannot be checked).
         """
         path = Path(path)
         where = str(path)
@@ -464,6 +520,16 @@ class Journal:
                     f"Journal unavailable: {path} is the journal of table {stored!r}, "
                     f"not of table {table_id!r}. Point this table at its own journal file.",
                 )
+            select = _select_for(db, readonly)
+            key = _table_key(
+                db,
+                path,
+                stored,
+                select,
+                readonly=readonly,
+                sealed=sealed,
+                key_path=key_path_for(path) if key_path is None else key_path,
+            )
         except sqlite3.Error as exc:
             if db is not None:
                 db.close()
@@ -472,10 +538,22 @@ class Journal:
             if db is not None:
                 db.close()
             raise
-        return cls(db, path, stored, clock, readonly=readonly)
+        return cls(
+            db,
+            path,
+            stored,
+            clock,
+            readonly=readonly,
+            key=key,
+            head_path=head_path_for(path) if sealed else None,
+            select=select,
+        )
 
     def close(self) -> None:
         with self._lock:
+            if self._head_kept:  # (a stop's rows recorded it already; this is the last word)
+                with contextlib.suppress(JournalUnavailable, SealError, sqlite3.Error):
+                    self.record_head()
             self._db.close()
 
     def __enter__(self) -> Self:
@@ -516,7 +594,104 @@ class Journal:
 
             written = self._write(lambda: self._insert_groups(prepared, ts))
             self._last_at = parse_ts(ts)
+            if self._rows_to_head is not None:
+                self._rows_to_head += len(written)
+            if self._head_kept and any(r.kind in _HEAD_KINDS for r in written):
+                self._keep_head()
             return written
+
+    # --- the head record (controller.journal.seal) ---------------------------------------------
+
+    def record_head(self) -> Head | None:
+        """Replace the head record with the journal's last row (None: the journal is not sealed,
+        or has no row). Raises :class:`~controller.journal.seal.SealError` when it cannot be
+        written."""
+        key, where = self.key, self.head_path
+        if key is None or where is None or self.readonly:
+            return None
+        with self._lock:
+            last = self._read(lambda: self._db.execute(self._select + _LAST_ROW).fetchone())
+            if last is None:
+                return None
+            if self._rows_to_head is None:
+                self._rows_to_head = int(
+                    self._read(lambda: self._db.execute("SELECT COUNT(*) FROM journal").fetchone())[
+                        0
+                    ]
+                )
+            head = Head(
+                self.table_id, int(last[0]), str(last[7]), self._rows_to_head, format_ts(utc_now())
+            )
+            write_head(where, key, head)
+            return head
+
+    def _keep_head(self) -> None:
+        try:
+            self.record_head()
+        except (SealError, JournalUnavailable) as exc:
+            # (the rows are committed: a head record one round behind is only a weaker proof)
+            log.error("journal head record not written", journal=str(self.path), error=str(exc))
+
+    def head_problem(self) -> tuple[int | None, str] | None:
+        """Why this journal is not the one the head record last saw (it is shorter, or does not
+        extend it: an older copy, rows cut or re-dealt), as (first row concerned, why); None
+        when it extends it, or there is no record to compare with and none is due."""
+        key, where = self.key, self.head_path
+        if key is None or where is None:
+            return None
+        try:
+            head = read_head(where, key)
+        except SealError as exc:
+            return None, str(exc)
+        db = self._db
+        last = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
+        last_seq = 0 if last is None else int(last)
+        if head is None:
+            if last_seq < key.sealed_from:
+                return None  # no sealed row yet: the first start with the key records one
+            return (
+                None,
+                f"the journal's head record {where} is missing, though its rows are sealed "
+                f"from row {key.sealed_from}: nothing shows this journal is the latest. Restore "
+                f"the head record, or check the journal with `croupier audit verify --journal "
+                f"{self.path}` and record its head with `croupier audit seal --journal "
+                f"{self.path}`",
+            )
+        if head.table_id != self.table_id:
+            return None, f"the journal's head record {where} is table {head.table_id!r}'s"
+        if last_seq < head.seq:
+            return (
+                last_seq + 1,
+                f"rolled back: the journal ends at row {last_seq}, but its head record {where} "
+                f"saw {head.describe()}: this is an older copy of the journal, or rows were cut "
+                "from its end",
+            )
+        found = db.execute("SELECT hash FROM journal WHERE seq = ?", (head.seq,)).fetchone()
+        pruned_since = db.execute(
+            "SELECT 1 FROM journal WHERE kind = 'anchor' AND seq > ? LIMIT 1", (head.seq,)
+        ).fetchone()
+        if found is None and pruned_since is None:
+            return (
+                head.seq,
+                f"rolled back: row {head.seq}, the last its head record {where} saw, is not in "
+                "the journal",
+            )
+        if found is not None and str(found[0]) != head.hash:
+            return (
+                head.seq,
+                f"does not extend its head record: row {head.seq} is not the row {where} saw "
+                f"({head.describe()}): the journal was rewritten or re-dealt from before it",
+            )
+        count = int(
+            db.execute("SELECT COUNT(*) FROM journal WHERE seq <= ?", (head.seq,)).fetchone()[0]
+        )
+        if count != head.rows and not (pruned_since is not None and count < head.rows):
+            return (
+                None,
+                f"the journal has {count} rows up to row {head.seq}, but its head record "
+                f"{where} counted {head.rows}: rows were removed or added by hand",
+            )
+        return None
 
     def _now(self) -> datetime:
         """The wall clock, but never earlier than the last row (a clock set back, by hand or by
@@ -525,7 +700,7 @@ class Journal:
         if not self._last_read:
             self._last_read = True
             with contextlib.suppress(sqlite3.Error, ValueError):  # (the write then says why)
-                found = self._db.execute(_LAST_ROW).fetchone()
+                found = self._db.execute(self._select + _LAST_ROW).fetchone()
                 self._last_at = None if found is None else parse_ts(str(found[1]))
         last = self._last_at
         if last is None or now >= last:
@@ -632,6 +807,7 @@ class Journal:
             for kind, payload_json in prepared:
                 seq += 1
                 digest = row_hash(seq, ts, self.table_id, round_id, kind, payload_json, prev)
+                mac = None if self.key is None else self.key.row_mac(digest)
                 rows.append(
                     Row(
                         seq,
@@ -643,6 +819,7 @@ class Journal:
                         prev,
                         digest,
                         payload_json,
+                        mac,
                     )
                 )
                 prev = digest
@@ -662,6 +839,7 @@ class Journal:
                         r.payload_json,
                         r.prev_hash,
                         r.hash,
+                        r.mac,
                     )
                 ],
             )
@@ -696,13 +874,15 @@ class Journal:
         db.execute("DROP TRIGGER journal_no_delete")
         db.execute("DELETE FROM journal WHERE seq <= ?", (through,))
         db.execute(_NO_DELETE)
+        if self._rows_to_head is not None:
+            self._rows_to_head += 1 - int(count)  # (the anchor in, the pruned rows out)
         return PruneResult(int(count), anchor)
 
     # --- reading -------------------------------------------------------------------------------
 
     def last_row(self) -> Row | None:
         with self._lock:
-            found = self._read(lambda: self._db.execute(_LAST_ROW).fetchone())
+            found = self._read(lambda: self._db.execute(self._select + _LAST_ROW).fetchone())
         return None if found is None else Row._from_db(found)
 
     def rows(
@@ -741,7 +921,7 @@ class Journal:
             where.append(f"kind IN ({', '.join('?' for _ in wanted)})")
             params.extend(wanted)
         # only fixed column names and ? placeholders are put into the text
-        sql = f"{_SELECT} WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_CHUNK}"
+        sql = f"{self._select} WHERE {' AND '.join(where)} ORDER BY seq LIMIT {_CHUNK}"
         after = after_seq
         while True:
             with self._lock:
@@ -797,10 +977,24 @@ class Journal:
         """
         with self._lock:
             db = self._db
+            sealed = self.key is not None and self.head_path is not None
             try:
                 db.execute("BEGIN")
                 try:
-                    point = _verified_point(db)
+                    if sealed:
+                        # the verified point is the head record, outside the file: a point in
+                        # the file could be moved by whoever rewrote the rows before it
+                        problem = self.head_problem()
+                        if problem is not None:
+                            # a forged row is named first; rows that all hold but do not
+                            # extend the head are an older (or re-dealt) journal
+                            whole = self._verify()
+                            if not whole.ok:
+                                return whole
+                            return VerifyResult(False, 0, problem[0], problem[1])
+                        point = self._head_point()
+                    else:
+                        point = _verified_point(db)
                     result = self._verify_after(*point) if point is not None else None
                     if result is None or not result.ok:
                         result = self._verify()
@@ -809,9 +1003,29 @@ class Journal:
             except sqlite3.Error as exc:
                 raise _unavailable(self.path, exc) from exc
             seq, digest = result.last_seq, result.last_hash
-            if result.ok and seq is not None and digest is not None and not self.readonly:
+            if not result.ok or self.readonly:
+                return result
+            if sealed:
+                try:
+                    self.record_head()
+                except SealError as exc:
+                    raise JournalUnavailable(
+                        str(self.path),
+                        "head",
+                        f"Journal unavailable: {exc}. No round can start until the journal's "
+                        "head record can be written.",
+                    ) from None
+                self._head_kept = True
+            elif seq is not None and digest is not None:
                 self._write(lambda: _record_verified(db, seq, digest))
             return result
+
+    def _head_point(self) -> tuple[int, str] | None:
+        """The head record's row, to verify on from (None: none, or pruned since)."""
+        if self.key is None or self.head_path is None:
+            return None
+        head = read_head(self.head_path, self.key)
+        return None if head is None else (head.seq, head.hash)
 
     def _verify(self) -> VerifyResult:
         """The chain from row 1 (or from the first row after an anchor) to the head."""
@@ -819,27 +1033,29 @@ class Journal:
         head = db.execute("SELECT seq, hash FROM journal_head WHERE id = 1").fetchone()
         anchors: dict[int, Row] = {}
         bad_anchors: list[int] = []
-        for values in db.execute(_ANCHOR_ROWS):
+        for values in db.execute(self._select + _ANCHOR_ROWS):
             anchor = Row._from_db(values)
             through = anchor.payload.get("seq")
             if anchor.computed_hash() != anchor.hash or not isinstance(through, int):
                 bad_anchors.append(anchor.seq)
             else:
                 anchors[through] = anchor
-        return self._verify_rows(db.execute(_ALL_ROWS), None, head, anchors, bad_anchors)
+        return self._verify_rows(
+            db.execute(self._select + _ALL_ROWS), None, head, anchors, bad_anchors
+        )
 
     def _verify_after(self, seq: int, digest: str) -> VerifyResult | None:
         """The chain from a verified row (its seq and hash) to the head; None when that row is
         not as recorded (pruned, or changed since it was verified)."""
         db = self._db
         head = db.execute("SELECT seq, hash FROM journal_head WHERE id = 1").fetchone()
-        found = db.execute(_SELECT + " WHERE seq = ?", (seq,)).fetchone()
+        found = db.execute(self._select + " WHERE seq = ?", (seq,)).fetchone()
         if found is None:
             return None
         start = Row._from_db(found)
         if start.hash != digest or start.computed_hash() != digest:
             return None
-        rows = db.execute(_SELECT + " WHERE seq > ? ORDER BY seq", (seq,))
+        rows = db.execute(self._select + " WHERE seq > ? ORDER BY seq", (seq,))
         return self._verify_rows(rows, start, head, {}, [])
 
     def _verify_rows(
@@ -854,6 +1070,9 @@ class Journal:
             return VerifyResult(False, checked, seq, reason)
 
         checked = 0 if start is None else 1
+        key = self.key
+        sealed = 0  # rows whose MAC was checked under the key
+        unchecked = 0  # rows with a MAC and no key to check it with
         previous: Row | None = start
         for values in cursor:
             row = Row._from_db(values)
@@ -887,6 +1106,24 @@ class Journal:
                     f"out of chain: its prev_hash is not the hash of row {previous.seq}",
                     checked,
                 )
+            if key is None:
+                unchecked += row.mac is not None
+            elif row.mac is not None:
+                if not hmac.compare_digest(row.mac, key.row_mac(row.hash)):
+                    return fail(
+                        row.seq,
+                        f"forged: its MAC is not the table key's ({row.kind} row): it was "
+                        "written, or hashed again after an edit, without the key",
+                        checked,
+                    )
+                sealed += 1
+            elif row.seq >= key.sealed_from:
+                return fail(
+                    row.seq,
+                    f"unsealed: it has no MAC, but the table key seals every row from row "
+                    f"{key.sealed_from} ({row.kind} row): it was written without the key",
+                    checked,
+                )
             checked += 1
             previous = row
 
@@ -914,12 +1151,75 @@ class Journal:
                 "replaced: its hash differs from the one the journal head recorded",
                 checked,
             )
+        if key is not None:
+            macs = f"{sealed} of them sealed under the table key {key.path}"
+        elif unchecked:
+            macs = f"{unchecked} of them sealed, their MACs not checked (no table key given)"
+        else:
+            macs = ""
         return VerifyResult(
             True,
             checked,
             last_seq=None if previous is None else previous.seq,
             last_hash=None if previous is None else previous.hash,
+            macs=macs,
         )
+
+
+def _select_for(db: sqlite3.Connection, readonly: bool) -> str:
+    """The rows' select for this file: a journal made before rows had a MAC gets the column
+    when it is opened for writing (its old rows have none), and is read without it."""
+    columns = {str(c[1]) for c in db.execute("PRAGMA table_info(journal)")}
+    if "mac" in columns:
+        return _SELECT
+    if readonly:
+        return _SELECT_BEFORE_MAC
+    db.execute("ALTER TABLE journal ADD COLUMN mac TEXT")
+    return _SELECT
+
+
+def _table_key(
+    db: sqlite3.Connection,
+    path: Path,
+    table_id: str,
+    select: str,
+    *,
+    readonly: bool,
+    sealed: bool,
+    key_path: Path,
+) -> TableKey | None:
+    """The key a journal is opened with (:meth:`Journal.open`'s ``sealed``)."""
+    last = db.execute(select + _LAST_ROW).fetchone()
+    last_sealed = last is not None and last[8] is not None
+    if not sealed:
+        if last_sealed and not readonly:
+            raise JournalUnavailable(
+                str(path),
+                "sealed",
+                f"Journal unavailable: {path} is sealed with a table key, and a row without "
+                "its MAC would break it: it is written only with its key (as croupier run "
+                "opens it).",
+            )
+        return None
+    try:
+        key = TableKey.load(key_path, table_id)
+        if key is None and not readonly:
+            if last_sealed:
+                raise JournalUnavailable(
+                    str(path),
+                    "no_key",
+                    f"Journal unavailable: the rows of {path} are sealed with a table key, but "
+                    f"there is no key at {key_path}. Restore the key file (croupier's alone, "
+                    "0600) from where it was kept; no round can start on a journal that cannot "
+                    "be proven.",
+                )
+            seq = db.execute("SELECT seq FROM journal_head WHERE id = 1").fetchone()
+            key = TableKey.make(key_path, table_id, 1 if seq is None else int(seq[0]) + 1)
+    except SealError as exc:
+        raise JournalUnavailable(
+            str(path), "key", f"Journal unavailable: {exc}. No round can start until then."
+        ) from None
+    return key
 
 
 def _verified_point(db: sqlite3.Connection) -> tuple[int, str] | None:

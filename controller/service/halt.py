@@ -122,10 +122,17 @@ class Halted:
     while). ``on_change`` is called after every command; ``stopped`` is set by ``stop``."""
 
     def __init__(
-        self, problem: Problem, journal: Path, policy: AccessPolicy, rules: Variant | None = None
+        self,
+        problem: Problem,
+        journal: Path,
+        policy: AccessPolicy,
+        rules: Variant | None = None,
+        *,
+        key_path: Path | None = None,
     ) -> None:
         self.problem = problem
         self.journal = journal
+        self.key_path = key_path  # the table key, when not beside the journal
         self.rules = rules
         self.access = AccessControl(policy)
         self.access.turn("SUP")  # no key switch is read: the supervisor's PIN decides
@@ -227,7 +234,7 @@ class Halted:
         # so nothing has been written to it since.
         plan = replace(self.void, aside=replace(self.void.aside, by=self.signed_in))
         try:
-            with Journal.open(self.journal) as journal:
+            with Journal.open(self.journal, sealed=True, key_path=self.key_path) as journal:
                 setaside.write(journal, plan)
         except JournalUnavailable as exc:
             return CommandReply(False, f"the void could not be written: {exc}")
@@ -244,7 +251,9 @@ class Halted:
 
     def _verify(self) -> str:
         try:
-            with Journal.open(self.journal, readonly=True) as journal:
+            with Journal.open(
+                self.journal, readonly=True, sealed=True, key_path=self.key_path
+            ) as journal:
                 result = journal.verify()
         except JournalUnavailable as exc:
             return f"the journal could not be read: {exc}"

@@ -285,7 +285,11 @@ class TableService:
         # replay matches it, the devices open. Then the start's rows, then the table.
         path = self.table.journal_path
         self.claim()
-        journal = self._stack.enter_context(Journal.open(path, table_id=self.config.table_id))
+        journal = self._stack.enter_context(
+            Journal.open(
+                path, table_id=self.config.table_id, sealed=True, key_path=self.table.key_path
+            )
+        )
         chain = journal.verify_from_anchor()
         if not chain.ok:
             raise ChainBroken(str(path), chain.first_bad_seq, chain.reason)

@@ -322,6 +322,9 @@ class Logs(_Section):
 class JournalSettings(_Section):
     path: str = "var/journal.sqlite3"
     retention_days: Annotated[StrictInt, Field(ge=1, le=36_500)] = 90  # older rows may be pruned
+    # the table key that seals the journal's rows (controller.journal.seal); by default
+    # <journal>.key beside it. Keep it out of the journal's backups and copies
+    key_path: Annotated[str, Field(min_length=1)] | None = None
 
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,63}$")
@@ -533,6 +536,12 @@ class LoadedTable:
     @property
     def journal_path(self) -> Path:
         return self.path(self.config.journal.path)
+
+    @property
+    def key_path(self) -> Path | None:
+        """The table key's file, when the table file names one (None: beside the journal)."""
+        named = self.config.journal.key_path
+        return None if named is None else self.path(named)
 
 
 def table_from_mapping(data: dict[str, Any], source: str, base: Path) -> LoadedTable:

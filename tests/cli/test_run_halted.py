@@ -260,7 +260,7 @@ def test_a_supervisor_voids_the_open_round_on_the_halted_screen_and_the_table_de
     config = _table_file(tmp_path)
     _killed_while_dealing(tmp_path, config)
     path = tmp_path / JOURNAL
-    with Journal.open(path, table_id="table-1") as journal:
+    with Journal.open(path, table_id="table-1", sealed=True) as journal:
         wagers = {
             (r.payload["box"], r.payload["player"]): r.payload["amount_cents"]
             for r in journal.iter_rows(kinds=["call"])
@@ -273,7 +273,7 @@ def test_a_supervisor_voids_the_open_round_on_the_halted_screen_and_the_table_de
     assert wagers
     with _halted_run(tmp_path, config) as (proc, lines, url):
         halted = _state(url)["halted"]
-        assert halted["problem"]["kind"] == "replay_mismatch"
+        assert halted["problem"]["kind"] == "replay_mismatch", halted
         assert halted["row"] == forged
         assert [c["choice"] for c in halted["choices"]] == ["verify", "void", "stop"]
         assert halted["void"].startswith("Round ")
@@ -298,7 +298,7 @@ def test_a_supervisor_voids_the_open_round_on_the_halted_screen_and_the_table_de
         proc.send_signal(signal.SIGTERM)
         assert proc.wait(WAIT_S) == 0
     assert "Traceback" not in (tmp_path / "stderr.txt").read_text()
-    with Journal.open(path, table_id="table-1") as journal:
+    with Journal.open(path, table_id="table-1", sealed=True) as journal:
         (aside,) = journal.iter_rows(kinds=["set_aside"])
         assert aside.payload["last_seq"] == forged
         assert aside.payload["by"] == "supervisor"

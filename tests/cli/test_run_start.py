@@ -58,17 +58,31 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def journal(played: Path, tmp_path: Path) -> Path:
-    """A copy of the played journal where this test's ``croupier run`` finds it."""
+    """A copy of the played journal (with its table key and head record) where this test's
+    ``croupier run`` finds it."""
     target = tmp_path / JOURNAL
-    target.parent.mkdir(parents=True)
-    source = sqlite3.connect(played)
+    target.parent.mkdir(parents=True, mode=0o700)
+    copy_journal(played, target)
+    return target
+
+
+def copy_journal(source: Path, target: Path, *, sealing: bool = True) -> None:
+    """``source``'s journal to ``target`` (a consistent copy, 0600), and with ``sealing`` its
+    table key and head record beside it."""
+    target.touch(mode=0o600)
+    into = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
     copy = sqlite3.connect(target)
     try:
-        source.backup(copy)
+        into.backup(copy)
     finally:
         copy.close()
-        source.close()
-    return target
+        into.close()
+    for suffix in (".key", ".head") if sealing else ():
+        kept = source.with_name(source.name + suffix)
+        if kept.exists():
+            beside = target.with_name(target.name + suffix)
+            beside.write_bytes(kept.read_bytes())
+            beside.chmod(0o600)
 
 
 def _start(tmp_path: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -153,7 +153,8 @@ def test_a_row_added_by_hand_with_a_correct_hash_is_still_caught(
     tamper(
         path,
         (
-            "INSERT INTO journal VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO journal (seq, ts, table_id, round_id, kind, payload, prev_hash, hash) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (seq, last.ts, "T1", None, "note", payload, last.hash, digest),
         ),
     )

@@ -188,8 +188,8 @@ def test_a_row_slipped_in_by_hand_stops_appends_as_corrupt(journal: Journal) -> 
     journal.append("software", {"version": "1"})
     other = sqlite3.connect(journal.path)
     other.execute(
-        "INSERT INTO journal VALUES (2, '2026-01-01T00:00:00.000Z', 'T1', NULL, 'note', '{}', "
-        "'x', 'y')"
+        "INSERT INTO journal (seq, ts, table_id, round_id, kind, payload, prev_hash, hash) "
+        "VALUES (2, '2026-01-01T00:00:00.000Z', 'T1', NULL, 'note', '{}', 'x', 'y')"
     )
     other.commit()
     other.close()

@@ -67,7 +67,7 @@ def test_a_stopped_table_starts_again_where_it_was_and_plays_on(tmp_path: Path) 
         number = before[2]
         wait(second, lambda s: s["round"] > number + 1, "another round after restart")
     assert second.errors == []
-    with Journal.open(table.journal_path, table_id="t-restart") as journal:
+    with Journal.open(table.journal_path, readonly=True, sealed=True) as journal:
         assert journal.verify().ok
         kinds = [r.kind for r in journal.iter_rows(kinds=["recovery", "software"])]
         # the restarted emulated shoe goes on where the journal left it: it tells no card of
@@ -100,7 +100,7 @@ def test_a_variant_file_changed_between_starts_is_flagged(tmp_path: Path) -> Non
     variant.write_text(variant.read_text().replace("burn_cards = 1", "burn_cards = 2"))
     with TableService(table()) as second:
         assert any("changed since the last start: variant" in n for n in second.notices.texts())
-    with Journal.open(tmp_path / "journal.sqlite3", table_id="t-flag") as journal:
+    with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
         rows = [r.payload for r in journal.iter_rows(kinds=["config"])]
     assert [r["changed"] for r in rows] == [[], ["variant_sha256"]]
     assert rows[0]["variant_sha256"] != rows[1]["variant_sha256"]
@@ -118,5 +118,5 @@ def test_a_long_running_table_keeps_only_its_recent_outputs_in_memory(tmp_path: 
         assert len(service.app.outputs) <= 2 * Small.keep_outputs + 100  # + one unit of work
         assert state["prompt"]  # the display still has what it shows
     assert service.errors == []
-    with Journal.open(tmp_path / "journal.sqlite3", table_id="t-restart") as journal:
+    with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
         assert len(journal.rows(kinds=["round_end"])) >= 4  # the journal keeps everything
