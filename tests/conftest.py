@@ -127,3 +127,28 @@ def logging_as_it_was() -> Iterator[None]:
     from controller.journal.logs import reset_logging  # noqa: PLC0415
 
     reset_logging()
+
+
+# croupier records where each table id's journal is (controller.journal.whereabouts) and refuses
+# a new journal for a table id whose journal is elsewhere: the tests start table-1 in many
+# folders, so each test (and, for the fixtures of a module or session, the run) has a state
+# folder of its own, never the user's.
+_STATE_ENV = "CROUPIER_STATE_DIR"
+
+
+@pytest.fixture(scope="session", autouse=True)
+def state_folder_of_the_run(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    before = os.environ.get(_STATE_ENV)
+    os.environ[_STATE_ENV] = str(tmp_path_factory.mktemp("croupier-state"))
+    yield
+    if before is None:
+        os.environ.pop(_STATE_ENV, None)
+    else:
+        os.environ[_STATE_ENV] = before
+
+
+@pytest.fixture(autouse=True)
+def state_folder_of_the_test(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv(_STATE_ENV, str(tmp_path_factory.mktemp("croupier-state")))

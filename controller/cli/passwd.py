@@ -8,7 +8,7 @@ import secrets
 import sys
 from typing import TYPE_CHECKING, Any
 
-from controller.table.config import PIN_DIGITS, hash_secret
+from controller.table.config import DEMO_PINS, PIN_DIGITS, hash_secret
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
@@ -54,6 +54,13 @@ def passwd(args: argparse.Namespace) -> int:
     if not (first.isascii() and first.isdigit() and low <= len(first) <= high):
         print(
             f"croupier passwd: a PIN is {low} to {high} digits (the panel keys D0_-D9_ only)",
+            file=sys.stderr,
+        )
+        return 2
+    if first in DEMO_PINS.values():
+        print(
+            f"croupier passwd: {first} is a demo PIN, printed by every demo and refused by a live "
+            "table: choose another",
             file=sys.stderr,
         )
         return 2

@@ -11,6 +11,12 @@ the browser. Without ``--demo``, emulated devices take the dealer's hands on std
 of ``croupier emulate``: ``d`` draws a card, ``p HIT`` presses a panel key...). ``--rounds N``
 stops after N rounds (for scripts and tests).
 
+A table that holds (a stray card, a lost device) waits for a supervisor or a technician, so a
+live start needs both PINs in the table file (``croupier passwd --pin ROLE``) and is refused
+without them, or with the demo PINs, naming the commands (status 2). ``--demo`` and the shipped
+example (no ``--config``) take the demo PINs (:data:`~controller.table.config.DEMO_PINS`) for
+the roles their file leaves without one, and print them at start.
+
 One journal serves one running table: ``run`` locks it (:mod:`controller.journal.lock`) and a
 second ``run`` on the same journal is refused, naming the running one. Every start-up failure a
 user can cause prints one message (what, where, what to do) and exits with its status:
@@ -20,7 +26,9 @@ user can cause prints one message (what, where, what to do) and exits with its s
 1  the devices or the display could not be opened, or the table caught errors while running
 2  a wrong command line or table file (the option or key is named)
 3  the journal belongs to a table that is running now (its process and display are named)
-4  the journal cannot be used: a read-only folder, a damaged or foreign file
+4  the journal cannot be used: a read-only folder, a damaged or foreign file, or a new one
+   would be made while the table's last journal is elsewhere (both are named; ``--new-journal``
+   starts one on purpose; :mod:`controller.journal.whereabouts`)
 5  the journal disagrees with this start: its rounds are of another variant (at once), or its
    hash chain is broken or its replay does not match it - then the table stops for a
    supervisor first (below), and the status is 5 when it is stopped
@@ -68,11 +76,18 @@ from controller.journal.errors import (
 )
 from controller.journal.lock import JournalInUse
 from controller.journal.logs import configure_logging, log_failures, reset_logging
+from controller.journal.whereabouts import STATE_ENV, new_journal_problem, remember
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.halt import Halted, Problem
 from controller.service.service import TableService, prefer_the_owner
-from controller.table.config import Display, LoadedTable, load_table_config
+from controller.table.config import (
+    Display,
+    LoadedTable,
+    live_pin_problems,
+    load_table_config,
+    with_demo_pins,
+)
 from drivers.errors import DeviceError
 from drivers.transport import show_wire_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
@@ -118,6 +133,11 @@ def register(commands: Subparsers) -> None:
         "--port", type=port, default=None, help="display port instead of the file's (0: any)"
     )
     parser.add_argument("--seed", type=int, default=7, help="demo: shuffle and bet seed (7)")
+    parser.add_argument(
+        "--new-journal",
+        action="store_true",
+        help="start a new journal on purpose where the table's last journal is elsewhere",
+    )
     parser.set_defaults(handler=run)
 
 
@@ -190,6 +210,16 @@ def _run(args: argparse.Namespace) -> int:
                 table = load_table_config(
                     args.config, {**overrides, "devices.shoe": f"sim://shoe?seed={args.seed}"}
                 )
+        # A table that can hold must be released by a supervisor or a technician: a demo (or
+        # the shipped example) has demo PINs for the roles its file leaves without one, printed
+        # below; a live table needs PINs of its own.
+        demo_pins: dict[str, str] = {}
+        if args.demo or table.shipped:
+            table, demo_pins = with_demo_pins(table)
+        else:
+            refused = live_pin_problems(table)
+            if refused:
+                raise ConfigError(table.source, refused)
         demo = DemoOptions(pace_s=args.pace, seed=args.seed)
         shipper = _shipper(table)
         service = TableService(
@@ -200,6 +230,22 @@ def _run(args: argparse.Namespace) -> int:
     except (ConfigError, ValueError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)
         return 2
+    # A new, empty journal while the table's last one is elsewhere (the table file started
+    # from another folder, or a copy of it) would leave its rounds behind: refused.
+    journal_path = table.journal_path.absolute()
+    if args.new_journal and journal_path.exists():
+        return _fail(
+            EXIT_USAGE,
+            f"--new-journal: there is a journal at {journal_path} already; leave out "
+            "--new-journal to go on with it, or set journal.path in the table file to a new file",
+        )
+    elsewhere = (
+        None
+        if args.new_journal
+        else new_journal_problem(table.config.table_id, journal_path, table.source)
+    )
+    if elsewhere is not None:
+        return _fail(EXIT_JOURNAL, elsewhere)
     audit = table.path(table.config.logs.audit)
     debug_log = table.path(table.config.logs.debug)
     try:
@@ -259,12 +305,15 @@ def _run(args: argparse.Namespace) -> int:
             except (ChainBroken, RecoveryMismatch) as exc:
                 if voided:  # (the void's replay was checked: this is a bug, or the file moved)
                     return _fail(EXIT_DISAGREES, f"after the void: {exc}")
-                status = _halted(Problem.of(exc, table.journal_path), service, display, stop)
+                status = _halted(
+                    Problem.of(exc, table.journal_path), service, display, stop, demo_pins
+                )
                 if status is not None:
                     return status
                 voided = True
                 continue
             break
+        unrecorded = remember(table.config.table_id, journal_path)
         if not voided:
             display.start()
         if not display.wait_started():
@@ -275,17 +324,17 @@ def _run(args: argparse.Namespace) -> int:
         devices = ", ".join(f"{r} {u}" for r, u in shown_urls(config.devices.urls).items())
         print(f"devices: {devices}", flush=True)
         print(f"journal: {table.journal_path}", flush=True)
+        if unrecorded is not None:
+            print(
+                f"warning: the journal's place could not be recorded ({unrecorded}): a later "
+                "start that would make a new journal elsewhere cannot be caught "
+                f"(set {STATE_ENV} to a folder croupier may write)",
+                flush=True,
+            )
         print(f"audit log: {audit} (debug log: {debug_log})", flush=True)
         if shipper is not None:
             print(f"floor: shipping the journal to {shipper.settings.where}", flush=True)
-        for role in (config.supervisor, config.technician):
-            title = type(role).__name__.lower()
-            if role.pin_hash is None:
-                print(
-                    f"{title} PIN: not set - {title} decisions are refused "
-                    f"(`croupier passwd --pin {title}`, then pin_hash under [{title}])",
-                    flush=True,
-                )
+        _print_demo_pins(demo_pins)
         if config.logs.wire_cards:
             print(
                 "warning: the debug log shows every card read, the hole card before it is "
@@ -348,8 +397,23 @@ def _unwritten(service: TableService) -> list[str]:
     return lines
 
 
+def _print_demo_pins(pins: dict[str, str]) -> None:
+    """The demo PINs this start took, on the banner (a live table refuses them)."""
+    if pins:
+        shown = ", ".join(f"{role} PIN {pin}" for role, pin in pins.items())
+        print(
+            f"demo {shown} - a demo's, refused by a live table (turn the key to SUP or TEC, "
+            "then key the PIN and OK)",
+            flush=True,
+        )
+
+
 def _halted(
-    problem: Problem, service: TableService, display: DisplayServer, stop: threading.Event
+    problem: Problem,
+    service: TableService,
+    display: DisplayServer,
+    stop: threading.Event,
+    demo_pins: dict[str, str],
 ) -> int | None:
     """Stopped for a supervisor: the display shows ``problem`` and the choices until the
     supervisor chooses stop (or Ctrl-C, SIGTERM: the exit status) or voids the open round (None:
@@ -378,6 +442,7 @@ def _halted(
             "Ctrl-C stops",
             flush=True,
         )
+        _print_demo_pins(demo_pins)
         print(f"display: {display.url}", flush=True)
         while not (stop.is_set() or halted.stopped.is_set() or halted.resumed.is_set()):
             stop.wait(0.2)

@@ -264,6 +264,10 @@ class Display(Listen):
 
 PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)
 
+# The demo's PINs, for the roles a demo's table file leaves without one (``croupier run --demo``,
+# or the shipped example): every demo prints them, so a live table refuses them.
+DEMO_PINS = {"supervisor": "246810", "technician": "135791"}
+
 
 class _Role(_Section):
     pin_hash: str | None = None  # `croupier passwd --pin ROLE`; none: that role decides nothing
@@ -521,13 +525,18 @@ class TableConfig(_Section):
 
 
 class LoadedTable:
-    """A validated table configuration with its variant loaded, and paths made absolute."""
+    """A validated table configuration with its variant loaded, and paths made absolute.
 
-    def __init__(self, config: TableConfig, rules: Variant, source: str, base: Path) -> None:
+    ``shipped``: the file is the example shipped with croupier (``config/table.toml``)."""
+
+    def __init__(
+        self, config: TableConfig, rules: Variant, source: str, base: Path, *, shipped: bool = False
+    ) -> None:
         self.config = config
         self.rules = rules
         self.source = source
         self.base = base
+        self.shipped = shipped
 
     def path(self, relative: str) -> Path:
         p = Path(relative)
@@ -544,7 +553,9 @@ class LoadedTable:
         return None if named is None else self.path(named)
 
 
-def table_from_mapping(data: dict[str, Any], source: str, base: Path) -> LoadedTable:
+def table_from_mapping(
+    data: dict[str, Any], source: str, base: Path, *, shipped: bool = False
+) -> LoadedTable:
     try:
         config = TableConfig.model_validate(data)
     except ValidationError as exc:
@@ -573,7 +584,60 @@ def table_from_mapping(data: dict[str, Any], source: str, base: Path) -> LoadedT
         )
     if problems:
         raise ConfigError(source, problems)
-    return LoadedTable(config, rules, source, base)
+    return LoadedTable(config, rules, source, base, shipped=shipped)
+
+
+# --- the roles' PINs at a live table and at a demo --------------------------------------------
+
+
+def _roles(config: TableConfig) -> dict[str, Supervisor | Technician]:
+    return {"supervisor": config.supervisor, "technician": config.technician}
+
+
+def live_pin_problems(table: LoadedTable) -> list[str]:
+    """Why ``table`` may not deal live for its PINs (empty: it may): each role needs a PIN of
+    its own, since a held table (a stray card, a lost device) waits for a supervisor or a
+    technician, and the demo PINs every demo prints are no one's own."""
+    problems: list[str] = []
+    missing = [role for role, section in _roles(table.config).items() if section.pin_hash is None]
+    if missing:
+        make = " and ".join(f"`croupier passwd --pin {role}`" for role in missing)
+        under = " and ".join(f"[{role}]" for role in missing)
+        problems.append(
+            f"no {' and no '.join(missing)} PIN: a live table needs both, since a table that "
+            "holds (a stray card, a lost device) waits for them to release it. Run "
+            f"{make}, put the pin_hash line each prints under {under} in {table.source} and "
+            f"`chmod 600 {table.source}`; or try the table with --demo, which has demo PINs"
+        )
+    for role, section in _roles(table.config).items():
+        if section.pin_hash is not None and verify_secret(DEMO_PINS[role], section.pin_hash):
+            problems.append(
+                f"[{role}] pin_hash is the demo {role} PIN, which every demo prints: a live "
+                f"table needs a PIN of its own (`croupier passwd --pin {role}`)"
+            )
+    return problems
+
+
+def with_demo_pins(table: LoadedTable) -> tuple[LoadedTable, dict[str, str]]:
+    """``table`` with the demo PIN of each role its file gives none, and those PINs by role
+    (for a demo, never a live table: :func:`live_pin_problems` refuses them)."""
+    config = table.config
+    update: dict[str, Any] = {}
+    pins: dict[str, str] = {}
+    for role, section in _roles(config).items():
+        if section.pin_hash is None:
+            pins[role] = DEMO_PINS[role]
+            update[role] = section.model_copy(update={"pin_hash": hash_secret(DEMO_PINS[role])})
+    if not update:
+        return table, pins
+    demo = LoadedTable(
+        config.model_copy(update=update),
+        table.rules,
+        table.source,
+        table.base,
+        shipped=table.shipped,
+    )
+    return demo, pins
 
 
 # What makes a table file a secret: anyone who reads it may brute-force these hashes offline.
@@ -624,8 +688,9 @@ def load_table_config(
 ) -> LoadedTable:
     """Load and validate a table file (default: ``config/table.toml`` of this checkout).
 
-    Relative paths in the file (journal, logs, a variant file) are taken from the directory
-    ``croupier`` was started in, like the paths on its command line. ``overrides``:
+    Relative paths in the file (journal, logs, a variant file) are taken from the file's
+    folder, wherever croupier is started; the shipped example's (the default) from the folder
+    croupier is started in, since it lives inside the installation. ``overrides``:
     ``{"display.port": 0}`` style replacements (the command line's options). A file holding a
     PIN or view token hash that others may read, or any file others may write, is refused
     (:func:`table_file_problem`).
@@ -638,7 +703,9 @@ def load_table_config(
         raise ConfigError(str(file), [f"not valid TOML: {exc}"]) from None
     if overrides:
         data = apply_overrides(data, overrides, str(file))
-    table = table_from_mapping(data, str(file), Path.cwd())
+    shipped = file.resolve() == DEFAULT_CONFIG.resolve()
+    base = Path.cwd() if shipped else Path(os.path.abspath(file.parent))
+    table = table_from_mapping(data, str(file), base, shipped=shipped)
     problem = table_file_problem(file, table.config)
     if problem is not None:
         raise ConfigError(str(file), [problem])

@@ -26,6 +26,7 @@ from controller.cli.run import EXIT_BUG, EXIT_DISAGREES, EXIT_IN_USE, EXIT_JOURN
 from controller.service.service import TableService
 from tests.cli.test_run import CROUPIER, WAIT_S, _state, croupier
 from tests.journal.test_unavailable import make_read_only
+from tests.live_pins import LIVE_PIN_SECTIONS
 
 __all__ = ["make_read_only"]  # the fixture, used by name
 
@@ -44,9 +45,11 @@ def _rows(path: Path) -> int:
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A journal of two demo rounds, played by ``croupier run`` and stopped cleanly."""
     where = tmp_path_factory.mktemp("played")
+    state = tmp_path_factory.mktemp("played-state")  # (each module that uses it makes its own)
     done = subprocess.run(
         [*CROUPIER, "run", "--demo", "--pace", "0.01", "--port", "0", "--rounds", "2"],
         cwd=where,
+        env={**os.environ, "CROUPIER_STATE_DIR": str(state)},
         capture_output=True,
         text=True,
         timeout=120,
@@ -263,7 +266,9 @@ def test_a_second_run_on_serial_devices_in_use_is_refused_and_the_first_keeps_th
                 f'table_id = "table-{name}"\n[journal]\npath = "{name}/journal.sqlite3"\n'
                 "[display]\nport = 0\n[devices]\n"
                 + "".join(f'{role} = "{path}"\n' for role, path in ptys.items())
+                + LIVE_PIN_SECTIONS
             )
+            (tmp_path / f"{name}.toml").chmod(0o600)
         with croupier("run", "--config", "a.toml", cwd=tmp_path) as (first, lines):
             url = lines.wait_for("display: ").split(" ", 1)[1]
             second = _start(tmp_path, "--config", "b.toml")

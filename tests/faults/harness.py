@@ -33,8 +33,8 @@ from typing import Any
 from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
-from controller.table.config import hash_secret
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
+from tests.live_pins import LIVE_PIN_SECTIONS, LIVE_SUPERVISOR_PIN
 
 WAIT_S = 10.0  # the longest any single effect may take (a stall, a reconnect, a 2 s hold)
 START_S = 30.0
@@ -65,7 +65,7 @@ class HarnessError(AssertionError):
 # --- the table under test ---------------------------------------------------------------------
 
 
-SUPERVISOR_PIN = "246810"  # its salted hash goes in the table file
+SUPERVISOR_PIN = LIVE_SUPERVISOR_PIN  # its salted hash goes in the table file
 
 
 def table_file(
@@ -77,7 +77,6 @@ def table_file(
 ) -> Path:
     path = folder / "table.toml"
     allow = ", ".join(f'"{h}"' for h in firmware_allow)
-    supervisor = f'\n[supervisor]\npin_hash = "{hash_secret(SUPERVISOR_PIN)}"\n'
     path.write_text(
         f"""table_id = "fault-rig"
 variant = "{variant}"
@@ -104,9 +103,9 @@ path = "{folder / "journal.sqlite3"}"
 [logs]
 audit = "{folder / "audit.jsonl"}"
 debug = "{folder / "debug.log"}"
-{supervisor}"""
+{LIVE_PIN_SECTIONS}"""
     )
-    path.chmod(0o600)  # it holds the supervisor's PIN hash: croupier's alone, or it is refused
+    path.chmod(0o600)  # it holds the PIN hashes: croupier's alone, or it is refused
     return path
 
 
