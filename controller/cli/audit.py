@@ -11,7 +11,7 @@ rolled back (or the file cannot be read); 2 when there is no journal at PATH, or
 ``croupier audit seal [--journal PATH] [--key FILE]`` verifies the whole chain under the key and
 records the journal's last row as its head: for a technician who restored the journal on purpose
 (an older copy is then the one to go on with) or lost the head record. It takes the journal's
-lock (refused while the table runs), and journals what it replaced.
+lock (refused while the table runs), and prints what it replaced.
 
 ``croupier audit export --since DATE [--journal PATH] [--out FILE]`` writes the rows from DATE
 on as JSON lines, one row per line with every column (``payload`` as an object whose canonical
@@ -202,7 +202,7 @@ def run_seal(args: argparse.Namespace) -> int:
             text = "the head record was recorded by croupier audit seal" + (
                 "" if replaced is None else f", replacing one that said: {replaced[1]}"
             )
-            journal.append("note", {"device": "journal", "text": text})
+            # (not a journal row: a row the table did not write would not replay)
             head = journal.record_head()
     except (JournalUnavailable, SealError) as exc:
         print(f"croupier audit seal: {exc}", file=sys.stderr)
