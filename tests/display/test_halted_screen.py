@@ -79,7 +79,7 @@ def test_the_supervisor_sees_what_a_void_returns_voids_the_round_and_the_screen_
 ) -> None:
     config = _table_file(tmp_path)
     _killed_while_dealing(tmp_path, config)
-    with Journal.open(tmp_path / JOURNAL, table_id="table-1") as journal:
+    with Journal.open(tmp_path / JOURNAL, table_id="table-1", sealed=True) as journal:
         forged = journal.append("note", {"device": "shoe", "text": "from another version"}).seq
     context = browser.new_context(viewport={"width": 1024, "height": 600})
     context.set_default_timeout(WAIT_S * 1000)
