@@ -9,26 +9,13 @@ import json
 import os
 import re
 import stat
-import subprocess
 from pathlib import Path
 
 from controller.cli.run import EXIT_JOURNAL, EXIT_USAGE
-from tests.cli.test_run import CROUPIER
+from tests.cli.test_run_start import _start
 
-DEMO = ("--demo", "--pace", "0", "--port", "0", "--rounds", "1")
+DEMO = ("--demo", "--pace", "0", "--rounds", "1")
 TABLE = 'table_id = "moved-1"\n[display]\nport = 0\n'
-
-
-def _run(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CROUPIER, "run", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-        check=False,
-    )
 
 
 def _folders(tmp_path: Path, *names: str) -> list[Path]:
@@ -43,10 +30,10 @@ def test_a_table_file_run_from_another_folder_keeps_its_journal_beside_the_file(
 ) -> None:
     home, elsewhere = _folders(tmp_path, "table", "elsewhere")
     (home / "table.toml").write_text(TABLE)
-    first = _run(home, "--config", "table.toml", *DEMO)
+    first = _start(home, "--config", "table.toml", *DEMO)
     assert first.returncode == 0, first.stderr
     assert f"journal: {home / 'var' / 'journal.sqlite3'}" in first.stdout
-    again = _run(elsewhere, "--config", os.path.relpath(home / "table.toml", elsewhere), *DEMO)
+    again = _start(elsewhere, "--config", os.path.relpath(home / "table.toml", elsewhere), *DEMO)
     assert again.returncode == 0, again.stderr
     assert f"journal: {home / 'var' / 'journal.sqlite3'}" in again.stdout
     played = [int(n) for n in re.findall(r"^round (\d+) over", first.stdout, re.M)]
@@ -63,10 +50,10 @@ def test_a_copy_that_would_start_a_new_journal_elsewhere_is_refused_naming_both(
     home, copy = _folders(tmp_path, "table", "copy")
     (home / "table.toml").write_text(TABLE)
     (copy / "table.toml").write_text(TABLE)
-    assert _run(home, "--config", "table.toml", *DEMO).returncode == 0
+    assert _start(home, "--config", "table.toml", *DEMO).returncode == 0
     old, new = home / "var" / "journal.sqlite3", copy / "var" / "journal.sqlite3"
 
-    refused = _run(copy, "--config", "table.toml", *DEMO)
+    refused = _start(copy, "--config", "table.toml", *DEMO)
     assert refused.returncode == EXIT_JOURNAL
     assert "Traceback" not in refused.stderr
     assert refused.stderr.count("croupier run: ") == 1, refused.stderr
@@ -75,7 +62,7 @@ def test_a_copy_that_would_start_a_new_journal_elsewhere_is_refused_naming_both(
     assert "--new-journal" in refused.stderr
     assert not (copy / "var").exists(), "a refused start makes nothing"
 
-    on_purpose = _run(copy, "--config", "table.toml", "--new-journal", *DEMO)
+    on_purpose = _start(copy, "--config", "table.toml", "--new-journal", *DEMO)
     assert on_purpose.returncode == 0, on_purpose.stderr
     assert new.exists()
     # the record follows the journal the table was last started with
@@ -83,18 +70,18 @@ def test_a_copy_that_would_start_a_new_journal_elsewhere_is_refused_naming_both(
     assert json.loads(record.read_text())["journal"] == str(new)
     assert stat.S_IMODE(record.stat().st_mode) == 0o600
     assert stat.S_IMODE(record.parent.stat().st_mode) == 0o700
-    back = _run(home, "--config", "table.toml", *DEMO)
+    back = _start(home, "--config", "table.toml", *DEMO)
     assert back.returncode == 0, back.stderr  # an existing journal is never refused
 
-    twice = _run(copy, "--config", "table.toml", "--new-journal", *DEMO)
+    twice = _start(copy, "--config", "table.toml", "--new-journal", *DEMO)
     assert twice.returncode == EXIT_USAGE
     assert f"--new-journal: there is a journal at {new} already" in twice.stderr
 
 
 def test_the_shipped_example_started_in_another_folder_is_refused_too(tmp_path: Path) -> None:
     first, second = _folders(tmp_path, "first", "second")
-    assert _run(first, *DEMO).returncode == 0
-    refused = _run(second, *DEMO)
+    assert _start(first, *DEMO).returncode == 0
+    refused = _start(second, *DEMO)
     assert refused.returncode == EXIT_JOURNAL
     assert f"table table-1's journal is {first / 'var' / 'journal.sqlite3'}" in refused.stderr
     assert not (second / "var").exists()

@@ -123,7 +123,8 @@ def test_macs_stripped_from_the_rows_are_named_unsealed(
     assert "row 4: unsealed: it has no MAC, but the table key seals every row from row 1" in out
 
 
-def test_an_older_copy_put_back_is_refused_as_rolled_back(tmp_path: Path) -> None:
+def _copied_then_dealt_on(tmp_path: Path) -> tuple[Path, Path]:
+    """A sealed journal of two rounds, copied, then a third round dealt: (journal, copy)."""
     path = tmp_path / "journal.sqlite3"
     _filled(path, rounds=2)
     older = tmp_path / "older.sqlite3"
@@ -132,6 +133,11 @@ def test_an_older_copy_put_back_is_refused_as_rolled_back(tmp_path: Path) -> Non
         assert journal.verify_from_anchor().ok
         journal.append("round_start", {"round": 3, "variant": "nz-pontoon"}, 3)
         journal.append("round_end", {"round": 3, "net_cents": 0}, 3)
+    return path, older
+
+
+def test_an_older_copy_put_back_is_refused_as_rolled_back(tmp_path: Path) -> None:
+    path, older = _copied_then_dealt_on(tmp_path)
     shutil.copy(older, path)
     with Journal.open(path, table_id="T1", sealed=True) as journal:
         result = journal.verify_from_anchor()
@@ -145,14 +151,7 @@ def test_an_older_copy_put_back_is_refused_as_rolled_back(tmp_path: Path) -> Non
 
 
 def test_an_older_copy_dealt_on_does_not_extend_the_head(tmp_path: Path) -> None:
-    path = tmp_path / "journal.sqlite3"
-    _filled(path, rounds=2)
-    older = tmp_path / "older.sqlite3"
-    shutil.copy(path, older)
-    with Journal.open(path, table_id="T1", sealed=True) as journal:
-        assert journal.verify_from_anchor().ok
-        journal.append("round_start", {"round": 3, "variant": "nz-pontoon"}, 3)
-        journal.append("round_end", {"round": 3, "net_cents": 0}, 3)
+    path, older = _copied_then_dealt_on(tmp_path)
     head = json.loads(head_path_for(path).read_text())
     shutil.copy(older, path)
     # rounds re-dealt on the older copy with the key (as a table given that copy would)
