@@ -643,6 +643,12 @@ class Journal:
             head = read_head(where, key)
         except SealError as exc:
             return None, str(exc)
+        return self._against_head(head, key, where)
+
+    def _against_head(
+        self, head: Head | None, key: TableKey, where: Path
+    ) -> tuple[int | None, str] | None:
+        """:meth:`head_problem` for the head record as read."""
         db = self._db
         last = db.execute("SELECT MAX(seq) FROM journal").fetchone()[0]
         last_seq = 0 if last is None else int(last)
@@ -981,10 +987,14 @@ class Journal:
             try:
                 db.execute("BEGIN")
                 try:
-                    if sealed:
+                    if self.key is not None and self.head_path is not None:
                         # the verified point is the head record, outside the file: a point in
                         # the file could be moved by whoever rewrote the rows before it
-                        problem = self.head_problem()
+                        try:
+                            head = read_head(self.head_path, self.key)
+                        except SealError as exc:
+                            return VerifyResult(False, 0, None, str(exc))
+                        problem = self._against_head(head, self.key, self.head_path)
                         if problem is not None:
                             # a forged row is named first; rows that all hold but do not
                             # extend the head are an older (or re-dealt) journal
@@ -992,7 +1002,7 @@ class Journal:
                             if not whole.ok:
                                 return whole
                             return VerifyResult(False, 0, problem[0], problem[1])
-                        point = self._head_point()
+                        point = None if head is None else (head.seq, head.hash)
                     else:
                         point = _verified_point(db)
                     result = self._verify_after(*point) if point is not None else None
@@ -1019,13 +1029,6 @@ class Journal:
             elif seq is not None and digest is not None:
                 self._write(lambda: _record_verified(db, seq, digest))
             return result
-
-    def _head_point(self) -> tuple[int, str] | None:
-        """The head record's row, to verify on from (None: none, or pruned since)."""
-        if self.key is None or self.head_path is None:
-            return None
-        head = read_head(self.head_path, self.key)
-        return None if head is None else (head.seq, head.hash)
 
     def _verify(self) -> VerifyResult:
         """The chain from row 1 (or from the first row after an anchor) to the head."""
