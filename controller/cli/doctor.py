@@ -1,6 +1,8 @@
 """``croupier doctor``: is this table fit to deal? Every check says what to do when it fails.
 
-Checks: the journal can be written and its hash chain is intact; each device answers, is the
+Checks: the journal can be written and its hash chain is intact; the supervisor and technician
+PINs are the table's own, peppered, with their pepper in place (what ``croupier run`` refuses a
+live table for); each device answers, is the
 right type and runs approved firmware (``devices.firmware_allow`` in the table file); the clock
 is sane (not before the journal's last row by more than
 :data:`~controller.journal.store.CLOCK_BACK_TOLERANCE`, compared at the journal's resolution of a
@@ -34,7 +36,7 @@ from controller.journal.store import (
     utc_now,
 )
 from controller.service.devices import open_devices, shown_urls
-from controller.table.config import LoadedTable, load_table_config
+from controller.table.config import LoadedTable, live_pin_problems, load_table_config
 from drivers.errors import DeviceError
 
 if TYPE_CHECKING:
@@ -62,9 +64,10 @@ class Check:
 def register(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "doctor",
-        help="check that the table is fit to deal (journal, devices, clock, disk)",
+        help="check that the table is fit to deal (journal, PINs, devices, clock, disk)",
         description="Check that the table is fit to deal: the journal can be written and its "
-        "hash chain is intact; each device answers, is the right type and runs approved "
+        "hash chain is intact; the supervisor and technician PINs are the table's own, with "
+        "their pepper; each device answers, is the right type and runs approved "
         "firmware; the clock is not behind the journal; there is disk space; with a [floor] "
         "section, the floor's PostgreSQL answers and how far shipping is behind. Every "
         "failed check says what to do. Exit status 0 when every check passes, 1 when "
@@ -95,6 +98,7 @@ def run(args: argparse.Namespace) -> int:
 def diagnose(table: LoadedTable, *, now: Callable[[], datetime] | None = None) -> list[Check]:
     clock = now or utc_now  # (looked up now: a test patches it)
     checks = journal_checks(table, clock)
+    checks.append(credentials_check(table))
     checks += device_checks(table)
     checks.append(disk_check(table))
     if table.config.floor is not None:
@@ -161,6 +165,30 @@ def journal_checks(table: LoadedTable, now: Callable[[], datetime]) -> list[Chec
         last_ts = parse_ts(last.ts) if last is not None else None
     checks.append(clock_check(now(), last_ts))
     return checks
+
+
+def credentials_check(table: LoadedTable) -> Check:
+    """The supervisor's and technician's PINs: what ``croupier run`` would refuse a live
+    table for (none, the demo's, a hash without its pepper, a pepper missing or another's)."""
+    if table.shipped:
+        return Check(
+            "credentials",
+            True,
+            "the shipped example: demo PINs, which a live table refuses",
+            warning=True,
+        )
+    try:
+        problems = live_pin_problems(table)
+    except ConfigError as exc:
+        problems = list(exc.problems)
+    if problems:
+        return Check(
+            "credentials",
+            False,
+            "; ".join(problems),
+            "make the PINs as said; `croupier run` refuses to deal live until then",
+        )
+    return Check("credentials", True, "a supervisor PIN and a technician PIN of the table's own")
 
 
 def clock_check(now: datetime, last_row_at: datetime | None) -> Check:

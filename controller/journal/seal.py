@@ -37,10 +37,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from controller.table.private import PrivateFileError, check_private, open_private, write_private
+from controller.table.private import PrivateFileError, read_private_json, write_private_json
 
 KEY_BYTES = 32
-_FILE_LIMIT = 64 * 1024  # a key or head file is a few hundred bytes: more is not ours
 _ROW_LABEL = b"croupier journal row\x00"
 _HEAD_LABEL = b"croupier journal head\x00"
 
@@ -58,34 +57,17 @@ def head_path_for(journal: Path) -> Path:
 
 
 def _read_json(path: Path, what: str) -> dict[str, Any] | None:
-    """The JSON object in a private file, None when there is no file."""
     try:
-        if not check_private(path, what, tighten=False):
-            return None
-        fd = open_private(path, os.O_RDONLY, what)
+        return read_private_json(path, what)
     except PrivateFileError as exc:
         raise SealError(str(exc)) from None
-    except OSError as exc:
-        raise SealError(f"{what} {path} cannot be read ({exc.strerror or exc})") from None
-    with os.fdopen(fd, "rb") as file:
-        data = file.read(_FILE_LIMIT + 1)
-    try:
-        found = json.loads(data) if len(data) <= _FILE_LIMIT else None
-    except ValueError:
-        found = None
-    if not isinstance(found, dict):
-        raise SealError(f"{what} {path} is damaged or not croupier's (no JSON object in it)")
-    return found
 
 
 def _write_json(path: Path, body: dict[str, Any], what: str) -> None:
-    data = (json.dumps(body, sort_keys=True) + "\n").encode("utf-8")
     try:
-        write_private(path, data, what)
+        write_private_json(path, body, what)
     except PrivateFileError as exc:
         raise SealError(str(exc)) from None
-    except OSError as exc:
-        raise SealError(f"{what} {path} cannot be written ({exc.strerror or exc})") from None
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,24 +16,20 @@ is no record (the start goes on, and says so).
 from __future__ import annotations
 
 import json
-import os
 from datetime import UTC, datetime
 from pathlib import Path
 
-from controller.table.private import PrivateFileError, make_folders, write_private
+from controller.table.private import (
+    STATE_ENV,
+    PrivateFileError,
+    make_folders,
+    state_folder,
+    write_private,
+)
 
-STATE_ENV = "CROUPIER_STATE_DIR"
+__all__ = ["STATE_ENV", "last_journal", "new_journal_problem", "remember", "state_folder"]
+
 _RECORD_BYTES = 64 * 1024
-
-
-def state_folder() -> Path:
-    """croupier's own state folder (not made here)."""
-    named = os.environ.get(STATE_ENV)
-    if named:
-        return Path(named).expanduser().absolute()
-    xdg = os.environ.get("XDG_STATE_HOME")
-    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
-    return base / "croupier"
 
 
 def record_path(table_id: str) -> Path:

@@ -200,7 +200,9 @@ class TableService:
         self.config = table.config
         self.rules = table.rules
         self.identify_s = identify_s
-        self.access = access if access is not None else pin_policy(self.config)
+        self.access = (
+            access if access is not None else pin_policy(self.config, pepper=table.pepper())
+        )
         self.errors: list[str] = []  # bugs the owner caught (an event it could not handle)
         self.notices = Notices()  # a rebuilt round, journal trouble: until read
         check_device_urls(self.config.devices.urls, table.source)

@@ -47,6 +47,7 @@ from typing import Any
 from controller.round.model import HoldKind, HoldReason
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
+from controller.table.pepper import Pepper
 from drivers.tbl21.faults import FaultCode
 
 
@@ -147,6 +148,7 @@ class AccessPolicy:
     max_wrong_pins: int = DEFAULT_MAX_WRONG_PINS
     lockout_seconds: int = DEFAULT_LOCKOUT_SECONDS
     clock: Callable[[], float] = time.time
+    pepper: Pepper | None = None  # what peppered PIN hashes were made with
 
     def has_pin(self, role: Role) -> bool:
         return self.pin_hashes.get(role) is not None
@@ -155,7 +157,7 @@ class AccessPolicy:
         stored = self.pin_hashes.get(role)
         if stored is None or not pin.isdigit() or len(pin) > PIN_ENTRY_MAX:
             return False
-        return verify_secret(pin, stored)
+        return verify_secret(pin, stored, self.pepper)
 
     def name(self, role: Role) -> str:
         return self.names.get(role, role.value)
@@ -164,8 +166,11 @@ class AccessPolicy:
 KEY_ONLY = AccessPolicy(pins_required=False)
 
 
-def pin_policy(config: TableConfig, clock: Callable[[], float] = time.time) -> AccessPolicy:
-    """The table file's PINs and limits: what ``croupier run`` enforces."""
+def pin_policy(
+    config: TableConfig, clock: Callable[[], float] = time.time, pepper: Pepper | None = None
+) -> AccessPolicy:
+    """The table file's PINs and limits: what ``croupier run`` enforces (``pepper``: the
+    table's, for PIN hashes made with it)."""
     return AccessPolicy(
         pins_required=True,
         pin_hashes={
@@ -176,6 +181,7 @@ def pin_policy(config: TableConfig, clock: Callable[[], float] = time.time) -> A
         max_wrong_pins=config.access.max_wrong_pins,
         lockout_seconds=config.access.lockout_seconds,
         clock=clock,
+        pepper=pepper,
     )
 
 

@@ -41,6 +41,7 @@ from controller.game.errors import ConfigError
 from controller.game.files import read_config_file
 from controller.game.prompts import money
 from controller.game.rules import CONFIG_DIR, Variant, _describe, apply_overrides, load_variant
+from controller.table.pepper import Pepper, PepperError, default_pepper_path
 
 DEFAULT_CONFIG = CONFIG_DIR / "table.toml"
 EMULATED = "emulated"
@@ -49,28 +50,39 @@ DEFAULT_PORT = 8321
 # scrypt cost: 2**14 x 8 x 1 takes about 16 MiB and tens of milliseconds per check.
 SCRYPT_N, SCRYPT_R, SCRYPT_P = 2**14, 8, 1
 _HASH_PREFIX = "scrypt"
+_PEPPERED_PREFIX = "scrypt+pepper"
 
 
 # --- secrets ---------------------------------------------------------------------------------
 
 
-def hash_secret(secret: str, *, salt: bytes | None = None) -> str:
-    """``scrypt$N$r$p$<salt>$<hash>`` (base64) for a password or a view token."""
+def hash_secret(secret: str, *, salt: bytes | None = None, pepper: Pepper | None = None) -> str:
+    """``scrypt$N$r$p$<salt>$<hash>`` (base64) for a password or a view token; with ``pepper``
+    (a PIN), ``scrypt+pepper$<pepper id>$N$r$p$<salt>$<hash>`` of the peppered PIN."""
     if not secret:
         raise ValueError("an empty secret cannot be hashed")
     salt = salt if salt is not None else secrets.token_bytes(16)
-    digest = hashlib.scrypt(
-        secret.encode("utf-8"), salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32
-    )
+    keyed = secret.encode("utf-8") if pepper is None else pepper.key(secret)
+    digest = hashlib.scrypt(keyed, salt=salt, n=SCRYPT_N, r=SCRYPT_R, p=SCRYPT_P, dklen=32)
     b64 = base64.urlsafe_b64encode
-    return (
-        f"{_HASH_PREFIX}${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}$"
-        f"{b64(salt).decode()}${b64(digest).decode()}"
-    )
+    prefix = _HASH_PREFIX if pepper is None else f"{_PEPPERED_PREFIX}${pepper.id}"
+    return f"{prefix}${SCRYPT_N}${SCRYPT_R}${SCRYPT_P}${b64(salt).decode()}${b64(digest).decode()}"
+
+
+def hash_pepper_id(text: str) -> str | None:
+    """The pepper id a peppered hash names (None: a hash without a pepper)."""
+    parts = text.split("$")
+    return parts[1] if len(parts) == 7 and parts[0] == _PEPPERED_PREFIX else None
 
 
 def _parse_hash(text: str) -> tuple[int, int, int, bytes, bytes]:
     parts = text.split("$")
+    if len(parts) == 7 and parts[0] == _PEPPERED_PREFIX:
+        if not re.fullmatch(r"[0-9a-f]{16}", parts[1]):
+            raise ValueError(
+                "the hash's pepper id is damaged: make a new one with `croupier passwd`"
+            )
+        parts = [_HASH_PREFIX, *parts[2:]]
     if len(parts) != 6 or parts[0] != _HASH_PREFIX:
         raise ValueError(
             "must be a salted hash 'scrypt$N$r$p$salt$hash' as printed by `croupier passwd` "
@@ -89,17 +101,22 @@ def _parse_hash(text: str) -> tuple[int, int, int, bytes, bytes]:
     return n, r, p, salt, digest
 
 
-def verify_secret(secret: str, stored: str) -> bool:
-    """Whether ``secret`` matches ``stored`` (constant-time compare)."""
+def verify_secret(secret: str, stored: str, pepper: Pepper | None = None) -> bool:
+    """Whether ``secret`` matches ``stored`` (constant-time compare). A peppered hash matches
+    only with its own pepper."""
     if not secret:
+        return False
+    named = hash_pepper_id(stored)
+    if named is not None and (pepper is None or pepper.id != named):
         return False
     try:
         n, r, p, salt, digest = _parse_hash(stored)
     except ValueError:
         return False
+    keyed = secret.encode("utf-8") if named is None or pepper is None else pepper.key(secret)
     # maxmem: scrypt needs 128 * n * r bytes; allow twice that.
     candidate = hashlib.scrypt(
-        secret.encode("utf-8"), salt=salt, n=n, r=r, p=p, dklen=len(digest), maxmem=256 * n * r
+        keyed, salt=salt, n=n, r=r, p=p, dklen=len(digest), maxmem=256 * n * r
     )
     return hmac.compare_digest(candidate, digest)
 
@@ -298,6 +315,9 @@ class Technician(_Role):
 class AccessSettings(_Section):
     max_wrong_pins: Annotated[StrictInt, Field(ge=1, le=20)] = 5  # in a row: the role locks
     lockout_seconds: Annotated[StrictInt, Field(ge=1, le=86_400)] = 300  # for this long
+    # the PIN hashes' pepper, kept apart from this file (none: peppers/<table id>.pepper in
+    # croupier's state folder); `croupier passwd --pin ROLE --config FILE` makes it
+    pepper_path: Annotated[str, Field(min_length=1)] | None = None
 
 
 LogBytes = Annotated[StrictInt, Field(ge=64 * 1024, le=10 * 1024**3)]
@@ -552,6 +572,50 @@ class LoadedTable:
         named = self.config.journal.key_path
         return None if named is None else self.path(named)
 
+    @property
+    def pepper_path(self) -> Path:
+        """Where the PIN hashes' pepper is kept."""
+        named = self.config.access.pepper_path
+        return default_pepper_path(self.config.table_id) if named is None else self.path(named)
+
+    def pepper(self) -> Pepper | None:
+        """The pepper this table file's PIN hashes were made with (None: none was); refused
+        (:class:`ConfigError`) when a hash needs a pepper that is missing or is not its own."""
+        wanted = {
+            role: hash_pepper_id(section.pin_hash)
+            for role, section in _roles(self.config).items()
+            if section.pin_hash is not None
+        }
+        if not any(wanted.values()):
+            return None
+        path = self.pepper_path
+        try:
+            pepper = Pepper.load(path)
+        except PepperError as exc:
+            raise ConfigError(self.source, [str(exc)]) from None
+        if pepper is None:
+            raise ConfigError(
+                self.source,
+                [
+                    f"the PIN hashes were made with a pepper, and there is none at {path} "
+                    "([access] pepper_path): put back the pepper file they were made with, "
+                    "or make new PINs with `croupier passwd --pin ROLE --config "
+                    f"{self.source}` (which makes a new pepper there)"
+                ],
+            )
+        foreign = [role for role, made in wanted.items() if made not in (None, pepper.id)]
+        if foreign:
+            raise ConfigError(
+                self.source,
+                [
+                    f"[{role}] pin_hash was made with another pepper than {path}'s: point "
+                    "[access] pepper_path at the pepper it was made with, or make a new PIN "
+                    f"with `croupier passwd --pin {role} --config {self.source}`"
+                    for role in foreign
+                ],
+            )
+        return pepper
+
 
 def table_from_mapping(
     data: dict[str, Any], source: str, base: Path, *, shipped: bool = False
@@ -601,7 +665,9 @@ def live_pin_problems(table: LoadedTable) -> list[str]:
     problems: list[str] = []
     missing = [role for role, section in _roles(table.config).items() if section.pin_hash is None]
     if missing:
-        make = " and ".join(f"`croupier passwd --pin {role}`" for role in missing)
+        make = " and ".join(
+            f"`croupier passwd --pin {role} --config {table.source}`" for role in missing
+        )
         under = " and ".join(f"[{role}]" for role in missing)
         problems.append(
             f"no {' and no '.join(missing)} PIN: a live table needs both, since a table that "
@@ -609,11 +675,31 @@ def live_pin_problems(table: LoadedTable) -> list[str]:
             f"{make}, put the pin_hash line each prints under {under} in {table.source} and "
             f"`chmod 600 {table.source}`; or try the table with --demo, which has demo PINs"
         )
+    bare = [
+        role
+        for role, section in _roles(table.config).items()
+        if section.pin_hash is not None and hash_pepper_id(section.pin_hash) is None
+    ]
+    if bare:
+        make = " and ".join(
+            f"`croupier passwd --pin {role} --config {table.source}`" for role in bare
+        )
+        problems.append(
+            f"the {' and the '.join(bare)} PIN hash has no pepper: anyone who reads "
+            f"{table.source} could try every 6-digit PIN against it offline in about 13 hours "
+            f"of one computer (docs/reliability.md, row 7b). Run {make} (they make the "
+            f"table's pepper at {table.pepper_path}, kept apart from the table file) and put "
+            "the pin_hash line each prints in place of the old one"
+        )
+    pepper = table.pepper()
     for role, section in _roles(table.config).items():
-        if section.pin_hash is not None and verify_secret(DEMO_PINS[role], section.pin_hash):
+        if section.pin_hash is not None and verify_secret(
+            DEMO_PINS[role], section.pin_hash, pepper
+        ):
             problems.append(
                 f"[{role}] pin_hash is the demo {role} PIN, which every demo prints: a live "
-                f"table needs a PIN of its own (`croupier passwd --pin {role}`)"
+                f"table needs a PIN of its own (`croupier passwd --pin {role} --config "
+                f"{table.source}`)"
             )
     return problems
 

@@ -18,12 +18,27 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import json
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
+STATE_ENV = "CROUPIER_STATE_DIR"
+_JSON_LIMIT = 64 * 1024  # a key, head or pepper file is a few hundred bytes: more is not ours
+
+
+def state_folder() -> Path:
+    """croupier's own state folder (not made here): ``$CROUPIER_STATE_DIR`` if set, else
+    ``$XDG_STATE_HOME/croupier``, else ``~/.local/state/croupier``."""
+    named = os.environ.get(STATE_ENV)
+    if named:
+        return Path(named).expanduser().absolute()
+    xdg = os.environ.get("XDG_STATE_HOME")
+    base = Path(xdg) if xdg and Path(xdg).is_absolute() else Path.home() / ".local" / "state"
+    return base / "croupier"
 
 
 class PrivateFileError(OSError):
@@ -163,3 +178,44 @@ def write_private(path: Path, data: bytes, what: str) -> None:
         raise
     os.close(fd)
     os.replace(temp, path)
+
+
+def read_private_json(path: Path, what: str) -> dict[str, Any] | None:
+    """The JSON object in a private file of croupier's, None when there is no file; a file
+    others may read, not a plain file of ours, unreadable or damaged is refused
+    (:class:`PrivateFileError`, naming ``what``)."""
+    try:
+        if not check_private(path, what, tighten=False):
+            return None
+        fd = open_private(path, os.O_RDONLY, what)
+    except PrivateFileError:
+        raise
+    except OSError as exc:
+        raise PrivateFileError(
+            path, f"{what} {path} cannot be read ({exc.strerror or exc})"
+        ) from None
+    with os.fdopen(fd, "rb") as file:
+        data = file.read(_JSON_LIMIT + 1)
+    try:
+        found = json.loads(data) if len(data) <= _JSON_LIMIT else None
+    except ValueError:
+        found = None
+    if not isinstance(found, dict):
+        raise PrivateFileError(
+            path, f"{what} {path} is damaged or not croupier's (no JSON object in it)"
+        )
+    return found
+
+
+def write_private_json(path: Path, body: dict[str, Any], what: str) -> None:
+    """Replace ``path`` with ``body`` as JSON at once (:func:`write_private`); refused as
+    :class:`PrivateFileError`, naming ``what``."""
+    data = (json.dumps(body, sort_keys=True) + "\n").encode("utf-8")
+    try:
+        write_private(path, data, what)
+    except PrivateFileError:
+        raise
+    except OSError as exc:
+        raise PrivateFileError(
+            path, f"{what} {path} cannot be written ({exc.strerror or exc})"
+        ) from None

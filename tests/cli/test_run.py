@@ -25,7 +25,7 @@ from controller.cli.run import _pit_view
 from controller.journal.store import Journal
 from controller.service.service import OWNER_SWITCH_INTERVAL_S
 from controller.table.config import Display
-from tests.live_pins import LIVE_PIN_SECTIONS
+from tests.live_pins import live_pin_sections
 
 WAIT_S = 30.0
 CROUPIER = [sys.executable, "-m", "controller.cli"]
@@ -191,7 +191,7 @@ def test_run_with_a_table_file_plays_the_ptys_of_croupier_emulate_in_another_pro
         config.write_text(
             'table_id = "pty-table"\nboxes = [1, 2]\n[display]\nport = 0\n[devices]\n'
             + "".join(f'{role} = "{path}"\n' for role, path in ptys.items())
-            + LIVE_PIN_SECTIONS
+            + live_pin_sections(tmp_path)
         )
         config.chmod(0o600)
         assert emulator.stdin is not None

@@ -17,6 +17,7 @@ from controller.cli.main import main
 from controller.cli.run import EXIT_USAGE
 from controller.table.config import DEMO_PINS, hash_secret
 from tests.cli.test_run import CROUPIER, WAIT_S, _poll, croupier
+from tests.live_pins import LIVE_PEPPER, write_live_pepper
 
 DEMO_LINE = "demo supervisor PIN 246810, technician PIN 135791 - a demo's, refused by a live table"
 
@@ -89,13 +90,15 @@ def _start(config: Path, *args: str) -> subprocess.CompletedProcess[str]:
 def test_a_live_table_file_without_pins_is_refused_with_the_commands_to_make_them(
     tmp_path: Path,
 ) -> None:
-    done = _start(_live_file(tmp_path))
+    config = _live_file(tmp_path)
+    done = _start(config)
     assert done.returncode == EXIT_USAGE
     assert "Traceback" not in done.stderr
     assert "no supervisor and no technician PIN" in done.stderr
-    assert "`croupier passwd --pin supervisor` and `croupier passwd --pin technician`" in (
-        done.stderr
-    )
+    assert (
+        f"`croupier passwd --pin supervisor --config {config}` and "
+        f"`croupier passwd --pin technician --config {config}`"
+    ) in done.stderr
     assert "display: " not in done.stdout
     assert not (tmp_path / "var" / "journal.sqlite3").exists(), "a refused start writes nothing"
 
@@ -103,8 +106,9 @@ def test_a_live_table_file_without_pins_is_refused_with_the_commands_to_make_the
 def test_a_live_table_file_with_the_demo_pins_is_refused(tmp_path: Path) -> None:
     config = _live_file(
         tmp_path,
-        f'[supervisor]\npin_hash = "{hash_secret(DEMO_PINS["supervisor"])}"\n'
-        f'[technician]\npin_hash = "{hash_secret("80246135")}"\n',
+        f'[supervisor]\npin_hash = "{hash_secret(DEMO_PINS["supervisor"], pepper=LIVE_PEPPER)}"\n'
+        f'[technician]\npin_hash = "{hash_secret("80246135", pepper=LIVE_PEPPER)}"\n'
+        f'[access]\npepper_path = "{write_live_pepper(tmp_path / "live.pepper")}"\n',
     )
     done = _start(config)
     assert done.returncode == EXIT_USAGE

@@ -22,7 +22,7 @@ from controller.journal.store import Journal
 from tests.cli.test_run import CROUPIER, WAIT_S, Lines, _poll, _state
 from tests.cli.test_run_start import JOURNAL, _rows, _start, journal, played
 from tests.journal.test_tamper import tamper
-from tests.live_pins import LIVE_TECHNICIAN_HASH
+from tests.live_pins import LIVE_TECHNICIAN_HASH, write_live_pepper
 from tests.security.conftest import SUPERVISOR_HASH, SUPERVISOR_PIN
 
 __all__ = ["journal", "played"]  # the fixtures, used by name
@@ -55,6 +55,8 @@ def _table_file(
         lines += [f'{role} = "{url}"' for role, url in devices.items()]
     lines += ["[supervisor]", f'pin_hash = "{SUPERVISOR_HASH}"']
     lines += ["[technician]", f'pin_hash = "{LIVE_TECHNICIAN_HASH}"']
+    pepper = write_live_pepper(where / "pepper" / "live.pepper")
+    lines += ["[access]", f'pepper_path = "{pepper}"']
     path = where / "table.toml"
     path.write_text("\n".join(lines) + "\n")
     path.chmod(0o600)  # it holds the supervisor's PIN hash: croupier's alone, or it is refused

@@ -26,7 +26,7 @@ from controller.cli.run import EXIT_BUG, EXIT_DISAGREES, EXIT_IN_USE, EXIT_JOURN
 from controller.service.service import TableService
 from tests.cli.test_run import CROUPIER, WAIT_S, _state, croupier
 from tests.journal.test_unavailable import make_read_only
-from tests.live_pins import LIVE_PIN_SECTIONS
+from tests.live_pins import live_pin_sections
 
 __all__ = ["make_read_only"]  # the fixture, used by name
 
@@ -266,7 +266,7 @@ def test_a_second_run_on_serial_devices_in_use_is_refused_and_the_first_keeps_th
                 f'table_id = "table-{name}"\n[journal]\npath = "{name}/journal.sqlite3"\n'
                 "[display]\nport = 0\n[devices]\n"
                 + "".join(f'{role} = "{path}"\n' for role, path in ptys.items())
-                + LIVE_PIN_SECTIONS
+                + live_pin_sections(tmp_path)
             )
             (tmp_path / f"{name}.toml").chmod(0o600)
         with croupier("run", "--config", "a.toml", cwd=tmp_path) as (first, lines):

@@ -23,6 +23,7 @@ from controller.service.service import TableService
 from controller.table.config import LoadedTable, table_from_mapping
 from drivers.tbl21.cards import parse_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
+from tests.live_pins import write_live_pepper
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -45,13 +46,16 @@ VIEW_TOKEN_HASH = (
 
 
 def table_config(variant: str = "nz-pontoon", **extra: Any) -> LoadedTable:
+    folder = Path(tempfile.mkdtemp(prefix="croupier-test-"))
     data: dict[str, Any] = {
         "table_id": "t-test",
         "variant": variant,
         "boxes": [1, 2, 3],
         "display": {"port": 0},
         # every table of the tests keeps its own journal (a shared one would be recovered)
-        "journal": {"path": str(Path(tempfile.mkdtemp(prefix="croupier-test-")) / "j.sqlite3")},
+        "journal": {"path": str(folder / "j.sqlite3")},
+        # the pepper of the tests' peppered PIN hashes (tests/live_pins.py)
+        "access": {"pepper_path": str(write_live_pepper(folder / "live.pepper"))},
     }
     for key, value in extra.items():
         if isinstance(value, dict):

@@ -12,6 +12,7 @@ from controller.cli.main import main
 from controller.game.errors import ConfigError
 from controller.service.devices import emulated_roles
 from controller.table.config import DEFAULT_CONFIG, hash_secret, load_table_config, verify_secret
+from controller.table.pepper import Pepper
 
 
 def test_the_shipped_table_file_is_valid_and_runs_everything_emulated_on_this_machine() -> None:
@@ -98,9 +99,11 @@ def test_passwd_prints_a_hash_line_for_the_table_file(
     assert main(["passwd", "--pin", "technician"]) == 0
     printed = capsys.readouterr()
     line = printed.out.strip()
-    assert line.startswith('pin_hash = "scrypt$')
+    assert line.startswith('pin_hash = "scrypt+pepper$')
     assert "under [technician]" in printed.err
-    assert verify_secret("24681012", line.split('"')[1])
+    pepper = Pepper.load(load_table_config().pepper_path)
+    assert pepper is not None
+    assert verify_secret("24681012", line.split('"')[1], pepper)
 
     for bad in ("12345", "1234567890123", "24681x"):
         monkeypatch.setattr(sys, "stdin", io.StringIO(f"{bad}\n"))

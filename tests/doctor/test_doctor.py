@@ -11,16 +11,28 @@ from pytest_mock import MockerFixture
 from controller.cli.doctor import diagnose
 from controller.cli.main import main
 from controller.journal.store import Journal, format_ts
-from controller.table.config import LoadedTable, table_from_mapping
+from controller.table.config import LoadedTable, hash_secret, table_from_mapping
+from tests.live_pins import LIVE_SUPERVISOR_HASH, LIVE_TECHNICIAN_HASH, write_live_pepper
 
 SIM_SHOE_FW = "A90DFD37667C8C8C"
 SIM_PEEK_FW = "B0B7F1854CBB8688"
 SIM_PANEL_FW = "21BD2C31A0A36B0E"
 
 
-def table(tmp_path: Path, **devices: object) -> LoadedTable:
+def table(tmp_path: Path, pins: dict[str, str] | None = None, **devices: object) -> LoadedTable:
+    """A table file's contents with ``devices``; its PINs the tests' live ones unless ``pins``
+    names each role's pin_hash."""
+    if pins is None:
+        pins = {"supervisor": LIVE_SUPERVISOR_HASH, "technician": LIVE_TECHNICIAN_HASH}
+    pepper = write_live_pepper(tmp_path / "pepper" / "live.pepper")
     return table_from_mapping(
-        {"table_id": "t1", "journal": {"path": "journal.sqlite3"}, "devices": devices},
+        {
+            "table_id": "t1",
+            "journal": {"path": "journal.sqlite3"},
+            "devices": devices,
+            "access": {"pepper_path": str(pepper)},
+            **{role: {"pin_hash": pin} for role, pin in pins.items()},
+        },
         "test.toml",
         tmp_path,
     )
@@ -44,6 +56,28 @@ def test_firmware_off_the_allow_list_fails_and_says_to_stop_using_the_device(
     assert not checks["peek"].ok
     assert "NOT on the allow-list" in checks["peek"].detail
     assert "stop using this device" in checks["peek"].fix
+
+
+def test_pins_that_croupier_run_would_refuse_fail_the_credentials_check_saying_why(
+    tmp_path: Path,
+) -> None:
+    none = by_name(diagnose(table(tmp_path, pins={})))["credentials"]
+    assert not none.ok
+    assert "no supervisor and no technician PIN" in none.detail
+    assert "croupier passwd --pin supervisor" in none.detail
+
+    bare = {"supervisor": hash_secret("40617283"), "technician": LIVE_TECHNICIAN_HASH}
+    unpeppered = by_name(diagnose(table(tmp_path, pins=bare)))["credentials"]
+    assert not unpeppered.ok
+    assert "the supervisor PIN hash has no pepper" in unpeppered.detail
+
+    (tmp_path / "pepper" / "live.pepper").unlink()
+    lost = table(tmp_path)
+    (tmp_path / "pepper" / "live.pepper").unlink()
+    missing = by_name(diagnose(lost))["credentials"]
+    assert not missing.ok
+    assert "made with a pepper, and there is none at" in missing.detail
+    assert "refuses to deal live" in missing.fix
 
 
 def test_a_tampered_journal_fails_the_chain_check(tmp_path: Path) -> None:

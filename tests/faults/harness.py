@@ -34,7 +34,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.sync.client import ClientConnection, connect
 
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe, PtyRunner
-from tests.live_pins import LIVE_PIN_SECTIONS, LIVE_SUPERVISOR_PIN
+from tests.live_pins import LIVE_SUPERVISOR_PIN, live_pin_sections
 
 WAIT_S = 10.0  # the longest any single effect may take (a stall, a reconnect, a 2 s hold)
 START_S = 30.0
@@ -103,7 +103,7 @@ path = "{folder / "journal.sqlite3"}"
 [logs]
 audit = "{folder / "audit.jsonl"}"
 debug = "{folder / "debug.log"}"
-{LIVE_PIN_SECTIONS}"""
+{live_pin_sections(folder)}"""
     )
     path.chmod(0o600)  # it holds the PIN hashes: croupier's alone, or it is refused
     return path

@@ -20,11 +20,14 @@ from controller.journal.records import to_value
 from controller.journal.store import Journal
 from controller.table.access import KEY_ONLY, AccessPolicy, Role
 from drivers.tbl21.events import Button, ButtonPressed, DeviceRef, DeviceType
+from tests.live_pins import LIVE_PEPPER
 from tests.security.conftest import SUPERVISOR_HASH
 
 FIXTURES = Path(__file__).parent / "fixtures"
 EXPECTED: dict[str, dict[str, Any]] = json.loads((FIXTURES / "format1.json").read_text())
-PINS = AccessPolicy(pins_required=True, pin_hashes={Role.SUPERVISOR: SUPERVISOR_HASH})
+PINS = AccessPolicy(
+    pins_required=True, pin_hashes={Role.SUPERVISOR: SUPERVISOR_HASH}, pepper=LIVE_PEPPER
+)
 
 
 def summary(table: JournaledTable) -> dict[str, Any]:

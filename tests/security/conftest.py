@@ -26,12 +26,13 @@ from drivers.tbl21.events import (
     KeySwitch,
 )
 from drivers.tbl21.faults import Severity
+from tests.live_pins import LIVE_PEPPER
 
 SUPERVISOR_PIN = "73915084"
 TECHNICIAN_PIN = "50284617"
 # made once per run (scrypt at the production cost, a few tens of milliseconds each)
-SUPERVISOR_HASH = hash_secret(SUPERVISOR_PIN)
-TECHNICIAN_HASH = hash_secret(TECHNICIAN_PIN)
+SUPERVISOR_HASH = hash_secret(SUPERVISOR_PIN, pepper=LIVE_PEPPER)
+TECHNICIAN_HASH = hash_secret(TECHNICIAN_PIN, pepper=LIVE_PEPPER)
 LOCKOUT_S = 120
 START = 1_800_000_000.0  # 2027-01-15 08:00:00 UTC
 
@@ -64,6 +65,7 @@ def pins(
         max_wrong_pins=max_wrong_pins,
         lockout_seconds=lockout_seconds,
         clock=clock,
+        pepper=LIVE_PEPPER,
     )
 
 

@@ -15,7 +15,7 @@ import pytest
 from controller.cli.run import EXIT_JOURNAL
 from tests.cli.test_run import croupier
 from tests.cli.test_run_start import _start, journal, played
-from tests.live_pins import LIVE_PIN_SECTIONS
+from tests.live_pins import live_pin_sections
 
 __all__ = ["journal", "played"]  # the fixtures, used by name
 
@@ -99,7 +99,8 @@ def test_the_journal_its_wal_and_shm_and_the_lock_are_made_readable_by_croupier_
 ) -> None:
     table = tmp_path / "table.toml"
     table.write_text(
-        'table_id = "t1"\n[journal]\npath = "records/t1/journal.sqlite3"\n' + LIVE_PIN_SECTIONS
+        'table_id = "t1"\n[journal]\npath = "records/t1/journal.sqlite3"\n'
+        + live_pin_sections(tmp_path)
     )
     table.chmod(0o600)
     with croupier("run", "--port", "0", "--config", str(table), cwd=tmp_path) as (proc, lines):
