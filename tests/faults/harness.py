@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import queue
 import signal
 import sqlite3
@@ -172,6 +173,9 @@ class Rig:
             stderr=subprocess.STDOUT,
             text=True,
             cwd=self.folder,
+            # each rig is a table of its own (same table id, its own journal): its own state
+            # folder, so that a rig is never taken for another's table moved elsewhere
+            env={**os.environ, "CROUPIER_STATE_DIR": str(self.folder / "state")},
         )
         found = threading.Event()
 
