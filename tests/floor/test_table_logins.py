@@ -371,3 +371,34 @@ def test_a_tables_login_holding_its_transaction_open_holds_up_no_other_table(
             "SELECT tableoid::regclass::text FROM croupier.journal_rows WHERE table_id = %s", (a,)
         ).fetchall()
     assert found == [("croupier.journal_rows_default",)]
+
+
+def test_a_tables_login_cannot_hold_up_the_making_of_months_or_a_migration(
+    cluster: Cluster,
+) -> None:
+    """Before, ``ensure_months`` serialised on an advisory lock, which any login may take:
+    table A's login took it and held it, and every ``croupier floor migrate`` failed ("lock
+    timeout") and ``floor serve`` made no month (found retrying issue 21, point 5b, by hand).
+    Now it locks a table of the owner's, which no table's login may lock."""
+    a = table_id("months-a")
+    conninfo = cluster.table_conninfo(a)
+    assert "permission denied" in _refused(conninfo, "LOCK TABLE croupier.months_lock")
+    with psycopg.connect(conninfo, autocommit=True) as held:
+        held.execute("SELECT pg_advisory_lock(hashtext('croupier.ensure_months'))")
+        done = _croupier(
+            "floor",
+            "migrate",
+            "--dsn",
+            cluster.dsn(OWNER),
+            "--password-env",
+            OWNER_PASSWORD_ENV,
+            env=_owner_env(cluster),
+        )
+        assert done.returncode == 0, done.stderr
+        with psycopg.connect(cluster.conninfo("owner")) as db:
+            assert (
+                db.execute(
+                    "SELECT croupier.ensure_months(now(), now() + interval '2 months')"
+                ).fetchone()
+                is not None
+            )
