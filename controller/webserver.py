@@ -479,6 +479,10 @@ class ThreadedServer:
             access_log=False,
             ws=QuietWebSocket,
             http=guarded_protocol(self.guard),
+            # no proxy stands before croupier: a client's X-Forwarded-For or Forwarded is not
+            # its address (uvicorn trusts them from 127.0.0.1 by default, so that a local
+            # client could name any address to the per-source limits and the attempts log)
+            proxy_headers=False,
             backlog=BACKLOG,
             timeout_keep_alive=5,
             loop="asyncio",

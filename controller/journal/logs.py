@@ -306,8 +306,9 @@ def private_folder(path: Path) -> None:
 
 
 def open_private(path: Path, *, encoding: str = "utf-8") -> io.TextIOWrapper:
-    """``path`` for appending text, created 0600, never through a symbolic link; a file of ours
-    that others may read is made 0600 (an older croupier created its logs 0644)."""
+    """``path`` for appending text, created 0600, never through a symbolic link nor through a
+    second name of another file (a hard link); a file of ours that others may read is made 0600
+    (an older croupier created its logs 0644)."""
     # (read too: whether its last line was cut short)
     flags = os.O_RDWR | os.O_APPEND | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW
     fd = os.open(path, flags, PRIVATE_FILE)
@@ -315,6 +316,11 @@ def open_private(path: Path, *, encoding: str = "utf-8") -> io.TextIOWrapper:
         info = os.fstat(fd)
         if not stat.S_ISREG(info.st_mode):
             raise OSError(f"{path} is not a regular file")
+        if info.st_nlink > 1:  # another name of this file is another file of someone's
+            raise OSError(
+                f"{path} has {info.st_nlink} names (a hard link to another file): croupier "
+                "never writes through it. Remove this name (check first what put it there)"
+            )
         if info.st_mode & 0o077 and info.st_uid == os.geteuid():
             os.fchmod(fd, PRIVATE_FILE)
         return open(fd, "a", encoding=encoding, closefd=True)

@@ -65,9 +65,11 @@ def _serving(floor_file: Path) -> Iterator[str]:
             process.stdout.close()
 
 
-def _sign_in(url: str, name: str, password: str) -> tuple[int, str]:
+def _sign_in(
+    url: str, name: str, password: str, headers: dict[str, str] | None = None
+) -> tuple[int, str]:
     body = urlencode({"name": name, "password": password}).encode()
-    request = urllib.request.Request(f"{url}login", data=body, method="POST")
+    request = urllib.request.Request(f"{url}login", data=body, method="POST", headers=headers or {})
     try:
         with urllib.request.urlopen(request, timeout=20) as reply:
             return reply.status, reply.read().decode()
@@ -137,4 +139,32 @@ def test_wrong_passwords_for_many_names_from_one_address_lock_that_address(
             "source_locked",
         ]
     finally:  # the address is this machine's: unlock it for the tests after this one
+        _forget_this_address(cluster)
+
+
+def test_a_forwarded_for_header_does_not_make_wrong_passwords_come_from_elsewhere(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """A client on this machine naming another address in X-Forwarded-For (or Forwarded) is
+    still counted at its own address: the server trusts no proxy's header (before, uvicorn
+    took X-Forwarded-For from 127.0.0.1 by default, so each guess came "from" a new address
+    and the attempts log named addresses that never connected)."""
+    user = table_id("pit")
+    floor_file = _floor_file(
+        tmp_path, cluster, user, max_wrong=5, max_wrong_per_source=3, lockout_seconds=600
+    )
+    _forget_this_address(cluster)
+    try:
+        with _serving(floor_file) as url:
+            for n in range(2):
+                forged = {"X-Forwarded-For": f"10.9.9.{n}", "Forwarded": f"for=10.8.8.{n}"}
+                assert _sign_in(url, f"guess-{n}-{user}", "a-wrong-guess", forged)[0] == 403
+            status, text = _sign_in(
+                url, f"guess-2-{user}", "a-wrong-guess", {"X-Forwarded-For": "10.9.9.2"}
+            )
+            assert status == 403
+            assert "too many from here" in text
+        lines = (tmp_path / "attempts.jsonl").read_text().splitlines()
+        assert {json.loads(line)["source"] for line in lines} == {"127.0.0.1"}
+    finally:
         _forget_this_address(cluster)

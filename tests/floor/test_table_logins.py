@@ -191,6 +191,19 @@ def _croupier(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[st
     )
 
 
+def _as_owner(cluster: Cluster, *args: str) -> subprocess.CompletedProcess[str]:
+    """``croupier floor ARGS`` with the owner's connection (its password in the environment)."""
+    return _croupier(
+        "floor",
+        *args,
+        "--dsn",
+        cluster.dsn(OWNER),
+        "--password-env",
+        OWNER_PASSWORD_ENV,
+        env=_owner_env(cluster),
+    )
+
+
 def _shared_login(cluster: Cluster, name: str) -> str:
     """A member of croupier_table bound to no table (a floor's shared login from before)."""
     with psycopg.connect(cluster.conninfo("owner"), autocommit=True) as db:
@@ -229,18 +242,7 @@ def test_a_login_bound_to_no_table_writes_nothing_and_ships_once_the_owner_binds
         assert "writes no table" in shipper.health().detail
     assert floor_rows(cluster, tid) == []
 
-    done = _croupier(
-        "floor",
-        "table-login",
-        tid,
-        "--login",
-        shared,
-        "--dsn",
-        cluster.dsn(OWNER),
-        "--password-env",
-        OWNER_PASSWORD_ENV,
-        env=_owner_env(cluster),
-    )
+    done = _as_owner(cluster, "table-login", tid, "--login", shared)
     assert done.returncode == 0, done.stderr
     assert f"table {tid} writes the floor as the login {shared}" in done.stdout
     assert "keeps its password" in done.stdout
@@ -254,18 +256,7 @@ def test_floor_table_login_makes_a_login_whose_password_file_ships_the_table(
 ) -> None:
     tid = table_id("cli")
     secret = tmp_path / "floor.secret"
-    done = _croupier(
-        "floor",
-        "table-login",
-        tid,
-        "--dsn",
-        cluster.dsn(OWNER),
-        "--password-env",
-        OWNER_PASSWORD_ENV,
-        "--password-file",
-        str(secret),
-        env=_owner_env(cluster),
-    )
+    done = _as_owner(cluster, "table-login", tid, "--password-file", str(secret))
     assert done.returncode == 0, done.stderr
     assert stat.S_IMODE(secret.stat().st_mode) == 0o600
     password = secret.read_text().strip()
@@ -282,18 +273,7 @@ def test_floor_table_login_makes_a_login_whose_password_file_ships_the_table(
     with Shipper(loaded.journal_path, tid, settings) as shipper:
         wait_until(lambda: drained(shipper, loaded.journal_path), "shipped with its own login")
     # the same again: the file is never overwritten
-    again = _croupier(
-        "floor",
-        "table-login",
-        tid,
-        "--dsn",
-        cluster.dsn(OWNER),
-        "--password-env",
-        OWNER_PASSWORD_ENV,
-        "--password-file",
-        str(secret),
-        env=_owner_env(cluster),
-    )
+    again = _as_owner(cluster, "table-login", tid, "--password-file", str(secret))
     assert again.returncode == 2
     assert "exists already" in again.stderr
     assert secret.read_text().strip() == password
@@ -371,3 +351,26 @@ def test_a_tables_login_holding_its_transaction_open_holds_up_no_other_table(
             "SELECT tableoid::regclass::text FROM croupier.journal_rows WHERE table_id = %s", (a,)
         ).fetchall()
     assert found == [("croupier.journal_rows_default",)]
+
+
+def test_a_tables_login_cannot_hold_up_the_making_of_months_or_a_migration(
+    cluster: Cluster,
+) -> None:
+    """Before, ``ensure_months`` serialised on an advisory lock, which any login may take:
+    table A's login took it and held it, and every ``croupier floor migrate`` failed ("lock
+    timeout") and ``floor serve`` made no month (found retrying issue 21, point 5b, by hand).
+    Now it locks a table of the owner's, which no table's login may lock."""
+    a = table_id("months-a")
+    conninfo = cluster.table_conninfo(a)
+    assert "permission denied" in _refused(conninfo, "LOCK TABLE croupier.months_lock")
+    with psycopg.connect(conninfo, autocommit=True) as held:
+        held.execute("SELECT pg_advisory_lock(hashtext('croupier.ensure_months'))")
+        done = _as_owner(cluster, "migrate")
+        assert done.returncode == 0, done.stderr
+        with psycopg.connect(cluster.conninfo("owner")) as db:
+            assert (
+                db.execute(
+                    "SELECT croupier.ensure_months(now(), now() + interval '2 months')"
+                ).fetchone()
+                is not None
+            )

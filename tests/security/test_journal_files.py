@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli.run import EXIT_JOURNAL
+from controller.cli.run import EXIT_JOURNAL, EXIT_USAGE
 from tests.cli.test_run import croupier
 from tests.cli.test_run_start import _start, journal, played
 from tests.live_pins import live_pin_sections
@@ -57,6 +57,23 @@ def test_a_lock_file_that_is_a_hard_link_to_the_journal_is_refused_and_the_journ
     line = _refused(_start(tmp_path, "--rounds", "1"))
     assert _digest(journal) == before
     assert "has 2 names (a hard link to another file)" in line
+
+
+def test_a_debug_log_that_is_a_hard_link_to_the_journal_is_refused_before_a_byte_is_written(
+    journal: Path, tmp_path: Path
+) -> None:
+    """(Found retrying issue 21 point 8 by hand: the refusal came, but only after the log had
+    ended the journal's "last line" with a newline.)"""
+    before = _digest(journal)
+    logs = journal.parent / "log"
+    logs.mkdir(mode=0o700)
+    (logs / "debug.log").hardlink_to(journal)
+    done = _start(tmp_path, "--rounds", "1")
+    assert done.returncode == EXIT_USAGE, (done.stdout, done.stderr)
+    assert "Traceback" not in done.stderr
+    assert _digest(journal) == before
+    assert f"{logs / 'debug.log'} has 2 names (a hard link to another file)" in done.stderr
+    assert "croupier never writes through it" in done.stderr
 
 
 def test_a_lock_file_holding_something_else_than_a_lock_is_never_emptied(
