@@ -561,8 +561,9 @@ def document(sheet: dict[str, Any], rules: Variant, produced: datetime | None = 
     return Document(
         title=f"Par sheet: {sheet['name']}",
         fields=title_fields(sheet, when),
-        hash_note="The rules hash is the SHA-256 of the validated rules, the strategy, the wager "
-        "and the analysis engine's version: the same hash, the same figures.",
+        hash_note="The rules hash is the SHA-256 of the validated rules, the strategy, the wager, "
+        "whether the sheet is quick and the analysis engine's version: the same hash, the same "
+        "figures.",
         key_figures=key_figures(sheet),
         sections=[s for s in sections if s is not None],
         footer=f"Par sheet · {sheet['variant']} · rules {sheet.get('rules_hash', '')[:16]}",
