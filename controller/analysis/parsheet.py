@@ -21,6 +21,7 @@ from controller.analysis.shoe import VALUES, Shoe, add
 from controller.game.errors import ConfigError
 from controller.game.rules import Variant, load_variant
 from controller.play.strategy import Strategy, load_strategy, strategy_for, strategy_from_mapping
+from controller.table.private import make_folders, write_private
 
 ENGINE_VERSION = "1"
 DECKS_CURVE = (1, 2, 4, 6, 8)
@@ -420,18 +421,17 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
 
 def par_sheet(
     request: Request,
-    out_dir: Path | None = None,
     progress: Progress | None = None,
     use_cache: bool = True,
 ) -> tuple[dict[str, Any], bool]:
-    """The par sheet, from the cache when the same rules were analysed before. Returns the
-    sheet and whether it came from the cache."""
+    """The par sheet, from the cache (:func:`cache_dir`) when the same rules were analysed
+    before. Returns the sheet and whether it came from the cache."""
     rules = load_rules(request)
     strategy_text = ""
     if request.strategy not in ("shipped", "optimal"):
         strategy_text = Path(request.strategy).read_text(encoding="utf-8")
     key = rules_hash(rules, request, strategy_text)
-    where = (out_dir or cache_dir()) / f"{rules.id}-{key[:16]}.json"
+    where = cache_dir() / f"{rules.id}-{key[:16]}.json"
     if use_cache and where.exists():
         try:
             return json.loads(where.read_text(encoding="utf-8")), True
@@ -439,6 +439,6 @@ def par_sheet(
             pass
     sheet = build(request, progress)
     sheet["rules_hash"] = key
-    where.parent.mkdir(parents=True, exist_ok=True)
-    where.write_text(json.dumps(sheet, indent=1), encoding="utf-8")
+    make_folders(where.parent)
+    write_private(where, json.dumps(sheet, indent=1).encode(), "the par sheet's cache file")
     return sheet, False

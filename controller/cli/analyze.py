@@ -5,9 +5,9 @@
 
 Prints the house edge, variance and the main frequencies (or the whole par sheet as JSON with
 ``--json``); ``--out DIR`` also writes ``VARIANT.json``, ``VARIANT.html`` (the report page with
-its plots), ``VARIANT.pdf`` and, with ``--strategy optimal``, the generated strategy file
-``VARIANT-optimal.toml``. Results are cached by the hash of the rules (under the user's cache
-directory, or DIR).
+its plots), ``VARIANT.pdf`` (the par sheet as a document) and, with ``--strategy optimal``, the
+generated strategy file ``VARIANT-optimal.toml``, and nothing else (each 0600, a new DIR 0700).
+Results are cached by the hash of the rules under the user's cache directory.
 """
 
 from __future__ import annotations
@@ -15,12 +15,19 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.cli.simulate import parse_override, wager_cents
 from controller.game.errors import CroupierError
-from controller.game.rules import VARIANT_IDS, load_variant
+from controller.game.rules import VARIANT_IDS, Variant, load_variant
+from controller.table.private import (
+    PrivateFileError,
+    check_private,
+    make_folders,
+    write_private,
+)
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
@@ -55,7 +62,12 @@ def register(commands: Subparsers) -> None:
         "--wager", default="10", help="the wager the Super Bonus is figured at (default 10)"
     )
     parser.add_argument("--json", action="store_true", help="print the par sheet as JSON")
-    parser.add_argument("--out", metavar="DIR", help="write JSON, HTML, PDF (and cache) here")
+    parser.add_argument(
+        "--out",
+        metavar="DIR",
+        help="write the par sheet here: VARIANT.json, VARIANT.html, VARIANT.pdf (and with "
+        "--strategy optimal VARIANT-optimal.toml)",
+    )
     parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
     parser.add_argument(
         "--quick",
@@ -73,7 +85,7 @@ def run(args: argparse.Namespace) -> int:
         for text in args.overrides:
             key, value = parse_override(text)
             overrides[key] = value
-        load_variant(args.variant, overrides or None)  # a bad variant or --set stops here
+        rules = load_variant(args.variant, overrides or None)  # a bad variant or --set stops here
         strategy = args.strategy
         if strategy not in ("shipped", "optimal"):
             path = Path(strategy)
@@ -97,16 +109,22 @@ def run(args: argparse.Namespace) -> int:
             if sys.stderr.isatty():
                 print(f"  {message}", file=sys.stderr, flush=True)
 
-        sheet, cached = par_sheet(request, out_dir, progress, use_cache=not args.no_cache)
+        sheet, cached = par_sheet(request, progress, use_cache=not args.no_cache)
     except CroupierError as exc:  # a bad variant, --set or strategy file (ConfigError too)
         print(f"croupier analyze: {exc}", file=sys.stderr)
         return 2
+    except PrivateFileError as exc:  # the cache file: a link or a file not ours in its place
+        print(f"croupier analyze: {exc}", file=sys.stderr)
+        return 1
     except OSError as exc:
         print(f"croupier analyze: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 1
     if out_dir is not None:
         try:
-            write_files(sheet, out_dir)
+            write_files(sheet, rules, out_dir)
+        except PrivateFileError as exc:  # a link or a file not ours in the way: says which
+            print(f"croupier analyze: {exc}", file=sys.stderr)
+            return 1
         except OSError as exc:
             print(f"croupier analyze: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
             return 1
@@ -117,18 +135,32 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def write_files(sheet: dict[str, Any], out_dir: Path) -> None:
-    from controller.analysis.report import render_html, render_pdf  # noqa: PLC0415
+def write_files(
+    sheet: dict[str, Any], rules: Variant, out_dir: Path, produced: datetime | None = None
+) -> None:
+    """The par sheet's files in ``out_dir``: its JSON, page and PDF (and the generated strategy
+    file), each 0600; ``rules`` are the rules it was made for, ``produced`` the date the
+    documents give (now)."""
+    from controller.analysis.pdf import render_pdf  # noqa: PLC0415 (matplotlib, reportlab: lazy)
+    from controller.analysis.report import document, render_html  # noqa: PLC0415
 
-    out_dir.mkdir(parents=True, exist_ok=True)
     stem = sheet["variant"]
-    (out_dir / f"{stem}.json").write_text(json.dumps(sheet, indent=1), encoding="utf-8")
-    (out_dir / f"{stem}.html").write_text(render_html(sheet), encoding="utf-8")
-    render_pdf(sheet, out_dir / f"{stem}.pdf")
+    names = [f"{stem}.json", f"{stem}.html", f"{stem}.pdf"]
     if sheet.get("generated_strategy_toml"):
-        (out_dir / f"{stem}-optimal.toml").write_text(
-            sheet["generated_strategy_toml"], encoding="utf-8"
-        )
+        names.append(f"{stem}-optimal.toml")
+    what = "the par sheet's file"
+    for name in names:  # a link or a file not ours in the way: refused before any is written
+        check_private(out_dir / name, what)
+    files = [
+        json.dumps(sheet, indent=1).encode(),
+        render_html(sheet, rules, produced).encode(),
+        render_pdf(document(sheet, rules, produced)),
+    ]
+    if sheet.get("generated_strategy_toml"):
+        files.append(sheet["generated_strategy_toml"].encode())
+    make_folders(out_dir)
+    for name, data in zip(names, files, strict=True):
+        write_private(out_dir / name, data, what)
 
 
 def summary(sheet: dict[str, Any], cached: bool, out_dir: Path | None) -> str:
