@@ -85,7 +85,8 @@ def register(commands: Subparsers) -> None:
         "report",
         help="a shift's or a period's figures per table and floor",
         description="Report a shift's or a period's figures per table and for the floor: "
-        "rounds, handle, win, hold %, payouts by kind, voids and overrides with who made them.",
+        "rounds, handle, house win, hold %, settlements by kind, voids and overrides with who made "
+        "them.",
     )
     report.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     report.add_argument(

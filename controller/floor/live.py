@@ -3,8 +3,9 @@
 :class:`TableView` takes one table's rows in seq order (:meth:`TableView.feed`) and keeps what
 the floor page shows: the game and limits (from the shipper's word), the round and its state, the
 hold and lockup reasons, each device's link and faults, who is signed in, the rounds and the
-table's win this shift, and the chain check (:mod:`controller.floor.chain`). :meth:`alerts` names
-what needs a supervisor: a lockup, a chain break, journal trouble, shipping lag or silence.
+table's house win this shift, and the chain check (:mod:`controller.floor.chain`).
+:meth:`alerts` names what needs a supervisor: a lockup, a chain break, journal trouble, shipping
+lag or silence.
 
 Everything here is plain and synchronous; :mod:`controller.floor.watch` feeds it from
 PostgreSQL.
@@ -173,8 +174,8 @@ class TableView:
         self.round_ends = [(ts, net) for ts, net in self.round_ends if parse_ts(ts) >= start]
         self.first_ts_in_shift = self.round_ends[0][0] if self.round_ends else None
 
-    def win_cents(self) -> int:
-        """The table's win this shift: what the players lost, integer cents."""
+    def house_win_cents(self) -> int:
+        """The table's house win this shift: what the players lost, integer cents."""
         return -sum(net for _, net in self.round_ends)
 
     def rounds_per_hour(self, now: datetime) -> float:
@@ -225,7 +226,7 @@ class TableView:
         word = self.shipper
         about = word.about if word is not None else {}
         limits = about.get("limits") if isinstance(about.get("limits"), dict) else {}
-        win = self.win_cents()
+        house_win = self.house_win_cents()
         return {
             "table_id": self.table_id,
             "variant": self.variant or str(about.get("variant", "")),
@@ -246,8 +247,8 @@ class TableView:
             "signed_in": sorted(self.signed_in.values()),
             "rounds": len(self.round_ends),
             "rounds_per_hour": round(self.rounds_per_hour(now), 1),
-            "win_cents": win,
-            "win": money(win),
+            "house_win_cents": house_win,
+            "house_win": money(house_win),
             "last_seq": self.last_seq,
             "last_ts": self.last_ts,
             "rows_checked": self.chain.rows_checked,

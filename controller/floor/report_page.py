@@ -1,5 +1,5 @@
 """The report as a page: the figures in tables and three plots (pygal, SVG, no script): the
-floor's win over the period, hold % per table, rounds per hour per table."""
+floor's house win over the period, hold % per table, rounds per hour per table."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
-from controller.floor.report import CATEGORIES, Figures, FloorReport
+from controller.floor.report import CATEGORIES, KIND_WORDS, Figures, FloorReport
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
 
@@ -54,7 +54,7 @@ def _config(title: str) -> dict[str, object]:
 
 
 def time_format(times: list[datetime]) -> str:
-    """How the win plot names its times: with seconds over less than an hour (every label of a
+    """How the house win plot names its times: with seconds over less than an hour (every label of a
     short period would read the same minute), with the day over more than a day."""
     if len(times) < 2:
         return "%H:%M"
@@ -71,22 +71,22 @@ def plots(report: FloorReport) -> dict[str, str]:
     pygal = _pygal()
     total = 0
     points = []
-    for ts, _table, cents in report.wins:
+    for ts, _table, cents in report.house_wins:
         total += cents
         points.append((parse_ts(ts), total))
     shown = time_format([at for at, _ in points])
     win = pygal.DateTimeLine(
-        **_config("floor win over the period"),
+        **_config("house win, floor total over the period"),
         x_value_formatter=lambda at: at.strftime(shown),
         value_formatter=lambda cents: money(int(cents)),
     )
-    win.add("win", points or [(report.start, 0)])
+    win.add("house win", points or [(report.start, 0)])
     hold = pygal.Bar(**_config("hold % per table"), value_formatter=lambda v: f"{v:.2f} %")
     hold.x_labels = [t.table_id for t in report.tables]
     hold.add(
         "hold %",
         [
-            float(Fraction(t.win_cents * 100, t.handle_cents)) if t.handle_cents else 0.0
+            float(Fraction(t.house_win_cents * 100, t.handle_cents)) if t.handle_cents else 0.0
             for t in report.tables
         ],
     )
@@ -104,7 +104,7 @@ def _row(f: Figures, cls: str = "") -> str:
         f.table_id,
         str(f.rounds),
         money(f.handle_cents),
-        money(f.win_cents),
+        money(f.house_win_cents),
         f.hold_percent,
         f.rounds_per_hour,
         str(f.voids),
@@ -119,15 +119,24 @@ def render(report: FloorReport, *, query: str = "") -> str:
     charts = plots(report)
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("table", "rounds", "handle", "win", "hold %", "rounds/h", "voids", "overrides")
+        for h in (
+            "table",
+            "rounds",
+            "handle",
+            "house win",
+            "hold %",
+            "rounds/h",
+            "voids",
+            "overrides",
+        )
     )
     figures = "".join(_row(t) for t in report.tables) + _row(report.floor, "floor")
-    pay_head = "".join(f"<th>{c}</th>" for c in ("table", *CATEGORIES))
+    pay_head = "".join(f"<th>{KIND_WORDS.get(c, c)}</th>" for c in ("table", *CATEGORIES))
     pay_rows = ""
     for f in [*report.tables, report.floor]:
         cells = "".join(
-            f"<td>{f.payouts[c].count} / {money(f.payouts[c].amount_cents)}</td>"
-            if c in f.payouts
+            f"<td>{f.settled[c].count} / {money(f.settled[c].amount_cents)}</td>"
+            if c in f.settled
             else "<td>-</td>"
             for c in CATEGORIES
         )
@@ -138,7 +147,7 @@ def render(report: FloorReport, *, query: str = "") -> str:
             + "".join(
                 f"<td>{html.escape(str(v))}</td>"
                 for v in (
-                    o.ts,
+                    report.local_time(o.ts),
                     o.table_id,
                     o.round_id if o.round_id is not None else "",
                     o.action,
@@ -165,16 +174,16 @@ def render(report: FloorReport, *, query: str = "") -> str:
 <html lang="en"><head><meta charset="utf-8"><title>croupier floor report</title>
 <style>{_CSS}</style></head><body>
 <h1>Floor report</h1>
-<p id="period">{html.escape(report.start.isoformat())} to {html.escape(report.end.isoformat())}</p>
+<p id="period">{html.escape(report.period())}</p>
 {links}
 <table id="figures"><thead><tr>{head}</tr></thead><tbody>{figures}</tbody></table>
 <div class="plots">
-<img id="plot-win" alt="floor win over the period" src="{charts["win"]}">
+<img id="plot-win" alt="house win, floor total over the period" src="{charts["win"]}">
 <img id="plot-hold" alt="hold % per table" src="{charts["hold"]}">
 <img id="plot-rate" alt="rounds per hour per table" src="{charts["rate"]}">
 </div>
-<h2>Payouts by kind (count / amount to the players)</h2>
-<table id="payouts"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
+<h2>Settled by kind (count / net to the players)</h2>
+<table id="settled"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
 <h2>Voids and overrides</h2>
 <table id="overrides"><thead><tr>{over_head}</tr></thead><tbody>{overrides}</tbody></table>
 </body></html>

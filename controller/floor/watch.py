@@ -365,7 +365,7 @@ class FloorWatcher:
             "start": start.isoformat(timespec="minutes"),
             "end": end.isoformat(timespec="minutes"),
             "tables": len(self.views),
-            "win_cents": sum(int(v["win_cents"]) for v in self._shown.values()),
+            "house_win_cents": sum(int(v["house_win_cents"]) for v in self._shown.values()),
             "rounds": sum(int(v["rounds"]) for v in self._shown.values()),
         }
         self.hub.publish(changed, alerts, shift)

@@ -180,7 +180,7 @@ def _expected(rows: list[Row]) -> dict[str, int]:
     return {
         "rounds": len(ended),
         "handle_cents": sum(p["stake_cents"] for p in ledger if p["kind"] != "return"),
-        "win_cents": -sum(p["amount_cents"] for p in ledger),
+        "house_win_cents": -sum(p["amount_cents"] for p in ledger),
         "net_by_round_end": sum(r.payload["net_cents"] for r in rows if r.kind == "round_end"),
     }
 
@@ -199,17 +199,17 @@ def test_the_report_equals_the_tables_own_journals(floor: Floor, page: Any) -> N
         want = _expected(local_rows(loaded.journal_path))
         got = by_table[tid]
         assert want["rounds"] > 0
-        assert (got["rounds"], got["handle_cents"], got["win_cents"]) == (
+        assert (got["rounds"], got["handle_cents"], got["house_win_cents"]) == (
             want["rounds"],
             want["handle_cents"],
-            want["win_cents"],
+            want["house_win_cents"],
         )
-        assert got["win_cents"] == -want["net_by_round_end"]
+        assert got["house_win_cents"] == -want["net_by_round_end"]
         cells = page.inner_text(f'#figures tr[data-table="{tid}"]').split("\t")
         assert cells[1:4] == [
             str(want["rounds"]),
             money(want["handle_cents"]),
-            money(want["win_cents"]),
+            money(want["house_win_cents"]),
         ]
     for plot in ("win", "hold", "rate"):
         assert page.get_attribute(f"#plot-{plot}", "src").startswith("data:image/svg+xml")

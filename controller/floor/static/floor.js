@@ -34,7 +34,7 @@ function tableNode(t) {
   state.dataset.state = t.state || "";
   node.append(state);
   if (t.hold.length) node.append(el("div", "hold", t.hold[t.hold.length - 1]));
-  node.append(line("win " + t.win, t.rounds + " rounds, " + t.rounds_per_hour + "/h"));
+  node.append(line("house win " + t.house_win, t.rounds + " rounds, " + t.rounds_per_hour + "/h"));
   const devs = el("div", "devices");
   for (const d of t.devices) {
     const faults = Object.keys(d.faults);
@@ -72,7 +72,7 @@ function apply(msg) {
   alerts = msg.alerts;
   const sh = msg.shift || {};
   document.getElementById("shift").textContent = sh.start ? "shift " + sh.start.slice(11, 16) + "-" + sh.end.slice(11, 16) : "";
-  document.getElementById("totals").textContent = sh.tables !== undefined ? sh.tables + " tables, " + sh.rounds + " rounds, floor win " + money(sh.win_cents) : "";
+  document.getElementById("totals").textContent = sh.tables !== undefined ? sh.tables + " tables, " + sh.rounds + " rounds, house win " + money(sh.house_win_cents) : "";
   document.getElementById("who").textContent = msg.signed_in && msg.signed_in.length ? "signed in: " + msg.signed_in.join(", ") : "";
   const link = document.getElementById("link");
   link.textContent = msg.healthy ? "live" : (msg.problem || "floor database down");
