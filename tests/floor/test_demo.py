@@ -102,7 +102,7 @@ def demo(*args: str) -> Iterator[Demo]:
 def _pasted(line: str) -> subprocess.CompletedProcess[str]:
     """Run a printed command line as a user pasting it into a new terminal would."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
-    return subprocess.run(  # noqa: S603 - the line the demo printed, split as a shell would
+    return subprocess.run(  # the line the demo printed, split as a shell would
         shlex.split(line), capture_output=True, text=True, timeout=60, env=env, check=False
     )
 
