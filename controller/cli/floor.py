@@ -54,6 +54,7 @@ from controller.game.errors import ConfigError
 from controller.game.rules import VARIANT_IDS
 from controller.journal.errors import JournalUnavailable
 from controller.table.config import dsn_problem, hash_secret
+from controller.table.private import STATE_ENV
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
@@ -474,6 +475,10 @@ def demo_command(args: argparse.Namespace) -> int:
         print(f"floor demo: PostgreSQL in {cluster.base} (127.0.0.1:{cluster.port})", flush=True)
         cluster.create()
         journals: list[Path] = []
+        # The demo's tables keep their state (where each table id's journal is) in the demo's
+        # folder: a throwaway table leaves nothing in the user's, and the next demo's demo-1,
+        # with a journal elsewhere, is not refused as a table whose journal moved.
+        env = {**os.environ, STATE_ENV: str(folder / "state")}
         for n in range(1, args.tables + 1):
             own = cluster.table_login(f"demo-{n}", password=secrets.token_urlsafe(18))
             secret = folder / f"table-{n}-floor.secret"
@@ -500,6 +505,7 @@ def demo_command(args: argparse.Namespace) -> int:
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
                     cwd=folder,
+                    env=env,
                 )
             )
             log.close()

@@ -20,6 +20,9 @@ from pathlib import Path
 
 import pytest
 
+from controller.journal.whereabouts import record_path, remember
+from controller.table.private import STATE_ENV
+
 pytestmark = pytest.mark.pg  # the demo starts a PostgreSQL of its own
 
 CROUPIER = Path(sys.executable).with_name("croupier")
@@ -80,10 +83,10 @@ class Demo:
 
 
 @contextmanager
-def demo(*args: str) -> Iterator[Demo]:
+def demo(*args: str, state: Path) -> Iterator[Demo]:
     # nothing of the user's floor settings: the printed lines must work in a new terminal
     env = {k: v for k, v in os.environ.items() if not k.startswith("CROUPIER_")}
-    env["CROUPIER_STATE_DIR"] = os.environ["CROUPIER_STATE_DIR"]
+    env[STATE_ENV] = str(state)
     process = subprocess.Popen(
         [str(CROUPIER), "floor", "demo", *args],
         stdout=subprocess.PIPE,
@@ -107,8 +110,15 @@ def _pasted(line: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-def test_the_demo_s_report_and_audit_lines_work_as_printed_without_a_password_in_sight() -> None:
-    with demo("--tables", "2", "--pace", "0") as running:
+def test_the_demo_s_report_and_audit_lines_work_as_printed_without_a_password_in_sight(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # a demo ran here before: its table demo-1's journal is gone with it (this demo's tables
+    # are new tables, not the same ones moved)
+    state = tmp_path / "state"
+    monkeypatch.setenv(STATE_ENV, str(state))
+    assert remember("demo-1", tmp_path / "croupier-floor-demo-before" / "journal-1.sqlite3") is None
+    with demo("--tables", "2", "--pace", "0", state=state) as running:
         report = running.line("report: ")
         audit = running.line("audit: ")
         signed = running.line("floor page: ")
@@ -142,3 +152,4 @@ def test_the_demo_s_report_and_audit_lines_work_as_printed_without_a_password_in
         assert "pit" in signed
     assert running.process.returncode == 0
     assert not folder.exists()
+    assert not record_path("demo-2").exists()  # nothing of the demo left in the user's state
