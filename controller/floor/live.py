@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from controller.floor.chain import ChainBreak, ChainCheck
+from controller.floor.rounds import clock, round_detail, summed
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 from drivers.tbl21.faults import fault_name
@@ -25,6 +26,9 @@ from drivers.tbl21.faults import fault_name
 LAG_ALERT_S = 10.0  # the shipper's oldest unshipped row older than this
 SILENT_ALERT_S = 30.0  # no word from a table's shipper for this long
 SEVERITIES = {"I": "info", "W": "warning", "L": "lockup"}
+RECENT_ROUNDS = 30  # a table's last rounds kept for its card on the floor page
+# the rows of the live round the floor page shows (its cards, bets, settlements, prompt)
+_LIVE_KINDS = frozenset({"prompt", "input", "ledger", "supervisor", "round_start", "round_end"})
 DEVICE_STATUS = {
     "DeviceIdentified": "connected",
     "LinkRestored": "connected",
@@ -34,18 +38,41 @@ DEVICE_STATUS = {
 
 
 @dataclass(frozen=True, slots=True)
+class Ack:
+    """Who acknowledged an alert on the floor page, and when (``croupier.alert_acks``)."""
+
+    by: str
+    at: datetime
+
+    def as_json(self, zone: Any) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "at": self.at.isoformat(),
+            "time": f"{self.at.astimezone(zone):%H:%M:%S}",
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Alert:
     table_id: str
     kind: str  # lockup, chain, journal, shipping, lag, silent
     text: str
-    since: str  # ISO time (UTC) when the floor saw it
+    since: str  # ISO time (UTC): when the table raised it (a lockup), or the floor saw it
+    acked: Ack | None = None
 
-    def as_json(self) -> dict[str, Any]:
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What an acknowledgement names: this alert, raised then."""
+        return (self.kind, self.text, self.since)
+
+    def as_json(self, zone: Any = None) -> dict[str, Any]:
         return {
             "table_id": self.table_id,
             "kind": self.kind,
             "text": self.text,
             "since": self.since,
+            "since_time": f"{parse_ts(self.since).astimezone(zone):%H:%M:%S}",
+            "acked": None if self.acked is None else self.acked.as_json(zone),
         }
 
 
@@ -80,6 +107,7 @@ class TableView:
     state: str = ""
     hold: list[str] = field(default_factory=list)
     lockup: str = ""
+    lockup_since: str = ""  # the time the table raised the lockup (its row's)
     devices: dict[str, Device] = field(default_factory=dict)
     signed_in: dict[str, str] = field(default_factory=dict)
     round_ends: list[tuple[str, int]] = field(default_factory=list)  # (ts, players' net) in shift
@@ -89,9 +117,18 @@ class TableView:
     notice: str = ""
     shipper: ShipperWord | None = None
     alert_since: dict[tuple[str, str], str] = field(default_factory=dict)
+    acks: dict[tuple[str, str, str], Ack] = field(default_factory=dict)
+    live_round: int | None = None  # the round the table is at (or finished last)
+    live_rows: list[Row] = field(default_factory=list)
+    recent: dict[int, dict[str, Any]] = field(default_factory=dict)  # the last rounds, by number
 
     def __post_init__(self) -> None:
         self.chain = ChainCheck(self.table_id)
+
+    @property
+    def zone(self) -> Any:
+        """The casino's time zone (the shift's)."""
+        return self.shift_start.tzinfo
 
     # --- rows -------------------------------------------------------------------------------
 
@@ -105,6 +142,7 @@ class TableView:
         p = row.payload
         if row.round_id is not None:
             self.round = row.round_id
+            self._live(row)
         kind = row.kind
         if kind == "config":
             self.variant = str(p.get("variant", self.variant))
@@ -113,6 +151,7 @@ class TableView:
             if dest != "hold":
                 self.hold.clear()
                 self.lockup = ""
+                self.lockup_since = ""
             self.state = dest
         elif kind == "prompt":
             code = p.get("code")
@@ -122,6 +161,7 @@ class TableView:
                 del self.hold[:-4]
                 if code == "LOCKUP":
                     self.lockup = text
+                    self.lockup_since = row.ts
         elif kind == "device_event":
             self._device(p)
         elif kind == "access":
@@ -136,6 +176,35 @@ class TableView:
         if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
             self.first_ts_in_shift = row.ts
         return found
+
+    def _live(self, row: Row) -> None:
+        """The live round's rows, and the last rounds' summaries."""
+        number = row.round_id
+        assert number is not None
+        if number != self.live_round:
+            self.live_round = number
+            self.live_rows = []
+        if row.kind in _LIVE_KINDS or (
+            row.kind == "device_event" and row.payload.get("type") == "CardDrawn"
+        ):
+            self.live_rows.append(row)
+        if row.kind in ("round_start", "round_end") or (
+            row.kind == "supervisor" and row.payload.get("action") == "void"
+        ):
+            entry = self.recent.setdefault(
+                number,
+                {"round": number, "start": None, "end": None, "net_cents": None, "void": False},
+            )
+            if row.kind == "round_start":
+                entry["start"] = row.ts
+            elif row.kind == "round_end":
+                entry["end"] = row.ts
+                net = row.payload.get("net_cents")
+                entry["net_cents"] = net if isinstance(net, int) else None
+            else:
+                entry["void"] = True
+            for old in sorted(self.recent)[:-RECENT_ROUNDS]:
+                del self.recent[old]
 
     def _device(self, p: dict[str, Any]) -> None:
         ref = p.get("device")
@@ -190,8 +259,10 @@ class TableView:
         self, now: datetime, *, lag_s: float = LAG_ALERT_S, silent_s: float = SILENT_ALERT_S
     ) -> list[Alert]:
         found: list[tuple[str, str]] = []
+        raised: dict[tuple[str, str], str] = {}  # since when, where the rows say
         if self.state == "hold" and self.lockup:
             found.append(("lockup", self.lockup))
+            raised[("lockup", self.lockup)] = self.lockup_since
         found += [("chain", b.describe()) for b in self.breaks]
         word = self.shipper
         if word is not None:
@@ -213,14 +284,31 @@ class TableView:
                     )
                 )
         stamp = now.isoformat(timespec="seconds")
-        keys = {(kind, text) for kind, text in found}
+        keys = set(found)
         for key in list(self.alert_since):
             if key not in keys:
                 del self.alert_since[key]
-        return [
-            Alert(self.table_id, kind, text, self.alert_since.setdefault((kind, text), stamp))
-            for kind, text in found
-        ]
+        out = []
+        for kind, text in found:
+            since = raised.get((kind, text)) or self.alert_since.setdefault((kind, text), stamp)
+            out.append(Alert(self.table_id, kind, text, since, self.acks.get((kind, text, since))))
+        return out
+
+    def live(self) -> dict[str, Any] | None:
+        """The round the table is at (or finished last) as the floor page shows it."""
+        if self.live_round is None:
+            return None
+        detail = round_detail(self.live_rows, self.zone)
+        keep = ("round", "in_play", "prompt", "cards", "bets", "ledger", "net", "void")
+        shown = {k: detail[k] for k in keep}
+        shown["round"] = self.live_round
+        shown["start_time"] = detail["start_time"]
+        shown["end_time"] = detail["end_time"]
+        return shown
+
+    def recent_rounds(self) -> list[dict[str, Any]]:
+        """The last rounds, newest first, with their times."""
+        return [summed(dict(self.recent[n]), self.zone) for n in sorted(self.recent, reverse=True)]
 
     def as_json(self, now: datetime, **alert_args: float) -> dict[str, Any]:
         word = self.shipper
@@ -253,6 +341,9 @@ class TableView:
             "last_ts": self.last_ts,
             "rows_checked": self.chain.rows_checked,
             "notice": self.notice,
+            "live": self.live(),
+            "recent": self.recent_rounds(),
+            "last_time": clock(self.last_ts, self.zone),
             "shipper": None
             if word is None
             else {
@@ -262,5 +353,5 @@ class TableView:
                 "problem": word.problem,
                 "reported_at": word.reported_at.isoformat(timespec="seconds"),
             },
-            "alerts": [a.as_json() for a in self.alerts(now, **alert_args)],
+            "alerts": [a.as_json(self.zone) for a in self.alerts(now, **alert_args)],
         }
