@@ -19,6 +19,7 @@ from typing import Any
 
 from controller.floor.chain import ChainBreak, ChainCheck
 from controller.floor.rounds import clock, round_detail, summed
+from controller.floor.shipper import rows_behind
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 from drivers.tbl21.faults import fault_name
@@ -280,7 +281,7 @@ class TableView:
                 found.append(
                     (
                         "lag",
-                        f"{word.backlog_rows:,} rows behind, oldest {word.oldest_age_s:,.0f} s",
+                        f"{rows_behind(word.backlog_rows)}, oldest {word.oldest_age_s:,.0f} s",
                     )
                 )
         stamp = now.isoformat(timespec="seconds")

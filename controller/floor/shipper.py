@@ -67,6 +67,11 @@ _MINE = "SELECT croupier.login_table(), session_user"
 _REPORT = "SELECT croupier.report_shipper(%s, %s, %s, %s, %s, %s, %s)"
 
 
+def rows_behind(rows: int) -> str:
+    """``1 row behind``, ``1,234 rows behind``."""
+    return f"{rows:,} row{'' if rows == 1 else 's'} behind"
+
+
 @dataclass(frozen=True, slots=True)
 class Backlog:
     """How far the floor is behind this table's journal."""
@@ -93,7 +98,7 @@ class Backlog:
             return f"floor not reached yet (journal at row {self.local_seq:,})"
         if self.rows == 0:
             return f"up to date (row {self.local_seq:,})"
-        return f"{self.rows:,} rows behind, oldest {self.oldest_age_s:,.0f} s"
+        return f"{rows_behind(self.rows)}, oldest {self.oldest_age_s:,.0f} s"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -196,8 +201,9 @@ class Shipper:
                 "there and ship at the next start"
             )
         return (
-            f"{backlog.rows:,} rows not shipped at the stop{why}: they wait in the journal "
-            "and ship at the next start"
+            f"{backlog.rows:,} row{'' if backlog.rows == 1 else 's'} not shipped at the "
+            f"stop{why}: {'it waits' if backlog.rows == 1 else 'they wait'} in the journal and "
+            "ship at the next start"
         )
 
     def _pause(self, seconds: float) -> None:

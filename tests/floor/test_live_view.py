@@ -4,12 +4,14 @@ in the casino's zone, and an alert that carries who acknowledged it."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from controller.floor.live import Ack, TableView
 from controller.floor.rounds import round_detail
+from controller.floor.shipper import Backlog
 from controller.journal.store import Row
 
 AUCKLAND = ZoneInfo("Pacific/Auckland")
@@ -146,3 +148,10 @@ def test_a_round_s_settlements_read_as_money_to_the_player_with_the_odds_paid() 
     ]
     assert (detail["start_time"], detail["end_time"]) == ("14:10:03", "14:10:12")
     assert detail["in_play"] is False
+
+
+def test_one_row_behind_is_a_row_and_more_are_rows() -> None:
+    oldest = "2026-12-04T01:10:00.000Z"
+    behind = Backlog(11, 10, oldest, datetime(2026, 12, 4, 1, 10, 35, tzinfo=UTC).timestamp())
+    assert behind.describe() == "1 row behind, oldest 35 s"
+    assert replace(behind, shipped_seq=9).describe() == "2 rows behind, oldest 35 s"

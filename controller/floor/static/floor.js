@@ -112,7 +112,7 @@ function tableNode(t) {
     devs.append(el("span", "dev-" + d.status, (DEVICES[d.role] || d.role) + (faults.length ? " (" + faults.join(", ") + ")" : "")));
   }
   const s = t.shipper;
-  devs.append(el("span", s ? "dev-" + s.status : "dev-connecting", s ? "shipping " + s.status + (s.backlog_rows ? ", " + s.backlog_rows + " rows behind" : "") : "no word from the shipper"));
+  devs.append(el("span", s ? "dev-" + s.status : "dev-connecting", s ? "shipping " + s.status + (s.backlog_rows ? ", " + s.backlog_rows + (s.backlog_rows === 1 ? " row behind" : " rows behind") : "") : "no word from the shipper"));
   foot.append(devs);
   if (t.signed_in.length) foot.append(el("div", "signed", "signed in: " + t.signed_in.join("; ")));
   node.append(foot);
