@@ -18,7 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from controller.floor.chain import ChainBreak, ChainCheck
-from controller.floor.rounds import clock, round_detail, summed
+from controller.floor.rounds import clock, round_detail, summarize, summed
 from controller.floor.shipper import rows_behind
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
@@ -189,21 +189,7 @@ class TableView:
             row.kind == "device_event" and row.payload.get("type") == "CardDrawn"
         ):
             self.live_rows.append(row)
-        if row.kind in ("round_start", "round_end") or (
-            row.kind == "supervisor" and row.payload.get("action") == "void"
-        ):
-            entry = self.recent.setdefault(
-                number,
-                {"round": number, "start": None, "end": None, "net_cents": None, "void": False},
-            )
-            if row.kind == "round_start":
-                entry["start"] = row.ts
-            elif row.kind == "round_end":
-                entry["end"] = row.ts
-                net = row.payload.get("net_cents")
-                entry["net_cents"] = net if isinstance(net, int) else None
-            else:
-                entry["void"] = True
+        if summarize(self.recent, row):
             for old in sorted(self.recent)[:-RECENT_ROUNDS]:
                 del self.recent[old]
 

@@ -124,24 +124,32 @@ def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, A
     return result
 
 
+def summarize(rounds: dict[int, dict[str, Any]], row: Row) -> bool:
+    """Fold a ``round_start``, ``round_end`` or void ``supervisor`` row into its round's summary
+    in ``rounds`` (by number); False for any other row."""
+    void = row.kind == "supervisor" and row.payload.get("action") == "void"
+    if row.round_id is None or not (void or row.kind in ("round_start", "round_end")):
+        return False
+    entry = rounds.setdefault(
+        row.round_id,
+        {"round": row.round_id, "start": None, "end": None, "net_cents": None, "void": False},
+    )
+    if row.kind == "round_start":
+        entry["start"] = row.ts
+    elif row.kind == "round_end":
+        entry["end"] = row.ts
+        net = row.payload.get("net_cents")
+        entry["net_cents"] = net if isinstance(net, int) else None
+    else:
+        entry["void"] = True
+    return True
+
+
 def round_summaries(rows: Iterable[Row], zone: tzinfo | None = None) -> list[dict[str, Any]]:
     """The rounds of some ``round_start``/``round_end``/``supervisor`` rows, newest first."""
     rounds: dict[int, dict[str, Any]] = {}
     for row in rows:
-        if row.round_id is None:
-            continue
-        entry = rounds.setdefault(
-            row.round_id,
-            {"round": row.round_id, "start": None, "end": None, "net_cents": None, "void": False},
-        )
-        if row.kind == "round_start":
-            entry["start"] = row.ts
-        elif row.kind == "round_end":
-            entry["end"] = row.ts
-            net = row.payload.get("net_cents")
-            entry["net_cents"] = net if isinstance(net, int) else None
-        elif row.kind == "supervisor" and row.payload.get("action") == "void":
-            entry["void"] = True
+        summarize(rounds, row)
     out = sorted(rounds.values(), key=lambda r: int(r["round"]), reverse=True)
     for entry in out:
         summed(entry, zone)

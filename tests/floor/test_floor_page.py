@@ -353,29 +353,23 @@ def test_a_row_changed_in_postgresql_is_found_by_audit_and_alerts_the_page(
     screenshot(page, "floor-chain-alert")
 
 
-def _post(url: str, body: dict[str, str]) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=urlencode(body).encode(), method="POST")
+def _send(url: str, data: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    """POST ``data``: the status and the body, whatever the status."""
+    request = urllib.request.Request(url, data=data, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as reply:
             return reply.status, reply.read().decode()
     except urllib.error.HTTPError as exc:
         with exc:
             return exc.code, exc.read().decode()
+
+
+def _post(url: str, body: dict[str, str]) -> tuple[int, str]:
+    return _send(url, urlencode(body).encode(), {})
 
 
 def _post_json(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, str]:
-    request = urllib.request.Request(
-        url,
-        data=json.dumps(body).encode(),
-        method="POST",
-        headers={"Content-Type": "application/json", **headers},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as reply:
-            return reply.status, reply.read().decode()
-    except urllib.error.HTTPError as exc:
-        with exc:
-            return exc.code, exc.read().decode()
+    return _send(url, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
 
 
 def test_wrong_passwords_lock_the_name_and_every_attempt_is_recorded(floor: Floor) -> None:

@@ -116,10 +116,11 @@ def _head(cluster: Cluster, tid: str) -> int:
     return 0 if row is None else int(row[0])
 
 
-def _stopped(process: subprocess.Popen[str], stop: Callable[[], None]) -> str:
-    """Stop the table as ``stop`` does; its output once it ended (status 0)."""
+def _ended(process: subprocess.Popen[str], stop: Callable[[], None] | None = None) -> str:
+    """The table's output once it ended (status 0), stopped as ``stop`` does."""
     try:
-        stop()
+        if stop is not None:
+            stop()
         out, _ = process.communicate(timeout=60)
     finally:
         if process.poll() is None:
@@ -155,7 +156,7 @@ def test_a_clean_stop_ships_its_last_rows_and_says_so(
     table_file = _table_file(tmp_path, tid, cluster, batch_rows=500, live=live)
     process = _run(table_file, demo=not live)
     wait_until(lambda: _head(cluster, tid) > 0, "the first rows on the floor")
-    out = _stopped(process, partial(_sigterm if how == "SIGTERM" else _quit, process))
+    out = _ended(process, partial(_sigterm if how == "SIGTERM" else _quit, process))
     journal = tmp_path / "journal.sqlite3"
     last = local_rows(journal)[-1]
     assert last.kind == "stop"
@@ -180,7 +181,7 @@ def test_a_clean_stop_that_cannot_reach_the_floor_says_what_waits_in_the_journal
     journal = tmp_path / "journal.sqlite3"
     wait_until(partial(_a_round_in, journal), "a round dealt")
     asked = time.monotonic()
-    out = _stopped(process, partial(_sigterm, process))
+    out = _ended(process, partial(_sigterm, process))
     assert time.monotonic() - asked < 30  # bounded: it does not wait for the floor forever
     assert "warning: floor: the floor was not reached before the stop (floor unreachable (" in out
     assert "the journal's rows wait there and ship at the next start" in out
@@ -229,23 +230,17 @@ def test_a_table_killed_with_a_batch_in_flight_restarts_without_gap_or_duplicate
             first.wait()
         assert first.stdout is not None
         first.stdout.close()
-    second = _run(table_file, "--rounds", "3")
-    try:
-        out, _ = second.communicate(timeout=60)
-    finally:
-        if second.poll() is None:
-            second.kill()
-            second.wait()
-    assert second.returncode == 0, out
+    _ended(_run(table_file, "--rounds", "3"))
     journal = tmp_path / "journal.sqlite3"
     mine = [as_tuple(r) for r in local_rows(journal)]
     wait_until(lambda: len(floor_rows(cluster, tid)) >= held_before, "rows again")
     with psycopg.connect(cluster.conninfo("floor")) as db:
         compared = compare_local(db, journal)
-    # the restarted table stops after its rounds: what it had not shipped yet stays local
+    # the restarted table stops cleanly after its rounds, and ships all it wrote first
     assert compared.ok, compared.describe()
+    assert compared.not_shipped == 0, compared.describe()
     on_floor = floor_rows(cluster, tid)
-    assert on_floor == mine[: len(on_floor)]
+    assert on_floor == mine
     assert [r[0] for r in on_floor] == list(range(1, len(on_floor) + 1))
     assert len(on_floor) > held_before
 
