@@ -315,7 +315,7 @@ class FloorWatcher:
 
     def _fetch_acks(self, table_ids: set[str]) -> None:
         """The acknowledgements of these tables' alerts (of the history read; a floor before
-        migration 0004 has none)."""
+        migration 0005 has none)."""
         db = self._db
         assert db is not None
         since = min(self.clock() - timedelta(hours=self.settings.history_hours), self._shift_start)

@@ -9,7 +9,7 @@ Everything is read-only and needs a signed-in name (:mod:`controller.floor.signi
   rounds; ``GET /api/tables/{id}/rounds/{n}``: one round's bets, cards, settlements and
   overrides (the round in play as far as it has gone);
 * ``POST /api/alerts/ack`` (JSON: table_id, kind, text, since): the signed-in name acknowledges
-  an alert that is raised now; journalled on the floor (``croupier.ack_alert``, migration 0004);
+  an alert that is raised now; journalled on the floor (``croupier.ack_alert``, migration 0005);
 * ``GET /report`` (``?shift=2026-11-29T14:00`` or ``?from=...&to=...``; the current shift by
   default), ``/report.csv``, ``/report.json``.
 """

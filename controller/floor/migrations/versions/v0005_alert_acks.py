@@ -6,8 +6,8 @@ The floor role writes these through ``croupier.ack_alert`` only; an acknowledgem
 changed or removed afterwards, not by the owner either (as a journal row). Each one is NOTIFYed
 on ``croupier_acks`` (the table id) so that every floor page shows it at once.
 
-Revision ID: 0004
-Revises: 0003
+Revision ID: 0005
+Revises: 0004
 Create Date: 2026-12-03
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0004"
-down_revision = "0003"
+revision = "0005"
+down_revision = "0004"
 branch_labels = None
 depends_on = None
 
