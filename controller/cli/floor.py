@@ -23,13 +23,14 @@ import getpass
 import json
 import os
 import secrets
+import shlex
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,7 @@ from controller.game.errors import ConfigError
 from controller.game.rules import VARIANT_IDS
 from controller.journal.errors import JournalUnavailable
 from controller.table.config import dsn_problem, hash_secret
+from controller.table.private import STATE_ENV
 
 if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
@@ -84,7 +86,8 @@ def register(commands: Subparsers) -> None:
         "report",
         help="a shift's or a period's figures per table and floor",
         description="Report a shift's or a period's figures per table and for the floor: "
-        "rounds, handle, win, hold %, payouts by kind, voids and overrides with who made them.",
+        "rounds, handle, house win, hold %, settlements by kind, voids and overrides with who made "
+        "them.",
     )
     report.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     report.add_argument(
@@ -471,10 +474,17 @@ def demo_command(args: argparse.Namespace) -> int:
     try:
         print(f"floor demo: PostgreSQL in {cluster.base} (127.0.0.1:{cluster.port})", flush=True)
         cluster.create()
+        journals: list[Path] = []
+        # The demo's tables keep their state (where each table id's journal is) in the demo's
+        # folder: a throwaway table leaves nothing in the user's, and the next demo's demo-1,
+        # with a journal elsewhere, is not refused as a table whose journal moved.
+        env = {**os.environ, STATE_ENV: str(folder / "state")}
         for n in range(1, args.tables + 1):
             own = cluster.table_login(f"demo-{n}", password=secrets.token_urlsafe(18))
-            env = {**os.environ, DEMO_PASSWORD_ENV: own.password or ""}
-            table_file = _demo_table_file(folder, n, cluster, own.login)
+            secret = folder / f"table-{n}-floor.secret"
+            _write_secret(secret, own.password or "")
+            table_file = _demo_table_file(folder, n, cluster, own.login, secret)
+            journals.append(folder / f"journal-{n}.sqlite3")
             log = (folder / f"table-{n}.out").open("wb")
             tables.append(
                 subprocess.Popen(  # noqa: S603 - this croupier, our own arguments
@@ -494,27 +504,37 @@ def demo_command(args: argparse.Namespace) -> int:
                     stdout=log,
                     stderr=subprocess.STDOUT,
                     stdin=subprocess.DEVNULL,
-                    env=env,
                     cwd=folder,
+                    env=env,
                 )
             )
             log.close()
         password = f"pit-{os.urandom(6).hex()}"
+        # The floor role's password in a file only this user may read (the folder is 0700
+        # too), named by the floor file: the report and audit lines printed below work as they
+        # are, with no secret on a command line (which every user of the computer can read).
+        floor_secret = folder / "floor-db.secret"
+        _write_secret(floor_secret, cluster.credentials.floor)
         floor_file = folder / "floor.toml"
         floor_file.write_text(
             f'[database]\ndsn = "{cluster.dsn(FLOOR_LOGIN, tcp=True)}"\n'
-            f'password_env = "CROUPIER_FLOOR_DB_PASSWORD"\n\n'
+            f'password_file = "{floor_secret}"\n\n'
             f"[server]\nport = {args.port}\n\n"
             f'[access]\nattempts_log = "{folder / "floor-access.jsonl"}"\n\n'
             f'[[users]]\nname = "pit"\nsecret_hash = "{hash_secret(password)}"\n\n'
             "[alerts]\nrecheck_minutes = 1\n"
         )
-        os.environ["CROUPIER_FLOOR_DB_PASSWORD"] = cluster.credentials.floor
         floor, conninfo = _load(str(floor_file))
 
         def ready(url: str) -> None:
             print(f"{args.tables} demo tables dealing (logs in {folder})", flush=True)
             print(f"floor page: {url}  (sign in as pit, password {password})", flush=True)
+            print(
+                f"floor file: {floor_file} (its database password: {floor_secret}, mode 600)",
+                flush=True,
+            )
+            print(f"report: {_demo_command('report', floor_file)}", flush=True)
+            print(f"audit: {_demo_command('audit', floor_file, journals)}", flush=True)
             print("Ctrl-C stops the tables and removes the database and every file", flush=True)
 
         return _serve(floor, conninfo, stop, ready)
@@ -534,12 +554,25 @@ def demo_command(args: argparse.Namespace) -> int:
                 process.wait()
         cluster.remove()
         shutil.rmtree(folder, ignore_errors=True)
-        os.environ.pop("CROUPIER_FLOOR_DB_PASSWORD", None)
         restore()
         print("floor demo removed: tables stopped, database and files deleted", flush=True)
 
 
-def _demo_table_file(folder: Path, n: int, cluster: Cluster, login: str) -> Path:
+def _demo_command(command: str, floor_file: Path, journals: Sequence[Path] = ()) -> str:
+    """A ``croupier floor`` command line for the demo's floor file, ready to paste: the program
+    as it was started (``.venv/bin/croupier``, or this Python with ``-m controller.cli``)."""
+    started = Path(sys.argv[0])
+    if started.name == "croupier" and started.exists():
+        program = shlex.quote(str(started))
+    else:
+        program = f"{shlex.quote(sys.executable)} -m controller.cli"
+    words = ["floor", command, "--config", str(floor_file)]
+    for journal in journals:
+        words += ["--journal", str(journal)]
+    return f"{program} {shlex.join(words)}"
+
+
+def _demo_table_file(folder: Path, n: int, cluster: Cluster, login: str, secret: Path) -> Path:
     variant = VARIANT_IDS[(n - 1) % len(VARIANT_IDS)]
     path = folder / f"table-{n}.toml"
     path.write_text(
@@ -549,6 +582,6 @@ def _demo_table_file(folder: Path, n: int, cluster: Cluster, login: str) -> Path
         f'[logs]\naudit = "{folder / f"audit-{n}.jsonl"}"\n'
         f'debug = "{folder / f"debug-{n}.log"}"\n\n'
         f'[floor]\ndsn = "{cluster.dsn(login, tcp=True)}"\n'
-        f'password_env = "{DEMO_PASSWORD_ENV}"\n'
+        f'password_file = "{secret}"\n'
     )
     return path

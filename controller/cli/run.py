@@ -369,6 +369,10 @@ def _run(args: argparse.Namespace) -> int:
         service.close(f"the table was stopped ({why[0]})" if why else "the table was stopped")
         restore()
         reset_logging()
+    if shipper is not None and shipper.at_stop is not None:
+        # a clean stop shipped what it wrote, or says what waits in the journal and why
+        shown = "floor" if shipper.shipped_all_at_stop else "warning: floor"
+        print(f"{shown}: {shipper.at_stop}", flush=True)
     unwritten = _unwritten(service)
     if service.errors:
         print("croupier run: the table owner caught errors:", file=sys.stderr)

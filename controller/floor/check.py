@@ -10,6 +10,7 @@ from pathlib import Path
 import psycopg
 
 from controller.floor.schema import newest_revision, revision
+from controller.floor.shipper import rows_behind
 from controller.journal.errors import JournalUnavailable
 from controller.journal.store import Journal
 from controller.table.config import FloorLink
@@ -84,6 +85,6 @@ def floor_check(journal_path: Path, table_id: str, settings: FloorLink) -> Floor
     age = 0.0 if oldest is None else max(0.0, time.time() - oldest.at.timestamp())
     return FloorCheck(
         True,
-        f"{where}: {behind:,} rows behind, oldest {age:,.0f} s (they ship while the table runs)",
+        f"{where}: {rows_behind(behind)}, oldest {age:,.0f} s (they ship while the table runs)",
         warning=age > 60,
     )

@@ -3,8 +3,9 @@
 :class:`TableView` takes one table's rows in seq order (:meth:`TableView.feed`) and keeps what
 the floor page shows: the game and limits (from the shipper's word), the round and its state, the
 hold and lockup reasons, each device's link and faults, who is signed in, the rounds and the
-table's win this shift, and the chain check (:mod:`controller.floor.chain`). :meth:`alerts` names
-what needs a supervisor: a lockup, a chain break, journal trouble, shipping lag or silence.
+table's house win this shift, and the chain check (:mod:`controller.floor.chain`).
+:meth:`alerts` names what needs a supervisor: a lockup, a chain break, journal trouble, shipping
+lag or silence.
 
 Everything here is plain and synchronous; :mod:`controller.floor.watch` feeds it from
 PostgreSQL.
@@ -17,6 +18,8 @@ from datetime import datetime
 from typing import Any
 
 from controller.floor.chain import ChainBreak, ChainCheck
+from controller.floor.rounds import clock, round_detail, summarize, summed
+from controller.floor.shipper import rows_behind
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 from drivers.tbl21.faults import fault_name
@@ -24,6 +27,9 @@ from drivers.tbl21.faults import fault_name
 LAG_ALERT_S = 10.0  # the shipper's oldest unshipped row older than this
 SILENT_ALERT_S = 30.0  # no word from a table's shipper for this long
 SEVERITIES = {"I": "info", "W": "warning", "L": "lockup"}
+RECENT_ROUNDS = 30  # a table's last rounds kept for its card on the floor page
+# the rows of the live round the floor page shows (its cards, bets, settlements, prompt)
+_LIVE_KINDS = frozenset({"prompt", "input", "ledger", "supervisor", "round_start", "round_end"})
 DEVICE_STATUS = {
     "DeviceIdentified": "connected",
     "LinkRestored": "connected",
@@ -33,18 +39,41 @@ DEVICE_STATUS = {
 
 
 @dataclass(frozen=True, slots=True)
+class Ack:
+    """Who acknowledged an alert on the floor page, and when (``croupier.alert_acks``)."""
+
+    by: str
+    at: datetime
+
+    def as_json(self, zone: Any) -> dict[str, Any]:
+        return {
+            "by": self.by,
+            "at": self.at.isoformat(),
+            "time": f"{self.at.astimezone(zone):%H:%M:%S}",
+        }
+
+
+@dataclass(frozen=True, slots=True)
 class Alert:
     table_id: str
     kind: str  # lockup, chain, journal, shipping, lag, silent
     text: str
-    since: str  # ISO time (UTC) when the floor saw it
+    since: str  # ISO time (UTC): when the table raised it (a lockup), or the floor saw it
+    acked: Ack | None = None
 
-    def as_json(self) -> dict[str, Any]:
+    @property
+    def key(self) -> tuple[str, str, str]:
+        """What an acknowledgement names: this alert, raised then."""
+        return (self.kind, self.text, self.since)
+
+    def as_json(self, zone: Any = None) -> dict[str, Any]:
         return {
             "table_id": self.table_id,
             "kind": self.kind,
             "text": self.text,
             "since": self.since,
+            "since_time": f"{parse_ts(self.since).astimezone(zone):%H:%M:%S}",
+            "acked": None if self.acked is None else self.acked.as_json(zone),
         }
 
 
@@ -79,6 +108,7 @@ class TableView:
     state: str = ""
     hold: list[str] = field(default_factory=list)
     lockup: str = ""
+    lockup_since: str = ""  # the time the table raised the lockup (its row's)
     devices: dict[str, Device] = field(default_factory=dict)
     signed_in: dict[str, str] = field(default_factory=dict)
     round_ends: list[tuple[str, int]] = field(default_factory=list)  # (ts, players' net) in shift
@@ -88,9 +118,18 @@ class TableView:
     notice: str = ""
     shipper: ShipperWord | None = None
     alert_since: dict[tuple[str, str], str] = field(default_factory=dict)
+    acks: dict[tuple[str, str, str], Ack] = field(default_factory=dict)
+    live_round: int | None = None  # the round the table is at (or finished last)
+    live_rows: list[Row] = field(default_factory=list)
+    recent: dict[int, dict[str, Any]] = field(default_factory=dict)  # the last rounds, by number
 
     def __post_init__(self) -> None:
         self.chain = ChainCheck(self.table_id)
+
+    @property
+    def zone(self) -> Any:
+        """The casino's time zone (the shift's)."""
+        return self.shift_start.tzinfo
 
     # --- rows -------------------------------------------------------------------------------
 
@@ -104,6 +143,7 @@ class TableView:
         p = row.payload
         if row.round_id is not None:
             self.round = row.round_id
+            self._live(row)
         kind = row.kind
         if kind == "config":
             self.variant = str(p.get("variant", self.variant))
@@ -112,6 +152,7 @@ class TableView:
             if dest != "hold":
                 self.hold.clear()
                 self.lockup = ""
+                self.lockup_since = ""
             self.state = dest
         elif kind == "prompt":
             code = p.get("code")
@@ -121,6 +162,7 @@ class TableView:
                 del self.hold[:-4]
                 if code == "LOCKUP":
                     self.lockup = text
+                    self.lockup_since = row.ts
         elif kind == "device_event":
             self._device(p)
         elif kind == "access":
@@ -135,6 +177,21 @@ class TableView:
         if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
             self.first_ts_in_shift = row.ts
         return found
+
+    def _live(self, row: Row) -> None:
+        """The live round's rows, and the last rounds' summaries."""
+        number = row.round_id
+        assert number is not None
+        if number != self.live_round:
+            self.live_round = number
+            self.live_rows = []
+        if row.kind in _LIVE_KINDS or (
+            row.kind == "device_event" and row.payload.get("type") == "CardDrawn"
+        ):
+            self.live_rows.append(row)
+        if summarize(self.recent, row):
+            for old in sorted(self.recent)[:-RECENT_ROUNDS]:
+                del self.recent[old]
 
     def _device(self, p: dict[str, Any]) -> None:
         ref = p.get("device")
@@ -173,8 +230,8 @@ class TableView:
         self.round_ends = [(ts, net) for ts, net in self.round_ends if parse_ts(ts) >= start]
         self.first_ts_in_shift = self.round_ends[0][0] if self.round_ends else None
 
-    def win_cents(self) -> int:
-        """The table's win this shift: what the players lost, integer cents."""
+    def house_win_cents(self) -> int:
+        """The table's house win this shift: what the players lost, integer cents."""
         return -sum(net for _, net in self.round_ends)
 
     def rounds_per_hour(self, now: datetime) -> float:
@@ -189,8 +246,10 @@ class TableView:
         self, now: datetime, *, lag_s: float = LAG_ALERT_S, silent_s: float = SILENT_ALERT_S
     ) -> list[Alert]:
         found: list[tuple[str, str]] = []
+        raised: dict[tuple[str, str], str] = {}  # since when, where the rows say
         if self.state == "hold" and self.lockup:
             found.append(("lockup", self.lockup))
+            raised[("lockup", self.lockup)] = self.lockup_since
         found += [("chain", b.describe()) for b in self.breaks]
         word = self.shipper
         if word is not None:
@@ -208,24 +267,41 @@ class TableView:
                 found.append(
                     (
                         "lag",
-                        f"{word.backlog_rows:,} rows behind, oldest {word.oldest_age_s:,.0f} s",
+                        f"{rows_behind(word.backlog_rows)}, oldest {word.oldest_age_s:,.0f} s",
                     )
                 )
         stamp = now.isoformat(timespec="seconds")
-        keys = {(kind, text) for kind, text in found}
+        keys = set(found)
         for key in list(self.alert_since):
             if key not in keys:
                 del self.alert_since[key]
-        return [
-            Alert(self.table_id, kind, text, self.alert_since.setdefault((kind, text), stamp))
-            for kind, text in found
-        ]
+        out = []
+        for kind, text in found:
+            since = raised.get((kind, text)) or self.alert_since.setdefault((kind, text), stamp)
+            out.append(Alert(self.table_id, kind, text, since, self.acks.get((kind, text, since))))
+        return out
+
+    def live(self) -> dict[str, Any] | None:
+        """The round the table is at (or finished last) as the floor page shows it."""
+        if self.live_round is None:
+            return None
+        detail = round_detail(self.live_rows, self.zone)
+        keep = ("round", "in_play", "prompt", "cards", "bets", "ledger", "net", "void")
+        shown = {k: detail[k] for k in keep}
+        shown["round"] = self.live_round
+        shown["start_time"] = detail["start_time"]
+        shown["end_time"] = detail["end_time"]
+        return shown
+
+    def recent_rounds(self) -> list[dict[str, Any]]:
+        """The last rounds, newest first, with their times."""
+        return [summed(dict(self.recent[n]), self.zone) for n in sorted(self.recent, reverse=True)]
 
     def as_json(self, now: datetime, **alert_args: float) -> dict[str, Any]:
         word = self.shipper
         about = word.about if word is not None else {}
         limits = about.get("limits") if isinstance(about.get("limits"), dict) else {}
-        win = self.win_cents()
+        house_win = self.house_win_cents()
         return {
             "table_id": self.table_id,
             "variant": self.variant or str(about.get("variant", "")),
@@ -246,12 +322,15 @@ class TableView:
             "signed_in": sorted(self.signed_in.values()),
             "rounds": len(self.round_ends),
             "rounds_per_hour": round(self.rounds_per_hour(now), 1),
-            "win_cents": win,
-            "win": money(win),
+            "house_win_cents": house_win,
+            "house_win": money(house_win),
             "last_seq": self.last_seq,
             "last_ts": self.last_ts,
             "rows_checked": self.chain.rows_checked,
             "notice": self.notice,
+            "live": self.live(),
+            "recent": self.recent_rounds(),
+            "last_time": clock(self.last_ts, self.zone),
             "shipper": None
             if word is None
             else {
@@ -261,5 +340,5 @@ class TableView:
                 "problem": word.problem,
                 "reported_at": word.reported_at.isoformat(timespec="seconds"),
             },
-            "alerts": [a.as_json() for a in self.alerts(now, **alert_args)],
+            "alerts": [a.as_json(self.zone) for a in self.alerts(now, **alert_args)],
         }

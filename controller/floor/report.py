@@ -6,16 +6,19 @@ Definitions (the same as summing a table's own journal; ``docs/floor.md``):
   (a round still open at the end of the period counts in the next);
 - **handle**: the stakes those ledger rows settle (``stake_cents``), but for stakes handed back
   without a result (``return``: a void, a double on a dealer natural);
-- **win**: the table's win, what the players lost: minus the sum of the ledger's
-  ``amount_cents``;
-- **hold %**: win / handle x 100, exact (a fraction), shown to two places;
+- **house win**: what the players lost, the table's (the house's) result: minus the sum of the
+  ledger's ``amount_cents`` (negative when the players won);
+- **hold %**: house win / handle x 100, exact (a fraction), shown to two places;
 - **rounds per hour**: rounds / hours from the first counted round's start to the last one's
   end;
-- **payouts by kind**: ``natural`` (paid for a natural), ``bonus`` (a payout at other than
-  even money that is not a natural, and the NZ super and table bonuses), ``win`` (even money),
-  ``insurance`` (paid and collected), ``surrender``, ``rescue``, ``collect``, ``push``,
-  ``return``: count and amount (to the players);
+- **settlements by kind** (each ledger entry is one): ``natural`` (paid for a natural),
+  ``bonus`` (paid at other than even money for anything but a natural, and the NZ super and
+  table bonuses), ``even_money`` (paid at 1:1), ``insurance`` (paid and collected),
+  ``surrender``, ``rescue``, ``collect``, ``push``, ``return``: count and net to the players;
 - **voids and overrides**: every ``supervisor`` row in the period, with who made it.
+
+"Win" alone is never a figure here: the house's result is always "house win"
+(``house_win_cents``), and a player's hand paid at even money is "even money".
 
 Money is integer cents throughout; ratios are :class:`~fractions.Fraction`.
 """
@@ -26,7 +29,7 @@ import csv
 import io
 from collections import defaultdict
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
@@ -38,13 +41,29 @@ from controller.journal.store import parse_ts
 CATEGORIES = (
     "natural",
     "bonus",
-    "win",
+    "even_money",
     "insurance",
     "surrender",
     "rescue",
     "collect",
     "push",
     "return",
+)
+
+# the settlement kinds in words (the CSV and JSON keep the names above)
+KIND_WORDS = {"even_money": "even money"}
+
+# The CSV's columns, one meaning each (docs/floor.md lists them with what each holds).
+CSV_COLUMNS = (
+    "table_id",
+    "rounds",
+    "handle_cents",
+    "house_win_cents",
+    "hold_percent",
+    "rounds_per_hour",
+    "voids",
+    "overrides",
+    *(f"{name}_{what}" for name in CATEGORIES for what in ("count", "cents")),
 )
 
 _ENDS = """
@@ -77,7 +96,7 @@ ORDER BY at, table_id, seq
 
 
 def category(kind: str, odds: str | None, natural: bool) -> str:
-    """The report's payout kind of one ledger entry."""
+    """The report's settlement kind of one ledger entry."""
     if kind in ("insurance_payout", "insurance_collect"):
         return "insurance"
     if kind in ("super_bonus", "table_bonus"):
@@ -85,7 +104,7 @@ def category(kind: str, odds: str | None, natural: bool) -> str:
     if kind == "payout":
         if natural:
             return "natural"
-        return "win" if odds in (None, "1:1") else "bonus"
+        return "even_money" if odds in (None, "1:1") else "bonus"
     return kind if kind in CATEGORIES else "other"
 
 
@@ -100,7 +119,9 @@ def percent(part: int, whole: int) -> str:
 
 
 @dataclass
-class Payouts:
+class Settled:
+    """The ledger entries of one kind: how many, and their net to the players."""
+
     count: int = 0
     amount_cents: int = 0
 
@@ -132,16 +153,16 @@ class Figures:
     table_id: str
     rounds: int = 0
     handle_cents: int = 0
-    win_cents: int = 0
+    house_win_cents: int = 0
     first_start: str | None = None
     last_end: str | None = None
-    payouts: dict[str, Payouts] = field(default_factory=dict)
+    settled: dict[str, Settled] = field(default_factory=dict)
     voids: int = 0
     overrides: int = 0
 
     @property
     def hold_percent(self) -> str:
-        return percent(self.win_cents, self.handle_cents)
+        return percent(self.house_win_cents, self.handle_cents)
 
     @property
     def hours(self) -> Fraction:
@@ -161,9 +182,9 @@ class Figures:
     def add(self, other: Figures) -> None:
         self.rounds += other.rounds
         self.handle_cents += other.handle_cents
-        self.win_cents += other.win_cents
-        for name, p in other.payouts.items():
-            mine = self.payouts.setdefault(name, Payouts())
+        self.house_win_cents += other.house_win_cents
+        for name, p in other.settled.items():
+            mine = self.settled.setdefault(name, Settled())
             mine.count += p.count
             mine.amount_cents += p.amount_cents
         self.voids += other.voids
@@ -177,14 +198,14 @@ class Figures:
             "table_id": self.table_id,
             "rounds": self.rounds,
             "handle_cents": self.handle_cents,
-            "win_cents": self.win_cents,
+            "house_win_cents": self.house_win_cents,
             "hold_percent": self.hold_percent,
             "rounds_per_hour": self.rounds_per_hour,
             "first_round_start": self.first_start,
             "last_round_end": self.last_end,
-            "payouts": {
+            "settled": {
                 name: {"count": p.count, "amount_cents": p.amount_cents}
-                for name, p in sorted(self.payouts.items(), key=lambda i: _order(i[0]))
+                for name, p in sorted(self.settled.items(), key=lambda i: _order(i[0]))
             },
             "voids": self.voids,
             "overrides": self.overrides,
@@ -202,7 +223,20 @@ class FloorReport:
     tables: list[Figures]
     floor: Figures
     overrides: list[Override]
-    wins: list[tuple[str, str, int]]  # (round end ts, table, the table's win in that round)
+    house_wins: list[tuple[str, str, int]]  # (round end ts, table, the house win of that round)
+
+    def period(self) -> str:
+        """The period in words, in its own time zone: "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026
+        06:00 UTC" (one day written once: "Thu 3 Dec 2026 14:00 to 22:00 UTC")."""
+        return period_words(self.start, self.end)
+
+    def local_time(self, ts: str) -> str:
+        """A row's time (UTC in the journal) in the period's zone, with its day when the
+        period spans more than one."""
+        at = parse_ts(ts).astimezone(self.start.tzinfo)
+        if self.end - self.start > timedelta(days=1):
+            return f"{at:%a} {at.day} {at:%b %H:%M:%S}"
+        return f"{at:%H:%M:%S}"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -214,54 +248,63 @@ class FloorReport:
         }
 
     def csv(self) -> str:
-        """One line per table and one for the floor; payouts as count and amount columns."""
+        """One line per table and one for the floor (:data:`CSV_COLUMNS`, ``docs/floor.md``)."""
         out = io.StringIO()
         writer = csv.writer(out, lineterminator="\n")
-        head = ["table_id", "rounds", "handle_cents", "win_cents", "hold_percent"]
-        head += ["rounds_per_hour", "voids", "overrides"]
-        for name in CATEGORIES:
-            head += [f"{name}_count", f"{name}_cents"]
-        writer.writerow(head)
+        writer.writerow(CSV_COLUMNS)
         for figures in [*self.tables, self.floor]:
             line: list[object] = [
                 figures.table_id,
                 figures.rounds,
                 figures.handle_cents,
-                figures.win_cents,
+                figures.house_win_cents,
                 figures.hold_percent,
                 figures.rounds_per_hour,
                 figures.voids,
                 figures.overrides,
             ]
             for name in CATEGORIES:
-                p = figures.payouts.get(name, Payouts())
+                p = figures.settled.get(name, Settled())
                 line += [p.count, p.amount_cents]
             writer.writerow(line)
         return out.getvalue()
 
     def text(self) -> str:
-        lines = [f"floor report {self.start.isoformat()} to {self.end.isoformat()}"]
+        lines = [f"floor report {self.period()}"]
         lines.append(
-            f"{'table':<14}{'rounds':>8}{'handle':>14}{'win':>12}{'hold %':>9}{'rounds/h':>10}"
+            f"{'table':<14}{'rounds':>8}{'handle':>14}{'house win':>12}{'hold %':>9}"
+            f"{'rounds/h':>10}"
         )
         for f in [*self.tables, self.floor]:
             lines.append(
                 f"{f.table_id:<14}{f.rounds:>8}{money(f.handle_cents):>14}"
-                f"{money(f.win_cents):>12}{f.hold_percent:>9}{f.rounds_per_hour:>10}"
+                f"{money(f.house_win_cents):>12}{f.hold_percent:>9}{f.rounds_per_hour:>10}"
             )
         lines.append(
-            "payouts (floor): "
+            "settled by kind (floor: count, net to the players): "
             + ", ".join(
-                f"{name} {p.count} ({money(p.amount_cents)})"
-                for name, p in sorted(self.floor.payouts.items(), key=lambda i: _order(i[0]))
+                f"{KIND_WORDS.get(name, name)} {p.count} ({money(p.amount_cents)})"
+                for name, p in sorted(self.floor.settled.items(), key=lambda i: _order(i[0]))
             )
         )
         for o in self.overrides:
             lines.append(
-                f"override {o.ts} table {o.table_id} round {o.round_id}: {o.action} by {o.by}"
-                + (f" ({o.detail})" if o.detail else "")
+                f"override {self.local_time(o.ts)} table {o.table_id} round {o.round_id}: "
+                f"{o.action} by {o.by}" + (f" ({o.detail})" if o.detail else "")
             )
         return "\n".join(lines)
+
+
+def _day(at: datetime) -> str:
+    return f"{at:%a} {at.day} {at:%b %Y}"
+
+
+def period_words(start: datetime, end: datetime) -> str:
+    """``start`` to ``end`` for a reader: days and times, the zone once (twice if it changed)."""
+    zones = (start.tzname() or "", end.tzname() or "")
+    first = f"{_day(start)} {start:%H:%M}" + (f" {zones[0]}" if zones[0] != zones[1] else "")
+    last = f"{end:%H:%M}" if end.date() == start.date() else f"{_day(end)} {end:%H:%M}"
+    return f"{first} to {last} {zones[1]}".rstrip()
 
 
 def report_queries(start: datetime, end: datetime) -> list[tuple[str, dict[str, datetime]]]:
@@ -286,25 +329,25 @@ def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorRep
     ends = {(str(t), int(r)): str(ts) for t, r, ts in ends_rows}
     starts = {(str(t), int(r)): str(ts) for t, r, ts in starts_rows}
     tables: dict[str, Figures] = {}
-    round_win: dict[tuple[str, int], int] = defaultdict(int)
+    round_house_win: dict[tuple[str, int], int] = defaultdict(int)
     for key, end_ts in ends.items():
         figures = tables.setdefault(key[0], Figures(key[0]))
         figures.rounds += 1
         begun = starts.get(key, end_ts)
         figures.first_start = min(filter(None, (figures.first_start, begun)))
         figures.last_end = max(filter(None, (figures.last_end, end_ts)))
-        round_win[key] += 0
+        round_house_win[key] += 0
     for table_id, round_id, kind, odds, natural, count, amount, stake in ledger_rows:
         key = (str(table_id), int(round_id))
         if key not in ends:
             continue
         figures = tables[key[0]]
         name = category(str(kind), odds, bool(natural))
-        payouts = figures.payouts.setdefault(name, Payouts())
-        payouts.count += int(count)
-        payouts.amount_cents += int(amount)
-        figures.win_cents -= int(amount)
-        round_win[key] -= int(amount)
+        settled = figures.settled.setdefault(name, Settled())
+        settled.count += int(count)
+        settled.amount_cents += int(amount)
+        figures.house_win_cents -= int(amount)
+        round_house_win[key] -= int(amount)
         if kind != "return":
             figures.handle_cents += int(stake)
     overrides = [
@@ -319,5 +362,5 @@ def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorRep
     ordered = [tables[t] for t in sorted(tables)]
     for figures in ordered:
         floor.add(figures)
-    wins = sorted((ends[key], key[0], win) for key, win in round_win.items())
-    return FloorReport(start, end, ordered, floor, overrides, wins)
+    house_wins = sorted((ends[key], key[0], win) for key, win in round_house_win.items())
+    return FloorReport(start, end, ordered, floor, overrides, house_wins)

@@ -1,5 +1,5 @@
 """The report as a page: the figures in tables and three plots (pygal, SVG, no script): the
-floor's win over the period, hold % per table, rounds per hour per table."""
+floor's house win over the period, hold % per table, rounds per hour per table."""
 
 from __future__ import annotations
 
@@ -10,20 +10,29 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
-from controller.floor.report import CATEGORIES, Figures, FloorReport
+from controller.floor.report import CATEGORIES, KIND_WORDS, Figures, FloorReport
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
 
-_CSS = """
-body { font: 15px/1.4 system-ui, sans-serif; margin: 1.2rem; color: #111; background: #fafafa; }
-table { border-collapse: collapse; margin: .6rem 0 1.2rem; background: #fff; }
-th, td { border: 1px solid #ccc; padding: .25rem .6rem; text-align: right; }
-th:first-child, td:first-child { text-align: left; }
-tr.floor td { font-weight: 700; border-top: 2px solid #333; }
-.plots { display: flex; flex-wrap: wrap; gap: 1rem; }
-.plots img { width: 30rem; max-width: 100%; background: #fff; border: 1px solid #ddd; }
-a { color: #1d3557; }
+CHART_W, CHART_H = 460, 300  # the plots' size in CSS pixels: drawn at it, never scaled
+LABEL_PX = 14  # the axes' labels (the page's text is 15 px)
+TIME_LABELS = 5  # at most this many times on the time axis: each is whole, none overlaps
+
+_CSS = f"""
+body {{ font: 15px/1.4 system-ui, sans-serif; margin: 1.2rem; color: #111; background: #fafafa; }}
+table {{ border-collapse: collapse; margin: .6rem 0 1.2rem; background: #fff; }}
+th, td {{ border: 1px solid #ccc; padding: .25rem .6rem; text-align: right; }}
+th:first-child, td:first-child {{ text-align: left; }}
+tr.floor td {{ font-weight: 700; border-top: 2px solid #333; }}
+.plots {{ display: flex; flex-wrap: wrap; gap: 1rem; }}
+.plots img {{ width: {CHART_W}px; height: {CHART_H}px; flex: none; background: #fff;
+  border: 1px solid #ddd; }}
+a {{ color: #1d3557; }}
 """
+
+# the plots' time axis: a label every so many seconds, the first step giving few enough labels
+_STEPS_S: tuple[int, ...] = (1, 2, 5, 10, 15, 30, 60, 120, 300, 600, 900, 1800, 3600, 7200)
+_STEPS_S += (10800, 21600, 43200, 86400, 2 * 86400, 7 * 86400)
 
 
 def _pygal() -> Any:
@@ -42,55 +51,82 @@ def _chart_uri(chart: Any) -> str:
 
 
 def _config(title: str) -> dict[str, object]:
+    pygal = _pygal()
+    style = pygal.style.CleanStyle(
+        font_family="system-ui, 'DejaVu Sans', sans-serif",
+        label_font_size=LABEL_PX,
+        major_label_font_size=LABEL_PX,
+        title_font_size=LABEL_PX + 2,
+        value_font_size=LABEL_PX,
+        tooltip_font_size=LABEL_PX,
+    )
     return {
         "title": title,
-        "style": _pygal().style.CleanStyle,
+        "style": style,
         "js": [],  # no script from anywhere: the page is read-only and offline
         "show_legend": False,
-        "width": 640,
-        "height": 360,
+        "width": CHART_W,
+        "height": CHART_H,
+        "explicit_size": True,  # its own size in the SVG: an <img> shows it 1:1
+        "truncate_label": -1,  # a label is whole or not there (pygal cuts to "12:39...")
+        "max_scale": 7,  # few enough values on the y axis for 14 px labels
         "disable_xml_declaration": True,
     }
 
 
-def time_format(times: list[datetime]) -> str:
-    """How the win plot names its times: with seconds over less than an hour (every label of a
-    short period would read the same minute), with the day over more than a day."""
-    if len(times) < 2:
-        return "%H:%M"
-    span = max(times) - min(times)
-    if span < timedelta(hours=1):
-        return "%H:%M:%S"
-    if span > timedelta(days=1):
-        return "%m-%d %H:%M"
-    return "%H:%M"
+def time_axis(times: list[datetime], most: int = TIME_LABELS) -> tuple[list[datetime], str]:
+    """Where the house win plot names its times and how: at most ``most`` round times (every
+    5 minutes, every hour...) inside the span of ``times`` (in their own zone), written with
+    seconds when they are less than a minute apart, with the day when the span passes a day."""
+    if not times:
+        return [], "%H:%M"
+    first, last = min(times), max(times)
+    span = (last - first).total_seconds()
+    step = next((s for s in _STEPS_S if span / s < most), _STEPS_S[-1])
+    midnight = first.replace(hour=0, minute=0, second=0, microsecond=0)
+    into = (first - midnight).total_seconds()
+    at = midnight + timedelta(seconds=-(-into // step) * step)
+    ticks: list[datetime] = []
+    while at <= last and len(ticks) < most:
+        ticks.append(at)
+        at += timedelta(seconds=step)
+    if not ticks:  # one round, or all within one step: its own time
+        ticks = [first]
+        step = 1 if first.second else 60
+    if last.date() != first.date() and span > 86400:
+        return ticks, "%a %H:%M" if step < 86400 else "%a %d %b"
+    return ticks, "%H:%M:%S" if step < 60 else "%H:%M"
 
 
 def plots(report: FloorReport) -> dict[str, str]:
     """Three charts as ``data:`` URIs."""
     pygal = _pygal()
+    zone = report.start.tzinfo
     total = 0
     points = []
-    for ts, _table, cents in report.wins:
+    for ts, _table, cents in report.house_wins:
         total += cents
-        points.append((parse_ts(ts), total))
-    shown = time_format([at for at, _ in points])
+        points.append((parse_ts(ts).astimezone(zone), total))
+    ticks, shown = time_axis([at for at, _ in points])
     win = pygal.DateTimeLine(
-        **_config("floor win over the period"),
-        x_value_formatter=lambda at: at.strftime(shown),
+        **_config("house win, floor total over the period"),
+        x_value_formatter=lambda at: at.astimezone(zone).strftime(shown),
         value_formatter=lambda cents: money(int(cents)),
     )
-    win.add("win", points or [(report.start, 0)])
-    hold = pygal.Bar(**_config("hold % per table"), value_formatter=lambda v: f"{v:.2f} %")
+    win.x_labels = ticks
+    win.add("house win", points or [(report.start, 0)])
+    many = len(report.tables) > 4  # table names turned to fit side by side
+    bars: dict[str, object] = {"x_label_rotation": 30 if many else 0}
+    hold = pygal.Bar(**_config("hold % per table"), **bars, value_formatter=lambda v: f"{v:g} %")
     hold.x_labels = [t.table_id for t in report.tables]
     hold.add(
         "hold %",
         [
-            float(Fraction(t.win_cents * 100, t.handle_cents)) if t.handle_cents else 0.0
+            float(Fraction(t.house_win_cents * 100, t.handle_cents)) if t.handle_cents else 0.0
             for t in report.tables
         ],
     )
-    rate = pygal.Bar(**_config("rounds per hour"), value_formatter=lambda v: f"{v:.1f}")
+    rate = pygal.Bar(**_config("rounds per hour"), **bars, value_formatter=lambda v: f"{v:g}")
     rate.x_labels = [t.table_id for t in report.tables]
     rate.add(
         "rounds/h",
@@ -104,7 +140,7 @@ def _row(f: Figures, cls: str = "") -> str:
         f.table_id,
         str(f.rounds),
         money(f.handle_cents),
-        money(f.win_cents),
+        money(f.house_win_cents),
         f.hold_percent,
         f.rounds_per_hour,
         str(f.voids),
@@ -119,15 +155,24 @@ def render(report: FloorReport, *, query: str = "") -> str:
     charts = plots(report)
     head = "".join(
         f"<th>{h}</th>"
-        for h in ("table", "rounds", "handle", "win", "hold %", "rounds/h", "voids", "overrides")
+        for h in (
+            "table",
+            "rounds",
+            "handle",
+            "house win",
+            "hold %",
+            "rounds/h",
+            "voids",
+            "overrides",
+        )
     )
     figures = "".join(_row(t) for t in report.tables) + _row(report.floor, "floor")
-    pay_head = "".join(f"<th>{c}</th>" for c in ("table", *CATEGORIES))
+    pay_head = "".join(f"<th>{KIND_WORDS.get(c, c)}</th>" for c in ("table", *CATEGORIES))
     pay_rows = ""
     for f in [*report.tables, report.floor]:
         cells = "".join(
-            f"<td>{f.payouts[c].count} / {money(f.payouts[c].amount_cents)}</td>"
-            if c in f.payouts
+            f"<td>{f.settled[c].count} / {money(f.settled[c].amount_cents)}</td>"
+            if c in f.settled
             else "<td>-</td>"
             for c in CATEGORIES
         )
@@ -138,7 +183,7 @@ def render(report: FloorReport, *, query: str = "") -> str:
             + "".join(
                 f"<td>{html.escape(str(v))}</td>"
                 for v in (
-                    o.ts,
+                    report.local_time(o.ts),
                     o.table_id,
                     o.round_id if o.round_id is not None else "",
                     o.action,
@@ -165,16 +210,19 @@ def render(report: FloorReport, *, query: str = "") -> str:
 <html lang="en"><head><meta charset="utf-8"><title>croupier floor report</title>
 <style>{_CSS}</style></head><body>
 <h1>Floor report</h1>
-<p id="period">{html.escape(report.start.isoformat())} to {html.escape(report.end.isoformat())}</p>
+<p id="period">{html.escape(report.period())}</p>
 {links}
 <table id="figures"><thead><tr>{head}</tr></thead><tbody>{figures}</tbody></table>
 <div class="plots">
-<img id="plot-win" alt="floor win over the period" src="{charts["win"]}">
-<img id="plot-hold" alt="hold % per table" src="{charts["hold"]}">
-<img id="plot-rate" alt="rounds per hour per table" src="{charts["rate"]}">
+<img id="plot-win" alt="house win, floor total over the period" src="{charts["win"]}"
+  width="{CHART_W}" height="{CHART_H}">
+<img id="plot-hold" alt="hold % per table" src="{charts["hold"]}" width="{CHART_W}"
+  height="{CHART_H}">
+<img id="plot-rate" alt="rounds per hour per table" src="{charts["rate"]}" width="{CHART_W}"
+  height="{CHART_H}">
 </div>
-<h2>Payouts by kind (count / amount to the players)</h2>
-<table id="payouts"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
+<h2>Settled by kind (count / net to the players)</h2>
+<table id="settled"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
 <h2>Voids and overrides</h2>
 <table id="overrides"><thead><tr>{over_head}</tr></thead><tbody>{overrides}</tbody></table>
 </body></html>

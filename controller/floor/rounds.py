@@ -1,15 +1,25 @@
-"""A table's rounds as the floor shows them on a click: the cards in the order they came out of
-the shoe (or were keyed in), each with whom it was dealt to, the payouts and the overrides."""
+"""A table's rounds as the floor shows them: the bets, the cards in the order they came out of the
+shoe (or were keyed in), each with whom it was dealt to, how each box settled and the overrides;
+the live round as it goes (the same, from the rows so far) and the lists of rounds, each with its
+times in the casino's zone."""
 
 from __future__ import annotations
 
 from collections.abc import Iterable
+from datetime import tzinfo
 from typing import Any
 
 from controller.game.prompts import money
-from controller.journal.store import Row
+from controller.journal.store import Row, parse_ts
 
 _TARGET_PROMPTS = frozenset({"DEAL", "DEALER_DRAWS", "BURN", "PEEK", "REVEAL"})
+
+
+def clock(ts: str | None, zone: tzinfo | None) -> str | None:
+    """A row's time (UTC in the journal) as the casino's clock reads it: ``22:31:05``."""
+    if ts is None:
+        return None
+    return parse_ts(ts).astimezone(zone).strftime("%H:%M:%S")
 
 
 def _target(payload: dict[str, Any]) -> str:
@@ -25,29 +35,48 @@ def _target(payload: dict[str, Any]) -> str:
     return text
 
 
-def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
-    """One round from its rows (seq order)."""
+def _amount(amount: int, odds: object) -> str:
+    """A settlement's money for the pit: ``+$30 at 3:2``, ``-$7``, ``$0``."""
+    sign = "+" if amount > 0 else ""
+    shown = f"{sign}{money(amount)}"
+    return f"{shown} at {odds}" if amount > 0 and isinstance(odds, str) and odds else shown
+
+
+def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, Any]:
+    """One round from its rows (seq order): finished, or as far as it has gone."""
     cards: list[dict[str, Any]] = []
+    bets: list[dict[str, Any]] = []
     ledger: list[dict[str, Any]] = []
     overrides: list[dict[str, Any]] = []
     target = ""
+    prompt = ""
+    first_ts: str | None = None
     result: dict[str, Any] = {"round": None, "start": None, "end": None, "net_cents": None}
     for row in rows:
         p = row.payload
         result["round"] = row.round_id
-        if result["start"] is None:
+        first_ts = first_ts or row.ts
+        if row.kind == "round_start":
             result["start"] = row.ts
-        if row.kind == "prompt" and p.get("code") in _TARGET_PROMPTS:
-            target = _target(p)
+        elif row.kind == "prompt":
+            prompt = str(p.get("text", prompt))
+            if p.get("code") in _TARGET_PROMPTS:
+                target = _target(p)
         elif row.kind == "device_event" and p.get("type") == "CardDrawn":
             cards.append({"card": str(p.get("card", "")), "to": target, "ts": row.ts})
-        elif (
-            row.kind == "input"
-            and p.get("action") == "key_card"
-            and p.get("accepted")
-            and isinstance(p.get("data"), dict)
-        ):
-            cards.append({"card": str(p["data"].get("card", "")), "to": target, "keyed": True})
+        elif row.kind == "input" and p.get("accepted") and isinstance(p.get("data"), dict):
+            data = p["data"]
+            if p.get("action") == "key_card":
+                cards.append({"card": str(data.get("card", "")), "to": target, "keyed": True})
+            elif p.get("action") == "bet" and isinstance(data.get("amount_cents"), int):
+                bets.append(
+                    {
+                        "box": data.get("box"),
+                        "player": data.get("player"),
+                        "amount_cents": data["amount_cents"],
+                        "amount": money(data["amount_cents"]),
+                    }
+                )
         elif row.kind == "ledger":
             amount = int(p.get("amount_cents", 0))
             ledger.append(
@@ -57,9 +86,9 @@ def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
                     "player": p.get("player"),
                     "kind": p.get("kind"),
                     "amount_cents": amount,
-                    "amount": money(amount),
+                    "amount": _amount(amount, p.get("odds")),
                     "odds": p.get("odds"),
-                    "reason": p.get("reason"),
+                    "reason": p.get("reason") or str(p.get("kind", "")),
                 }
             )
         elif row.kind == "supervisor":
@@ -69,6 +98,7 @@ def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
                     "by": p.get("by"),
                     "detail": p.get("detail"),
                     "ts": row.ts,
+                    "time": clock(row.ts, zone),
                 }
             )
         elif row.kind == "round_end":
@@ -77,6 +107,11 @@ def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
             result["net_cents"] = net if isinstance(net, int) else None
     net_cents = result["net_cents"]
     result["net"] = None if net_cents is None else money(net_cents)
+    result["start"] = result["start"] or first_ts  # (bets come before the round's start row)
+    result["start_time"] = clock(result["start"], zone)
+    result["end_time"] = clock(result["end"], zone)
+    result["in_play"] = result["end"] is None
+    result["prompt"] = prompt if result["in_play"] else ""
     # where each entry settles: "box 2", or "box 2 hand 1" where the box was split
     split = {e["box"] for e in ledger if isinstance(e["hand"], int) and e["hand"] > 1}
     for e in ledger:
@@ -84,30 +119,48 @@ def round_detail(rows: Iterable[Row]) -> dict[str, Any]:
         e["where"] = f"box {e['box']}" + (
             f" hand {hand}" if e["box"] in split and isinstance(hand, int) else ""
         )
-    result.update(cards=cards, ledger=ledger, overrides=overrides)
+    result.update(cards=cards, bets=bets, ledger=ledger, overrides=overrides)
     result["void"] = any(o.get("action") == "void" for o in overrides)
     return result
 
 
-def round_summaries(rows: Iterable[Row]) -> list[dict[str, Any]]:
+def summarize(rounds: dict[int, dict[str, Any]], row: Row) -> bool:
+    """Fold a ``round_start``, ``round_end`` or void ``supervisor`` row into its round's summary
+    in ``rounds`` (by number); False for any other row."""
+    void = row.kind == "supervisor" and row.payload.get("action") == "void"
+    if row.round_id is None or not (void or row.kind in ("round_start", "round_end")):
+        return False
+    entry = rounds.setdefault(
+        row.round_id,
+        {"round": row.round_id, "start": None, "end": None, "net_cents": None, "void": False},
+    )
+    if row.kind == "round_start":
+        entry["start"] = row.ts
+    elif row.kind == "round_end":
+        entry["end"] = row.ts
+        net = row.payload.get("net_cents")
+        entry["net_cents"] = net if isinstance(net, int) else None
+    else:
+        entry["void"] = True
+    return True
+
+
+def round_summaries(rows: Iterable[Row], zone: tzinfo | None = None) -> list[dict[str, Any]]:
     """The rounds of some ``round_start``/``round_end``/``supervisor`` rows, newest first."""
     rounds: dict[int, dict[str, Any]] = {}
     for row in rows:
-        if row.round_id is None:
-            continue
-        entry = rounds.setdefault(
-            row.round_id,
-            {"round": row.round_id, "start": None, "end": None, "net_cents": None, "void": False},
-        )
-        if row.kind == "round_start":
-            entry["start"] = row.ts
-        elif row.kind == "round_end":
-            entry["end"] = row.ts
-            net = row.payload.get("net_cents")
-            entry["net_cents"] = net if isinstance(net, int) else None
-        elif row.kind == "supervisor" and row.payload.get("action") == "void":
-            entry["void"] = True
+        summarize(rounds, row)
     out = sorted(rounds.values(), key=lambda r: int(r["round"]), reverse=True)
     for entry in out:
-        entry["net"] = None if entry["net_cents"] is None else money(int(entry["net_cents"]))
+        summed(entry, zone)
     return out
+
+
+def summed(entry: dict[str, Any], zone: tzinfo | None) -> dict[str, Any]:
+    """A round's summary with what the page shows: the players' net in money, the times."""
+    net = entry["net_cents"]
+    entry["net"] = None if net is None else money(int(net))
+    entry["start_time"] = clock(entry["start"], zone)
+    entry["end_time"] = clock(entry["end"], zone)
+    entry["in_play"] = entry["end"] is None
+    return entry

@@ -7,7 +7,8 @@ Roles (group roles, made by the first migration; login roles are made members of
   to resume) and may call ``ensure_months`` and ``report_shipper``. Since 0002 each table has a
   login of its own bound to its table id (``croupier.table_logins``, :mod:`.logins`): it inserts,
   reports and reads the head of that table only, and a login bound to no table writes nothing;
-- ``croupier_floor``: SELECT on the rows, heads and shippers; nothing else;
+- ``croupier_floor``: SELECT on the rows, heads and shippers; the sign-in lockouts and the
+  acknowledgement of an alert through functions of their own (0003, 0005); nothing else;
 - the owner (a login role with CREATEROLE that owns the database) runs the migrations.
 
 The migrations live in ``migrations/versions`` beside this file. ``migrate`` runs them to the
@@ -27,6 +28,7 @@ FLOOR_ROLE = "croupier_floor"
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
 NOTIFY_ROWS = "croupier_rows"  # payload: the table id whose rows arrived
 NOTIFY_STATUS = "croupier_status"  # payload: the table id whose shipper reported
+NOTIFY_ACKS = "croupier_acks"  # payload: the table id one of whose alerts was acknowledged
 
 
 def _alembic_config(connection: object) -> object:

@@ -13,7 +13,10 @@ its own read-only connection, never through the table's, and never holds the tab
    month's partition; since 0002 the floor makes them ahead);
 3. say how far behind it is (``croupier.report_shipper``) every couple of seconds;
 4. on a lost connection, a slow or full server: wait (0.5 s, doubling to 5 s) and start at 1.
-   The backlog grows on disk, in the journal, and drains when the server is back.
+   The backlog grows on disk, in the journal, and drains when the server is back;
+5. at a clean stop (:meth:`Shipper.close`, after the table journalled its ``stop`` row) ship what
+   the journal holds, for at most ``stop_ship_s``; :attr:`Shipper.at_stop` then says whether
+   every row reached the floor or how many wait in the journal for the next start, and why.
 
 :meth:`Shipper.health` has the shape of the table service's device health (role ``floor``,
 status ``connecting``/``connected``/``lost``/``refused``, a detail such as ``1,234 rows behind,
@@ -48,6 +51,7 @@ REPORT_S = 2.0  # the shipper's word to the floor, at least this often
 RETRY_S = (0.5, 1.0, 2.0, 4.0, 5.0)  # waits after a failure, then 5 s on
 REFUSED_RETRY_S = 30.0
 LAG_WARN_S = 30.0  # the oldest unshipped row older than this: a warning on the device strip
+STOP_SHIP_S = 5.0  # a clean stop ships what the journal holds for at most this long
 
 _INSERT = """
 INSERT INTO croupier.journal_rows
@@ -61,6 +65,11 @@ ON CONFLICT DO NOTHING
 _HEAD = "SELECT seq, hash FROM croupier.tables WHERE table_id = %s"
 _MINE = "SELECT croupier.login_table(), session_user"
 _REPORT = "SELECT croupier.report_shipper(%s, %s, %s, %s, %s, %s, %s)"
+
+
+def rows_behind(rows: int) -> str:
+    """``1 row behind``, ``1,234 rows behind``."""
+    return f"{rows:,} row{'' if rows == 1 else 's'} behind"
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +98,7 @@ class Backlog:
             return f"floor not reached yet (journal at row {self.local_seq:,})"
         if self.rows == 0:
             return f"up to date (row {self.local_seq:,})"
-        return f"{self.rows:,} rows behind, oldest {self.oldest_age_s:,.0f} s"
+        return f"{rows_behind(self.rows)}, oldest {self.oldest_age_s:,.0f} s"
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -112,6 +121,7 @@ class Shipper:
         *,
         about: Mapping[str, Any] | None = None,
         clock: Callable[[], float] = time.time,
+        stop_ship_s: float = STOP_SHIP_S,
     ) -> None:
         self.journal_path = Path(journal_path)
         self.table_id = table_id
@@ -120,6 +130,12 @@ class Shipper:
         self._clock = clock
         self._lock = threading.Lock()
         self._stop = threading.Event()
+        self._wakeup = threading.Event()  # ends the thread's wait early (a stop, a last call)
+        self._last_call = threading.Event()  # a clean stop: ship what the journal holds, now
+        self._settled = threading.Event()  # ... done: all shipped, or refused
+        self.stop_ship_s = stop_ship_s
+        self.at_stop: str | None = None  # after close(): what reached the floor, in words
+        self.shipped_all_at_stop: bool | None = None
         self._thread: threading.Thread | None = None
         self._journal: Journal | None = None
         self._db: psycopg.Connection[Any] | None = None
@@ -147,8 +163,15 @@ class Shipper:
         self._thread.start()
 
     def close(self) -> None:
-        """Stop shipping (what is not shipped stays in the journal for next time)."""
+        """Ship what the journal holds (for at most ``stop_ship_s``), then stop; what is not
+        shipped stays in the journal for next time, and :attr:`at_stop` says so."""
+        thread = self._thread
+        if thread is not None and thread.is_alive() and self.stop_ship_s > 0:
+            self._last_call.set()
+            self._wakeup.set()
+            self._settled.wait(self.stop_ship_s)
         self._stop.set()
+        self._wakeup.set()
         db = self._db
         if db is not None:
             with contextlib.suppress(psycopg.Error):
@@ -160,6 +183,33 @@ class Shipper:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+        if thread is not None:
+            self.at_stop = self._at_stop()
+
+    def _at_stop(self) -> str:
+        """What reached the floor by the stop, in words."""
+        backlog = self.backlog()
+        health = self.health()
+        problem = health.detail.split("; ")[0] if health.status != "connected" else ""
+        self.shipped_all_at_stop = self._settled.is_set() and backlog.rows == 0
+        if self.shipped_all_at_stop:
+            return f"every row shipped to the floor (up to row {backlog.local_seq:,})"
+        why = f" ({problem})" if problem else f" (not done in {self.stop_ship_s:g} s)"
+        if backlog.rows is None:
+            return (
+                f"the floor was not reached before the stop{why}: the journal's rows wait "
+                "there and ship at the next start"
+            )
+        return (
+            f"{backlog.rows:,} row{'' if backlog.rows == 1 else 's'} not shipped at the "
+            f"stop{why}: {'it waits' if backlog.rows == 1 else 'they wait'} in the journal and "
+            "ship at the next start"
+        )
+
+    def _pause(self, seconds: float) -> None:
+        """Wait, unless a stop or a last call comes first."""
+        self._wakeup.wait(seconds)
+        self._wakeup.clear()
 
     def __enter__(self) -> Shipper:
         self.start()
@@ -182,6 +232,9 @@ class Shipper:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            last_call = self._last_call.is_set()
+            if last_call:
+                self._seen = ()  # read the journal again: the stop row is new
             try:
                 busy = self._step()
             except JournalUnavailable as exc:
@@ -192,7 +245,7 @@ class Shipper:
                         self._report(problem)
                 self._journal = None
                 busy = False
-                self._stop.wait(1.0)
+                self._pause(1.0)
                 continue
             except ShipRefused as exc:
                 self._set("refused", str(exc))
@@ -201,23 +254,30 @@ class Shipper:
                     with contextlib.suppress(psycopg.Error):  # the floor shows why
                         self._report(str(exc))
                 self._disconnect()
-                self._stop.wait(REFUSED_RETRY_S)
+                if last_call:
+                    self._settled.set()  # refused: the stop need not wait for it
+                self._pause(REFUSED_RETRY_S)
                 continue
             except psycopg.Error as exc:
                 self._set("lost", f"floor unreachable ({_reason(exc)})")
                 self._disconnect()
                 wait = RETRY_S[min(self._failures, len(RETRY_S) - 1)]
                 self._failures += 1
-                self._stop.wait(wait)
+                self._pause(wait)
                 continue
             except Exception as exc:  # a bug here must never reach the table
                 log.exception("the floor shipper failed", table_id=self.table_id)
                 self._set("lost", f"shipper error: {type(exc).__name__}: {exc}")
                 self._disconnect()
-                self._stop.wait(5.0)
+                self._pause(5.0)
                 continue
-            if not busy:
-                self._stop.wait(self.settings.poll_ms / 1000)
+            if last_call and not busy and self._backlog.rows == 0:
+                with contextlib.suppress(psycopg.Error):  # the floor sees it up to date
+                    self._report()
+                self._settled.set()
+                self._pause(self.stop_ship_s)
+            elif not busy:
+                self._pause(self.settings.poll_ms / 1000)
 
     def _files(self) -> tuple[tuple[int, int] | None, ...]:
         """The journal's files as the file system sees them (size, change time): a table that

@@ -1,13 +1,13 @@
 """The floor's watcher: LISTEN for rows and shipper reports, fold them into the tables' views.
 
 One thread with its own read-only connection (the floor role). At start it reads every table's
-rows of the last ``history_hours`` (and its shipper's word); then it waits on PostgreSQL's
-notifications (``croupier_rows`` and ``croupier_status``, sent by the insert trigger and
-``report_shipper``; no polling of the tables), reads the new rows of the tables named, checks
-their chain and updates the views. Once a second it refreshes what time changes (silence,
-shipping lag, the shift) and publishes what changed to :class:`FloorHub`. Every ``recheck_s``
-it reads the rows it has checked again and checks them again: a row changed in PostgreSQL
-behind the triggers' back is found then.
+rows of the last ``history_hours`` (its shipper's word, the alerts acknowledged); then it waits
+on PostgreSQL's notifications (``croupier_rows``, ``croupier_status`` and ``croupier_acks``,
+sent by the insert trigger, ``report_shipper`` and ``ack_alert``; no polling of the tables),
+reads the new rows of the tables named, checks their chain and updates the views. Once a second
+it refreshes what time changes (silence, shipping lag, the shift) and publishes what changed to
+:class:`FloorHub`. Every ``recheck_s`` it reads the rows it has checked again and checks them
+again: a row changed in PostgreSQL behind the triggers' back is found then.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ import psycopg
 import structlog
 
 from controller.floor.chain import ROW_COLUMNS, check_rows, row_from_values
-from controller.floor.live import LAG_ALERT_S, SILENT_ALERT_S, ShipperWord, TableView
-from controller.floor.schema import NOTIFY_ROWS, NOTIFY_STATUS
+from controller.floor.live import LAG_ALERT_S, SILENT_ALERT_S, Ack, ShipperWord, TableView
+from controller.floor.schema import NOTIFY_ACKS, NOTIFY_ROWS, NOTIFY_STATUS
 from controller.floor.shifts import Shifts
 
 log = structlog.get_logger("croupier.floor.watch")
@@ -149,6 +149,7 @@ class FloorWatcher:
         db = psycopg.connect(self.conninfo, autocommit=True, application_name="croupier-floor")
         db.execute(f"LISTEN {NOTIFY_ROWS}")
         db.execute(f"LISTEN {NOTIFY_STATUS}")
+        db.execute(f"LISTEN {NOTIFY_ACKS}")
         self._db = db
         self._load()
         self.hub.set_health(True, "")
@@ -165,12 +166,14 @@ class FloorWatcher:
             try:
                 if self._db is None:
                     self._connect()
-                rows, status = self._wait(TICK_S / 2)
+                rows, status, acks = self._wait(TICK_S / 2)
                 if rows:
                     self._fetch_many(rows)
                 for table_id in sorted(status):
                     self._fetch_status(table_id)
-                dirty = rows | status
+                if acks:
+                    self._fetch_acks(acks)
+                dirty = rows | status | acks
                 now = time.monotonic()
                 if now - last_tick >= TICK_S:
                     last_tick = now
@@ -201,17 +204,16 @@ class FloorWatcher:
         except (psycopg.errors.InsufficientPrivilege, psycopg.errors.UndefinedFunction) as exc:
             log.warning("cannot make the next months' partitions", error=str(exc).strip())
 
-    def _wait(self, timeout: float) -> tuple[set[str], set[str]]:
+    def _wait(self, timeout: float) -> tuple[set[str], set[str], set[str]]:
         db = self._db
         assert db is not None
-        rows: set[str] = set()
-        status: set[str] = set()
+        named: dict[str, set[str]] = {NOTIFY_ROWS: set(), NOTIFY_STATUS: set(), NOTIFY_ACKS: set()}
         for gen_timeout, stop_after in ((timeout, 1), (0.02, None)):
             for note in db.notifies(timeout=gen_timeout, stop_after=stop_after):
-                (rows if note.channel == NOTIFY_ROWS else status).add(note.payload)
-            if not rows and not status:
+                named.setdefault(note.channel, set()).add(note.payload)
+            if not any(named.values()):
                 break
-        return rows, status
+        return named[NOTIFY_ROWS], named[NOTIFY_STATUS], named[NOTIFY_ACKS]
 
     # --- reading --------------------------------------------------------------------------------
 
@@ -251,6 +253,7 @@ class FloorWatcher:
                 view.last_seq = int(first[0]) - 1
                 self._fetch_rows(table_id)
             self._fetch_status(table_id)
+        self._fetch_acks(set(self.views))
         self._publish(set(self.views))
 
     def _fetch_rows(self, table_id: str) -> None:
@@ -310,6 +313,25 @@ class FloorWatcher:
                 about,
             )
 
+    def _fetch_acks(self, table_ids: set[str]) -> None:
+        """The acknowledgements of these tables' alerts (of the history read; a floor before
+        migration 0005 has none)."""
+        db = self._db
+        assert db is not None
+        since = min(self.clock() - timedelta(hours=self.settings.history_hours), self._shift_start)
+        try:
+            found = db.execute(
+                "SELECT table_id, kind, alert, since, acked_by, acked_at "
+                "FROM croupier.alert_acks WHERE table_id = ANY(%s) AND acked_at >= %s "
+                "ORDER BY acked_at",
+                (sorted(table_ids), since),
+            ).fetchall()
+        except psycopg.errors.UndefinedTable:
+            return
+        for table_id, kind, alert, raised, by, at in found:
+            view = self._view(str(table_id))
+            view.acks.setdefault((str(kind), str(alert), str(raised)), Ack(str(by), at))
+
     def _recheck(self) -> None:
         """Check again every row already checked (one table at a time)."""
         db = self._db
@@ -365,7 +387,8 @@ class FloorWatcher:
             "start": start.isoformat(timespec="minutes"),
             "end": end.isoformat(timespec="minutes"),
             "tables": len(self.views),
-            "win_cents": sum(int(v["win_cents"]) for v in self._shown.values()),
+            "house_win_cents": sum(int(v["house_win_cents"]) for v in self._shown.values()),
+            "zone": start.tzname() or "",
             "rounds": sum(int(v["rounds"]) for v in self._shown.values()),
         }
         self.hub.publish(changed, alerts, shift)

@@ -6,7 +6,10 @@ Everything is read-only and needs a signed-in name (:mod:`controller.floor.signi
 * ``GET /``: the floor page; ``WS /ws``: ``{"type": "floor", ...}`` with every table at
   first, then the tables that changed and all alerts, as the watcher publishes them;
 * ``GET /api/floor``: the same as JSON; ``GET /api/tables/{id}/rounds``: the table's last
-  rounds; ``GET /api/tables/{id}/rounds/{n}``: one round's cards, payouts and overrides;
+  rounds; ``GET /api/tables/{id}/rounds/{n}``: one round's bets, cards, settlements and
+  overrides (the round in play as far as it has gone);
+* ``POST /api/alerts/ack`` (JSON: table_id, kind, text, since): the signed-in name acknowledges
+  an alert that is raised now; journalled on the floor (``croupier.ack_alert``, migration 0005);
 * ``GET /report`` (``?shift=2026-11-29T14:00`` or ``?from=...&to=...``; the current shift by
   default), ``/report.csv``, ``/report.json``.
 """
@@ -15,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import html
 import json
 import time
 from collections.abc import AsyncIterator
@@ -25,6 +29,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlencode
 
+import psycopg
 import structlog
 from psycopg_pool import AsyncConnectionPool
 from starlette.applications import Starlette
@@ -151,8 +156,13 @@ def build_app(
             ),
         )
         if not outcome.accepted:
-            page = login_page[0].replace(
-                b"<!--problem-->", f'<p id="problem">{_escape(outcome.text)}</p>'.encode()
+            # the name stays as typed; the password is asked for again
+            name = html.escape(form.get("name", "")[:40], quote=True)
+            page = (
+                login_page[0]
+                .replace(b"<!--problem-->", f'<p id="problem">{_escape(outcome.text)}</p>'.encode())
+                .replace(b'value="" autofocus', f'value="{name}"'.encode())
+                .replace(b"data-focus", b"autofocus")
             )
             return Response(
                 page, status_code=403, media_type=login_page[1], headers=SECURITY_HEADERS
@@ -205,7 +215,8 @@ def build_app(
             (table_id, table_id, ROUNDS_SHOWN),
         )
         return JSONResponse(
-            {"table_id": table_id, "rounds": round_summaries(rows)}, headers=SECURITY_HEADERS
+            {"table_id": table_id, "rounds": round_summaries(rows, shifts.zone)},
+            headers=SECURITY_HEADERS,
         )
 
     async def one_round(request: Request) -> Response:
@@ -224,7 +235,53 @@ def build_app(
                 status_code=404,
                 headers=SECURITY_HEADERS,
             )
-        return JSONResponse({"table_id": table_id, **round_detail(rows)}, headers=SECURITY_HEADERS)
+        return JSONResponse(
+            {"table_id": table_id, **round_detail(rows, shifts.zone)}, headers=SECURITY_HEADERS
+        )
+
+    def refused(status: int, text: str) -> Response:
+        return JSONResponse({"error": text}, status_code=status, headers=SECURITY_HEADERS)
+
+    async def ack(request: Request) -> Response:
+        name = who(request)
+        if name is None:
+            return denied()
+        if not _same_origin(request):
+            return refused(403, "an acknowledgement comes from the floor page itself")
+        try:
+            body = json.loads((await request.body())[:8192])
+            wanted = {k: str(body[k]) for k in ("table_id", "kind", "text", "since")}
+        except (ValueError, KeyError, TypeError):
+            return refused(400, "send the alert's table_id, kind, text and since as JSON")
+        _, state = hub.since(-1)
+        raised = [a for a in state["alerts"] if all(str(a.get(k)) == v for k, v in wanted.items())]
+        if not raised:
+            return refused(409, "that alert is no longer raised")
+        if raised[0].get("acked"):
+            done = raised[0]["acked"]
+            return refused(409, f"{done['by']} acknowledged it already at {done['time']}")
+        try:
+            async with pool.connection() as db:
+                found = await (
+                    await db.execute(
+                        "SELECT croupier.ack_alert(%s, %s, %s, %s, %s)",
+                        (wanted["table_id"], wanted["kind"], wanted["text"], wanted["since"], name),
+                    )
+                ).fetchone()
+        except psycopg.errors.UndefinedFunction:
+            return refused(
+                503,
+                "the floor's database is older than this page: its owner runs "
+                "`croupier floor migrate`",
+            )
+        except psycopg.Error as exc:
+            return refused(503, f"the acknowledgement was not recorded: {exc}".strip())
+        log.info("alert acknowledged", by=name, **wanted)
+        at = found[0] if found is not None else None
+        return JSONResponse(
+            {"acked": {"by": name, "at": at.isoformat() if at is not None else None}},
+            headers=SECURITY_HEADERS,
+        )
 
     async def report(request: Request) -> Response:
         if who(request) is None:
@@ -255,9 +312,7 @@ def build_app(
     async def ws_endpoint(ws: WebSocket) -> None:
         name = who(ws)
         origin = ws.headers.get("origin")
-        if name is None or (
-            origin is not None and origin.split("://", 1)[-1] != ws.headers.get("host")
-        ):
+        if name is None or (origin is not None and not _same_origin(ws)):
             await ws.close(code=1008, reason="sign in first")
             return
         await ws.accept()
@@ -286,6 +341,7 @@ def build_app(
             Route("/api/floor", api_floor),
             Route("/api/tables/{table_id}/rounds", rounds),
             Route("/api/tables/{table_id}/rounds/{number:int}", one_round),
+            Route("/api/alerts/ack", ack, methods=["POST"]),
             Route("/report", report),
             Route("/report.csv", report),
             Route("/report.json", report),
@@ -293,6 +349,12 @@ def build_app(
             WebSocketRoute("/ws", ws_endpoint),
         ],
     )
+
+
+def _same_origin(conn: HTTPConnection) -> bool:
+    """The request's Origin names this server (a page of another site cannot act here)."""
+    origin = conn.headers.get("origin")
+    return origin is not None and origin.split("://", 1)[-1] == conn.headers.get("host")
 
 
 def _escape(text: str) -> str:

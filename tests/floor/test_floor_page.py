@@ -12,6 +12,7 @@ import re
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass, field
@@ -29,7 +30,7 @@ from controller.floor.cluster import FLOOR_LOGIN, Cluster
 from controller.floor.config import LoadedFloor, floor_from_mapping
 from controller.floor.shipper import Shipper
 from controller.floor.watch import FloorWatcher
-from controller.floor.web import FloorServer
+from controller.floor.web import COOKIE, FloorServer
 from controller.game.prompts import money
 from controller.journal.store import Row
 from controller.service.service import TableService
@@ -123,28 +124,41 @@ def _sockets() -> set[str]:
     return found
 
 
-@pytest.fixture
-def page(browser: Any, floor: Floor) -> Iterator[Any]:
-    """A signed-in page; closed with its connections to the server once the test is done."""
+@contextlib.contextmanager
+def browsing(browser: Any, width: int, height: int) -> Iterator[Any]:
+    """A page at this size; closed with its connections to the server after."""
     before = _sockets()
-    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    context = browser.new_context(viewport={"width": width, "height": height})
     context.set_default_timeout(10_000)
-    signed_in = context.new_page()
-    signed_in.goto(floor.server.url)
-    signed_in.fill("input[name=name]", PIT)
-    signed_in.fill("input[name=password]", PIT_PASSWORD)
-    signed_in.click("button[type=submit]")
-    signed_in.wait_for_selector("#link.live")
     try:
-        yield signed_in
+        yield context.new_page()
     finally:
         context.close()
         # the server closes its side of the page's connections a moment later
         wait_until(lambda: _sockets() <= before, "the page's connections closed", timeout=5)
 
 
-def test_live_tables_appear_and_a_lockup_on_one_shows_as_an_alert_within_a_second(
-    floor: Floor, page: Any
+@contextlib.contextmanager
+def signed_in(browser: Any, floor: Floor, width: int = 1024, height: int = 600) -> Iterator[Any]:
+    """A page signed in at this size."""
+    with browsing(browser, width, height) as page:
+        page.goto(floor.server.url)
+        page.fill("input[name=name]", PIT)
+        page.fill("input[name=password]", PIT_PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_selector("#link.live")
+        yield page
+
+
+@pytest.fixture
+def page(browser: Any, floor: Floor) -> Iterator[Any]:
+    """A signed-in page at 1024x600."""
+    with signed_in(browser, floor) as ready:
+        yield ready
+
+
+def test_live_tables_appear_a_lockup_alerts_within_a_second_and_the_pit_acknowledges_it(
+    floor: Floor, page: Any, browser: Any
 ) -> None:
     with ExitStack() as stack:
         services: dict[str, TableService] = {}
@@ -172,6 +186,52 @@ def test_live_tables_appear_and_a_lockup_on_one_shows_as_an_alert_within_a_secon
         card = page.get_attribute(f'article.table[data-table="{tid}"]', "class") or ""
         assert "alert" in card
         screenshot(page, "floor-lockup")
+        _acknowledge(floor, page, browser, tid)
+
+
+def _acknowledge(floor: Floor, page: Any, browser: Any, tid: str) -> None:
+    """The pit acknowledges the lockup: by name, journalled on the floor, on every page."""
+    raised = f'#alert-list li[data-kind="lockup"][data-table="{tid}"]'
+    page.click(f"{raised} button.ack")
+    page.wait_for_selector(f"{raised}.acked")
+    assert f"acknowledged by {PIT} at " in page.inner_text(raised)
+    page.wait_for_selector(f'article.table[data-table="{tid}"]:not(.alert)')
+    with psycopg.connect(floor.cluster.conninfo("floor")) as db:
+        acks = db.execute(
+            "SELECT kind, acked_by, login FROM croupier.alert_acks WHERE table_id = %s", (tid,)
+        ).fetchall()
+    assert acks == [("lockup", PIT, FLOOR_LOGIN)]
+    screenshot(page, "floor-lockup-acknowledged")
+    with signed_in(browser, floor, 1280, 800) as other:
+        other.wait_for_selector(f"{raised}.acked")
+        assert f"acknowledged by {PIT}" in other.inner_text(raised)
+        screenshot(other, "floor-lockup-acknowledged-1280")
+    alert = next(
+        a
+        for a in page.evaluate("fetch('/api/floor').then(r => r.json())")["alerts"]
+        if a["table_id"] == tid and a["kind"] == "lockup"
+    )
+    again = page.evaluate(
+        """body => fetch('/api/alerts/ack', {method: 'POST', body: JSON.stringify(body),
+            headers: {'Content-Type': 'application/json'}}).then(async r => [r.status,
+            (await r.json()).error])""",
+        {k: alert[k] for k in ("table_id", "kind", "text", "since")},
+    )
+    assert again == [409, f"{PIT} acknowledged it already at {alert['acked']['time']}"]
+    cookie = next(c for c in page.context.cookies() if c["name"] == COOKIE)
+    signed = {"Cookie": f"{COOKIE}={cookie['value']}"}
+    body = {k: alert[k] for k in ("table_id", "kind", "text", "since")}
+    url = f"{floor.server.url}api/alerts/ack"
+    # only the floor page itself acknowledges: not another site's page, nor a request that
+    # names no page (or a page without an origin)
+    assert _post_json(url, body, {**signed, "Origin": "http://elsewhere.example"})[0] == 403
+    for origin in ({}, {"Origin": "null"}):
+        status, text = _post_json(url, body, {**signed, **origin})
+        assert (status, json.loads(text)["error"]) == (
+            403,
+            "an acknowledgement comes from the floor page itself",
+        )
+    assert _post_json(f"{floor.server.url}api/alerts/ack", {}, {})[0] == 401
 
 
 def _expected(rows: list[Row]) -> dict[str, int]:
@@ -180,7 +240,7 @@ def _expected(rows: list[Row]) -> dict[str, int]:
     return {
         "rounds": len(ended),
         "handle_cents": sum(p["stake_cents"] for p in ledger if p["kind"] != "return"),
-        "win_cents": -sum(p["amount_cents"] for p in ledger),
+        "house_win_cents": -sum(p["amount_cents"] for p in ledger),
         "net_by_round_end": sum(r.payload["net_cents"] for r in rows if r.kind == "round_end"),
     }
 
@@ -199,17 +259,17 @@ def test_the_report_equals_the_tables_own_journals(floor: Floor, page: Any) -> N
         want = _expected(local_rows(loaded.journal_path))
         got = by_table[tid]
         assert want["rounds"] > 0
-        assert (got["rounds"], got["handle_cents"], got["win_cents"]) == (
+        assert (got["rounds"], got["handle_cents"], got["house_win_cents"]) == (
             want["rounds"],
             want["handle_cents"],
-            want["win_cents"],
+            want["house_win_cents"],
         )
-        assert got["win_cents"] == -want["net_by_round_end"]
+        assert got["house_win_cents"] == -want["net_by_round_end"]
         cells = page.inner_text(f'#figures tr[data-table="{tid}"]').split("\t")
         assert cells[1:4] == [
             str(want["rounds"]),
             money(want["handle_cents"]),
-            money(want["win_cents"]),
+            money(want["house_win_cents"]),
         ]
     for plot in ("win", "hold", "rate"):
         assert page.get_attribute(f"#plot-{plot}", "src").startswith("data:image/svg+xml")
@@ -235,11 +295,29 @@ def test_a_round_shows_its_cards_on_a_click(floor: Floor, page: Any) -> None:
         "#round-cards .card", "cards => cards.map(c => c.dataset.card)"
     )
     assert shown == drawn
-    where = page.eval_on_selector_all(
-        "#round-view table.ledger tr", "rows => rows.map(r => r.cells[0].textContent)"
+    heads = page.eval_on_selector_all(
+        "#round-view table.ledger th", "hs => hs.map(h => h.textContent)"
     )
-    assert where
-    assert all(re.fullmatch(r"box \d( hand \d)?", w) for w in where), where
+    assert heads == ["box", "player", "result", "to the player"]
+    lines = page.eval_on_selector_all(
+        "#round-view table.ledger tr:not(:first-child)",
+        "rows => rows.map(r => [...r.cells].map(c => c.textContent))",
+    )
+    assert lines
+    for line in lines:  # every column says something on every line
+        assert len(line) == len(heads)
+        assert all(cell.strip() for cell in line), line
+        assert re.fullmatch(r"box \d( hand \d)?", line[0]), line
+        assert re.fullmatch(r"[+-]?\$[\d,.]+( at \d+:\d+)?", line[3]), line
+    head = page.inner_text("#round-head")
+    assert re.fullmatch(rf"round {number} · \d\d:\d\d:\d\d-\d\d:\d\d:\d\d · .+", head), head
+    bets = page.eval_on_selector_all(
+        "#round-bets tr:not(:first-child)", "rows => rows.map(r => r.cells[0].textContent)"
+    )
+    assert bets
+    times = page.eval_on_selector_all("#round-list li .time", "ts => ts.map(t => t.textContent)")
+    assert times
+    assert all(re.fullmatch(r"\d\d:\d\d:\d\d", t) for t in times), times
     screenshot(page, "floor-round-cards")
     page.click("#close-detail")
 
@@ -275,14 +353,23 @@ def test_a_row_changed_in_postgresql_is_found_by_audit_and_alerts_the_page(
     screenshot(page, "floor-chain-alert")
 
 
-def _post(url: str, body: dict[str, str]) -> tuple[int, str]:
-    request = urllib.request.Request(url, data=urlencode(body).encode(), method="POST")
+def _send(url: str, data: bytes, headers: dict[str, str]) -> tuple[int, str]:
+    """POST ``data``: the status and the body, whatever the status."""
+    request = urllib.request.Request(url, data=data, method="POST", headers=headers)
     try:
         with urllib.request.urlopen(request, timeout=10) as reply:
             return reply.status, reply.read().decode()
     except urllib.error.HTTPError as exc:
         with exc:
             return exc.code, exc.read().decode()
+
+
+def _post(url: str, body: dict[str, str]) -> tuple[int, str]:
+    return _send(url, urlencode(body).encode(), {})
+
+
+def _post_json(url: str, body: dict[str, Any], headers: dict[str, str]) -> tuple[int, str]:
+    return _send(url, json.dumps(body).encode(), {"Content-Type": "application/json", **headers})
 
 
 def test_wrong_passwords_lock_the_name_and_every_attempt_is_recorded(floor: Floor) -> None:
@@ -304,3 +391,112 @@ def test_wrong_passwords_lock_the_name_and_every_attempt_is_recorded(floor: Floo
     assert results == ["wrong", "wrong", "wrong_then_locked", "locked"]
     assert all(PIT_PASSWORD not in line and "guess-guess" not in line for line in log)
     wait_until(lambda: _sockets() <= before, "the server closed its connections", timeout=5)
+
+
+def test_the_sign_in_form_is_styled_and_a_wrong_password_keeps_the_name(
+    browser: Any, floor: Floor
+) -> None:
+    for width, height in ((1024, 600), (1280, 800)):
+        with browsing(browser, width, height) as page:
+            page.goto(f"{floor.server.url}login")
+            button = page.eval_on_selector(
+                "button[type=submit]",
+                "b => [getComputedStyle(b).backgroundColor, b.getBoundingClientRect().width]",
+            )
+            field = page.eval_on_selector(
+                "input[name=name]",
+                "i => [parseFloat(getComputedStyle(i).fontSize), i.getBoundingClientRect().width]",
+            )
+            assert button[0] == "rgb(255, 209, 102)"  # the page's own colours, not the browser's
+            assert field[0] >= 16
+            assert button[1] == field[1]  # the form lines up
+            page.fill("input[name=name]", PIT)
+            page.fill("input[name=password]", "not-the-password")
+            page.click("button[type=submit]")
+            page.wait_for_selector("#problem")
+            assert "wrong name or password" in page.inner_text("#problem")
+            assert page.input_value("input[name=name]") == PIT  # kept
+            assert page.input_value("input[name=password]") == ""
+            assert page.evaluate("document.activeElement.name") == "password"
+            screenshot(page, f"floor-sign-in-wrong-{width}")
+            page.fill("input[name=password]", PIT_PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_selector("#link.live")
+
+
+def test_a_table_s_live_round_shows_on_the_floor_and_its_list_follows_it_to_the_end(
+    floor: Floor, page: Any
+) -> None:
+    tid = table_id("inplay")
+    loaded = table(floor.tmp, tid)
+    card = f'article.table[data-table="{tid}"]'
+    with (
+        TableService(loaded, actors=demo(pace_s=0.15, seed=4)),
+        Shipper(loaded.journal_path, tid, link(floor.cluster, tid, poll_ms=20)),
+    ):
+        page.wait_for_selector(f"{card} .hands .mini", timeout=30_000)
+        number = int(page.get_attribute(f"{card} .hands", "data-round") or 0)
+        shown = page.eval_on_selector_all(
+            f"{card} .hands .mini", "ms => ms.map(m => m.dataset.card)"
+        )
+        drawn = [
+            r.payload["card"]
+            for r in local_rows(loaded.journal_path)
+            if r.round_id == number and r.payload.get("type") == "CardDrawn"
+        ]
+        assert shown
+        assert Counter(shown) <= Counter(drawn)  # the cards of the round in play, so far
+        page.click(card)
+        in_play = page.wait_for_selector("#round-list li.in-play", timeout=30_000)
+        assert in_play is not None
+        playing = int(in_play.get_attribute("data-round") or 0)
+        page.click(f'#round-list li[data-round="{playing}"]')
+        page.wait_for_selector(f'#round-list li[data-round="{playing}"].chosen')
+        screenshot(page, "floor-round-in-play")
+        # the round ends: its line and its view follow, without opening the table again
+        settled = f'#round-list li[data-round="{playing}"]:not(.in-play)'
+        page.wait_for_selector(settled, timeout=60_000)
+        assert re.search(r"players [+-]?\$|void", page.inner_text(settled))
+        page.wait_for_function(
+            "n => (document.querySelector('#round-head') || {}).textContent"
+            "?.startsWith('round ' + n + ' ') && !document.querySelector('#round-view .prompt')",
+            arg=playing,
+            timeout=10_000,
+        )
+        screenshot(page, "floor-round-settled")
+        page.click("#close-detail")
+
+
+def test_the_tables_fill_the_page_and_nothing_on_a_card_is_cut(browser: Any, floor: Floor) -> None:
+    for width, height in ((1280, 800), (1024, 600)):
+        with signed_in(browser, floor, width, height) as page:
+            page.wait_for_selector("article.table")
+            page.wait_for_function(
+                "document.querySelector('#tables').style.getPropertyValue('--h')"
+            )
+            measured = page.evaluate(
+                """() => {
+                const main = document.querySelector('#tables').getBoundingClientRect();
+                const cards = [...document.querySelectorAll('article.table')];
+                let covered = 0;
+                for (const c of cards) {
+                    const r = c.getBoundingClientRect();
+                    const w = Math.min(r.right, main.right) - Math.max(r.left, main.left);
+                    const h = Math.min(r.bottom, main.bottom) - Math.max(r.top, main.top);
+                    if (w > 0 && h > 0) covered += w * h;
+                }
+                const cut = cards.filter(c => c.scrollHeight > c.clientHeight + 1
+                    || c.scrollWidth > c.clientWidth + 1).map(c => c.dataset.table);
+                const halves = [...document.querySelectorAll('article.table .recent li')]
+                    .filter(li => li.getBoundingClientRect().bottom
+                        > li.parentElement.getBoundingClientRect().bottom + 1).length;
+                return {covered: covered / (main.width * main.height), cut, halves,
+                        cards: cards.length};
+            }"""
+            )
+            screenshot(page, f"floor-page-{width}")
+            assert measured["cards"] >= 2
+            assert measured["covered"] > 0.8, measured  # not a strip of cards on an empty page
+            assert measured["cut"] == [], measured
+            assert measured["halves"] == 0, measured
+            screenshot(page, f"floor-page-{width}")

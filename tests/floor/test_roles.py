@@ -88,10 +88,52 @@ def test_the_table_role_cannot_reach_a_month_partition_directly(
         "DELETE FROM croupier.journal_rows WHERE table_id = %s",
         "UPDATE croupier.tables SET seq = 0 WHERE table_id = %s",
         "SELECT croupier.report_shipper(%s, 1, 0, 0, 'connected', '', '{}')",
+        "INSERT INTO croupier.alert_acks (table_id, kind, alert, since, acked_by, acked_at, "
+        "login) VALUES (%s, 'lockup', 'x', 'y', 'pat', now(), 'pat')",
     ],
 )
 def test_the_floor_role_cannot_write(cluster: Cluster, shipped: str, statement: str) -> None:
     assert "permission denied" in _refused(cluster.conninfo("floor"), statement, (shipped,))
+
+
+def _acked(cluster: Cluster, table_id: str) -> int:
+    """An alert of ``table_id`` acknowledged through the floor role's one door; its id."""
+    with psycopg.connect(cluster.conninfo("floor")) as db:
+        db.execute(
+            "SELECT croupier.ack_alert(%s, 'lockup', 'shoe jammed', '2026-12-03T22:00:00Z', 'pat')",
+            (table_id,),
+        )
+    with psycopg.connect(cluster.conninfo("owner")) as db:
+        found = db.execute(
+            "SELECT id, acked_by, login FROM croupier.alert_acks WHERE table_id = %s",
+            (table_id,),
+        ).fetchone()
+    assert found is not None
+    assert found[1:] == ("pat", "croupier_floor_login")  # the name, and the login that wrote it
+    return int(found[0])
+
+
+def test_an_acknowledgement_is_written_by_the_floor_role_only_and_never_changed(
+    cluster: Cluster, shipped: str
+) -> None:
+    ack = _acked(cluster, shipped)
+    text = _refused(
+        cluster.table_conninfo(shipped),
+        "SELECT croupier.ack_alert(%s, 'lockup', 'x', 'y', 'mallory')",
+        (shipped,),
+    )
+    assert "permission denied" in text
+    for statement in (
+        "UPDATE croupier.alert_acks SET acked_by = 'eve' WHERE id = %s",
+        "DELETE FROM croupier.alert_acks WHERE id = %s",
+    ):
+        assert "never changed or removed" in _refused(cluster.conninfo("owner"), statement, (ack,))
+    assert "never changed or removed" in _refused(
+        cluster.conninfo("owner"), "TRUNCATE croupier.alert_acks"
+    )
+    assert "permission denied" in _refused(
+        cluster.conninfo("floor"), "UPDATE croupier.alert_acks SET acked_by = 'eve'"
+    )
 
 
 def test_the_floor_role_reads_every_row(cluster: Cluster, shipped: str) -> None:

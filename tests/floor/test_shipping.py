@@ -9,18 +9,23 @@ import signal
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 import psycopg
+import pytest
 
 from controller.display.hub import StateHub
 from controller.floor.audit import audit_table, compare_local
-from controller.floor.cluster import Cluster, wait_until_accepting
+from controller.floor.check import floor_check
+from controller.floor.cluster import Cluster, free_port, wait_until_accepting
 from controller.floor.shipper import Shipper
+from controller.journal.errors import JournalUnavailable
 from controller.journal.store import Journal, parse_ts
 from controller.service.service import TableService
+from controller.table.config import load_table_config
 from tests.floor.conftest import (
     PASSWORD_ENV,
     as_tuple,
@@ -35,6 +40,7 @@ from tests.floor.conftest import (
     table_id,
     wait_until,
 )
+from tests.live_pins import live_pin_sections
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -64,39 +70,121 @@ def test_every_row_arrives_exactly_once_in_order_and_the_chain_verifies(
         assert compare_local(db, loaded.journal_path).ok
 
 
-def _table_file(tmp: Path, tid: str, cluster: Cluster, batch_rows: int) -> Path:
+def _table_file(
+    tmp: Path, tid: str, cluster: Cluster, batch_rows: int, *, dsn: str = "", live: bool = False
+) -> Path:
+    """A table file shipping to the floor (``dsn``: another [floor] dsn); ``live``: with PINs
+    of its own, for a start without ``--demo`` (the dealer's hands on stdin)."""
     path = tmp / f"{tid}.toml"
     path.write_text(
         f'table_id = "{tid}"\nboxes = [1, 2, 3]\n\n[display]\nport = 0\n\n'
         f'[journal]\npath = "{tmp / "journal.sqlite3"}"\n\n'
         f'[logs]\naudit = "{tmp / "audit.jsonl"}"\ndebug = "{tmp / "debug.log"}"\n\n'
-        f'[floor]\ndsn = "{table_dsn(cluster, tid)}"\npassword_env = "{PASSWORD_ENV}"\n'
-        f"batch_rows = {batch_rows}\npoll_ms = 20\n"
+        f'[floor]\ndsn = "{dsn or table_dsn(cluster, tid)}"\npassword_env = "{PASSWORD_ENV}"\n'
+        f"batch_rows = {batch_rows}\npoll_ms = 20\nconnect_timeout_s = 2\n"
+        + (live_pin_sections(tmp) if live else "")
     )
+    path.chmod(0o600)
     return path
 
 
-def _run(table_file: Path, *extra: str) -> subprocess.Popen[str]:
+def _run(table_file: Path, *extra: str, demo: bool = True) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [
             sys.executable,
             "-m",
             "controller.cli",
             "run",
-            "--demo",
-            "--pace",
-            "0",
+            *(("--demo", "--pace", "0") if demo else ()),
             "--config",
             str(table_file),
             *extra,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
-        stdin=subprocess.DEVNULL,
+        stdin=subprocess.DEVNULL if demo else subprocess.PIPE,
         text=True,
         cwd=REPO,
         env={**os.environ},
     )
+
+
+def _head(cluster: Cluster, tid: str) -> int:
+    """The last row of table ``tid`` the floor holds (0: none)."""
+    with psycopg.connect(cluster.conninfo("owner")) as db:
+        row = db.execute("SELECT seq FROM croupier.tables WHERE table_id = %s", (tid,)).fetchone()
+    return 0 if row is None else int(row[0])
+
+
+def _ended(process: subprocess.Popen[str], stop: Callable[[], None] | None = None) -> str:
+    """The table's output once it ended (status 0), stopped as ``stop`` does."""
+    try:
+        if stop is not None:
+            stop()
+        out, _ = process.communicate(timeout=60)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.communicate()
+    assert process.returncode == 0, out
+    return out
+
+
+def _a_round_in(journal: Path) -> bool:
+    try:
+        return any(r.kind == "round_end" for r in local_rows(journal))
+    except JournalUnavailable:  # not made yet, or made but not set up yet
+        return False
+
+
+def _sigterm(process: subprocess.Popen[str]) -> None:
+    process.send_signal(signal.SIGTERM)
+
+
+def _quit(process: subprocess.Popen[str]) -> None:
+    assert process.stdin is not None
+    process.stdin.write("q\n")
+    process.stdin.flush()
+
+
+@pytest.mark.parametrize("how", ["SIGTERM", "q"])
+def test_a_clean_stop_ships_its_last_rows_and_says_so(
+    cluster: Cluster, tmp_path: Path, how: str
+) -> None:
+    tid = table_id("stop")
+    live = how == "q"  # q: the dealer's hands on stdin, a table with PINs of its own
+    table_file = _table_file(tmp_path, tid, cluster, batch_rows=500, live=live)
+    process = _run(table_file, demo=not live)
+    wait_until(lambda: _head(cluster, tid) > 0, "the first rows on the floor")
+    out = _ended(process, partial(_sigterm if how == "SIGTERM" else _quit, process))
+    journal = tmp_path / "journal.sqlite3"
+    last = local_rows(journal)[-1]
+    assert last.kind == "stop"
+    assert f"floor: every row shipped to the floor (up to row {last.seq:,})" in out
+    assert _head(cluster, tid) == last.seq
+    with psycopg.connect(cluster.conninfo("floor")) as db:
+        compared = compare_local(db, journal)
+    assert compared.ok
+    assert compared.not_shipped == 0, compared.describe()
+    settings = load_table_config(table_file).config.floor
+    assert settings is not None
+    assert floor_check(journal, tid, settings).detail.endswith(f"up to date (row {last.seq:,})")
+
+
+def test_a_clean_stop_that_cannot_reach_the_floor_says_what_waits_in_the_journal(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    tid = table_id("nofloor")
+    nobody = f"host=127.0.0.1 port={free_port()} dbname=croupier user=table_{tid}"
+    table_file = _table_file(tmp_path, tid, cluster, batch_rows=500, dsn=nobody)
+    process = _run(table_file)
+    journal = tmp_path / "journal.sqlite3"
+    wait_until(partial(_a_round_in, journal), "a round dealt")
+    asked = time.monotonic()
+    out = _ended(process, partial(_sigterm, process))
+    assert time.monotonic() - asked < 30  # bounded: it does not wait for the floor forever
+    assert "warning: floor: the floor was not reached before the stop (floor unreachable (" in out
+    assert "the journal's rows wait there and ship at the next start" in out
 
 
 def test_a_table_killed_with_a_batch_in_flight_restarts_without_gap_or_duplicate(
@@ -142,23 +230,17 @@ def test_a_table_killed_with_a_batch_in_flight_restarts_without_gap_or_duplicate
             first.wait()
         assert first.stdout is not None
         first.stdout.close()
-    second = _run(table_file, "--rounds", "3")
-    try:
-        out, _ = second.communicate(timeout=60)
-    finally:
-        if second.poll() is None:
-            second.kill()
-            second.wait()
-    assert second.returncode == 0, out
+    _ended(_run(table_file, "--rounds", "3"))
     journal = tmp_path / "journal.sqlite3"
     mine = [as_tuple(r) for r in local_rows(journal)]
     wait_until(lambda: len(floor_rows(cluster, tid)) >= held_before, "rows again")
     with psycopg.connect(cluster.conninfo("floor")) as db:
         compared = compare_local(db, journal)
-    # the restarted table stops after its rounds: what it had not shipped yet stays local
+    # the restarted table stops cleanly after its rounds, and ships all it wrote first
     assert compared.ok, compared.describe()
+    assert compared.not_shipped == 0, compared.describe()
     on_floor = floor_rows(cluster, tid)
-    assert on_floor == mine[: len(on_floor)]
+    assert on_floor == mine
     assert [r[0] for r in on_floor] == list(range(1, len(on_floor) + 1))
     assert len(on_floor) > held_before
 

@@ -1,0 +1,157 @@
+"""What the floor page shows of a table, folded from its rows: the round in play as it goes (its
+bets, cards by box, the dealer's words) and settled once it is, the last rounds with their times
+in the casino's zone, and an alert that carries who acknowledged it."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import UTC, datetime, timedelta
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from controller.floor.live import Ack, TableView
+from controller.floor.rounds import round_detail
+from controller.floor.shipper import Backlog
+from controller.journal.store import Row
+
+AUCKLAND = ZoneInfo("Pacific/Auckland")
+SHIFT = datetime(2026, 12, 4, 14, 0, tzinfo=AUCKLAND)  # 01:00 UTC
+NOW = datetime(2026, 12, 4, 1, 30, tzinfo=UTC)
+
+
+class Rows:
+    """A table's rows, one second apart from 01:10:00 UTC (14:10:00 in Auckland)."""
+
+    def __init__(self) -> None:
+        self.seq = 0
+
+    def __call__(self, round_id: int | None, kind: str, payload: dict[str, Any]) -> Row:
+        self.seq += 1
+        at = datetime(2026, 12, 4, 1, 10, tzinfo=UTC) + timedelta(seconds=self.seq)
+        ts = at.strftime("%Y-%m-%dT%H:%M:%S.000Z")
+        return Row(self.seq, ts, "t1", round_id, kind, payload, "", "")
+
+
+def _in_play(row: Rows, n: int) -> list[Row]:
+    """Round ``n`` up to the first player's turn: ann's bet on box 1, three cards."""
+    bet = {"box": 1, "player": "ann", "amount_cents": 2000}
+    return [
+        row(n, "input", {"accepted": True, "action": "bet", "data": bet}),
+        row(n, "prompt", {"code": "DEAL", "box": 1, "text": "deal to box 1"}),
+        row(n, "round_start", {"round": n}),
+        row(n, "device_event", {"type": "CardDrawn", "card": "AS"}),
+        row(n, "prompt", {"code": "DEAL", "text": "deal the dealer's first card face up"}),
+        row(n, "device_event", {"type": "CardDrawn", "card": "9D"}),
+        row(n, "prompt", {"code": "DEAL", "box": 1, "text": "deal to box 1"}),
+        row(n, "device_event", {"type": "CardDrawn", "card": "KH"}),
+        row(n, "prompt", {"code": "PLAYER_TURN", "box": 1, "text": "box 1 hand 1: AS KH"}),
+    ]
+
+
+def _ledger(
+    box: int, player: str, kind: str, cents: int, odds: str | None, why: str
+) -> dict[str, Any]:
+    return {
+        "box": box,
+        "hand": 1,
+        "player": player,
+        "kind": kind,
+        "amount_cents": cents,
+        "stake_cents": abs(cents),
+        "odds": odds,
+        "reason": why,
+    }
+
+
+def _settled(row: Rows, n: int) -> list[Row]:
+    return [
+        row(n, "ledger", _ledger(1, "ann", "payout", 3000, "3:2", "natural paid at once")),
+        row(n, "round_end", {"net_cents": 3000}),
+    ]
+
+
+def test_the_round_in_play_shows_its_bets_cards_and_words_then_settles() -> None:
+    row = Rows()
+    view = TableView("t1", SHIFT)
+    for r in _in_play(row, 7):
+        view.feed(r)
+    live = view.as_json(NOW)["live"]
+    assert live["round"] == 7
+    assert live["in_play"] is True
+    assert live["prompt"] == "box 1 hand 1: AS KH"
+    assert live["bets"] == [{"box": 1, "player": "ann", "amount_cents": 2000, "amount": "$20"}]
+    assert [(c["card"], c["to"]) for c in live["cards"]] == [
+        ("AS", "box 1"),
+        ("9D", "dealer"),
+        ("KH", "box 1"),
+    ]
+    assert live["start_time"] == "14:10:03"  # the round_start row, in Auckland
+    assert view.as_json(NOW)["recent"] == [
+        {
+            "round": 7,
+            "start": row_ts(3),
+            "end": None,
+            "net_cents": None,
+            "void": False,
+            "net": None,
+            "start_time": "14:10:03",
+            "end_time": None,
+            "in_play": True,
+        }
+    ]
+    for r in _settled(row, 7):
+        view.feed(r)
+    shown = view.as_json(NOW)
+    assert shown["live"]["in_play"] is False
+    assert shown["live"]["prompt"] == ""
+    assert shown["live"]["ledger"][0]["amount"] == "+$30 at 3:2"
+    assert shown["recent"][0]["net"] == "$30"
+    assert shown["recent"][0]["end_time"] == "14:10:11"
+    view.feed(_in_play(row, 8)[0])  # the next round's first bet
+    assert view.as_json(NOW)["live"]["round"] == 8
+    assert [r["round"] for r in view.as_json(NOW)["recent"]] == [7]
+
+
+def row_ts(seq: int) -> str:
+    return (datetime(2026, 12, 4, 1, 10, tzinfo=UTC) + timedelta(seconds=seq)).strftime(
+        "%Y-%m-%dT%H:%M:%S.000Z"
+    )
+
+
+def test_a_lockup_is_known_by_when_the_table_raised_it_and_carries_its_acknowledgement() -> None:
+    row = Rows()
+    view = TableView("t1", SHIFT)
+    view.feed(row(3, "prompt", {"code": "LOCKUP", "text": "shoe jammed: call a technician"}))
+    view.feed(row(3, "state", {"dest": "hold"}))
+    (alert,) = [a for a in view.alerts(NOW) if a.kind == "lockup"]
+    assert (alert.kind, alert.since) == ("lockup", row_ts(1))
+    assert alert.acked is None
+    later = NOW + timedelta(minutes=5)
+    assert [a.since for a in view.alerts(later) if a.kind == "lockup"] == [row_ts(1)]
+    view.acks[alert.key] = Ack("pat", NOW)
+    (shown,) = [a for a in view.as_json(later)["alerts"] if a["kind"] == "lockup"]
+    assert shown["acked"] == {"by": "pat", "at": NOW.isoformat(), "time": "14:30:00"}
+    assert shown["since_time"] == "14:10:01"
+
+
+def test_a_round_s_settlements_read_as_money_to_the_player_with_the_odds_paid() -> None:
+    row = Rows()
+    rows = [
+        *_in_play(row, 4),
+        row(4, "ledger", _ledger(2, "bob", "collect", -700, None, "bust with 24")),
+        *_settled(row, 4),
+    ]
+    detail = round_detail(rows, AUCKLAND)
+    assert [(e["where"], e["amount"], e["reason"]) for e in detail["ledger"]] == [
+        ("box 2", "-$7", "bust with 24"),
+        ("box 1", "+$30 at 3:2", "natural paid at once"),
+    ]
+    assert (detail["start_time"], detail["end_time"]) == ("14:10:03", "14:10:12")
+    assert detail["in_play"] is False
+
+
+def test_one_row_behind_is_a_row_and_more_are_rows() -> None:
+    oldest = "2026-12-04T01:10:00.000Z"
+    behind = Backlog(11, 10, oldest, datetime(2026, 12, 4, 1, 10, 35, tzinfo=UTC).timestamp())
+    assert behind.describe() == "1 row behind, oldest 35 s"
+    assert replace(behind, shipped_seq=9).describe() == "2 rows behind, oldest 35 s"
