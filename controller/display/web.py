@@ -34,6 +34,7 @@ import hashlib
 import html
 import ipaddress
 import json
+import os
 import time
 from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -55,6 +56,7 @@ from controller.display.messages import (
     decode_message,
     message_id,
 )
+from controller.display.peer import account_name, peer_uid
 from controller.display.words import KEY_GROUPS, say
 from controller.service.halt import HaltChoice, Halted
 from controller.service.service import CommandReply, TableService
@@ -109,7 +111,7 @@ def _static_files() -> dict[str, tuple[bytes, str]]:
     }
 
 
-def _loopback(host: str | None) -> bool:
+def _loopback(host: str | None) -> bool:  # (a promise of this computer, not of an account)
     if host is None:
         return False
     try:
@@ -133,8 +135,15 @@ class ViewAccess:
     MAX_WAITING = 8
     MAX_SOURCES = 4096
 
-    def __init__(self, token_hash: str | None, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        token_hash: str | None,
+        clock: Callable[[], float] = time.monotonic,
+        dealer_uids: frozenset[int] | None = None,
+    ) -> None:
         self.token_hash = token_hash
+        # the accounts whose loopback connections are the dealer's (croupier's own by default)
+        self.dealer_uids = dealer_uids if dealer_uids is not None else frozenset({os.getuid()})
         self.clock = clock
         self.hashed = 0  # scrypt checks run so far
         self._good: set[str] = set()  # sha256 of tokens already checked (scrypt is slow)
@@ -151,13 +160,36 @@ class ViewAccess:
         token = conn.query_params.get("token")
         if token is not None:
             return VIEWER if await self._token_ok(token, _source(conn)) else None
+        return DEALER if await self.dealer_account(conn) is None else None
+
+    async def dealer_account(self, conn: HTTPConnection) -> str | None:
+        """Why ``conn`` is not the dealer's screen (None: it is): not from this computer, or
+        from a local account other than the table's dealer accounts (:mod:`.peer`)."""
         client = conn.client.host if conn.client else None
-        return DEALER if _loopback(client) else None
+        if not _loopback(client):
+            return "not on the table's own computer"
+        server = conn.scope.get("server")
+        uid = await asyncio.to_thread(
+            peer_uid,
+            (conn.client.host, conn.client.port) if conn.client else None,
+            (str(server[0]), int(server[1])) if server else None,
+        )
+        if uid is None:
+            return "from a program whose account could not be told (the dealer is not guessed)"
+        if uid not in self.dealer_uids:
+            return (
+                f"from the account {account_name(uid)}, which is not one of the table's dealer "
+                "accounts ([display] dealer_users in the table file)"
+            )
+        return None
 
     def refusal(self, conn: HTTPConnection) -> str:
         """Why ``conn`` may not see the table (a wrong token, a view that is off, no token)."""
         if "token" not in conn.query_params:
-            return "the table state is for this machine, or /api/state?token=... (the pit view)"
+            return (
+                "the table state is for the dealer's screen on this machine (a browser of the "
+                "table's dealer accounts), or /api/state?token=... (the pit view)"
+            )
         if self.token_hash is None:
             return (
                 "the pit view is off at this table: the table file has no view token "
@@ -251,12 +283,16 @@ def build_app(
         return PlainTextResponse(text, status_code=403, headers=SECURITY_HEADERS)
 
     async def index(request: Request) -> Response:
-        if await access.role(request) != DEALER:
+        if "token" in request.query_params:
+            why: str | None = "opened with a view token, which is the pit's"
+        else:
+            why = await access.dealer_account(request)
+        if why is not None:
             return refused_page(
                 "This screen is the dealer's",
-                "The dealer screen opens only on the table's own computer. From another "
-                "machine, the pit's read-only view is /view?token=... with the table's view "
-                "token.",
+                "The dealer screen opens only on the table's own computer, in a browser of the "
+                f"table's dealer accounts (this one is {why}). From another machine, the pit's "
+                "read-only view is /view?token=... with the table's view token.",
             )
         return Response(dealer_page[0], media_type=dealer_page[1], headers=SECURITY_HEADERS)
 
@@ -429,7 +465,7 @@ class DisplayServer(ThreadedServer):
         self.service = service
         self.halted: Halted | None = None
         self.display = display
-        self.access = ViewAccess(display.view_token_hash)
+        self.access = ViewAccess(display.view_token_hash, dealer_uids=display.dealer_uids())
         self.hub = StateHub.attach(service)  # (a service that never opens never publishes)
         if halted is not None:
             self.halt(halted)

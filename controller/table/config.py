@@ -18,6 +18,7 @@ import hashlib
 import hmac
 import ipaddress
 import os
+import pwd
 import re
 import secrets
 import stat
@@ -252,6 +253,13 @@ class Listen(_Section):
         return self
 
 
+def _account_uid(name: str) -> int | None:
+    try:
+        return pwd.getpwnam(name).pw_uid
+    except KeyError:
+        return None
+
+
 DEFAULT_CHIPS = (50, 100, 500, 2_500, 10_000, 50_000, 100_000)
 MAX_CHIPS = 12
 
@@ -263,8 +271,30 @@ class Display(Listen):
     # The chip denominations the dealer pays and collects with, in cents (the display breaks
     # each amount into them, largest first): 50c, $1, $5, $25, $100, $500, $1,000.
     chips: tuple[Cents, ...] = DEFAULT_CHIPS
+    # The local accounts whose browser is the dealer's screen (the kiosk's), besides the account
+    # croupier runs as: a loopback connection of any other account (another user of the table's
+    # computer) is not the dealer. Each must be an account on this computer.
+    dealer_users: tuple[str, ...] = ()
 
     _token = field_validator("view_token_hash")(_check_hash)
+
+    @field_validator("dealer_users")
+    @classmethod
+    def _dealer_users(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        unknown = [name for name in value if _account_uid(name) is None]
+        if unknown:
+            raise ValueError(
+                f"{unknown} {'is' if len(unknown) == 1 else 'are'} not an account on this "
+                "computer: name the local accounts whose browser shows the dealer's screen "
+                "(the kiosk's user), such as ['kiosk']"
+            )
+        return value
+
+    def dealer_uids(self) -> frozenset[int]:
+        """The user ids whose loopback connections are the dealer's: croupier's own and
+        :attr:`dealer_users`'."""
+        named = (_account_uid(name) for name in self.dealer_users)
+        return frozenset({os.getuid(), *(uid for uid in named if uid is not None)})
 
     @field_validator("chips")
     @classmethod
