@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -23,6 +22,7 @@ from controller.play.demo import DemoDealer, DemoOptions, demo_dealer
 from controller.service.service import TableService
 
 from .conftest import (
+    SIZES,
     VIEW_TOKEN,
     VIEW_TOKEN_HASH,
     WAIT_S,
@@ -31,7 +31,7 @@ from .conftest import (
     screenshot,
     table_config,
 )
-from .test_screen import CHECKS, LAYOUT, NZ, SIZES, Dealer, wait_rendered
+from .test_screen import CHECKS, LAYOUT, NZ, Dealer, wait_rendered
 
 expect.set_options(timeout=WAIT_S * 1000)
 CLIPPED = f"() => {CHECKS}.clipped()"
@@ -40,23 +40,6 @@ HAND_DECISIONS = {"HIT", "STD", "DBL", "SPL"}
 # what makes a key look lit, ready or dark (not colour alone: the outline and the raised bar too)
 KEY_LOOK = """k => { const s = getComputedStyle(k);
   return [s.backgroundColor, s.borderTopStyle, s.borderTopColor, s.boxShadow].join(" | "); }"""
-
-
-@pytest.fixture(scope="module")
-def pages(browser: Any) -> Iterator[list[Page]]:
-    """One page of each size, for the module."""
-    contexts = [
-        browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True) for w, h in SIZES
-    ]
-    try:
-        out = []
-        for context in contexts:
-            context.set_default_timeout(WAIT_S * 1000)
-            out.append(context.new_page())
-        yield out
-    finally:
-        for context in contexts:
-            context.close()
 
 
 def test_in_a_players_turn_only_the_hands_decisions_are_lit_and_the_cards_fill_their_room(

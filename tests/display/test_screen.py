@@ -33,9 +33,8 @@ from controller.round.inputs import Bet
 from controller.service.service import Press
 from drivers.tbl21.events import Button
 
-from .conftest import WAIT_S, Table, running_table, screenshot, table_config
+from .conftest import SIZES, WAIT_S, Table, running_table, screenshot, table_config
 
-SIZES = ((1024, 600), (1280, 800))
 # the README's screenshots (1024x600), written by CROUPIER_DOC_SCREENSHOTS=1 pytest
 DOC_SHOTS = {
     ("nz-pontoon", "settled"): "display-settled",
@@ -346,23 +345,6 @@ def axe_problems(page: Page) -> list[str]:
         for v in result["violations"]
         if v["impact"] in ("serious", "critical")
     ]
-
-
-@pytest.fixture(scope="module")
-def pages(browser: Any) -> Iterator[list[Page]]:
-    """One page of each size, for the module (tables come and go under them)."""
-    contexts = [
-        browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True) for w, h in SIZES
-    ]
-    try:
-        out = []
-        for context in contexts:
-            context.set_default_timeout(WAIT_S * 1000)
-            out.append(context.new_page())
-        yield out
-    finally:
-        for context in contexts:
-            context.close()
 
 
 @pytest.mark.parametrize(("variant", "crowd"), list(PLANS))
