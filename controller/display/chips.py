@@ -34,3 +34,14 @@ def chips_json(cents: int, denominations: Sequence[int]) -> dict[str, Any]:
         "rest_cents": rest,
         "rest": money(rest) if rest else "",
     }
+
+
+BET_CHIPS = 6  # chip buttons at the bet form, at most
+
+
+def bet_chips(denominations: Sequence[int], increment_cents: int, max_cents: int) -> list[int]:
+    """The chip buttons a touchscreen builds a bet with, smallest first: the table's chips
+    that make a bet it takes (a multiple of its increment, at most its maximum), the six
+    smallest of them; the increment alone if no chip does."""
+    fit = sorted({d for d in denominations if d % increment_cents == 0 and d <= max_cents})
+    return fit[:BET_CHIPS] or [increment_cents]

@@ -81,6 +81,7 @@ def halted_state(halted: Halted, table: LoadedTable) -> dict[str, Any]:
         },
         "table": {"id": table.config.table_id, "variant_name": table.rules.name},
         "lit": [],
+        "wanted": [],
         "devices": [],
         "notices": [],
     }

@@ -11,7 +11,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from controller.display.chips import chips_json
+from controller.display.chips import bet_chips, chips_json
+from controller.display.wanted import wanted_keys
 from controller.display.words import (
     PHASES,
     entry_words,
@@ -306,6 +307,7 @@ def table_state(
                 "increment_cents": config.limits.increment_cents,
                 "text": f"{money(config.limits.min_cents)} - {money(config.limits.max_cents)}",
             },
+            "bet_chips": bet_chips(chips, config.limits.increment_cents, config.limits.max_cents),
             "boxes": list(config.boxes),
             "wagers_per_box": app.rules.table.wagers_per_box,
             "hole_card": app.rules.has_hole_card,
@@ -333,6 +335,7 @@ def table_state(
         "phase": PHASES[c.state],
         "hold_banners": banners,
         "lit": sorted(b.value for b in app.lit),
+        "wanted": sorted(b.value for b in wanted_keys(app)),
         "entry": list(app.entry.keys),
         "entry_text": entry_words(app.entry),
         "last_input": None

@@ -193,3 +193,23 @@ def page(browser: Any) -> Iterator[Any]:
         yield context.new_page()
     finally:
         context.close()
+
+
+SIZES = ((1024, 600), (1280, 800))  # the dealer's screens: the smallest kiosk and the usual
+
+
+@pytest.fixture(scope="module")
+def pages(browser: Any) -> Iterator[list[Any]]:
+    """One page of each of the SIZES, for the module (tables come and go under them)."""
+    contexts = [
+        browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True) for w, h in SIZES
+    ]
+    try:
+        out = []
+        for context in contexts:
+            context.set_default_timeout(WAIT_S * 1000)
+            out.append(context.new_page())
+        yield out
+    finally:
+        for context in contexts:
+            context.close()

@@ -317,7 +317,7 @@ def test_the_pit_page_is_read_only_shows_the_shift_and_refuses_a_wrong_token(
             dealer.fill("#pin-input", SUPERVISOR_PIN)
             dealer.click("#pin-sign-in")
             expect(page.locator("#pit-access")).to_have_text("supervisor · key at SUP")
-            screenshot(page, "pit-view", "display-pit")
+            screenshot(page, "pit-view")
             assert axe_problems(page) == []
     finally:
         context.close()

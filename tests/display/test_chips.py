@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.display.chips import breakdown, chips_json
+from controller.display.chips import bet_chips, breakdown, chips_json
 from controller.table.config import DEFAULT_CHIPS
 
 
@@ -34,3 +34,10 @@ def test_a_dealer_pays_largest_chips_first_and_a_remainder_no_chip_makes_in_cash
 def test_a_negative_amount_is_refused() -> None:
     with pytest.raises(ValueError, match="not negative"):
         breakdown(-100, DEFAULT_CHIPS)
+
+
+def test_the_bet_chips_are_the_tables_chips_that_make_a_bet_it_takes_smallest_first() -> None:
+    # $5 - $500 in $1 steps: not 50c (no bet is a multiple of it alone), not $1,000 (over)
+    assert bet_chips(DEFAULT_CHIPS, 100, 50_000) == [100, 500, 2_500, 10_000, 50_000]
+    assert bet_chips(DEFAULT_CHIPS, 50, 500_000) == [50, 100, 500, 2_500, 10_000, 50_000]
+    assert bet_chips((2_500, 500), 1_000, 100_000) == [1_000]  # none fits: the increment

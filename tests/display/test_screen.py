@@ -1,13 +1,17 @@
-"""The dealer's screen at 1024x600 and 1280x800 in a real Chromium, for a round of each variant.
+"""The dealer's screen at 1024x600 and 1280x800 in a real Chromium, for rounds of each variant.
 
-One round per variant is played on the table (the dealer's hands on the emulated devices, the
-decisions pressed as the panel would) with a page of each size open on it; at the states that
-show the most (the insurance and surrender windows, a doubled box, a split box, a hold, the
-settlement) both pages are checked: no scrollbar, every lit key and live control inside the
-viewport, unobscured and at least 48x48 CSS px, the keys where they were in every other state,
-no text wider than its box, and the money shown per box and in total the ledger of the step,
-each amount's chips adding up to it. A screenshot of each state and size goes to artifacts/;
-axe-core (vendored: axe.min.js) checks the dealer's page.
+Two rounds per variant are played on the table (the dealer's hands on the emulated devices, the
+decisions pressed as the panel would) with a page of each size open on it: three boxes of $10,
+and a crowded one (every box of seven in play, the longest player names, $4,995 wagers, a long
+table name). At every state the round passes through and every hand's turn, both pages are
+checked: no scrollbar, every key that may be pressed and every live control inside the viewport,
+unobscured and at least 48x48 CSS px, the keys where they were in every other state, lit only
+the keys the rules want now, no text cut (screen_checks.js ``clipped``: wider or taller than a
+box that clips it, or outside the window), the prompt's cards as tall as its lines and the boxes'
+cards as large as each box allows (``glance``), and the money shown per box and in total the
+ledger of the step, each amount's chips adding up to it. A screenshot of the states that show
+the most (the offers, a doubled box, a split box, a hold, the settlement) at each size goes to
+artifacts/; axe-core (vendored: axe.min.js) checks the dealer's page.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,9 +33,8 @@ from controller.round.inputs import Bet
 from controller.service.service import Press
 from drivers.tbl21.events import Button
 
-from .conftest import WAIT_S, Table, running_table, screenshot, table_config
+from .conftest import SIZES, WAIT_S, Table, running_table, screenshot, table_config
 
-SIZES = ((1024, 600), (1280, 800))
 # the README's screenshots (1024x600), written by CROUPIER_DOC_SCREENSHOTS=1 pytest
 DOC_SHOTS = {
     ("nz-pontoon", "settled"): "display-settled",
@@ -48,8 +52,10 @@ class Plan:
     cards: str
     hole: str | None = None  # put in the reader at the peek
     offers: dict[str, list[str]] = field(default_factory=dict)  # window -> keys before OK
-    decisions: dict[tuple[int, int], list[str]] = field(default_factory=dict)  # (box, hand)
+    # (box, hand) -> its keys, one a turn; a hand without: STAND if it may, else HIT
+    decisions: dict[tuple[int, int], list[str]] = field(default_factory=dict)
     hold_at: tuple[int, int] = (3, 1)  # unplug the shoe when this hand's turn comes
+    bets: tuple[tuple[int, str, int], ...] = ((1, "ann", 1000), (2, "bob", 1000), (3, "cat", 1000))
 
 
 # burn; boxes 1-3 get 5 8 9 and the dealer an ace, then 6 8 7: box 1 doubles on 11 (a ten),
@@ -74,11 +80,70 @@ FACE_DOWN = Plan(
     "2C 5H 8C 9H 7S 6D 8D 7C 9D TC KC QH 2H 3S 4S 5S 6S",
     decisions={(1, 1): ["DBL", "STD"], (2, 1): ["SPL", "STD"], (2, 2): ["STD"], (3, 1): ["STD"]},
 )
+# The crowded rounds: every box in play, the longest names a player may have, $4,995 wagers (a
+# natural pays $7,492.50: six kinds of chips) on a table of the longest id. Box 1 a natural,
+# box 2 doubles 5 6 on a 9, box 3 splits its eights (K, Q), box 4 9 7, box 5 J 6 hits 2 and 3,
+# box 6 Q 9, box 7 7 7 hits a K (bust).
+NAMES = (
+    "Maximilian-Smyth",
+    "Bartholomew-Kent",
+    "Evangeline-Moore",
+    "Christopher-Hale",
+    "Anastasia-Fields",
+    "Jacqueline-Brown",
+    "Constantine-West",
+)
+WAGER = 499_500
+CROWD_BETS = tuple((n, NAMES[n - 1], WAGER) for n in range(1, 8))
+CROWD_DECISIONS = {
+    (2, 1): ["DBL", "STD"],
+    (3, 1): ["SPL", "STD"],
+    (3, 2): ["STD"],
+    (5, 1): ["HIT", "HIT"],
+    (7, 1): ["HIT"],
+}
+# NZ: three players on box 4 and two on box 6 (at most three wagers a box); the dealer's ace
+# takes box 6's insurance; his second card, a 9, comes last (soft 20).
+NZ_CROWD = Plan(
+    "2C AS 5H 8C 9H JD QC 7S AH KD 6D 8D 7C 6C 9C 7D 9S KC QH 2H 3H KH 9D 4S 5S 6S",
+    offers={"offers": ["B6_", "INS"]},
+    decisions=CROWD_DECISIONS,
+    hold_at=(5, 1),
+    bets=(*CROWD_BETS, (4, NAMES[0], WAGER), (4, NAMES[6], WAGER), (6, NAMES[2], WAGER)),
+)
+# PA: the dealer's ace with the 5 of diamonds in the hole draws a 2 (soft 18); box 6 insures,
+# box 4 surrenders.
+PA_CROWD = Plan(
+    "2C AS 5H 8C 9H JD QC 7S AH KD 6D 8D 7C 6C 9C 7D 5D 9S KC QH 2H 3H KH 2S 4S 5S 6S",
+    hole="5D",
+    offers={"insurance": ["B6_", "INS"], "surrender": ["B4_", "SUR"]},
+    decisions=CROWD_DECISIONS,
+    hold_at=(5, 1),
+    bets=CROWD_BETS,
+)
+# Both dealer cards face down (7 and 9): he draws a 2 (18).
+FACE_DOWN_CROWD = Plan(
+    "2C AS 5H 8C 9H JD QC 7S 7H KD 6D 8D 7C 6C 9C 7D 9D 9S KC QH 2H 3H KH 2S 4S 5S 6S",
+    decisions=CROWD_DECISIONS,
+    hold_at=(5, 1),
+    bets=CROWD_BETS,
+)
 PLANS = {
-    "nz-pontoon": NZ,
-    "pa-blackjack": PA,
-    "uk-pontoon": FACE_DOWN,
-    "pontoon-blackjack": FACE_DOWN,
+    ("nz-pontoon", "three"): NZ,
+    ("pa-blackjack", "three"): PA,
+    ("uk-pontoon", "three"): FACE_DOWN,
+    ("pontoon-blackjack", "three"): FACE_DOWN,
+    ("nz-pontoon", "crowded"): NZ_CROWD,
+    ("pa-blackjack", "crowded"): PA_CROWD,
+    ("uk-pontoon", "crowded"): FACE_DOWN_CROWD,
+    ("pontoon-blackjack", "crowded"): FACE_DOWN_CROWD,
+}
+# the crowded rounds' screenshots (the others are checked, not photographed)
+CROWD_SHOTS = {"bets", "split", "hold", "settled"}
+# a table of the longest id (32 characters) and high limits, for the crowded rounds
+CROWD_TABLE = {
+    "table_id": "high-limit-salon-privee-table-12",
+    "limits": {"min_cents": 2_500, "max_cents": 500_000, "increment_cents": 100},
 }
 
 
@@ -122,22 +187,31 @@ class Dealer:
         return self.ledger[self.step_from :]
 
     def play(self) -> Iterator[str]:
-        """Play the round, yielding at each state to look at (its name)."""
+        """Play the round, yielding at every state it passes through and at every hand's turn:
+        the name of a state to photograph (once each), ``step`` for the others (a run of cards
+        dealt in one state is looked at once, when the next state shows them all)."""
         table, plan = self.table, self.plan
         shown: set[str] = set()
+        last: tuple[Any, ...] = ()
         while self.state() != "settling":
             for name in self._sights():
                 if name not in shown:
                     shown.add(name)
                     yield name
+            app = table.service.app
+            assert app is not None
+            where = (self.state(), app.controller.round.turn, app.controller.round.card_for)
+            if where != last:
+                last = where
+                yield "step"
             state = self.state()
             if state in ("burn", "dealing", "card_due", "dealer"):
                 self.act(table.draw)
             elif state == "betting":
                 yield "open"
-                boxes = table.service.config.boxes[:3]
-                for box, player in zip(boxes, ("ann", "bob", "cat"), strict=False):
-                    assert table.service.submit(Bet(box, player, 1000)).result(WAIT_S).accepted
+                for box, player, cents in plan.bets:
+                    reply = table.service.submit(Bet(box, player, cents)).result(WAIT_S)
+                    assert reply.accepted, reply.reason
                 yield "bets"
                 self.press("DEA")
             elif state in ("offers", "insurance", "surrender"):
@@ -147,7 +221,7 @@ class Dealer:
                 self.press("OK_")
             elif state == "peek":
                 assert plan.hole is not None
-                self.act(lambda: self._peek(plan.hole))
+                self.act(partial(self._peek, plan.hole))
             elif state == "rescue":
                 yield "rescue"
                 self.press("OK_")
@@ -190,9 +264,12 @@ class Dealer:
             self.table.shoe.replug()
             self.table.wait_for(lambda s: s["state"] == "playing", "play again")
         done = self.decided.get(where, 0)
-        keys = self.plan.decisions.get(where, ["STD"])
+        keys = self.plan.decisions.get(where, [])
         self.decided[where] = done + 1
-        self.press(keys[done] if done < len(keys) else "STD")
+        if done < len(keys):
+            self.press(keys[done])
+        else:
+            self.press("STD" if Button.STAND in app.lit else "HIT")
 
 
 # --- what every state must pass, at every size ---------------------------------------------
@@ -250,6 +327,8 @@ def wait_rendered(table: Table, pages: list[Page]) -> None:
             s["state"] == app.controller.state.value
             and s["lit"] == sorted(b.value for b in app.lit)
             and s["entry"] == list(app.entry.keys)
+            and sum(len(b["wagers"]) for b in s["boxes"])
+            == sum(len(b.wagers) for b in app.controller.round.boxes.values())
         ),
         "the last pass published",
     )
@@ -268,29 +347,14 @@ def axe_problems(page: Page) -> list[str]:
     ]
 
 
-@pytest.fixture(scope="module")
-def pages(browser: Any) -> Iterator[list[Page]]:
-    """One page of each size, for the module (tables come and go under them)."""
-    contexts = [
-        browser.new_context(viewport={"width": w, "height": h}, bypass_csp=True) for w, h in SIZES
-    ]
-    try:
-        out = []
-        for context in contexts:
-            context.set_default_timeout(WAIT_S * 1000)
-            out.append(context.new_page())
-        yield out
-    finally:
-        for context in contexts:
-            context.close()
-
-
-@pytest.mark.parametrize("variant", list(PLANS))
-def test_every_state_of_a_round_fits_both_screens_with_the_keys_in_place_and_the_money_right(
-    pages: list[Page], variant: str
+@pytest.mark.parametrize(("variant", "crowd"), list(PLANS))
+def test_every_state_of_a_round_fits_both_screens_nothing_cut_the_keys_in_place_the_money_right(
+    pages: list[Page], variant: str, crowd: str
 ) -> None:
-    plan = PLANS[variant]
-    with running_table(table_config(variant, boxes=[1, 2, 3, 4, 5, 6, 7]), plan.cards) as table:
+    plan = PLANS[variant, crowd]
+    extra = CROWD_TABLE if crowd == "crowded" else {}
+    loaded = table_config(variant, boxes=[1, 2, 3, 4, 5, 6, 7], **extra)
+    with running_table(loaded, plan.cards) as table:
         for page in pages:
             page.goto(table.url)
         dealer = Dealer(table, plan)
@@ -300,18 +364,26 @@ def test_every_state_of_a_round_fits_both_screens_with_the_keys_in_place_and_the
             seen.append(name)
             wait_rendered(table, pages)
             for (width, height), page in zip(SIZES, pages, strict=True):
-                label = f"{variant} {name} at {width}"
+                label = f"{variant} {crowd} {name} ({table.state()['state']}) at {width}"
                 layout = page.evaluate(LAYOUT)
+                if layout["problems"]:
+                    screenshot(page, f"failed-{variant}-{crowd}-{width}x{height}")
                 assert not layout["problems"], f"{label}: {layout['problems']}"
-                assert layout["lit"] == sorted(table.state()["lit"]), label
+                shown = table.state()
+                assert layout["enabled"] == sorted(shown["lit"]), label
+                assert layout["lit"] == sorted(shown["wanted"]), label
+                assert set(layout["ready"]) == set(shown["lit"]) - set(shown["wanted"]), label
                 assert layout["labels"] == {b.value: t for b, t in KEY_LABELS.items()}, label
                 assert keys.setdefault(width, layout["keys"]) == layout["keys"], label
                 check_money(page, dealer, label)
+                if name == "step" or (crowd == "crowded" and name not in CROWD_SHOTS):
+                    continue
                 doc = DOC_SHOTS.get((variant, name)) if width == SIZES[0][0] else None
-                screenshot(page, f"screen-{variant}-{name}-{width}x{height}", doc)
-            if name in ("offers", "insurance", "settled", "hold") and variant in (
-                "nz-pontoon",
-                "pa-blackjack",
+                doc = doc if crowd == "three" else None
+                screenshot(page, f"screen-{variant}-{crowd}-{name}-{width}x{height}", doc)
+            if name in ("offers", "insurance", "settled", "hold") and (variant, crowd) in (
+                ("nz-pontoon", "three"),
+                ("pa-blackjack", "crowded"),
             ):
                 assert axe_problems(pages[0]) == [], f"{variant} {name}"
         wanted = {"open", "bets", "doubled", "split", "hold", "settled"}
@@ -327,7 +399,9 @@ def test_the_step_money_is_said_once_a_natural_paid_at_once_moves_to_done_earlie
     with running_table(loaded, "2C AS 9H AH KD 7S 9C 3S") as t:
         page = pages[0]
         page.goto(t.url)
-        dealer = Dealer(t, Plan("", offers={"offers": []}))
+        dealer = Dealer(
+            t, Plan("", offers={"offers": []}, bets=((1, "ann", 1000), (2, "bob", 1000)))
+        )
         for name in dealer.play():
             wait_rendered(t, [page])
             check_money(page, dealer, name)

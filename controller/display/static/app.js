@@ -13,6 +13,7 @@ let role = null;
 let state = null;
 let nextId = 1;
 let refusal = "";
+const sent = new Map(); // message id -> its type, until answered
 let lastInput = null;
 const tools = {};
 
@@ -42,14 +43,19 @@ function renderLost() {
     { text: "What is shown below is not live" + (since ? ": the table last answered at " + since : "") +
       ". The screen reconnects by itself when the table is back." },
   ]);
-  fitText(document.getElementById("prompt"), 0.55);
-  fitText(document.getElementById("prompt-detail"), 0.7);
+  fitPrompt();
+}
+
+function fitPrompt() {
+  fitLines(document.getElementById("prompt-bar"),
+    [document.getElementById("prompt"), document.getElementById("prompt-detail")], 0.7);
 }
 
 function send(message) {
   if (!live()) return;
   refusal = "";
   message.id = nextId++;
+  sent.set(message.id, message.type);
   socket.send(JSON.stringify(message));
 }
 
@@ -89,7 +95,8 @@ function button(id, text, onClick) {
 }
 
 function buildTools() {
-  // bets: box, player, amount (kept across states: what the dealer typed stays)
+  // bets: box, player, amount (kept across states: what the dealer typed stays); the amount
+  // also built by tapping chip buttons, so that a touchscreen needs no keyboard
   const bet = el("form", "tool bet");
   bet.id = "bet-form";
   bet.setAttribute("aria-label", "place a bet");
@@ -98,22 +105,32 @@ function buildTools() {
   const player = el("input");
   Object.assign(player, { id: "bet-player", value: "ann", maxLength: 16, autocomplete: "off" });
   const amount = el("input");
-  Object.assign(amount, { id: "bet-amount", value: "10", inputMode: "decimal", maxLength: 9, autocomplete: "off" });
-  bet.append(el("span", "what", "Bet"), labelled("box", box), labelled("player", player), labelled("amount $", amount));
+  Object.assign(amount, { id: "bet-amount", value: "", placeholder: "0", inputMode: "decimal", maxLength: 9, autocomplete: "off" });
   const place = el("button", null, "PLACE BET");
   place.type = "submit";
   place.id = "bet-place";
-  bet.appendChild(place);
+  const fields = el("div", "bet-fields");
+  fields.append(el("span", "what", "Bet"), labelled("box", box), labelled("player", player), labelled("amount $", amount), place);
+  const chips = el("div", "bet-chips");
+  chips.id = "bet-chips";
+  chips.setAttribute("role", "group");
+  chips.setAttribute("aria-label", "add chips to the amount");
+  const clear = button("bet-clear", "CLEAR", () => { amount.value = ""; showBetRefusal(""); });
+  clear.setAttribute("aria-label", "clear the amount");
+  chips.appendChild(clear);
+  const reason = el("div", "bet-refusal");
+  reason.id = "bet-refusal";
+  reason.setAttribute("role", "alert");
+  reason.hidden = true;
+  bet.append(fields, chips, reason);
   bet.addEventListener("submit", (ev) => {
     ev.preventDefault();
-    const text = amount.value.trim();
-    if (!/^\d{1,7}(\.\d{1,2})?$/.test(text)) {
-      showRefusal("Amount: dollars, or dollars and cents, such as 10 or 12.50");
+    const cents = amountCents(amount.value);
+    if (cents === null) {
+      showBetRefusal("Amount: dollars, or dollars and cents, such as 10 or 12.50");
       return;
     }
-    const [dollars, cents = ""] = text.split(".");
-    send({ type: "bet", box: parseInt(box.value, 10), player: player.value.trim(),
-           amount_cents: parseInt(dollars, 10) * 100 + parseInt(cents.padEnd(2, "0") || "0", 10) });
+    send({ type: "bet", box: parseInt(box.value, 10), player: player.value.trim(), amount_cents: cents });
   });
   tools.bet = bet;
 
@@ -175,9 +192,45 @@ function buildTools() {
   tools.history.setAttribute("aria-label", "last rounds");
 }
 
+// The amount typed or built with chips, in cents; null if it is not an amount.
+function amountCents(text) {
+  const t = text.trim();
+  if (!/^\d{1,7}(\.\d{1,2})?$/.test(t)) return null;
+  const [dollars, cents = ""] = t.split(".");
+  return parseInt(dollars, 10) * 100 + parseInt(cents.padEnd(2, "0") || "0", 10);
+}
+
+// Cents as the amount field shows them: 12, 12.50 (no sign, no separators).
+function amountText(cents) {
+  const rest = cents % 100;
+  return String(Math.floor(cents / 100)) + (rest ? "." + String(rest).padStart(2, "0") : "");
+}
+
+// The chip buttons of the table's bet chips (built again only when they change).
+function renderBetChips(s) {
+  const row = tool("bet-chips");
+  const want = (s.table.bet_chips || []).join(",");
+  if (row.dataset.chips === want) return;
+  row.dataset.chips = want;
+  for (const old of row.querySelectorAll(".bet-chip")) old.remove();
+  const clear = tool("bet-clear");
+  for (const cents of s.table.bet_chips || []) {
+    const chip = button("bet-chip-" + cents, chipLabel(cents), () => {
+      const amount = tool("bet-amount");
+      amount.value = amountText((amountCents(amount.value) || 0) + cents);
+      showBetRefusal("");
+    });
+    chip.className = "bet-chip";
+    chip.dataset.cents = cents;
+    chip.setAttribute("aria-label", "add " + money(cents));
+    row.insertBefore(chip, clear);
+  }
+}
+
 function betOn(number) {
   tool("bet-box").value = String(number);
-  tool("bet-amount").focus();
+  // a touchscreen builds the amount with the chips: no on-screen keyboard pops up for it
+  if (matchMedia("(pointer: fine)").matches) tool("bet-amount").focus();
 }
 
 function showRefusal(text) {
@@ -185,13 +238,19 @@ function showRefusal(text) {
   if (state && state.halted) renderHalted(state); else renderEntry();
 }
 
+// A refused bet's reason, at the bet form (not under the keys).
+function showBetRefusal(text) {
+  const node = tool("bet-refusal");
+  node.textContent = text ? "Not placed: " + text : "";
+  node.hidden = !text;
+}
+
 function renderPrompt(s) {
   const bar = document.getElementById("prompt-bar");
   bar.className = s.instruction.tone;
   partsInto(document.getElementById("prompt"), s.instruction.parts);
   partsInto(document.getElementById("prompt-detail"), s.instruction.detail);
-  fitText(document.getElementById("prompt"), 0.55);
-  fitText(document.getElementById("prompt-detail"), 0.7);
+  fitPrompt();
 }
 
 
@@ -274,6 +333,7 @@ function renderTools(s) {
       for (const n of s.table.boxes) { const o = el("option", null, n); o.value = n; select.appendChild(o); }
     }
     tool("bet-place").disabled = !live();
+    renderBetChips(s);
     rows.push(tools.bet);
   }
   if (rows.length < 2 && s.last_rounds.length) {
@@ -293,7 +353,7 @@ function renderStatus(s) {
   const bar = document.getElementById("status");
   bar.replaceChildren();
   bar.appendChild(el("span", "strong", s.table.id));
-  bar.appendChild(el("span", null, s.table.variant_name));
+  bar.appendChild(el("span", "variant", s.table.variant_name));
   bar.appendChild(el("span", null, "bets " + s.table.limits.text));
   bar.appendChild(el("span", "strong", "Round " + s.round + ": " + s.phase));
   if (s.shuffle_due) bar.appendChild(el("span", "marker shuffle", "SHUFFLE DUE"));
@@ -311,12 +371,16 @@ function renderStatus(s) {
   devices.appendChild(link);
 }
 
+// Every key that may be pressed is enabled; lit are only those the rules want now (the step's
+// decisions), the others that may be pressed are "ready" (state.py's "wanted" and "lit").
 function renderKeys(s) {
-  const lit = new Set(live() ? s.lit : []);
+  const may = new Set(live() ? s.lit : []);
+  const wanted = new Set(live() ? s.wanted || [] : []);
   for (const b of document.querySelectorAll("button.key")) {
-    const on = lit.has(b.dataset.key);
+    const on = may.has(b.dataset.key);
     b.disabled = !on;
-    b.classList.toggle("lit", on);
+    b.classList.toggle("lit", on && wanted.has(b.dataset.key));
+    b.classList.toggle("ready", on && !wanted.has(b.dataset.key));
   }
   renderEntry();
 }
@@ -331,6 +395,7 @@ function renderEntry() {
     entry.appendChild(document.createTextNode("Keyed: "));
     entry.appendChild(el("b", null, state.entry_text));
   }
+  fitHeight(entry, 0.75);
 }
 
 // A table stopped for a supervisor at start: one full banner over the table, the keys dark.
@@ -409,6 +474,7 @@ function render() {
   renderTools(state);
   renderStatus(state);
   renderKeys(state);
+  fitBoxCards(document.getElementById("boxes")); // once the rows around the boxes are laid out
   if (tableLost) renderLost();
 }
 
@@ -422,17 +488,27 @@ socket = openSocket({
   },
   state(s) {
     // a key pressed on the panel itself: its refusal shows here too (once, when it is new)
+    // (a bet's answer is shown at the bet form)
     const last = JSON.stringify(s.last_input);
-    if (state && last !== lastInput && s.last_input) refusal = s.last_input.accepted ? "" : s.last_input.reason;
+    if (state && last !== lastInput && s.last_input && s.last_input.action !== "bet") {
+      refusal = s.last_input.accepted ? "" : s.last_input.reason;
+    }
     lastInput = last;
     state = s;
     render();
   },
   answer(msg) {
-    if (msg.type === "error" || (msg.type === "result" && !msg.accepted)) showRefusal(msg.error || msg.reason);
+    const refused = msg.type === "error" || (msg.type === "result" && !msg.accepted);
+    const kind = sent.get(msg.id);
+    sent.delete(msg.id);
+    if (kind === "bet") {
+      showBetRefusal(refused ? msg.error || msg.reason : "");
+      if (!refused) tool("bet-amount").value = ""; // placed: the next bet's chips start at 0
+    } else if (refused) showRefusal(msg.error || msg.reason);
     else if (msg.type === "result") showRefusal("");
   },
   open(s) { socket = s; render(); },
-  close() { role = null; render(); },
+  close() { role = null; sent.clear(); render(); },
   lost() { render(); },
 });
+addEventListener("resize", render);

@@ -70,6 +70,11 @@ function partsInto(node, parts) {
   node.dataset.text = (parts || []).map((p) => p.text || p.card).join("");
 }
 
+// A chip's face: its dollars (5, 1000) or cents (50¢).
+function chipLabel(cents) {
+  return cents >= 100 ? String(cents / 100) : cents + "\u00a2";
+}
+
 function chipsNode(side) {
   const row = el("div", "chips");
   row.setAttribute("aria-label", "chips");
@@ -77,7 +82,7 @@ function chipsNode(side) {
     const chip = el("span", "chip");
     chip.dataset.cents = c.cents;
     chip.dataset.count = c.count;
-    chip.appendChild(el("span", "disc", c.cents >= 100 ? String(c.cents / 100) : c.cents + "\u00a2"));
+    chip.appendChild(el("span", "disc", chipLabel(c.cents)));
     chip.appendChild(el("span", "count", "\u00d7" + c.count));
     chip.title = c.count + " \u00d7 " + c.text;
     row.appendChild(chip);
@@ -91,17 +96,89 @@ function chipsNode(side) {
   return row;
 }
 
-// Fan the cards of a row so they fit its width (each card overlaps the one before it).
+// Fan the cards of each row so they fit its width (each card overlaps the one before it). All
+// rows are measured first and then set: one layout, however many rows.
 function fanCards(root) {
+  const rem = remPx();
+  const rows = [];
   for (const row of root.querySelectorAll(".cards:not(.small)")) {
     const cards = row.querySelectorAll(".card");
     if (cards.length < 2) continue;
     const width = cards[0].getBoundingClientRect().width;
-    const room = row.parentElement.clientWidth;
-    const rem = parseFloat(getComputedStyle(document.documentElement).fontSize);
-    const show = Math.min(width * 0.6, (room - width) / (cards.length - 1));
-    row.style.setProperty("--fan", Math.min(-0.25 * rem, show - width) + "px");
+    const show = Math.min(width * 0.6, (contentWidth(row.parentElement) - width) / (cards.length - 1));
+    rows.push([row, Math.floor(Math.min(-0.25 * rem, show - width))]);
   }
+  for (const [row, fan] of rows) row.style.setProperty("--fan", fan + "px");
+}
+
+function contentWidth(node) {
+  const style = getComputedStyle(node);
+  return node.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+}
+
+function remPx() {
+  return parseFloat(getComputedStyle(document.documentElement).fontSize);
+}
+
+// Each box's cards as large as the box allows, and its text as large as still leaves them a
+// good size. A card is no wider than its hand's row leaves room for (every card's corner showing
+// beside the next: CARD_SHOWS of its width) and no larger than CARD_MOST_REM. A box's height
+// grows by 1.4 card widths per hand (one row of cards each) and nothing else in it depends on
+// the cards, so the largest card that lets the stake, hands, totals and money fit is worked out
+// from one layout and checked with another. Where even a card of CARD_GOOD_REM does not fit, the
+// box's text and chips are made smaller (BOX_SCALES) before the cards go below it, down to
+// CARD_LEAST_REM. Every box is set, then every box measured, so that each pass is one layout.
+// Then the hands' rows are fanned.
+const CARD_SHOWS = 0.42;
+const CARD_LEAST_REM = 1.6;
+const CARD_GOOD_REM = 2.4;
+const CARD_MOST_REM = 7;
+const BOX_SCALES = [1, 0.9, 0.8, 0.7];
+
+function fitBoxCards(area) {
+  const rem = remPx();
+  const least = CARD_LEAST_REM * rem;
+  let todo = [];
+  for (const box of area.querySelectorAll(".box:not(.strip)")) {
+    const hands = box.querySelectorAll(".hand");
+    let fan = 0; // the most cards in one hand
+    for (const h of hands) fan = Math.max(fan, h.querySelectorAll(".card").length);
+    const most = fan ? Math.max(least, Math.min(CARD_MOST_REM * rem,
+      contentWidth(hands[0]) / (1 + CARD_SHOWS * (fan - 1)))) : 0;
+    todo.push({ box, rows: fan ? hands.length : 0, most, width: most,
+      amounts: [...box.querySelectorAll(".amount .value")],
+      words: [...box.querySelectorAll("h3, .stake, .flags, .hand .total, .amount .verb, .earlier")] });
+  }
+  const setWidth = (b, width) => {
+    b.width = width;
+    if (b.rows) b.box.style.setProperty("--card-w", width.toFixed(1) + "px");
+  };
+  for (const scale of BOX_SCALES) {
+    if (!todo.length) break;
+    for (const b of todo) {
+      b.box.style.setProperty("--box-scale", String(scale));
+      setWidth(b, b.most);
+    }
+    // a word wider than the box (a long name) in smaller type, else broken where it must be
+    fitTexts(todo.flatMap((b) => b.amounts), 0.5);
+    for (const n of todo.flatMap((b) => b.words)) n.classList.remove("anywhere");
+    for (const n of fitTexts(todo.flatMap((b) => b.words), 0.7)) n.classList.add("anywhere");
+    for (let pass = 0; pass < 3; pass++) {
+      const excess = todo.map((b) => b.box.scrollHeight - b.box.clientHeight);
+      let again = false;
+      todo.forEach((b, i) => {
+        b.fits = excess[i] <= 0;
+        if (!b.fits && b.rows && b.width > least) {
+          setWidth(b, Math.max(least, Math.floor(b.width - excess[i] / (1.4 * b.rows) - pass)));
+          again = true;
+        }
+      });
+      if (!again) break;
+    }
+    const excess = todo.map((b) => b.box.scrollHeight - b.box.clientHeight);
+    todo = todo.filter((b, i) => excess[i] > 0 || (b.rows && b.width < Math.min(b.most, CARD_GOOD_REM * rem) - 1));
+  }
+  fanCards(area);
 }
 
 function renderDealerHand(s, cardsRoot, totalRoot) {
@@ -128,7 +205,8 @@ function handTotal(h) {
 }
 
 // The boxes: in play, each with its stake, hands and this step's money; the others as a thin
-// strip (``onBet(number)`` gives the strip a BET button while bets are open).
+// strip (``onBet(number)`` gives the strip a BET button while bets are open). Once the rest of
+// the page is laid out, fitBoxCards sizes their cards.
 function renderBoxes(s, area, onBet) {
   area.replaceChildren();
   for (const b of s.boxes) {
@@ -190,18 +268,64 @@ function renderBoxes(s, area, onBet) {
     box.appendChild(moneyNode);
     area.appendChild(box);
   }
-  fanCards(area);
-  for (const value of area.querySelectorAll(".amount .value")) fitText(value, 0.5);
 }
 
 // Shrink a line's text until it fits its width (never below ``least`` of its own size).
 function fitText(node, least) {
+  fitTexts([node], least);
+}
+
+// fitText for many lines at once: a line's width grows with its type size, so each is set to
+// the size its overflow says and then stepped down; each pass sets every line and then measures
+// every line (one layout a pass, however many lines). Returns the lines still too wide.
+function fitTexts(nodes, least) {
+  for (const n of nodes) n.style.fontSize = "";
+  let lines = nodes.map((n) => ({ n, full: parseFloat(getComputedStyle(n).fontSize) }));
+  for (const l of lines) l.size = l.full;
+  for (let pass = 0; lines.length && pass < 8; pass++) {
+    lines = lines.filter((l) => l.n.scrollWidth > l.n.clientWidth && l.size > l.full * least);
+    for (const l of lines) {
+      const ratio = pass ? 0.94 : l.n.clientWidth / l.n.scrollWidth;
+      l.size = Math.max(l.full * least, l.size * Math.min(ratio, 0.97));
+      l.n.style.fontSize = l.size + "px";
+    }
+  }
+  return lines.filter((l) => l.n.scrollWidth > l.n.clientWidth).map((l) => l.n);
+}
+
+// Shrink a block's text until it fits its height (never below ``least`` of its own size).
+function fitHeight(node, least) {
   node.style.fontSize = "";
   const full = parseFloat(getComputedStyle(node).fontSize);
   let size = full;
-  while (node.scrollWidth > node.clientWidth && size > full * least) {
+  while (node.scrollHeight > node.clientHeight && size > full * least) {
     size *= 0.93;
     node.style.fontSize = size + "px";
+  }
+}
+
+// Lines in a box of fixed height (the prompt bar): each line on one line as large as it fits,
+// down to ``least`` of its size; a line that still does not fit wraps (a second line), and then
+// all of them shrink together until they fit the box's height. Nothing is cut.
+function fitLines(box, lines, least) {
+  for (const n of lines) { n.style.fontSize = ""; n.classList.remove("wrapped"); }
+  const full = lines.map((n) => parseFloat(getComputedStyle(n).fontSize));
+  const wide = (n) => n.scrollWidth > n.clientWidth;
+  lines.forEach((n, i) => {
+    let size = full[i];
+    while (wide(n) && size > full[i] * least) {
+      size *= 0.94;
+      n.style.fontSize = size + "px";
+    }
+    if (wide(n)) { n.classList.add("wrapped"); n.style.fontSize = ""; }
+  });
+  const style = getComputedStyle(box);
+  const room = box.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+  const sizes = lines.map((n) => parseFloat(getComputedStyle(n).fontSize));
+  let scale = 1;
+  while ((lines.some(wide) || lines.reduce((h, n) => h + n.offsetHeight, 0) > room) && scale > 0.35) {
+    scale *= 0.94;
+    lines.forEach((n, i) => { n.style.fontSize = sizes[i] * scale + "px"; });
   }
 }
 

@@ -59,9 +59,19 @@ function renderPit(s) {
     dealer.appendChild(cardsNode(r.dealer, true));
     if (r.dealer_total) dealer.appendChild(document.createTextNode(" " + r.dealer_total));
     tr.appendChild(dealer);
-    tr.appendChild(el("td", null, r.net.map((n) => n.player + " " + signed(n.cents)).join(", ")));
+    // each player's net whole on its line: the lines break between players, never inside one
+    const players = el("td", "nets");
+    r.net.forEach((n, i) => {
+      if (i) players.appendChild(document.createTextNode(" "));
+      players.appendChild(el("span", "net", n.player + " " + signed(n.cents) + (i < r.net.length - 1 ? "," : "")));
+    });
+    tr.appendChild(players);
     rows.appendChild(tr);
   }
+  fitBoxCards(document.getElementById("boxes"));
+  // as many of the last rounds as fit the panel, the latest first: a round cut off is left out
+  const panel = document.getElementById("history");
+  while (rows.children.length && panel.scrollHeight > panel.clientHeight) rows.lastChild.remove();
 }
 
 // Live only while the table answers within its heartbeat (common.js): a closed socket or a
@@ -79,7 +89,9 @@ function setLink() {
     ". It reconnects by itself when the table is back.";
 }
 
+let last = null;
 openSocket({
-  state: renderPit,
+  state(s) { last = s; renderPit(s); },
   lost: setLink,
 });
+addEventListener("resize", () => last && renderPit(last));
