@@ -22,7 +22,6 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
 
 from controller.floor.check import floor_check
 from controller.game.errors import ConfigError
@@ -38,9 +37,6 @@ from controller.journal.store import (
 from controller.service.devices import open_devices, shown_urls
 from controller.table.config import LoadedTable, live_pin_problems, load_table_config
 from drivers.errors import DeviceError
-
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
 
 MIN_FREE_BYTES = 200 * 1024 * 1024  # a day of rounds is a few MB; ask for a lot of room
 SOFTWARE_DATE = datetime(2026, 11, 1, tzinfo=UTC)  # no sane clock reads earlier than this
@@ -59,22 +55,6 @@ class Check:
         mark = "ok  " if self.ok and not self.warning else ("warn" if self.ok else "FAIL")
         text = f"[{mark}] {self.name}: {self.detail}"
         return text + (f"\n       what to do: {self.fix}" if self.fix and not self.ok else "")
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "doctor",
-        help="check that the table is fit to deal (journal, PINs, devices, clock, disk)",
-        description="Check that the table is fit to deal: the journal can be written and its "
-        "hash chain is intact; the supervisor and technician PINs are the table's own, with "
-        "their pepper; each device answers, is the right type and runs approved "
-        "firmware; the clock is not behind the journal; there is disk space; with a [floor] "
-        "section, the floor's PostgreSQL answers and how far shipping is behind. Every "
-        "failed check says what to do. Exit status 0 when every check passes, 1 when "
-        "one fails, 2 for a table file that cannot be used.",
-    )
-    parser.add_argument("--config", help="the table file (default config/table.toml)")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

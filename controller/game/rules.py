@@ -28,15 +28,15 @@ from pydantic import (
     model_validator,
 )
 
+from controller.game import shipped
 from controller.game.errors import ConfigError
 from controller.game.files import read_config_file
 from drivers.tbl21.cards import DeckType, Rank
 
-# The shipped configuration: ``config/`` of the source tree, installed with the package as
-# ``controller/defaults`` (a link to it in the tree, so each file exists once).
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "defaults"
-VARIANTS_DIR = CONFIG_DIR / "variants"
-VARIANT_IDS = ("nz-pontoon", "uk-pontoon", "pa-blackjack", "pontoon-blackjack")
+# the shipped folder and variant ids (defined where the command line's help can read them)
+CONFIG_DIR = shipped.CONFIG_DIR
+VARIANTS_DIR = shipped.VARIANTS_DIR
+VARIANT_IDS = shipped.VARIANT_IDS
 
 
 def parse_odds(value: object) -> Fraction:

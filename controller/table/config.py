@@ -279,8 +279,6 @@ class Display(Listen):
         return tuple(sorted(value, reverse=True))
 
 
-PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)
-
 # The demo's PINs, for the roles a demo's table file leaves without one (``croupier run --demo``,
 # or the shipped example): every demo prints them, so a live table refuses them.
 DEMO_PINS = {"supervisor": "246810", "technician": "135791"}
