@@ -9,6 +9,8 @@ Amounts are integer cents (keys end in ``_cents``); odds are exact fractions wri
 
 from __future__ import annotations
 
+import difflib
+import os
 import tomllib
 from collections.abc import Collection, Mapping
 from enum import StrEnum
@@ -393,6 +395,26 @@ def resolve_variant_path(name_or_path: str | Path) -> Path:
     return Path(text)
 
 
+def _no_variant(text: str) -> str:
+    """What is wrong when nothing is found for ``text``: a path (with ``/`` or ``.toml``) names
+    no file, or a name is none of the variants' ids (nor a file in this folder)."""
+    known = ", ".join(VARIANT_IDS)
+    if "/" in text or text.endswith(".toml"):
+        shipped = Path(text).stem
+        hint = (
+            f"; the shipped {shipped} is named by its id alone: {shipped}"
+            if shipped in VARIANT_IDS
+            else f"; a shipped variant is named by its id alone: {known}"
+        )
+        return f"no variant file at {os.path.abspath(text)}{hint}"
+    close = difflib.get_close_matches(text, VARIANT_IDS, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return (
+        f"no variant has the id {text!r}{hint}, and there is no file {text!r} in "
+        f"{Path.cwd()}; the variants: {known}; a variant file of your own: give its path"
+    )
+
+
 def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Variant:
     """Load and validate a variant by id or path, optionally with ``section.key`` overrides."""
     if not str(name_or_path).strip():
@@ -400,11 +422,7 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
             "variant", [f"no variant named: give one of {', '.join(VARIANT_IDS)} or a file"]
         )
     path = resolve_variant_path(name_or_path)
-    raw = read_config_file(
-        path,
-        "variant file",
-        missing=f"no such variant file; known variants: {', '.join(VARIANT_IDS)}",
-    )
+    raw = read_config_file(path, "variant file", missing=_no_variant(str(name_or_path)))
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:

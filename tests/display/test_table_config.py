@@ -54,7 +54,7 @@ def _problems(tmp_path: Path, text: str) -> list[str]:
         ("boxes = []", "boxes = []: at least one box must be in use"),
         (
             "variant = 'nz-poontoon'",
-            'variant = "nz-poontoon": no such variant file; known',
+            "variant = \"nz-poontoon\": no variant has the id 'nz-poontoon'",
         ),
         ("[devices]\nshoe = 'COM3'", "devices.shoe = \"COM3\": must be 'emulated'"),
         ("[supervisor]\npin_hash = '246810'", "never the plain password or token"),

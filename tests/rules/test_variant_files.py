@@ -116,8 +116,32 @@ def test_invalid_toml_is_refused_with_the_parser_message(tmp_path: Path) -> None
 
 
 def test_an_unknown_variant_id_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="known variants: nz-pontoon, uk-pontoon"):
+    with pytest.raises(ConfigError, match="the variants: nz-pontoon, uk-pontoon"):
         load_variant("vegas-strip")
+
+
+def test_a_path_to_no_file_is_told_apart_from_an_unknown_variant_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``rules --check missing.toml`` said "no such variant file": a path that names no file,
+    and a name that is no variant's id, are two mistakes, each said as it is."""
+    monkeypatch.chdir(tmp_path)
+    known = "nz-pontoon, uk-pontoon, pa-blackjack, pontoon-blackjack"
+    assert main(["rules", "--check", "missing.toml"]) == 1
+    assert capsys.readouterr().err == (
+        "croupier rules: missing.toml: 1 problem(s):\n"
+        f"  - no variant file at {tmp_path}/missing.toml; a shipped variant is named by its id "
+        f"alone: {known}\n"
+    )
+    assert main(["rules", "--check", "variants/nz-pontoon.toml"]) == 1
+    assert "the shipped nz-pontoon is named by its id alone: nz-pontoon" in capsys.readouterr().err
+    assert main(["rules", "pa-blackjak"]) == 1
+    assert capsys.readouterr().err == (
+        "croupier rules: pa-blackjak: 1 problem(s):\n"
+        "  - no variant has the id 'pa-blackjak' (did you mean pa-blackjack?), and there is no "
+        f"file 'pa-blackjak' in {tmp_path}; the variants: {known}; a variant file of your own: "
+        "give its path\n"
+    )
 
 
 def test_overrides_replace_a_parameter_and_are_validated() -> None:
