@@ -3,7 +3,7 @@
 argparse needs a command's parser, not its implementation: this module imports nothing heavy,
 and each command's module (``controller.cli.<command>``, with the libraries it needs: the rules'
 validators, the journal, PostgreSQL's driver, the analysis engine...) is imported only when
-that command runs (:func:`_handler`). So ``croupier --help``, ``croupier COMMAND --help`` and a
+that command runs (:class:`Deferred`). So ``croupier --help``, ``croupier COMMAND --help`` and a
 mistake on the command line cost next to nothing, and each command's ``--help`` still shows all
 its options.
 """
