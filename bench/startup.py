@@ -21,6 +21,14 @@ after it answered and after ``--idle`` seconds of waiting, and its CPU time over
 spell (``/proc/<pid>/stat``, utime + stime; a percentage of one core), and whether
 ``/api/state`` then shows every device connected. SIGTERM ends it; it must exit 0 ("stopped
 cleanly"). Times are medians over the runs, with the minimum and maximum.
+
+``python bench/startup.py --commands [--runs N] [--before REV]``: the CPU seconds (user + system,
+of the child process: ``getrusage(RUSAGE_CHILDREN)``) of ``croupier --help``, ``croupier rules``,
+``croupier simulate --help`` and ``croupier simulate pa-blackjack --rounds 20000``, each run as
+``python -m controller.cli`` from this tree and from REV (default ``main``; a ``git worktree`` of
+it in a temporary folder, removed after), the two trees alternated in every run so that the
+machine's load falls on both alike. Medians with the minimum and maximum, and after/before.
+Target: ``--help`` and ``rules`` under 0.3 CPU seconds.
 """
 
 from __future__ import annotations
@@ -30,6 +38,7 @@ import json
 import os
 import platform
 import re
+import resource
 import signal
 import statistics
 import subprocess
@@ -46,6 +55,13 @@ TICKS = os.sysconf("SC_CLK_TCK")
 READY_PREFIX = "display: "
 TIMEOUT_S = 30.0
 TARGET_S = 1.5
+COMMAND_LINES = {
+    "help": ["--help"],
+    "rules": ["rules"],
+    "simulate_help": ["simulate", "--help"],
+    "simulate_20000_rounds": ["simulate", "pa-blackjack", "--rounds", "20000"],
+}
+COMMAND_TARGET_CPU_S = 0.3  # --help and rules
 
 
 def status_kb(pid: int, field: str) -> int:
@@ -160,13 +176,98 @@ def emulator_table(config: str, work: Path) -> tuple[subprocess.Popen[str], Path
     return proc, table
 
 
+def command_cpu_s(tree: Path, argv: list[str], work: Path) -> float:
+    """The CPU seconds of ``croupier ARGV`` run from the source tree ``tree``."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(  # noqa: S603 - our own command
+        [sys.executable, "-m", "controller.cli", *argv],
+        cwd=work,
+        env={**os.environ, "PYTHONPATH": str(tree)},
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        check=False,
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode != 0:
+        raise RuntimeError(f"croupier {' '.join(argv)} ({tree}) exited {done.returncode}: "
+                           f"{done.stderr.strip()[-500:]}")  # fmt: skip
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def commands(runs: int, before_rev: str) -> dict[str, Any]:
+    """:data:`COMMAND_LINES` from this tree and from ``before_rev``, alternated."""
+    with tempfile.TemporaryDirectory(prefix="croupier-commands-") as folder:
+        work, before = Path(folder) / "work", Path(folder) / "before"
+        work.mkdir()
+        git = ["git", "-C", str(ROOT)]
+        rev = subprocess.run(  # noqa: S603 - git, our arguments
+            [*git, "rev-parse", "--short", before_rev], capture_output=True, text=True, check=True
+        ).stdout.strip()
+        subprocess.run(  # noqa: S603
+            [*git, "worktree", "add", "--detach", str(before), rev], capture_output=True, check=True
+        )
+        try:
+            trees = {"after": ROOT, "before": before}
+            cpu: dict[str, dict[str, list[float]]] = {
+                name: {tree: [] for tree in trees} for name in COMMAND_LINES
+            }
+            for path in trees.values():  # compiles each tree's modules: not counted
+                command_cpu_s(path, COMMAND_LINES["help"], work)
+                command_cpu_s(path, ["rules", "pa-blackjack"], work)
+            for _ in range(runs):
+                for name, argv in COMMAND_LINES.items():
+                    for tree, path in trees.items():
+                        cpu[name][tree].append(command_cpu_s(path, argv, work))
+        finally:
+            subprocess.run(  # noqa: S603
+                [*git, "worktree", "remove", "--force", str(before)],
+                capture_output=True,
+                check=False,
+            )
+    head = subprocess.run(  # noqa: S603
+        [*git, "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    figures: dict[str, Any] = {}
+    for name, by_tree in cpu.items():
+        after_s, before_s = (
+            statistics.median(by_tree["after"]),
+            statistics.median(by_tree["before"]),
+        )
+        figures[name] = {
+            "command": "croupier " + " ".join(COMMAND_LINES[name]),
+            "after_cpu_s": spread(by_tree["after"]),
+            "before_cpu_s": spread(by_tree["before"]),
+            "after_over_before": round(after_s / before_s, 3),
+        }
+    return {
+        "benchmark": "croupier_commands_cpu",
+        "after": f"{head} (this tree, uncommitted changes included)",
+        "before": f"{rev} ({before_rev})",
+        "runs": runs,
+        **figures,
+        "target_cpu_s": {"help": COMMAND_TARGET_CPU_S, "rules": COMMAND_TARGET_CPU_S},
+        "loadavg": [round(x, 2) for x in os.getloadavg()],
+        "python": platform.python_version(),
+        "machine": platform.machine(),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--idle", type=float, default=10.0, help="seconds idle after start")
     parser.add_argument("--config", default=str(ROOT / "config" / "table.toml"))
     parser.add_argument("--ptys", action="store_true", help="devices: croupier emulate's ptys")
+    parser.add_argument(
+        "--commands", action="store_true", help="CPU of --help, rules, simulate: this tree and REV"
+    )
+    parser.add_argument("--before", default="main", metavar="REV", help="with --commands (main)")
     args = parser.parse_args()
+    if args.commands:
+        print(json.dumps(commands(args.runs, args.before)))
+        return 0
     with tempfile.TemporaryDirectory(prefix="croupier-emulate-") as work:
         emulator = None
         config = args.config

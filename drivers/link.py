@@ -398,7 +398,7 @@ class Link:
         if self.state is not LinkState.REFUSED:  # a refusal stays visible after closing
             self.state = LinkState.CLOSED
         self.connected = False
-        self._fail_all(f"{self.device}: the driver was closed", emit=False)
+        self._fail_all(f"{self.device}: the driver was closed", emit=False, closing=True)
         self._probe = None
         return self._take()
 
@@ -794,15 +794,24 @@ class Link:
         *,
         emit: bool,
         error_type: type[DeviceError] = LinkDownError,
+        closing: bool = False,
     ) -> None:
         pending = [self._inflight, *self._queue] if self._inflight else list(self._queue)
         self._inflight = None
         self._queue.clear()
         for command in pending:
             assert command is not None
-            self._fail(command, error_type(message, url=self.device.port), emit=emit)
+            error = error_type(message, url=self.device.port)
+            self._fail(command, error, emit=emit, closing=closing)
 
-    def _fail(self, pending: PendingCommand, error: DeviceError, *, emit: bool = True) -> None:
+    def _fail(
+        self,
+        pending: PendingCommand,
+        error: DeviceError,
+        *,
+        emit: bool = True,
+        closing: bool = False,
+    ) -> None:
         if emit:
             self._emit(
                 CommandFailed(
@@ -813,7 +822,13 @@ class Link:
                     reason=str(error),
                 )
             )
-        self._log.warning("command failed", kind=pending.kind, error=str(error))
+        if closing:
+            # The owner closed the driver (doctor, a clean stop): a command still in flight, such
+            # as the time sync sent on identification, is dropped. Nothing went wrong with the
+            # device, so it is no warning (doctor once printed one after its summary).
+            self._log.info("command dropped: the driver was closed", kind=pending.kind)
+        else:
+            self._log.warning("command failed", kind=pending.kind, error=str(error))
         pending._finish(None, error)
 
     def _violation(self, kind: ViolationKind, detail: str, frame: Frame, now: float) -> None:

@@ -36,9 +36,10 @@ import serial
 import structlog
 
 from drivers.errors import DriverConfigError, PortIOError, PortOpenError
+from drivers.tbl21 import framing
 
-BAUD_RATES = (9600, 19200, 115200)
-DEFAULT_BAUD = 115200
+BAUD_RATES = framing.BAUD_RATES
+DEFAULT_BAUD = framing.DEFAULT_BAUD
 DEFAULT_READ_TIMEOUT = 0.01
 DEFAULT_WRITE_TIMEOUT = 1.0
 READ_CHUNK = 4096

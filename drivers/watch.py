@@ -22,27 +22,16 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
-import structlog
-
-from drivers.device import DeviceDriver
-from drivers.errors import DeviceError
-from drivers.panel import PanelDriver
-from drivers.peek import PeekDriver
-from drivers.shoe import ShoeDriver
-from drivers.tbl21.events import (
-    ButtonEvent,
-    CardDrawn,
-    DeviceEvent,
-    DeviceIdentified,
-    DeviceStatus,
-    FaultEvent,
-    FrameEvent,
-    PeekResult,
-)
-from drivers.transport import BAUD_RATES, DEFAULT_BAUD
+from drivers.tbl21.framing import BAUD_RATES, DEFAULT_BAUD
 
 if TYPE_CHECKING:
+    from drivers.device import DeviceDriver
+    from drivers.tbl21.events import DeviceEvent
+
     Subparsers = argparse._SubParsersAction[Any]
+
+# The drivers (and structlog) are imported when a watch runs, not with this module: the
+# ``croupier`` command line imports it for its parser.
 
 
 def register(subparsers: Subparsers) -> None:
@@ -106,6 +95,12 @@ def watch(
     out: TextIO | None = None,
 ) -> int:
     """Print events from the given ports until ``seconds`` pass (or Ctrl-C)."""
+    from drivers.errors import DeviceError  # noqa: PLC0415 - see the imports
+    from drivers.panel import PanelDriver  # noqa: PLC0415
+    from drivers.peek import PeekDriver  # noqa: PLC0415
+    from drivers.shoe import ShoeDriver  # noqa: PLC0415
+    from drivers.tbl21.events import DeviceStatus  # noqa: PLC0415
+
     stream = out if out is not None else sys.stdout
     events: queue.Queue[DeviceEvent] = queue.Queue()
     drivers: list[DeviceDriver] = []
@@ -144,6 +139,15 @@ def watch(
 
 def describe(event: DeviceEvent) -> str:
     """One readable line for an event."""
+    from drivers.tbl21.events import (  # noqa: PLC0415 - see the imports
+        ButtonEvent,
+        CardDrawn,
+        DeviceIdentified,
+        FaultEvent,
+        FrameEvent,
+        PeekResult,
+    )
+
     head = f"{event.device.type.label:<5} {type(event).__name__:<17}"
     if isinstance(event, CardDrawn):
         body = (
@@ -180,6 +184,8 @@ def _short(value: object) -> str:
 
 
 def _configure_logging(verbose: int) -> None:
+    import structlog  # noqa: PLC0415 - see the imports
+
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     structlog.configure(
         wrapper_class=structlog.make_filtering_bound_logger(level),

@@ -30,12 +30,12 @@ import signal
 import sys
 import threading
 from collections.abc import Callable, Sequence
-from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any, TextIO
 
 from drivers.tbl21.events import BUTTON_WORDS, Button
 from sim_hardware.device import DeviceCore
+from sim_hardware.emulate_args import DESCRIPTION, add_arguments
 from sim_hardware.errors import SimError
 from sim_hardware.faults import PeekMode
 from sim_hardware.panel import EmulatedPanel, check_button
@@ -49,13 +49,6 @@ if TYPE_CHECKING:
 HELP = __doc__.split("::", 2)[1].split("Standalone")[0].strip("\n") if __doc__ else ""
 
 
-DESCRIPTION = (
-    "Start the three emulated TBL-21 devices on ptys, print their paths (one per line: name "
-    "and path) and serve them until Ctrl-C or SIGTERM. Commands on stdin play the dealer "
-    "(type 'help')."
-)
-
-
 def register(subparsers: Subparsers) -> None:
     """Add ``emulate`` to the ``croupier`` command line."""
     parser = subparsers.add_parser(
@@ -65,36 +58,6 @@ def register(subparsers: Subparsers) -> None:
     )
     add_arguments(parser)
     parser.set_defaults(handler=run)
-
-
-def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--variant-deck",
-        choices=("52", "48"),
-        default="52",
-        help="deck type of the shoe: 52 cards, or 48 (Spanish, no tens); default 52",
-    )
-    parser.add_argument(
-        "--decks", type=int, default=6, help="number of decks in the shoe (1-8); default 6"
-    )
-    order = parser.add_mutually_exclusive_group()
-    order.add_argument(
-        "--seed", type=int, default=None, help="seed of the shuffle (reproducible shoes)"
-    )
-    order.add_argument(
-        "--cards",
-        type=Path,
-        metavar="FILE",
-        help="explicit card order, top first: 'AS KH 7C ...' (spaces, commas, new lines; "
-        "'#' starts a comment)",
-    )
-    parser.add_argument("--cut", type=int, default=None, help="cards before the physical cut card")
-    parser.add_argument(
-        "--link-dir",
-        type=Path,
-        default=None,
-        help="also make stable symlinks DIR/shoe, DIR/peek, DIR/panel that follow replugs",
-    )
 
 
 def build_devices(

@@ -17,64 +17,17 @@ import json
 import sys
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from controller.cli.simulate import parse_override, wager_cents
 from controller.game.errors import CroupierError
-from controller.game.rules import VARIANT_IDS, Variant, load_variant
+from controller.game.rules import Variant, load_variant
 from controller.table.private import (
     PrivateFileError,
     check_private,
     make_folders,
     write_private,
 )
-
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "analyze",
-        help="exact par sheet of a variant: house edge, frequencies, variance, strategy",
-        description="Work out a variant's par sheet exactly, by combinatorial analysis of the "
-        "shoe (no sampling): house edge, each rule's contribution, the probability of every "
-        "outcome and bonus, variance, the strategy table and the dealer's final hands.",
-    )
-    parser.add_argument("variant", help=f"a variant id ({', '.join(VARIANT_IDS)}) or file")
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="a what-if: override a variant setting, e.g. dealer.hits_soft_17=true (value as "
-        "TOML; bare words are text); may be repeated",
-    )
-    parser.add_argument(
-        "--strategy",
-        default="shipped",
-        metavar="FILE|optimal",
-        help="the shipped basic strategy (default), a strategy file, or 'optimal' (the best "
-        "play, written out as a strategy file)",
-    )
-    parser.add_argument(
-        "--wager", default="10", help="the wager the Super Bonus is figured at (default 10)"
-    )
-    parser.add_argument("--json", action="store_true", help="print the par sheet as JSON")
-    parser.add_argument(
-        "--out",
-        metavar="DIR",
-        help="write the par sheet here: VARIANT.json, VARIANT.html, VARIANT.pdf (and with "
-        "--strategy optimal VARIANT-optimal.toml)",
-    )
-    parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
-    parser.add_argument(
-        "--quick",
-        action="store_true",
-        help="leave out the per-rule contributions and the decks curve (much faster)",
-    )
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:

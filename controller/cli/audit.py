@@ -26,108 +26,18 @@ import contextlib
 import json
 import os
 import sys
-from datetime import UTC, date, datetime
+from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TextIO
 
 from controller.journal.errors import JournalUnavailable
 from controller.journal.lock import JournalLock
 from controller.journal.seal import SealError, key_path_for
-from controller.journal.store import DEFAULT_JOURNAL_PATH, Journal
-
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
+from controller.journal.store import Journal
 
 EXIT_OK = 0
 EXIT_BROKEN = 1
 EXIT_NO_JOURNAL = 2
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "audit",
-        help="verify the journal's hash chain, or export it as JSON lines",
-        description="Check the journal for edited, deleted or reordered rows, or export it.",
-    )
-    parser.set_defaults(handler=lambda _args: _usage(parser))
-    actions = parser.add_subparsers(dest="audit_command", metavar="ACTION")
-
-    verify = actions.add_parser(
-        "verify",
-        help="check the whole hash chain and name the first broken row",
-        description="Exit 0 when the chain is intact, 1 naming the first broken row.",
-    )
-    _journal_option(verify)
-    _key_option(verify)
-    verify.set_defaults(handler=run_verify)
-
-    seal = actions.add_parser(
-        "seal",
-        help="verify the chain under the table key and record the journal's head (a technician)",
-        description=(
-            "For a journal restored on purpose or a lost head record: verify every row under "
-            "the table key, then record the last row as the journal's head."
-        ),
-    )
-    _journal_option(seal)
-    _key_option(seal)
-    seal.set_defaults(handler=run_seal)
-
-    export = actions.add_parser(
-        "export",
-        help="write journal rows from a date on as JSON lines",
-        description="Write every column of every row from DATE on, one JSON object a line.",
-    )
-    export.add_argument(
-        "--since",
-        required=True,
-        type=parse_since,
-        metavar="DATE",
-        help="YYYY-MM-DD (midnight UTC) or an ISO date-time such as 2026-11-29T13:00:00Z",
-    )
-    export.add_argument("--out", type=Path, metavar="FILE", help="write here instead of stdout")
-    _journal_option(export)
-    export.set_defaults(handler=run_export)
-
-
-def _journal_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--journal",
-        type=Path,
-        default=DEFAULT_JOURNAL_PATH,
-        metavar="PATH",
-        help=f"the journal file (default {DEFAULT_JOURNAL_PATH})",
-    )
-
-
-def _key_option(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument(
-        "--key",
-        type=Path,
-        default=None,
-        metavar="FILE",
-        help="the table key (default: the journal's path with .key, when there is one)",
-    )
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help(sys.stderr)
-    return 2
-
-
-def parse_since(text: str) -> datetime:
-    """``YYYY-MM-DD`` -> that midnight UTC; an ISO date-time -> itself (UTC if no zone)."""
-    try:
-        if len(text) == 10:
-            day = date.fromisoformat(text)
-            return datetime(day.year, day.month, day.day, tzinfo=UTC)
-        moment = datetime.fromisoformat(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not a date: write YYYY-MM-DD (2026-11-29) or an ISO date-time "
-            "(2026-11-29T13:00:00Z)"
-        ) from None
-    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
 def _open(path: Path, *, key: Path | None = None) -> Journal | int:

@@ -22,7 +22,6 @@ from collections.abc import Callable
 from contextlib import ExitStack
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import TYPE_CHECKING, Any
 
 from controller.floor.check import floor_check
 from controller.game.errors import ConfigError
@@ -39,12 +38,44 @@ from controller.service.devices import open_devices, shown_urls
 from controller.table.config import LoadedTable, live_pin_problems, load_table_config
 from drivers.errors import DeviceError
 
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
 MIN_FREE_BYTES = 200 * 1024 * 1024  # a day of rounds is a few MB; ask for a lot of room
 SOFTWARE_DATE = datetime(2026, 11, 1, tzinfo=UTC)  # no sane clock reads earlier than this
 IDENTIFY_S = 3.0
+
+# What to do when the journal cannot be opened or written, by its cause
+# (:class:`~controller.journal.errors.JournalUnavailable`; ``{path}``: the journal's).
+JOURNAL_FIXES = {
+    "disk_full": f"free at least {MIN_FREE_BYTES // 2**20} MiB on the journal's disk, then run "
+    "croupier doctor again",
+    "read_only": "give croupier's user write access to the journal file and its folder (or point "
+    "[journal] path in the table file at a folder it may write), then run croupier doctor again",
+    "locked": "close the other program that holds the journal (another croupier, an SQLite tool), "
+    "then run croupier doctor again",
+    "corrupt": "keep the file as it is for investigation and call a technician: `croupier audit "
+    "verify --journal {path}` says what is wrong; no round can start on it",
+    "cannot_open": "make the journal's folder, or point [journal] path in the table file at one "
+    "croupier's user may write, then run croupier doctor again",
+    "io_error": "the disk failed a read or a write: call a technician to check the disk before "
+    "the table deals",
+    "not_private": "make the journal croupier's alone as said above (its files 0600, its folder "
+    "0700, owned by croupier's user), then run croupier doctor again",
+    "wrong_table": "point [journal] path in the table file at this table's own journal: each "
+    "table id keeps its own",
+    "head": "give croupier's user write access to the journal's folder, where its head record "
+    "(the journal's path with .head) is kept, then run croupier doctor again",
+    "sealed": "open the journal with its table key, as croupier run does",
+    "no_key": "put back the table key file (croupier's alone, 0600) from where it was kept; a "
+    "sealed journal cannot be proven without it, and no round can start",
+    "key": "put back this table's own key file (croupier's alone, 0600) where [journal] key_path "
+    "or the journal's path with .key says",
+    "in_use": "this table is running now: check the running table's display instead, or stop "
+    "it before running croupier doctor",
+    "bad_lock": "see what is in the lock file's place (croupier makes the lock itself), move it "
+    "away, then run croupier doctor again",
+    # any other failure of the journal, and a cause this list does not know
+    "error": "keep the journal as it is and call a technician with the message above; no round "
+    "can start until the journal opens",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,22 +90,6 @@ class Check:
         mark = "ok  " if self.ok and not self.warning else ("warn" if self.ok else "FAIL")
         text = f"[{mark}] {self.name}: {self.detail}"
         return text + (f"\n       what to do: {self.fix}" if self.fix and not self.ok else "")
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "doctor",
-        help="check that the table is fit to deal (journal, PINs, devices, clock, disk)",
-        description="Check that the table is fit to deal: the journal can be written and its "
-        "hash chain is intact; the supervisor and technician PINs are the table's own, with "
-        "their pepper; each device answers, is the right type and runs approved "
-        "firmware; the clock is not behind the journal; there is disk space; with a [floor] "
-        "section, the floor's PostgreSQL answers and how far shipping is behind. Every "
-        "failed check says what to do. Exit status 0 when every check passes, 1 when "
-        "one fails, 2 for a table file that cannot be used.",
-    )
-    parser.add_argument("--config", help="the table file (default config/table.toml)")
-    parser.set_defaults(handler=run)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -124,20 +139,13 @@ def journal_checks(table: LoadedTable, now: Callable[[], datetime]) -> list[Chec
             path, table_id=table.config.table_id, sealed=True, key_path=table.key_path
         )
     except JournalUnavailable as exc:
-        return [
-            Check("journal", False, str(exc), "see the message; no round can start"),
-            clock_check(now(), None),
-        ]
+        return [Check("journal", False, str(exc), journal_fix(exc)), clock_check(now(), None)]
     with journal:
         try:
             journal.check_writable()
             checks.append(Check("journal writable", True, str(path)))
         except JournalUnavailable as exc:
-            checks.append(
-                Check(
-                    "journal writable", False, str(exc), "free space or fix the file's permissions"
-                )
-            )
+            checks.append(Check("journal writable", False, str(exc), journal_fix(exc)))
         verified = journal.verify()
         rolled_back = journal.head_problem()
         if verified.ok and rolled_back is not None:
@@ -167,6 +175,11 @@ def journal_checks(table: LoadedTable, now: Callable[[], datetime]) -> list[Chec
     return checks
 
 
+def journal_fix(exc: JournalUnavailable) -> str:
+    """What to do about a journal that cannot be used, by its cause."""
+    return JOURNAL_FIXES.get(exc.cause, JOURNAL_FIXES["error"]).format(path=exc.path)
+
+
 def credentials_check(table: LoadedTable) -> Check:
     """The supervisor's and technician's PINs: what ``croupier run`` would refuse a live
     table for (none, the demo's, a hash without its pepper, a pepper missing or another's)."""
@@ -186,7 +199,9 @@ def credentials_check(table: LoadedTable) -> Check:
             "credentials",
             False,
             "; ".join(problems),
-            "make the PINs as said; `croupier run` refuses to deal live until then",
+            "make the PINs (or put back their pepper) as said above, with `croupier passwd --pin "
+            "ROLE --config FILE`, then run croupier doctor again; croupier run refuses to deal "
+            "live until then",
         )
     return Check("credentials", True, "a supervisor PIN and a technician PIN of the table's own")
 

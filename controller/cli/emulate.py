@@ -6,33 +6,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
 
 from controller.game.errors import ConfigError
-from controller.game.rules import VARIANT_IDS, load_variant
+from controller.game.rules import load_variant
 from sim_hardware import emulate
 
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
 DEFAULT_DECK, DEFAULT_DECKS = "52", 6
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "emulate",
-        help="run an emulated shoe, hole-card reader and button panel on pseudo-terminals",
-        description=emulate.DESCRIPTION
-        + " --variant V loads the shoe with V's decks (deck type and number of decks).",
-    )
-    emulate.add_arguments(parser)
-    parser.add_argument(
-        "--variant",
-        metavar="V",
-        help=f"load the shoe with this variant's decks ({', '.join(VARIANT_IDS)} or a variant "
-        "file); --decks may still change the number of decks",
-    )
-    parser.set_defaults(handler=run, variant_deck=None, decks=None)
 
 
 def run(args: argparse.Namespace) -> int:

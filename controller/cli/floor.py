@@ -33,11 +33,10 @@ import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import psycopg
 
-from controller.cli.arguments import port
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor.audit import audit_table, compare_local, floor_tables
@@ -56,135 +55,8 @@ from controller.journal.errors import JournalUnavailable
 from controller.table.config import dsn_problem, hash_secret
 from controller.table.private import STATE_ENV
 
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
 DEMO_PASSWORD_ENV = "CROUPIER_FLOOR_PASSWORD"  # noqa: S105 - a variable's name
 MIN_PASSWORD = 10
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "floor",
-        help="the casino floor: every table's journal in PostgreSQL, the pit's page, reports",
-        description="The casino floor: serve the pit's page, report a shift, audit the tables' "
-        "chains, or try it all with a throwaway PostgreSQL (demo).",
-    )
-    sub = parser.add_subparsers(dest="floor_command", metavar="SUBCOMMAND")
-
-    serve = sub.add_parser(
-        "serve",
-        help="serve the floor page (live from PostgreSQL)",
-        description="Serve the floor page: every table's game, round, holds, devices and "
-        "figures live from PostgreSQL, alerts, and a table's rounds on a click (docs/floor.md).",
-    )
-    serve.add_argument("--config", required=True, metavar="FILE", help="the floor file")
-    serve.add_argument("--port", type=port, default=None, help="port instead of the file's")
-    serve.set_defaults(handler=serve_command)
-
-    report = sub.add_parser(
-        "report",
-        help="a shift's or a period's figures per table and floor",
-        description="Report a shift's or a period's figures per table and for the floor: "
-        "rounds, handle, house win, hold %, settlements by kind, voids and overrides with who made "
-        "them.",
-    )
-    report.add_argument("--config", required=True, metavar="FILE", help="the floor file")
-    report.add_argument(
-        "--shift", metavar="START", help="the shift starting then (2026-11-29T14:00)"
-    )
-    report.add_argument("--from", dest="start", metavar="TIME", help="period start (ISO time)")
-    report.add_argument("--to", dest="end", metavar="TIME", help="period end (ISO time)")
-    report.add_argument(
-        "--format", choices=("text", "json", "csv", "html"), default="text", help="(text)"
-    )
-    report.add_argument("--out", metavar="FILE", help="write here instead of printing")
-    report.set_defaults(handler=report_command)
-
-    audit = sub.add_parser(
-        "audit",
-        help="verify every table's chain in PostgreSQL",
-        description="Verify every table's hash chain in PostgreSQL, or compare a table's local "
-        "journal with the floor's copy; exit 1 on a finding.",
-    )
-    audit.add_argument("--config", required=True, metavar="FILE", help="the floor file")
-    audit.add_argument("--table", action="append", default=[], help="only this table (repeat)")
-    audit.add_argument(
-        "--journal",
-        action="append",
-        default=[],
-        type=Path,
-        metavar="PATH",
-        help="also compare this local journal with the floor (repeat)",
-    )
-    audit.set_defaults(handler=audit_command)
-
-    demo = sub.add_parser(
-        "demo",
-        help="try the floor: throwaway PostgreSQL and N demo tables",
-        description="Try the floor on one machine: a throwaway PostgreSQL, N demo tables "
-        "shipping to it and the floor page; Ctrl-C removes it all.",
-    )
-    demo.add_argument("--tables", type=int, default=4, help="how many demo tables (4)")
-    demo.add_argument("--pace", type=float, default=0.4, help="demo dealers' pace in s (0.4)")
-    demo.add_argument("--port", type=port, default=0, help="the floor page's port (any free)")
-    demo.set_defaults(handler=demo_command)
-
-    mig = sub.add_parser(
-        "migrate",
-        help="bring the floor's database to the newest schema",
-        description="Bring the floor's PostgreSQL schema to the newest version (alembic "
-        "migrations), as the database's owner.",
-    )
-    mig.add_argument("--dsn", required=True, help="the owner's connection string (no password)")
-    mig.add_argument(
-        "--password-env", metavar="NAME", help="the environment variable with its password"
-    )
-    mig.set_defaults(handler=migrate_command)
-
-    tl = sub.add_parser(
-        "table-login",
-        help="make a table's own login to the floor",
-        description="Make a table's own login to the floor's PostgreSQL, bound to its table id: "
-        "it inserts that table's rows, reports its shipper and reads its head, and nothing of "
-        "another table's. Run as the database's owner; prints the [floor] section for the "
-        "table file. An existing login of croupier_table (a floor from before this) is bound "
-        "as it is, with its password, unless --new-password.",
-    )
-    tl.add_argument("table_id", metavar="TABLE_ID", help="the table file's table_id")
-    tl.add_argument("--dsn", required=True, help="the owner's connection string (no password)")
-    tl.add_argument(
-        "--password-env", metavar="NAME", help="the environment variable with its password"
-    )
-    tl.add_argument("--login", metavar="NAME", help="the login's name (table_TABLE_ID)")
-    tl.add_argument(
-        "--new-password",
-        action="store_true",
-        help="give an existing login a new generated password",
-    )
-    tl.add_argument(
-        "--password-file",
-        metavar="FILE",
-        type=Path,
-        help="write the login's password to this new file (mode 600) instead of printing it",
-    )
-    tl.set_defaults(handler=table_login_command)
-
-    pw = sub.add_parser(
-        "passwd",
-        help="print a [[users]] entry for the floor file",
-        description="Ask for a password and print a [[users]] entry (the name and a salted "
-        "hash of the password) for the floor file.",
-    )
-    pw.add_argument("name", help="the name the person signs in with")
-    pw.set_defaults(handler=passwd_command)
-
-    parser.set_defaults(handler=lambda args: _usage(parser))
-
-
-def _usage(parser: argparse.ArgumentParser) -> int:
-    parser.print_help()
-    return 2
 
 
 def _fail(text: str, status: int = 1) -> int:

@@ -33,59 +33,15 @@ import json
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from controller.cli.commands import DEFAULT_LAST
 from controller.game.prompts import money
 from controller.journal.errors import JournalUnavailable
-from controller.journal.store import DEFAULT_JOURNAL_PATH, Journal, Row
+from controller.journal.store import Journal, Row
 
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
-DEFAULT_LAST = 10
 DEVICE_ACTIONS = frozenset({"card", "peek", "hold", "resume"})
 KEYED_CARD_ACTION = "key_card"
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "history",
-        help="recall past rounds from the journal, step by step",
-        description="Recall rounds from the journal: cards, decisions, prompts, payouts and "
-        "overrides, as recorded.",
-    )
-    parser.add_argument(
-        "--journal",
-        type=Path,
-        default=DEFAULT_JOURNAL_PATH,
-        metavar="PATH",
-        help=f"the journal file (default {DEFAULT_JOURNAL_PATH})",
-    )
-    parser.add_argument(
-        "--last",
-        type=_positive,
-        default=DEFAULT_LAST,
-        metavar="N",
-        help=f"the last N rounds (default {DEFAULT_LAST})",
-    )
-    parser.add_argument("--round", type=int, metavar="ID", help="only round ID")
-    parser.add_argument("--json", action="store_true", help="a JSON list of rounds")
-    parser.add_argument(
-        "--all",
-        action="store_true",
-        help="also show the devices' heartbeats (status reports) and their notes",
-    )
-    parser.set_defaults(handler=run)
-
-
-def _positive(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number of rounds of 1 or more")
-    return value
 
 
 @dataclass

@@ -1,4 +1,5 @@
-"""The ``croupier`` command: one sub-command per module of this package."""
+"""The ``croupier`` command: one sub-command per module of this package, each imported only when
+it runs (the parsers: :mod:`controller.cli.commands`)."""
 
 from __future__ import annotations
 
@@ -12,19 +13,7 @@ if TYPE_CHECKING:
     Subparsers = argparse._SubParsersAction[Any]
 
 from controller import __version__
-from controller.cli import (
-    analyze,
-    audit,
-    doctor,
-    emulate,
-    floor,
-    history,
-    passwd,
-    rules,
-    run,
-    scenario,
-    simulate,
-)
+from controller.cli import commands
 from drivers import watch
 
 
@@ -33,31 +22,31 @@ def build_parser() -> argparse.ArgumentParser:
         prog="croupier", description="Dealer-side table controller for Blackjack and Pontoon."
     )
     parser.add_argument("--version", action="version", version=f"croupier {__version__}")
-    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for register in _command_modules():
-        register(commands)
+        register(subparsers)
     return parser
 
 
 def _command_modules() -> list[Callable[[Subparsers], None]]:
-    """Each command lives in its own module with ``register(subparsers)``.
+    """Each command's parser: :mod:`controller.cli.commands` (``watch``: the drivers' own).
 
     A registered sub-parser sets ``handler`` (a function of the parsed args returning the exit
-    status) with ``set_defaults``.
+    status) with ``set_defaults``; the command's module is imported when the handler runs.
     """
     return [
-        rules.register,
-        run.register,
-        passwd.register,
-        audit.register,
-        history.register,
-        doctor.register,
-        scenario.register,
+        commands.register_rules,
+        commands.register_run,
+        commands.register_passwd,
+        commands.register_audit,
+        commands.register_history,
+        commands.register_doctor,
+        commands.register_scenario,
         watch.register,
-        emulate.register,
-        simulate.register,
-        floor.register,
-        analyze.register,
+        commands.register_emulate,
+        commands.register_simulate,
+        commands.register_floor,
+        commands.register_analyze,
     ]
 
 

@@ -6,43 +6,10 @@ import argparse
 import getpass
 import secrets
 import sys
-from typing import TYPE_CHECKING, Any
 
 from controller.game.errors import ConfigError
-from controller.table.config import DEMO_PINS, PIN_DIGITS, hash_secret, load_table_config
-from controller.table.pepper import Pepper, PepperError
-
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "passwd",
-        help="make a salted hash of a supervisor or technician PIN, or a read-only view token",
-        description="Print a salted scrypt hash for a table file: a role's PIN "
-        f"({PIN_DIGITS[0]}-{PIN_DIGITS[1]} digits, read from the terminal or one line on stdin) "
-        "for [supervisor] or [technician] pin_hash, keyed with the table's pepper (made the "
-        "first time, kept apart from the table file: [access] pepper_path, by default in "
-        "croupier's state folder), or with --token a new random view token (printed once) and "
-        "its hash for display.view_token_hash.",
-    )
-    parser.add_argument(
-        "--pin",
-        choices=("supervisor", "technician"),
-        default="supervisor",
-        help="whose PIN (default supervisor)",
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        default=None,
-        help="the table file the PIN is for (default: the shipped config/table.toml)",
-    )
-    parser.add_argument(
-        "--token", action="store_true", help="make a new read-only view token and its hash"
-    )
-    parser.set_defaults(handler=passwd)
+from controller.table.config import DEMO_PINS, hash_secret, load_table_config
+from controller.table.pepper import PIN_DIGITS, Pepper, PepperError
 
 
 def passwd(args: argparse.Namespace) -> int:

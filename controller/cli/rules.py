@@ -1,44 +1,22 @@
-"""``croupier rules``: print a variant's rules, or check a variant file."""
+"""``croupier rules``: print a variant's rules, or check a variant file.
+
+The list of the shipped variants reads only their names: the rules' validators are loaded when a
+variant is read, so that ``croupier rules`` answers at once.
+"""
 
 from __future__ import annotations
 
 import argparse
 import sys
-from typing import TYPE_CHECKING, Any
+import tomllib
+from typing import TYPE_CHECKING
 
 from controller.game.errors import ConfigError
-from controller.game.prompts import money
-from controller.game.rules import (
-    BONUS_DESCRIPTIONS,
-    VARIANT_IDS,
-    SurrenderSettles,
-    Variant,
-    format_odds,
-    load_variant,
-)
-from drivers.tbl21.cards import Rank
+from controller.game.shipped import VARIANT_IDS, VARIANTS_DIR
 
 if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "rules",
-        help="print the rules of a variant, or check a variant file",
-        description="Print a readable summary of a variant's rules, or validate a variant file.",
-    )
-    parser.add_argument(
-        "variant",
-        nargs="?",
-        default=None,
-        help=f"a variant id ({', '.join(VARIANT_IDS)}) or a path to a variant file; "
-        "without one, the shipped variants are listed",
-    )
-    parser.add_argument(
-        "--check", metavar="FILE", help="validate FILE; exit status 1 on any problem"
-    )
-    parser.set_defaults(handler=run)
+    from controller.game.rules import Variant
+    from drivers.tbl21.cards import Rank
 
 
 def run(args: argparse.Namespace) -> int:
@@ -46,6 +24,8 @@ def run(args: argparse.Namespace) -> int:
     if target is None:
         print(variant_list())
         return 0
+    from controller.game.rules import load_variant  # noqa: PLC0415 - the validators, when needed
+
     try:
         variant = load_variant(target)
     except ConfigError as exc:
@@ -62,12 +42,16 @@ def variant_list() -> str:
     """The shipped variants, one a line, and how to see one's rules."""
     lines = ["Variants (croupier rules ID prints one's rules):"]
     for variant_id in VARIANT_IDS:
-        lines.append(f"  {variant_id:<18} {load_variant(variant_id).name}")
+        with (VARIANTS_DIR / f"{variant_id}.toml").open("rb") as file:
+            name = tomllib.load(file).get("name", "")
+        lines.append(f"  {variant_id:<18} {name}")
     lines.append("A variant file of your own: croupier rules PATH, or croupier rules --check PATH.")
     return "\n".join(lines)
 
 
 def _ranks(ranks: tuple[Rank, ...]) -> str:
+    from drivers.tbl21.cards import Rank  # noqa: PLC0415 - with the rules (see the imports)
+
     if set(ranks) == set(Rank):
         return "any card"
     return ", ".join(r.value for r in ranks) if ranks else "none"
@@ -75,6 +59,13 @@ def _ranks(ranks: tuple[Rank, ...]) -> str:
 
 def summary(v: Variant) -> str:
     """A readable summary of every rule of a variant, for dealers and supervisors."""
+    from controller.game.prompts import money  # noqa: PLC0415 - with the rules
+    from controller.game.rules import (  # noqa: PLC0415
+        BONUS_DESCRIPTIONS,
+        SurrenderSettles,
+        format_odds,
+    )
+
     d, h, p, dbl, spl, sur, ins = (
         v.dealer, v.hands, v.payouts, v.double, v.split, v.surrender, v.insurance
     )  # fmt: skip

@@ -57,11 +57,9 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable
-from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from controller.cli.arguments import port
 from controller.cli.scenario import quiet_logs
 from controller.display.hub import StateHub
 from controller.display.web import DisplayServer
@@ -92,53 +90,6 @@ from drivers.errors import DeviceError
 from drivers.transport import show_wire_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
-
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
-
-# The systemd unit for a table computer, shipped with the package (controller/defaults is
-# config/ in the source tree): the help names the copy of this installation.
-SERVICE_UNIT = (Path(__file__).resolve().parents[1] / "defaults" / "croupier@.service").resolve()
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "run",
-        help="run the table: devices, round controller and the dealer display",
-        description="Run a table: start its devices (emulated by default), the round "
-        "controller and the dealer display; print the display's address; stop cleanly on "
-        "Ctrl-C or SIGTERM.",
-        # the path on a line of its own, never wrapped (an installed one is long)
-        epilog=f"To run it as a service at a table (systemd), start from:\n  {SERVICE_UNIT}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    parser.add_argument(
-        "--config",
-        metavar="FILE",
-        default=None,
-        help="the table file (default: the shipped config/table.toml, every device emulated)",
-    )
-    parser.add_argument(
-        "--demo",
-        action="store_true",
-        help="emulated players and dealer play rounds by themselves (needs emulated devices)",
-    )
-    parser.add_argument(
-        "--pace", type=float, default=0.8, help="demo: seconds between the dealer's acts (0.8)"
-    )
-    parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
-    parser.add_argument("--variant", default=None, help="deal this variant instead of the file's")
-    parser.add_argument(
-        "--port", type=port, default=None, help="display port instead of the file's (0: any)"
-    )
-    parser.add_argument("--seed", type=int, default=7, help="demo: shuffle and bet seed (7)")
-    parser.add_argument(
-        "--new-journal",
-        action="store_true",
-        help="start a new journal on purpose where the table's last journal is elsewhere",
-    )
-    parser.set_defaults(handler=run)
 
 
 def _check(args: argparse.Namespace) -> str | None:

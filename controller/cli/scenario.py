@@ -9,8 +9,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
 
 from controller.game.errors import ConfigError, CroupierError
 from controller.game.prompts import money
@@ -18,39 +16,6 @@ from controller.journal.logs import configure_logging
 from controller.play.errors import PlayError, ScenarioError
 from controller.play.scenario_file import load_scenario
 from controller.play.scenario_runner import run_scenario
-
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
-# The file's format and what croupier adds to it, shipped with the package (controller/docs is
-# docs/ in the source tree): the help names the copy of this installation.
-FORMAT_DOCS = Path(__file__).resolve().parents[1] / "docs"
-SCENARIO_FORMAT = (FORMAT_DOCS / "scenarios.md").resolve()
-SCENARIO_EXTENSIONS = (FORMAT_DOCS / "scenario-extensions.md").resolve()
-
-
-def register(commands: Subparsers) -> None:
-    # the paths on lines of their own, never wrapped (an installed one is long)
-    formats = f"The file's format:\n  {SCENARIO_FORMAT}\n  {SCENARIO_EXTENSIONS}"
-    parser = commands.add_parser(
-        "scenario",
-        help="play scripted table sessions",
-        description=f"Scripted table sessions.\n\n{formats}",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    actions = parser.add_subparsers(dest="scenario_command", metavar="ACTION", required=True)
-    run_parser = actions.add_parser(
-        "run",
-        help="play a scenario file and report what happened",
-        description="Play a scenario file through emulated devices, the drivers and the round\n"
-        f"machine, and report what happened.\n\n{formats}\n\n"
-        "Exit status 0 when it played to the end, 1 when it stopped on an error,\n"
-        "2 for a file that is not a valid scenario.",
-        formatter_class=argparse.RawDescriptionHelpFormatter,
-    )
-    run_parser.add_argument("file", help="the scenario file (YAML; its format: see above)")
-    run_parser.add_argument("--json", action="store_true", help="print the JSON report")
-    run_parser.set_defaults(handler=run)
 
 
 def quiet_logs() -> None:

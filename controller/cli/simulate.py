@@ -23,71 +23,20 @@ import sys
 import time
 import tomllib
 from decimal import Decimal, InvalidOperation
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import Any, TextIO
 
 from controller.game.errors import ConfigError, CroupierError
-from controller.game.rules import VARIANT_IDS, Variant
+from controller.game.rules import Variant
 from controller.play.errors import SimulationError
 from controller.play.simulate import (
     DEALER_CATEGORIES,
-    ENGINES,
-    SHUFFLES,
     UP_CARDS,
     SimConfig,
     report,
     simulate,
 )
 
-if TYPE_CHECKING:
-    Subparsers = argparse._SubParsersAction[Any]
-
 MAX_ROUNDS = 10_000_000_000
-
-
-def register(commands: Subparsers) -> None:
-    parser = commands.add_parser(
-        "simulate",
-        help="play many rounds by basic strategy and report the house edge and frequencies",
-        description="Play rounds of a variant by the table's own rules and settlement, fed by "
-        "the emulated shoe's card stream, every player on basic strategy.",
-    )
-    parser.add_argument("variant", help=f"a variant id ({', '.join(VARIANT_IDS)}) or file")
-    parser.add_argument("--rounds", type=int, required=True, help="rounds to play")
-    parser.add_argument("--boxes", type=int, default=1, help="boxes in play (default 1)")
-    parser.add_argument(
-        "--wager", default="10", help="each box's wager in currency units (default 10)"
-    )
-    parser.add_argument("--seed", type=int, default=1, help="seed of the shuffles (default 1)")
-    parser.add_argument(
-        "--workers", type=int, default=1, help="processes to run chunks in (default 1)"
-    )
-    parser.add_argument(
-        "--set",
-        dest="overrides",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="override a variant setting, e.g. dealer.hits_soft_17=true (value as TOML; "
-        "bare words are text); may be repeated",
-    )
-    parser.add_argument(
-        "--shuffle",
-        choices=SHUFFLES,
-        default="cut-card",
-        help="shuffle at the cut card like the table (default) or before every round",
-    )
-    parser.add_argument(
-        "--shoe-file", metavar="FILE", help="replay this card order (AS KH 7C ...) exactly"
-    )
-    parser.add_argument(
-        "--engine",
-        choices=ENGINES,
-        default="kernel",
-        help="kernel (default): the integer-coded kernel built from the rules; controller: "
-        "every round through the table's RoundController (the same results, slower)",
-    )
-    parser.add_argument("--json", action="store_true", help="print one JSON document")
-    parser.set_defaults(handler=run)
 
 
 def parse_override(text: str) -> tuple[str, Any]:

@@ -54,7 +54,7 @@ from pydantic import (
 from controller.floor.shifts import Shifts
 from controller.floor.watch import WatchSettings
 from controller.game.errors import ConfigError
-from controller.game.rules import _describe
+from controller.game.validation import config_error, text_matching
 from controller.table.config import FloorLink, Listen, _check_hash
 
 DEFAULT_PORT = 8400
@@ -69,7 +69,13 @@ class Server(Listen):
 
 
 class User(_Section):
-    name: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")]
+    name: Annotated[
+        str,
+        text_matching(
+            r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$",
+            "1 to 40 letters, digits, '_', '.' or '-', beginning with a letter or a digit",
+        ),
+    ]
     secret_hash: str
 
     _hash = field_validator("secret_hash")(_check_hash)
@@ -163,7 +169,7 @@ def floor_from_mapping(data: dict[str, Any], source: str, base: Path) -> LoadedF
     try:
         config = FloorConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(source, [_describe(e, FloorConfig) for e in exc.errors()]) from None
+        raise config_error(source, exc, FloorConfig) from None
     if not config.users:
         raise ConfigError(
             source,

@@ -9,8 +9,10 @@ Amounts are integer cents (keys end in ``_cents``); odds are exact fractions wri
 
 from __future__ import annotations
 
+import difflib
+import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
@@ -28,15 +30,16 @@ from pydantic import (
     model_validator,
 )
 
+from controller.game import shipped
 from controller.game.errors import ConfigError
 from controller.game.files import read_config_file
+from controller.game.validation import config_error, text_matching
 from drivers.tbl21.cards import DeckType, Rank
 
-# The shipped configuration: ``config/`` of the source tree, installed with the package as
-# ``controller/defaults`` (a link to it in the tree, so each file exists once).
-CONFIG_DIR = Path(__file__).resolve().parent.parent / "defaults"
-VARIANTS_DIR = CONFIG_DIR / "variants"
-VARIANT_IDS = ("nz-pontoon", "uk-pontoon", "pa-blackjack", "pontoon-blackjack")
+# the shipped folder and variant ids (defined where the command line's help can read them)
+CONFIG_DIR = shipped.CONFIG_DIR
+VARIANTS_DIR = shipped.VARIANTS_DIR
+VARIANT_IDS = shipped.VARIANT_IDS
 
 
 def parse_odds(value: object) -> Fraction:
@@ -44,13 +47,13 @@ def parse_odds(value: object) -> Fraction:
     if isinstance(value, Fraction):
         return value
     if not isinstance(value, str) or value.count(":") != 1:
-        raise ValueError(f"odds are written as text 'A:B' such as '3:2', got {value!r}")
+        raise ValueError('must be odds written as text "A:B", such as "3:2"')
     left, right = value.split(":")
     if not (left.strip().isdigit() and right.strip().isdigit()):
-        raise ValueError(f"odds 'A:B' need whole numbers on both sides, got {value!r}")
+        raise ValueError('odds need a whole number on each side of the ":", such as "3:2"')
     num, den = int(left), int(right)
     if num <= 0 or den <= 0:
-        raise ValueError(f"odds must be positive on both sides, got {value!r}")
+        raise ValueError('odds need a number above 0 on each side, such as "3:2"')
     return Fraction(num, den)
 
 
@@ -253,7 +256,13 @@ class DealerNaturalRules(_Section):
 
 
 class Variant(_Section):
-    id: Annotated[str, Field(pattern=r"^[a-z0-9][a-z0-9-]*$")]
+    id: Annotated[
+        str,
+        text_matching(
+            r"^[a-z0-9][a-z0-9-]*$",
+            "lower-case letters, digits and '-', beginning with a letter or a digit",
+        ),
+    ]
     name: str
     sources: tuple[str, ...] = ()
     shoe: ShoeRules
@@ -367,48 +376,13 @@ def _impossible_combinations(v: Variant) -> list[str]:
 # Loading
 
 
-def _field_names(model: type[BaseModel], loc: tuple[int | str, ...]) -> list[str]:
-    """The keys allowed at ``loc`` (for 'unknown key' messages)."""
-    current: Any = model
-    for part in loc[:-1]:
-        if isinstance(part, int):
-            continue
-        fields = getattr(current, "model_fields", None)
-        if not fields or part not in fields:
-            return []
-        annotation = fields[part].annotation
-        args = getattr(annotation, "__args__", ())
-        candidates = [annotation, *args]
-        current = next(
-            (c for c in candidates if isinstance(c, type) and issubclass(c, BaseModel)), None
-        )
-        if current is None:
-            return []
-    fields = getattr(current, "model_fields", None)
-    return sorted(fields) if fields else []
-
-
-def _describe(error: Mapping[str, Any], model: type[BaseModel]) -> str:
-    loc = tuple(error["loc"])
-    key = ".".join(f"[{p}]" if isinstance(p, int) else str(p) for p in loc).replace(".[", "[")
-    value = error.get("input")
-    kind = error["type"]
-    if kind == "extra_forbidden":
-        allowed = ", ".join(_field_names(model, loc))
-        return f"{key}: unknown key (value {value!r}); allowed here: {allowed}"
-    if kind == "missing":
-        return f"{key}: required key is missing"
-    message = str(error["msg"]).removeprefix("Value error, ")
-    if not key:
-        return message
-    return f"{key} = {value!r}: {message}"
-
-
-def variant_from_mapping(data: Mapping[str, Any], source: str) -> Variant:
+def variant_from_mapping(
+    data: Mapping[str, Any], source: str, overridden: Collection[str] = ()
+) -> Variant:
     try:
         return Variant.model_validate(dict(data))
     except ValidationError as exc:
-        raise ConfigError(source, [_describe(e, Variant) for e in exc.errors()]) from None
+        raise config_error(source, exc, Variant, overridden) from None
 
 
 def resolve_variant_path(name_or_path: str | Path) -> Path:
@@ -421,6 +395,26 @@ def resolve_variant_path(name_or_path: str | Path) -> Path:
     return Path(text)
 
 
+def _no_variant(text: str) -> str:
+    """What is wrong when nothing is found for ``text``: a path (with ``/`` or ``.toml``) names
+    no file, or a name is none of the variants' ids (nor a file in this folder)."""
+    known = ", ".join(VARIANT_IDS)
+    if "/" in text or text.endswith(".toml"):
+        shipped = Path(text).stem
+        hint = (
+            f"; the shipped {shipped} is named by its id alone: {shipped}"
+            if shipped in VARIANT_IDS
+            else f"; a shipped variant is named by its id alone: {known}"
+        )
+        return f"no variant file at {os.path.abspath(text)}{hint}"
+    close = difflib.get_close_matches(text, VARIANT_IDS, n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return (
+        f"no variant has the id {text!r}{hint}, and there is no file {text!r} in "
+        f"{Path.cwd()}; the variants: {known}; a variant file of your own: give its path"
+    )
+
+
 def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Variant:
     """Load and validate a variant by id or path, optionally with ``section.key`` overrides."""
     if not str(name_or_path).strip():
@@ -428,18 +422,14 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
             "variant", [f"no variant named: give one of {', '.join(VARIANT_IDS)} or a file"]
         )
     path = resolve_variant_path(name_or_path)
-    raw = read_config_file(
-        path,
-        "variant file",
-        missing=f"no such variant file; known variants: {', '.join(VARIANT_IDS)}",
-    )
+    raw = read_config_file(path, "variant file", missing=_no_variant(str(name_or_path)))
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), [f"not valid TOML: {exc}"]) from None
     if overrides:
         data = apply_overrides(data, overrides, str(path))
-    return variant_from_mapping(data, str(path))
+    return variant_from_mapping(data, str(path), tuple(overrides or ()))
 
 
 def apply_overrides(

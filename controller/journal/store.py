@@ -122,6 +122,7 @@ from urllib.parse import quote
 
 import structlog
 
+from controller.journal import whereabouts
 from controller.journal.errors import KIND_WORDS, JournalUnavailable
 from controller.journal.records import to_record
 from controller.journal.seal import (
@@ -135,7 +136,7 @@ from controller.journal.seal import (
 )
 from controller.table.private import PrivateFileError, check_private, make_folders, open_private
 
-DEFAULT_JOURNAL_PATH = Path("var/journal.sqlite3")
+DEFAULT_JOURNAL_PATH = whereabouts.DEFAULT_JOURNAL_PATH
 DEFAULT_RETENTION = timedelta(days=90)
 DEFAULT_BUSY_TIMEOUT_S = 0.5
 GENESIS_HASH = "0" * 64

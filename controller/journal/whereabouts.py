@@ -27,7 +27,17 @@ from controller.table.private import (
     write_private,
 )
 
-__all__ = ["STATE_ENV", "last_journal", "new_journal_problem", "remember", "state_folder"]
+__all__ = [
+    "DEFAULT_JOURNAL_PATH",
+    "STATE_ENV",
+    "last_journal",
+    "new_journal_problem",
+    "remember",
+    "state_folder",
+]
+
+# the journal ``croupier history`` and ``audit`` read when none is named (from the current folder)
+DEFAULT_JOURNAL_PATH = Path("var/journal.sqlite3")
 
 _RECORD_BYTES = 64 * 1024
 

@@ -51,9 +51,10 @@ import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any
 
 from controller.game.rules import Variant, load_variant
+from controller.play import choices
 from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
 from controller.play.errors import PlayError, SimulationError
 from controller.play.hand_graph import HandGraph
@@ -84,12 +85,10 @@ CHUNK_ROUNDS = 5_000  # rounds per chunk: fixed, so the plan does not depend on 
 BATCH_ROUNDS = 250  # rounds per play_rounds call inside a chunk (bounds the records kept)
 PLAYERS = ("p1", "p2", "p3", "p4", "p5", "p6", "p7")
 
-Shuffle = Literal["each-round", "cut-card"]
-SHUFFLES: tuple[Shuffle, ...] = ("each-round", "cut-card")
-# kernel: the integer-coded kernel (controller.play.kernel), held to the controller by the
-# differential test; controller: every round through the RoundController, the audited path.
-Engine = Literal["kernel", "controller"]
-ENGINES: tuple[Engine, ...] = ("kernel", "controller")
+Shuffle = choices.Shuffle
+SHUFFLES = choices.SHUFFLES
+Engine = choices.Engine
+ENGINES = choices.ENGINES
 
 
 @dataclass(frozen=True, slots=True)

@@ -58,6 +58,7 @@ from controller.game.rules import (
     Variant,
     load_variant,
 )
+from controller.game.validation import shown
 from controller.play.autoplay import Decision
 from controller.play.errors import StrategyError
 from controller.round.controller import RoundController
@@ -448,30 +449,40 @@ def strategy_from_mapping(
     problems: list[str] = []
     variant_id = data.get("variant")
     if not isinstance(variant_id, str):
-        raise ConfigError(source, [f"variant: required, one of {', '.join(VARIANT_IDS)}"])
+        given = "variant: missing" if variant_id is None else f"variant = {shown(variant_id)}"
+        raise ConfigError(source, [f"{given}; give one of {', '.join(VARIANT_IDS)}"])
     if rules is None:
         if variant_id not in VARIANT_IDS and not (VARIANTS_DIR / f"{variant_id}.toml").exists():
             raise ConfigError(
                 source,
-                [f"variant = {variant_id!r}: no such variant; known: {', '.join(VARIANT_IDS)}"],
+                [
+                    f"variant = {shown(variant_id)}: no such variant; known: "
+                    + ", ".join(VARIANT_IDS)
+                ],
             )
         rules = load_variant(variant_id)
     elif rules.id != variant_id:
-        raise ConfigError(source, [f"variant = {variant_id!r} but the rules are {rules.id!r}"])
+        raise ConfigError(
+            source,
+            [f"variant = {shown(variant_id)}, but the rules are {rules.id}'s: give {rules.id}"],
+        )
 
     columns_kind = data.get("columns")
     if columns_kind not in COLUMN_KINDS:
         raise ConfigError(
             source,
-            [f"columns = {columns_kind!r}: allowed: {', '.join(repr(k) for k in COLUMN_KINDS)}"],
+            [
+                f"columns = {shown(columns_kind)}: must be one of "
+                + ", ".join(map(shown, COLUMN_KINDS))
+            ],
         )
     wanted = "dealer-up-card" if rules.dealer.first_card_face_up else "player-cards"
     if columns_kind != wanted:
         why = "face up" if rules.dealer.first_card_face_up else "face down"
         raise ConfigError(
             source,
-            [f"columns = {columns_kind!r}: {rules.id} deals the dealer's first card {why}, "
-             f"so its strategy needs columns = {wanted!r}"],
+            [f"columns = {shown(columns_kind)}: {rules.id} deals the dealer's first card {why}, "
+             f"so its strategy needs columns = {shown(wanted)}"],
         )  # fmt: skip
     column_names = COLUMN_KINDS[columns_kind]
     by_up = columns_kind == "dealer-up-card"
@@ -491,19 +502,28 @@ def strategy_from_mapping(
                 hint = f" ({rules.id} has no double-down rescue)"
             elif key in from_sections:
                 hint = " (card-count columns already cover the number of cards)"
-            problems.append(f"{key}: unknown key{hint}; allowed here: {', '.join(allowed_top)}")
+            given = f"[{key}]" if isinstance(data[key], dict) else f"{key} = {shown(data[key])}"
+            what = "section" if isinstance(data[key], dict) else "key"
+            problems.append(
+                f"{given}: unknown {what}{hint}; allowed here: {', '.join(allowed_top)}"
+            )
     if data.get("insurance") != "never":
-        problems.append(
-            f"insurance = {data.get('insurance')!r}: basic strategy never insures; write "
-            'insurance = "never"'
+        given = (
+            "insurance: missing"
+            if "insurance" not in data
+            else f"insurance = {shown(data['insurance'])}"
         )
+        problems.append(f'{given}; basic strategy never insures: write insurance = "never"')
     name = data.get("name", "")
     if not isinstance(name, str):
-        problems.append(f"name = {name!r}: must be text")
+        problems.append(f"name = {shown(name)}: must be text, in quotes")
         name = ""
     sources = data.get("sources")
     if not isinstance(sources, list) or not sources or not all(isinstance(s, str) for s in sources):
-        problems.append("sources: required, a list of the public sources the strategy follows")
+        given = "sources: missing" if sources is None else f"sources = {shown(sources)}"
+        problems.append(
+            f'{given}; give a list of the public sources the strategy follows, such as ["..."]'
+        )
         sources = []
 
     assumes = _flatten(data.get("assumes", {}))
@@ -535,7 +555,10 @@ def strategy_from_mapping(
                 problems.append(f"[{key}]: required section is missing (rows {rows[0]}-{rows[-1]})")
             return
         if not isinstance(raw, dict):
-            problems.append(f"{key}: must be a table of rows")
+            problems.append(
+                f"{key} = {shown(raw)}: must be a table of rows, such as "
+                f'[{key}] then {rows[0]} = "{" ".join(codes[:1] * len(columns))}"'
+            )
             return
         out: dict[str, tuple[str, ...]] = {}
         for row, text in raw.items():
@@ -544,12 +567,15 @@ def strategy_from_mapping(
                 problems.append(f"{where}: unknown row; allowed rows: {', '.join(rows)}")
                 continue
             if not isinstance(text, str):
-                problems.append(f"{where} = {text!r}: must be a string of codes")
+                problems.append(
+                    f"{where} = {shown(text)}: must be text of {len(columns)} codes "
+                    f"({', '.join(codes)}) separated by spaces"
+                )
                 continue
             cells = tuple(text.split())
             if len(cells) != len(columns):
                 problems.append(
-                    f"{where} = {text!r}: {len(cells)} code(s) for {len(columns)} column(s) "
+                    f"{where} = {shown(text)}: {len(cells)} code(s) for {len(columns)} column(s) "
                     f"({' '.join(columns)})"
                 )
                 continue

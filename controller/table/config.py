@@ -41,7 +41,8 @@ from pydantic import (
 from controller.game.errors import ConfigError
 from controller.game.files import read_config_file
 from controller.game.prompts import money
-from controller.game.rules import CONFIG_DIR, Variant, _describe, apply_overrides, load_variant
+from controller.game.rules import CONFIG_DIR, Variant, apply_overrides, load_variant
+from controller.game.validation import config_error, shown, text_matching
 from controller.table.pepper import Pepper, PepperError, default_pepper_path
 
 DEFAULT_CONFIG = CONFIG_DIR / "table.toml"
@@ -179,7 +180,9 @@ class Devices(_Section):
     # Firmware hashes (the 16 hex digits a device reports in its ident) approved for this
     # table; `croupier run` holds for any other (controller.table.firmware), `croupier doctor`
     # fails on it. Empty: not checked (doctor warns).
-    firmware_allow: tuple[Annotated[str, Field(pattern=r"^[0-9A-Fa-f]{16}$")], ...] = ()
+    firmware_allow: tuple[
+        Annotated[str, text_matching(r"^[0-9A-Fa-f]{16}$", "16 hex digits (0-9, A-F)")], ...
+    ] = ()
 
     _urls = field_validator("shoe", "peek", "panel")(_device_url)
 
@@ -308,8 +311,6 @@ class Display(Listen):
             raise ValueError(f"{len(value)} denominations: at most {MAX_CHIPS}")
         return tuple(sorted(value, reverse=True))
 
-
-PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)
 
 # The demo's PINs, for the roles a demo's table file leaves without one (``croupier run --demo``,
 # or the shipped example): every demo prints them, so a live table refuses them.
@@ -551,7 +552,13 @@ class FloorLink(_Section):
 
 
 class TableConfig(_Section):
-    table_id: Annotated[str, Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$")] = "table-1"
+    table_id: Annotated[
+        str,
+        text_matching(
+            r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,31}$",
+            "1 to 32 letters, digits, '_', '.' or '-', beginning with a letter or a digit",
+        ),
+    ] = "table-1"
     variant: str = "nz-pontoon"
     boxes: tuple[Annotated[StrictInt, Field(ge=1, le=7)], ...] = (1, 2, 3, 4, 5, 6, 7)
     limits: Limits = Limits()
@@ -653,7 +660,7 @@ def table_from_mapping(
     try:
         config = TableConfig.model_validate(data)
     except ValidationError as exc:
-        raise ConfigError(source, [_describe(e, TableConfig) for e in exc.errors()]) from None
+        raise config_error(source, exc, TableConfig) from None
     variant = config.variant
     if "/" in variant or variant.endswith(".toml"):
         candidate = Path(variant)
@@ -662,7 +669,7 @@ def table_from_mapping(
         rules = load_variant(variant)
     except ConfigError as exc:
         raise ConfigError(
-            source, [f"variant = {config.variant!r}: {p}" for p in exc.problems]
+            source, [f"variant = {shown(config.variant)}: {p}" for p in exc.problems]
         ) from None
     problems: list[str] = []
     too_high = [b for b in config.boxes if b > rules.table.boxes]

@@ -38,6 +38,7 @@ from controller.table.private import (
     write_private_json,
 )
 
+PIN_DIGITS = (6, 12)  # a PIN's length (digits only: the panel has no other keys)
 PEPPER_BYTES = 32
 _ID_LABEL = b"croupier pin pepper id\x00"
 _PIN_LABEL = b"croupier pin\x00"

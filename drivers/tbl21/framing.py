@@ -26,6 +26,9 @@ MIN_LEN = 4
 MAX_PAYLOAD = 240
 MAX_LEN = MIN_LEN + MAX_PAYLOAD
 STALE_PARTIAL_S = 0.050
+# the serial line (protocol.md): 8N1, no flow control, 115200 baud; 9600 and 19200 work too
+DEFAULT_BAUD = 115200
+BAUD_RATES = (9600, 19200, 115200)
 
 DEVICE_CODES = frozenset("HSPB")
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from controller.cli import scenario
+from controller.cli.commands import SCENARIO_EXTENSIONS, SCENARIO_FORMAT
 from controller.cli.main import build_parser, main
 
 REPO = Path(__file__).resolve().parents[2]
@@ -53,17 +53,17 @@ def test_scenario_help_names_the_format_documents_and_they_exist(
         main(["scenario", "run", "--help"])
     text = capsys.readouterr().out
     named = [Path(p) for p in re.findall(r"(/\S+\.md)", text)]
-    assert scenario.SCENARIO_FORMAT in named
-    assert scenario.SCENARIO_EXTENSIONS in named
+    assert SCENARIO_FORMAT in named
+    assert SCENARIO_EXTENSIONS in named
     for path in named:
         assert path.is_file(), f"scenario --help names {path}, which does not exist"
-    assert "## File (YAML)" in scenario.SCENARIO_FORMAT.read_text(encoding="utf-8")
+    assert "## File (YAML)" in SCENARIO_FORMAT.read_text(encoding="utf-8")
 
 
 def test_the_shipped_scenario_format_is_the_projects_docs_file() -> None:
     """In the source tree the package's copy is docs/ itself (controller/docs links to it);
     the wheel ships it as package data (.ci/wheel-smoke checks the installed one)."""
-    assert (REPO / "docs" / "scenarios.md").resolve() == scenario.SCENARIO_FORMAT
+    assert (REPO / "docs" / "scenarios.md").resolve() == SCENARIO_FORMAT
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
     assert '"controller.docs" = ["scenarios.md", "scenario-extensions.md"]' in pyproject
 

@@ -172,7 +172,7 @@ def test_run_refuses_a_bad_table_file_with_the_key_and_what_is_allowed(
     assert main(["run", "--config", str(bad)]) == 2
     err = capsys.readouterr().err
     assert str(bad) in err
-    assert "display.port = 'eighty': Input should be a valid integer" in err
+    assert 'display.port = "eighty": must be a whole number from 0 to 65535' in err
     good = tmp_path / "ptys.toml"
     good.write_text("[devices]\nshoe = '/dev/pts/99'\n")
     assert main(["run", "--config", str(good), "--demo"]) == 2

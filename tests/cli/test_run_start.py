@@ -163,7 +163,10 @@ def test_a_variant_flag_that_names_no_variant_blames_the_flag_and_writes_nothing
     done = _start(tmp_path, "--variant", "blackjack")
     assert done.returncode == EXIT_USAGE
     message = _one_message(done)
-    assert message.startswith("croupier run: --variant blackjack: no such variant")
+    assert message.startswith(
+        "croupier run: --variant blackjack: no variant has the id 'blackjack' (did you mean "
+        "pa-blackjack?)"
+    )
     assert "pa-blackjack" in message  # what is allowed
     assert "table.toml" not in message  # the value came from the flag, not the file
     assert _rows(journal) == rows

@@ -8,13 +8,13 @@ import shlex
 import subprocess
 import sys
 
+from controller.cli.commands import SERVICE_UNIT
 from controller.cli.main import build_parser
 from controller.cli.run import (
     EXIT_DISAGREES,
     EXIT_IN_USE,
     EXIT_JOURNAL,
     EXIT_USAGE,
-    SERVICE_UNIT,
     run,
 )
 
@@ -41,7 +41,7 @@ def test_the_unit_starts_croupier_run_with_the_instance_s_table_file() -> None:
     argv = shlex.split(_unit()["Service"]["ExecStart"])
     assert argv[0].endswith("/croupier")
     args = build_parser().parse_args(argv[1:])
-    assert args.handler is run
+    assert args.handler.implementation() is run
     assert args.config == "/etc/croupier/%i.toml"
     assert not args.demo
 

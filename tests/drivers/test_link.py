@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import TypeVar
 
 import pytest
+from structlog.testing import capture_logs
 
 from drivers.errors import (
     CommandError,
@@ -583,3 +584,20 @@ def test_the_next_deadline_is_the_earliest_of_poll_resend_and_stale_partial() ->
     assert h.link.stats.bad_frames == 1
     h.link.close(h.now)
     assert h.link.next_deadline() is None, "a closed link has nothing to time"
+
+
+def test_closing_the_link_drops_a_command_in_flight_without_a_warning() -> None:
+    """The time sync sent on identification may still be in flight when its owner closes the
+    driver (croupier doctor does, at once): it fails for its caller, and the log says so at
+    info level, never as a warning (doctor printed one, a stray line, once in four runs)."""
+    h = Harness()
+    h.up()
+    pending, _ = h.command("T", "20261203T120000Z")
+    with capture_logs() as logs:
+        h.link.close(h.now)
+    assert isinstance(pending.error, LinkDownError)
+    assert "the driver was closed" in str(pending.error)
+    assert [(e["log_level"], e["event"]) for e in logs] == [
+        ("info", "command dropped: the driver was closed")
+    ]
+    assert not [e for e in h.events if isinstance(e, CommandFailed)]

@@ -126,7 +126,7 @@ def test_audit_without_an_action_shows_help_and_exits_2(
 
 
 def test_parse_since_of_a_date_is_that_midnight_utc() -> None:
-    from controller.cli.audit import parse_since  # noqa: PLC0415
+    from controller.cli.commands import parse_since  # noqa: PLC0415
 
     assert parse_since("2026-11-29") == datetime(2026, 11, 29, tzinfo=UTC)
     assert parse_since("2026-11-29T13:00:00+02:00") == datetime(2026, 11, 29, 11, tzinfo=UTC)

@@ -57,32 +57,34 @@ def test_an_unknown_key_is_refused_naming_file_key_and_allowed_keys(tmp_path: Pa
         load_variant(path)
     text = str(err.value)
     assert str(path) in text
-    assert "dealer.hits_soft_71: unknown key" in text
+    assert "dealer.hits_soft_71 = true: unknown key (did you mean hits_soft_17?)" in text
     assert "hits_soft_17" in text  # the allowed keys are listed
-    assert "dealer.hits_soft_17: required key is missing" in text
+    assert "dealer.hits_soft_17: missing; give true or false" in text
 
 
 def test_a_wrong_type_is_refused_with_the_value(tmp_path: Path) -> None:
     path = write_variant(tmp_path, nz_with("decks = 6", 'decks = "six"'))
-    with pytest.raises(ConfigError, match=r"shoe\.decks = 'six': Input should be a valid integer"):
+    with pytest.raises(
+        ConfigError, match=r'shoe\.decks = "six": must be a whole number from 1 to 8'
+    ):
         load_variant(path)
 
 
 def test_a_string_where_a_boolean_belongs_is_not_coerced(tmp_path: Path) -> None:
     path = write_variant(tmp_path, nz_with("rescue = true", 'rescue = "yes"'))
-    with pytest.raises(ConfigError, match=r"double\.rescue = 'yes'"):
+    with pytest.raises(ConfigError, match=r'double\.rescue = "yes": must be true or false'):
         load_variant(path)
 
 
 def test_a_value_outside_its_choices_lists_them(tmp_path: Path) -> None:
     path = write_variant(tmp_path, nz_with('ties = "push"', 'ties = "house"'))
-    with pytest.raises(ConfigError, match=r"hands\.ties = 'house'.*'push' or 'dealer-wins'"):
+    with pytest.raises(ConfigError, match=r'hands\.ties = "house": must be one of "push", "deal'):
         load_variant(path)
 
 
 def test_bad_odds_are_refused(tmp_path: Path) -> None:
     path = write_variant(tmp_path, nz_with('natural = "3:2"', 'natural = "1.5"'))
-    with pytest.raises(ConfigError, match=r"payouts\.natural = '1.5': odds are written"):
+    with pytest.raises(ConfigError, match=r'payouts\.natural = "1.5": must be odds written as'):
         load_variant(path)
 
 
@@ -114,8 +116,32 @@ def test_invalid_toml_is_refused_with_the_parser_message(tmp_path: Path) -> None
 
 
 def test_an_unknown_variant_id_lists_the_known_ones() -> None:
-    with pytest.raises(ConfigError, match="known variants: nz-pontoon, uk-pontoon"):
+    with pytest.raises(ConfigError, match="the variants: nz-pontoon, uk-pontoon"):
         load_variant("vegas-strip")
+
+
+def test_a_path_to_no_file_is_told_apart_from_an_unknown_variant_id(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``rules --check missing.toml`` said "no such variant file": a path that names no file,
+    and a name that is no variant's id, are two mistakes, each said as it is."""
+    monkeypatch.chdir(tmp_path)
+    known = "nz-pontoon, uk-pontoon, pa-blackjack, pontoon-blackjack"
+    assert main(["rules", "--check", "missing.toml"]) == 1
+    assert capsys.readouterr().err == (
+        "croupier rules: missing.toml: 1 problem(s):\n"
+        f"  - no variant file at {tmp_path}/missing.toml; a shipped variant is named by its id "
+        f"alone: {known}\n"
+    )
+    assert main(["rules", "--check", "variants/nz-pontoon.toml"]) == 1
+    assert "the shipped nz-pontoon is named by its id alone: nz-pontoon" in capsys.readouterr().err
+    assert main(["rules", "pa-blackjak"]) == 1
+    assert capsys.readouterr().err == (
+        "croupier rules: pa-blackjak: 1 problem(s):\n"
+        "  - no variant has the id 'pa-blackjak' (did you mean pa-blackjack?), and there is no "
+        f"file 'pa-blackjak' in {tmp_path}; the variants: {known}; a variant file of your own: "
+        "give its path\n"
+    )
 
 
 def test_overrides_replace_a_parameter_and_are_validated() -> None:

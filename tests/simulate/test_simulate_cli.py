@@ -122,8 +122,8 @@ def test_the_stream_is_the_emulated_shoes_order_shoe_after_shoe() -> None:
 @pytest.mark.parametrize(
     ("setting", "named"),
     [
-        ("dealer.hits_soft_18=true", "dealer.hits_soft_18: unknown key"),
-        ("dealer.hits_soft_17=maybe", "dealer.hits_soft_17 = 'maybe'"),
+        ("dealer.hits_soft_18=true", "dealer.hits_soft_18 = true (an override): unknown key"),
+        ("dealer.hits_soft_17=maybe", 'dealer.hits_soft_17 = "maybe" (an override): must be'),
         ("shoe.decks=12", "shoe.decks = 12"),
         ("payouts.natural=3", "payouts.natural = 3"),
         ("hits_soft_17", "--set needs KEY=VALUE"),
