@@ -294,6 +294,8 @@ def test_the_pit_page_is_read_only_shows_the_shift_and_refuses_a_wrong_token(
             dealer.goto(table.url)
             bet(dealer, 1, "ann", "10")
             press(dealer, "DEA")
+            # the press reaches the table before the cards do (a loaded machine may be slow)
+            table.wait_for(lambda s: s["state"] == "dealing", "the deal")
             for _ in range(3):
                 table.draw()
             expect(page.locator("#boxes [data-card]")).to_have_count(2)
