@@ -34,7 +34,7 @@ def passwd(args: argparse.Namespace) -> int:
     low, high = PIN_DIGITS
     if not (first.isascii() and first.isdigit() and low <= len(first) <= high):
         print(
-            f"croupier passwd: a PIN is {low} to {high} digits (the panel keys D0_-D9_ only)",
+            f"croupier passwd: a PIN is {low} to {high} of the digits 0-9 (the panel's digit keys)",
             file=sys.stderr,
         )
         return 2

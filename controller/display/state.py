@@ -14,7 +14,6 @@ from typing import Any
 from controller.display.chips import bet_chips, chips_json
 from controller.display.wanted import wanted_keys
 from controller.display.words import (
-    PHASES,
     entry_words,
     hold_words,
     instruction,
@@ -27,6 +26,7 @@ from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
 from controller.round.controller import StateChanged
 from controller.round.model import BoxState, HoldKind, total
+from controller.round.phases import PHASES
 from controller.round.spec import Action, State
 from controller.service.history import RoundSummary
 from controller.table.access import AccessEvent, Role, when

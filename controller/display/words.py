@@ -15,6 +15,7 @@ from typing import Any
 from controller.game.hands import hand_value
 from controller.game.prompts import Prompt, PromptCode, money
 from controller.round.model import DealTarget, HoldKind, HoldReason
+from controller.round.phases import PHASES
 from controller.round.spec import State
 from controller.table.app import TableApp
 from controller.table.keypad import PanelEntry
@@ -52,25 +53,7 @@ KEY_GROUPS: tuple[tuple[str, tuple[tuple[Button, str], ...]], ...] = tuple(
 KEY_LABELS = {button: label for _, keys in KEY_GROUPS for button, label in keys}
 assert set(KEY_LABELS) == set(Button)
 
-# Where the round is, as a few words for the status line.
-PHASES = {
-    State.SHUFFLE: "new shoe needed",
-    State.BURN: "burning the new shoe",
-    State.BETTING: "bets open",
-    State.DEALING: "dealing",
-    State.OFFERS: "insurance and surrender",
-    State.INSURANCE: "insurance",
-    State.SURRENDER: "surrender",
-    State.PEEK: "checking the hole card",
-    State.PLAYING: "players' turns",
-    State.CARD_DUE: "a card is due",
-    State.RESCUE: "rescue offer",
-    State.REVEAL: "turning the hole card",
-    State.DEALER: "dealer's turn",
-    State.SETTLING: "paying out",
-    State.HOLD: "on hold",
-}
-assert set(PHASES) == set(State)
+# Where the round is, as a few words for the status line (the pit page shows the same).
 
 DEVICES = {"shoe": "shoe", "peek": "hole-card reader", "panel": "button panel"}
 

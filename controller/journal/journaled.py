@@ -56,6 +56,7 @@ from controller.journal.store import Journal, Row, entry_for
 from controller.round.controller import StateChanged
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.model import RoundState
+from controller.round.phases import PHASES
 from controller.round.spec import Action, State
 from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
 from controller.table.app import DeviceOrder, InputResult, SetAside, TableApp, TableOutput
@@ -428,8 +429,8 @@ class RecoveryReport:
         """The dealer's notice: what happened and where the round goes on (the counts are in
         the recovery row and the log, not on the dealer's screen)."""
         return (
-            f"The table restarted: round {self.round_number} was {REBUILT} and goes on at "
-            f"{self.state.value}."
+            f"The table restarted: round {self.round_number} was {REBUILT} and goes on where it "
+            f"stopped ({PHASES[self.state]})."
         )
 
 

@@ -1,10 +1,10 @@
 """What the dealer must know outside the round: each notice stays until acknowledged.
 
-A recovered round ("The table restarted: round 4 was rebuilt ... goes on at playing"), a
-journal that cannot be written, a configuration changed since the last start. The same text
-is never shown twice while it is open. While one is open the panel's ``CAL`` key blinks amber;
-the dealer acknowledges it on the display's banner, and the caller journals that first (an
-acknowledgement the journal cannot take is refused: the notice stays).
+A recovered round ("The table restarted: round 4 was rebuilt ... goes on where it stopped
+(players' turns)"), a journal that cannot be written, a configuration changed since the last
+start. The same text is never shown twice while it is open. While one is open the panel's
+``CAL`` key blinks amber; the dealer acknowledges it on the display's banner, and the caller
+journals that first (an acknowledgement the journal cannot take is refused: the notice stays).
 """
 
 from __future__ import annotations

@@ -577,8 +577,11 @@ class TableService:
         ]
         row["changed"] = changed
         if changed:
-            what = ", ".join(name.removesuffix("_sha256") for name in changed)
-            text = f"changed since the last start: {what} (see the journal's config rows)"
+            what = _and([_CHANGED_WORDS[name] for name in changed])
+            text = (
+                f"Since the last start {what} changed (the table's record keeps both versions' "
+                "fingerprints)."
+            )
             log.warning("configuration changed", changed=changed)
             self._pending_notices.append((NoticeKind.CONFIG, text))
         return row
@@ -720,3 +723,16 @@ def _file_hash(path: Path) -> str:
         return hashlib.sha256(path.read_bytes()).hexdigest()
     except OSError:
         return ""
+
+
+# What a config row's fingerprint is of, in the dealer's words.
+_CHANGED_WORDS = {
+    "variant_sha256": "the game's rules file",
+    "table_sha256": "the table file",
+    "software": "the software",
+}
+
+
+def _and(items: list[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]

@@ -394,8 +394,8 @@ class AccessControl:
         role = self.pin_pad_role()
         assert role is not None
         if button != "OK_":
-            return f"enter the {role.value} PIN first: digits D0_-D9_, then OK_ (CAN clears)"
-        return f"key in the {role.value} PIN digits first, then OK_"
+            return f"enter the {role.value} PIN first: the digits 0-9, then OK (CANCEL clears)"
+        return f"key in the {role.value} PIN digits first, then OK"
 
     def check_pin(self, pin: str | None = None, *, source: str = "panel") -> PinAttempt:
         """The outcome of a PIN attempt (``pin``, or the digits keyed on the panel), without
@@ -483,6 +483,6 @@ class AccessControl:
         until = self.signin.locks[role].locked_until
         locked = "" if until is None else f"; wrong PINs locked it until {when(until)}"
         return (
-            f"enter the {role.value} PIN: digits D0_-D9_ then OK_ on the panel with the key at "
+            f"enter the {role.value} PIN: the digits 0-9 then OK on the panel with the key at "
             f"{ROLE_KEYS[role]}, or the PIN field on the display{locked}"
         )

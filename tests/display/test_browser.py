@@ -170,7 +170,9 @@ def test_a_full_nz_round_dealt_by_clicking_the_dealers_screen(browser: Any) -> N
                 "data-text", "Load a new shoe, then press SHUFFLE"
             )
             round_1 = page.locator('#history .round[data-round="1"]')
-            expect(round_1).to_contain_text("ann +$15, bob -$20, cat -$15")
+            expect(round_1).to_contain_text(
+                "dealer soft 20 · ann won $15, bob lost $20, cat lost $15"
+            )
             expect(round_1.locator("[data-card]")).to_have_count(2)  # the dealer's, as pictures
             assert table.service.rounds_completed == 1
             press(page, "SHF")
@@ -311,6 +313,12 @@ def test_the_pit_page_is_read_only_shows_the_shift_and_refuses_a_wrong_token(
             press(dealer, "OK_")
             expect(page.locator("#history-rows tr td:first-child")).to_have_text(["1"])
             expect(page.locator("#history-rows [data-card]")).to_have_count(3)
+            # whose total and whose result, in words; the devices by the dealer page's names
+            expect(page.locator("#history-rows tr td:nth-child(2)")).to_contain_text(
+                "dealer bust (26)"
+            )
+            expect(page.locator("#history-rows tr td:nth-child(3)")).to_have_text("ann won $10")
+            expect(page.locator("#device-peek")).to_have_text("reader: connected")
             expect(page.locator("#shift")).to_have_text("house down $10")
             expect(page.locator("#shift")).to_have_attribute("data-cents", "-1000")
             expect(page.locator("#shift-detail")).to_contain_text("1 round since the table started")
@@ -442,8 +450,8 @@ def recovered_round_acknowledged(page: Page) -> None:
         banner = page.locator("#tools .banner.notice")
         expect(banner).to_have_count(1)
         expect(banner.locator(".what")).to_have_text(
-            "The table restarted: round 1 was rebuilt from the table's record and goes on at "
-            '"dealing".'
+            "The table restarted: round 1 was rebuilt from the table's record and goes on where it "
+            "stopped (dealing)."
         )
         expect(banner.locator(".todo")).to_have_text(
             "Check the table against the screen, then acknowledge."

@@ -123,7 +123,7 @@ def test_passwd_prints_a_hash_line_for_the_table_file(
     for bad in ("12345", "1234567890123", "24681x"):
         monkeypatch.setattr(sys, "stdin", io.StringIO(f"{bad}\n"))
         assert main(["passwd"]) == 2
-        assert "a PIN is 6 to 12 digits" in capsys.readouterr().err
+        assert "a PIN is 6 to 12 of the digits 0-9" in capsys.readouterr().err
 
     assert main(["passwd", "--token"]) == 0
     token_line, hash_line = capsys.readouterr().out.strip().splitlines()

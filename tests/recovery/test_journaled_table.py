@@ -163,7 +163,8 @@ def test_the_dealer_is_told_the_round_was_recovered_and_the_journal_says_so(
     [told] = [p for p in shown if isinstance(p, Prompt)]
     assert told.code is PromptCode.RESUMED
     assert told.text == (
-        "The table restarted: round 2 was rebuilt from the table's record and goes on at betting."
+        "The table restarted: round 2 was rebuilt from the table's record and goes on where it "
+        "stopped (bets open)."
     )
     last = journal.last_row()
     assert last is not None

@@ -99,7 +99,10 @@ def test_a_variant_file_changed_between_starts_is_flagged(tmp_path: Path) -> Non
         assert first.notices.texts() == []
     variant.write_text(variant.read_text().replace("burn_cards = 1", "burn_cards = 2"))
     with TableService(table()) as second:
-        assert any("changed since the last start: variant" in n for n in second.notices.texts())
+        assert any(
+            "Since the last start the game's rules file changed" in n
+            for n in second.notices.texts()
+        )
     with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
         rows = [r.payload for r in journal.iter_rows(kinds=["config"])]
     assert [r["changed"] for r in rows] == [[], ["variant_sha256"]]

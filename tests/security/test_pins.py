@@ -182,15 +182,15 @@ def test_a_supervisor_decision_without_the_pin_is_refused_and_changes_nothing(
     assert {b.value for b in t.app.lit} == PIN_PAD  # the panel is a PIN pad
     t.press(Button.HIT)
     assert t.last_input().reason == (
-        "enter the supervisor PIN first: digits D0_-D9_, then OK_ (CAN clears)"
+        "enter the supervisor PIN first: the digits 0-9, then OK (CANCEL clears)"
     )
     t.press(Button.OK)  # no digits yet: no attempt
-    assert t.last_input().reason == "key in the supervisor PIN digits first, then OK_"
+    assert t.last_input().reason == "key in the supervisor PIN digits first, then OK"
     t.press(Button.DEAL, held=True)  # the void key does nothing either
     for action in (Action.ASSIGN_CARD, Action.BURN_CARD, Action.VOID, Action.CLEAR_LOCKUP):
         result = t.table.supervisor(action, by="somebody")
         assert not result.accepted
-        assert result.reason.startswith("enter the supervisor PIN: digits D0_-D9_ then OK_")
+        assert result.reason.startswith("enter the supervisor PIN: the digits 0-9 then OK on")
     assert _round(t) == before
     assert list(t.journal.iter_rows(kinds=["supervisor"])) == []
     assert _attempt_rows(t) == []

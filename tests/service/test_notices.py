@@ -41,7 +41,9 @@ def test_a_recovered_round_is_a_notice_until_the_dealer_acknowledges_it(tmp_path
     try:
         (notice,) = hub.state()["notices"]
         assert notice["kind"] == "recovered"
-        assert "was rebuilt from the table's record and goes on at" in notice["text"]
+        assert (
+            "was rebuilt from the table's record and goes on where it stopped (" in notice["text"]
+        )
         assert "replayed" not in notice["text"]  # the counts are the log's, not the dealer's
         assert notice["todo"]
         refused = service.execute(Acknowledge(notice["id"] + 100))

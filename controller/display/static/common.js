@@ -22,9 +22,15 @@ function money(cents) {
   return sign + "$" + whole + (rest ? "." + String(rest).padStart(2, "0") : "");
 }
 
-function signed(cents) {
-  return (cents > 0 ? "+" : "") + money(cents);
+// A player's result for a round, whose it is said in words: "ann won $9", "bob lost $7".
+function netText(n) {
+  if (n.cents > 0) return n.player + " won " + money(n.cents);
+  if (n.cents < 0) return n.player + " lost " + money(-n.cents);
+  return n.player + " broke even";
 }
+
+// The devices as the dealer and the pit call them (the same words on both pages).
+const DEVICE_NAMES = { shoe: "shoe", peek: "reader", panel: "panel" };
 
 // A card face: rank and suit in the corner, the suit large; red suits red (and each suit its
 // own shape, so colour is not the only sign).
@@ -334,15 +340,14 @@ function historyNode(r) {
   node.dataset.round = r.round;
   node.appendChild(el("b", null, "#" + r.round + (r.void ? " void" : "")));
   node.appendChild(cardsNode(r.dealer, true));
-  if (r.dealer_total) node.appendChild(document.createTextNode(r.dealer_total));
-  node.appendChild(document.createTextNode(" \u00b7 " + r.net.map((n) => n.player + " " + signed(n.cents)).join(", ")));
+  if (r.dealer_total) node.appendChild(document.createTextNode("dealer " + r.dealer_total));
+  node.appendChild(document.createTextNode(" \u00b7 " + r.net.map(netText).join(", ")));
   return node;
 }
 
 function deviceText(d) {
   const status = { connected: "", connecting: " connecting", lost: " LINK LOST", refused: " REFUSED" }[d.status];
-  const names = { shoe: "shoe", peek: "reader", panel: "panel" };
-  return (names[d.role] || d.role) + (status === undefined ? " " + d.status : status) + (d.faults.length ? " \u26a0 " + d.faults.join(", ") : "");
+  return (DEVICE_NAMES[d.role] || d.role) + (status === undefined ? " " + d.status : status) + (d.faults.length ? " \u26a0 " + d.faults.join(", ") : "");
 }
 
 // The socket: hello, then a state after every change; reconnects after a second.

@@ -44,7 +44,7 @@ function renderPit(s) {
   for (const d of s.devices) {
     const status = { connected: "connected", connecting: "connecting", lost: "LINK LOST", refused: "REFUSED" }[d.status] || d.status;
     const faults = d.faults.length ? " \u26a0 " + d.faults.join(", ") : "";
-    const item = el("li", null, d.role + ": " + status + faults + (d.detail ? " (" + d.detail + ")" : ""));
+    const item = el("li", null, (DEVICE_NAMES[d.role] || d.role) + ": " + status + faults + (d.detail ? " (" + d.detail + ")" : ""));
     item.id = "device-" + d.role;
     item.dataset.status = d.status;
     devices.appendChild(item);
@@ -57,13 +57,13 @@ function renderPit(s) {
     tr.appendChild(el("td", null, r.round + (r.void ? " (void)" : "")));
     const dealer = el("td");
     dealer.appendChild(cardsNode(r.dealer, true));
-    if (r.dealer_total) dealer.appendChild(document.createTextNode(" " + r.dealer_total));
+    if (r.dealer_total) dealer.appendChild(document.createTextNode(" dealer " + r.dealer_total));
     tr.appendChild(dealer);
     // each player's net whole on its line: the lines break between players, never inside one
     const players = el("td", "nets");
     r.net.forEach((n, i) => {
       if (i) players.appendChild(document.createTextNode(" "));
-      players.appendChild(el("span", "net", n.player + " " + signed(n.cents) + (i < r.net.length - 1 ? "," : "")));
+      players.appendChild(el("span", "net", netText(n) + (i < r.net.length - 1 ? "," : "")));
     });
     tr.appendChild(players);
     rows.appendChild(tr);
