@@ -39,6 +39,7 @@ from controller.cli.commands import DEFAULT_LAST
 from controller.game.prompts import money
 from controller.journal.errors import JournalUnavailable
 from controller.journal.store import Journal, Row
+from drivers.tbl21.events import BUTTON_WORDS, Button
 
 DEVICE_ACTIONS = frozenset({"card", "peek", "hold", "resume"})
 KEYED_CARD_ACTION = "key_card"
@@ -265,7 +266,7 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
         return _device_step(p)
     if kind == "input":
         action = p.get("action")
-        keys = " ".join(str(k) for k in p.get("keys") or [])
+        keys = ", ".join(_key_word(k) for k in p.get("keys") or [])
         keyed = f" [{keys}]" if keys else ""
         by = f" by {p['by']}" if p.get("by") else ""
         data = _data_text(p.get("data"))
@@ -273,6 +274,8 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
             return f"{'refused':<9} {action or 'key'}{data}{keyed}{by}: {p.get('reason', '')}"
         if action in DEVICE_ACTIONS:
             return None
+        if action is None:  # CALL: no decision, the dealer called a supervisor to the table
+            return f"{'called':<9} the dealer pressed {keys or 'a key'}: a supervisor is called{by}"
         return f"{'decision':<9} {str(action).upper()}{data}{keyed}{by}"
     if kind == "prompt":
         return f"{'prompt':<9} {p.get('code')}: {p.get('text', '')}"
@@ -297,7 +300,7 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
     if kind == "set_aside":
         return (
             f"{'SET ASIDE':<9} rows {p.get('first_seq')}-{p.get('last_seq')} by {p.get('by')} "
-            f"({p.get('cards')} card(s) to the discard), the round void: {p.get('reason')}"
+            f"({_cards(p.get('cards'))} to the discard), the round void: {p.get('reason')}"
         )
     if kind == "stop":
         return f"{'STOPPED':<9} {p.get('reason')} (round {p.get('round')} at {p.get('state')})"
@@ -332,6 +335,18 @@ def _data_text(data: object) -> str:
         else:
             parts.append(f"{key}={value}")
     return " " + " ".join(parts)
+
+
+def _key_word(code: object) -> str:
+    """A panel key as the screen names it (``B2_`` -> ``BOX 2``); an unknown code as it is."""
+    try:
+        return BUTTON_WORDS[Button(str(code))]
+    except ValueError:
+        return str(code)
+
+
+def _cards(count: object) -> str:
+    return "1 card" if count == 1 else f"{count} cards"
 
 
 def _signed(cents: object) -> str:

@@ -35,7 +35,8 @@ class TableAudit:
         start = "" if self.first_seq == 1 else " (the floor's record starts after row 1)"
         if self.ok:
             return f"table {self.table_id}: chain intact, {self.rows:,} {span}{start}"
-        return f"table {self.table_id}: {len(self.breaks)} break(s) in {span}: " + "; ".join(
+        breaks = f"{len(self.breaks)} break" + ("" if len(self.breaks) == 1 else "s")
+        return f"table {self.table_id}: {breaks} in {span}: " + "; ".join(
             b.describe() for b in self.breaks[:SHOWN]
         )
 

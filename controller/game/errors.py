@@ -18,7 +18,8 @@ class ConfigError(CroupierError):
         self.path = path
         self.problems = problems
         lines = "\n".join(f"  - {p}" for p in problems)
-        super().__init__(f"{path}: {len(problems)} problem(s):\n{lines}")
+        count = f"{len(problems)} problem" + ("" if len(problems) == 1 else "s")
+        super().__init__(f"{path}: {count}:\n{lines}")
 
 
 class SettlementError(CroupierError):

@@ -111,8 +111,8 @@ class ShoeWatch:
             steps.append(
                 Hold(
                     HoldKind.LOCKUP,
-                    f"DRAW_GAP: {missing} card(s) left the shoe unseen before draw "
-                    f"{event.draw_no}; supervisor verification",
+                    f"DRAW_GAP: {missing} card{'' if missing == 1 else 's'} left the shoe unseen "
+                    f"before draw {event.draw_no}; supervisor verification",
                     "shoe",
                 )
             )

@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from controller.floor.audit import TableAudit
+from controller.floor.chain import ChainBreak
 from controller.floor.report import CSV_COLUMNS, FloorReport, assemble, period_words
 from controller.floor.report_page import render
 
@@ -88,3 +90,10 @@ def test_the_period_and_the_override_times_read_as_days_and_times_in_the_shift_s
     assert period.group(1) == "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026 06:00 UTC"
     assert "2026-12-03T" not in page.split('<div class="plots">')[0]
     assert "<td>23:05:07</td>" in page
+
+
+def test_the_audit_counts_its_breaks_in_words_one_break_or_two_breaks() -> None:
+    one = TableAudit("t1", rows=3, first_seq=1, last_seq=3, breaks=[ChainBreak("t1", 2, "forged")])
+    assert one.describe() == "table t1: 1 break in rows 1..3: table t1 row 2: forged"
+    one.breaks.append(ChainBreak("t1", 3, "forged"))
+    assert one.describe().startswith("table t1: 2 breaks in rows 1..3: ")

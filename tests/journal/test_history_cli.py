@@ -106,6 +106,8 @@ def write_two_rounds(journal: Journal) -> None:
         ),
         inputs("double", {"box": 2}, keys=["B2_", "DBL"], accepted=False, reason="not now"),
         inputs("hit", {"box": 2}, keys=["B2_", "HIT"]),
+        # the dealer presses CALL: no decision, a call for a supervisor
+        ("input", {"action": None, "data": {}, "accepted": True, "keys": ["CAL"], "by": None}),
         entry_for(drawn("QS", 5)),
         inputs("key_card", {"card": "7H"}, keys=["D7_", "OK_"]),
         entry_for(SupervisorAction(Action.VOID, "S. Smith", "void box 3")),
@@ -194,7 +196,7 @@ def test_text_is_headed_as_a_recall_and_shows_the_steps_in_order(
     order = [
         "== Round 1 (nz-pontoon)",
         "decision  BET box=1 player=ann amount=$10",
-        "decision  DEAL [DEA]",
+        "decision  DEAL [DEAL]",
         "card      AS (draw 1, shoe)",
         "card      KH (draw 3, shoe)",
         "prompt    PAY: pay ann 3:2",
@@ -202,9 +204,10 @@ def test_text_is_headed_as_a_recall_and_shows_the_steps_in_order(
         "net to players: +$15",
         "== Round 2 (nz-pontoon)",
         "peek      outcome N (peek)",
-        "refused   double box=2 [B2_ DBL]: not now",
-        "decision  HIT box=2 [B2_ HIT]",
-        "decision  KEY_CARD card=7H [D7_ OK_]",
+        "refused   double box=2 [BOX 2, DOUBLE]: not now",
+        "decision  HIT box=2 [BOX 2, HIT]",
+        "called    the dealer pressed CALL: a supervisor is called",
+        "decision  KEY_CARD card=7H [7, OK]",
         "OVERRIDE  void by S. Smith: void box 3",
         "decision  VOID box=3 by S. Smith",
         "ledger    box 2 bo hand 1 collect -$5 (stake $5; bust)",
@@ -217,6 +220,7 @@ def test_text_is_headed_as_a_recall_and_shows_the_steps_in_order(
     assert "between rounds" not in text  # rows outside any round are not part of a recall
     assert "card      AS" in text
     assert "decision  CARD" not in text  # the shoe's own input is shown once, as the card
+    assert "NONE" not in text  # a CALL is said in words, not as an action that is none
 
 
 def test_last_n_shows_the_newest_rounds(

@@ -90,7 +90,7 @@ def test_rules_check_prints_it_with_the_file(
     path = nz_with(tmp_path, "hits_soft_17 = true", 'hits_soft_17 = "maybe"')
     assert main(["rules", "--check", str(path)]) == 1
     assert capsys.readouterr().err == (
-        f"croupier rules: {path}: 1 problem(s):\n"
+        f"croupier rules: {path}: 1 problem:\n"
         '  - dealer.hits_soft_17 = "maybe": must be true or false, without quotes\n'
     )
 

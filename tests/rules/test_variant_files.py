@@ -129,7 +129,7 @@ def test_a_path_to_no_file_is_told_apart_from_an_unknown_variant_id(
     known = "nz-pontoon, uk-pontoon, pa-blackjack, pontoon-blackjack"
     assert main(["rules", "--check", "missing.toml"]) == 1
     assert capsys.readouterr().err == (
-        "croupier rules: missing.toml: 1 problem(s):\n"
+        "croupier rules: missing.toml: 1 problem:\n"
         f"  - no variant file at {tmp_path}/missing.toml; a shipped variant is named by its id "
         f"alone: {known}\n"
     )
@@ -137,7 +137,7 @@ def test_a_path_to_no_file_is_told_apart_from_an_unknown_variant_id(
     assert "the shipped nz-pontoon is named by its id alone: nz-pontoon" in capsys.readouterr().err
     assert main(["rules", "pa-blackjak"]) == 1
     assert capsys.readouterr().err == (
-        "croupier rules: pa-blackjak: 1 problem(s):\n"
+        "croupier rules: pa-blackjak: 1 problem:\n"
         "  - no variant has the id 'pa-blackjak' (did you mean pa-blackjack?), and there is no "
         f"file 'pa-blackjak' in {tmp_path}; the variants: {known}; a variant file of your own: "
         "give its path\n"

@@ -164,7 +164,7 @@ def test_a_table_file_with_a_pin_hash_that_others_may_read_is_refused_with_the_c
         table.chmod(mode)
         assert main(["run", "--config", str(table)]) == 2
         err = capsys.readouterr().err
-        assert f"croupier run: {table}: 1 problem(s):" in err
+        assert f"croupier run: {table}: 1 problem:" in err
         assert (
             f"holds the supervisor's PIN hash and may be read or written by other users (mode "
             f"{mode:04o}): make it readable by croupier alone with `chmod 600 {table}`"

@@ -51,7 +51,7 @@ def test_a_jump_in_draw_numbers_locks_the_table_for_a_supervisor() -> None:
     assert app.controller.state is State.HOLD
     kinds = [h.kind for h in app.controller.hold_reasons]
     assert HoldKind.LOCKUP in kinds
-    assert any("DRAW_GAP: 2 card(s)" in h.detail for h in app.controller.hold_reasons)
+    assert any("DRAW_GAP: 2 cards left" in h.detail for h in app.controller.hold_reasons)
     # the card that came after the gap waits for the supervisor, it is not dealt
     assert app.controller.round.dealer.cards == []
 
