@@ -33,7 +33,7 @@ def new_shoe_payload(decks: int, deck_type: DeckType | str, cut_index: int) -> s
     if isinstance(cut_index, bool) or not isinstance(cut_index, int) or not 0 <= cut_index < total:
         raise CommandError(
             f"new shoe: cut_index must be 0 (physical cut card) or 1..{total - 1} for "
-            f"{decks} deck(s) of {kind.size}, got {cut_index!r}"
+            f"{decks} deck{'' if decks == 1 else 's'} of {kind.size}, got {cut_index!r}"
         )
     return f"{decks};{kind.value};{cut_index}"
 

@@ -188,7 +188,8 @@ class Console:
         return {
             "shoe": f"{shoe.state.value}, gate {'locked' if shoe.gate_locked else 'unlocked'}, "
             f"{shoe.remaining} cards in the shoe",
-            "peek": f"{peek.state.value}, {len(peek.answers)} peek(s), last answer "
+            "peek": f"{peek.state.value}, {len(peek.answers)} "
+            f"peek{'' if len(peek.answers) == 1 else 's'}, last answer "
             f"{peek.answers[-1] if peek.answers else '-'}",
             "panel": panel.state.value,
             "panel text": f"{panel.text[0]!r} / {panel.text[1]!r}",

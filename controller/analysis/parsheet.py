@@ -340,7 +340,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     decks: list[dict[str, Any]] = []
     if request.contributions:
         for n in DECKS_CURVE:
-            say(f"{n} deck(s)")
+            say(f"{n} deck" + ("" if n == 1 else "s"))
             size = n * rules.shoe.deck.size
             over = {
                 **request.overrides,

@@ -96,7 +96,13 @@ def serve_command(args: argparse.Namespace) -> int:
     stop = threading.Event()
     restore = _on_signals(stop)
     try:
-        return _serve(floor, conninfo, stop, lambda url: print(f"floor page: {url}", flush=True))
+
+        def ready(url: str, tables: int) -> None:
+            where = floor.config.database.where
+            print(f"floor: {tables} table{'' if tables == 1 else 's'} on {where}", flush=True)
+            print(f"floor page: {url}", flush=True)
+
+        return _serve(floor, conninfo, stop, ready)
     except FloorError as exc:
         return _fail(str(exc))
     finally:
@@ -125,8 +131,7 @@ def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any)
             raise FloorError(f"cannot open the floor's database pool: {exc}") from None
         if not server.wait_started():
             raise FloorError("the floor page did not start")
-        print(f"floor: {len(watcher.views)} tables on {config.database.where}", flush=True)
-        ready(server.url)
+        ready(server.url, len(watcher.views))
         while not stop.is_set():
             stop.wait(0.5)
     except KeyboardInterrupt:
@@ -211,7 +216,7 @@ def audit_command(args: argparse.Namespace) -> int:
     except psycopg.Error as exc:
         return _fail(f"the audit's query failed: {exc}")
     print(
-        f"\n{findings} finding(s)"
+        f"\n{findings} finding{'' if findings == 1 else 's'}"
         + (": keep the rows for investigation and call surveillance" if findings else "")
     )
     return 1 if findings else 0
@@ -398,8 +403,9 @@ def demo_command(args: argparse.Namespace) -> int:
         )
         floor, conninfo = _load(str(floor_file))
 
-        def ready(url: str) -> None:
-            print(f"{args.tables} demo tables dealing (logs in {folder})", flush=True)
+        def ready(url: str, _shipped: int) -> None:  # the demo's tables have not shipped yet
+            tables_ = f"{args.tables} demo table" + ("" if args.tables == 1 else "s")
+            print(f"{tables_} dealing (logs in {folder})", flush=True)
             print(f"floor page: {url}  (sign in as pit, password {password})", flush=True)
             print(
                 f"floor file: {floor_file} (its database password: {floor_secret}, mode 600)",

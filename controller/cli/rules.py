@@ -75,7 +75,8 @@ def summary(v: Variant) -> str:
         "",
         f"Shoe:        {v.shoe.decks} x {deck} decks; burn {v.shoe.burn_cards}; "
         f"cut card {v.shoe.cut_card_reserve} cards from the end",
-        f"Table:       {v.table.boxes} boxes, up to {v.table.wagers_per_box} wager(s) per box; "
+        f"Table:       {v.table.boxes} boxes, up to {v.table.wagers_per_box} "
+        f"wager{'' if v.table.wagers_per_box == 1 else 's'} per box; "
         f"increment {money(v.table.min_increment_cents)}",
         "Dealer:      "
         + (

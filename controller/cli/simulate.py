@@ -206,7 +206,8 @@ def text_report(d: dict[str, Any], rules: Variant) -> str:
         lines.append(f"  {up:<4} {row['hands']:>8} {cells}")
     lines += [
         "",
-        f"{perf['rounds_per_second']:,.0f} rounds/s with {perf['workers']} worker(s) "
+        f"{perf['rounds_per_second']:,.0f} rounds/s with {perf['workers']} "
+        f"worker{'' if perf['workers'] == 1 else 's'} "
         f"({perf['seconds']:.1f} s), {perf['rounds_per_cpu_second']:,.0f} rounds per CPU "
         f"second, {perf['engine']} engine",
     ]

@@ -575,7 +575,8 @@ def strategy_from_mapping(
             cells = tuple(text.split())
             if len(cells) != len(columns):
                 problems.append(
-                    f"{where} = {shown(text)}: {len(cells)} code(s) for {len(columns)} column(s) "
+                    f"{where} = {shown(text)}: {len(cells)} "
+                    f"code{'' if len(cells) == 1 else 's'} for {len(columns)} columns "
                     f"({' '.join(columns)})"
                 )
                 continue

@@ -453,7 +453,8 @@ class RoundController:
             raise _Refusal(f"{player!r} already has a wager on box {box_no}")
         if box is not None and len(box.wagers) >= self.rules.table.wagers_per_box:
             raise _Refusal(
-                f"box {box_no} already has {self.rules.table.wagers_per_box} wager(s), the most "
+                f"box {box_no} already has {self.rules.table.wagers_per_box} "
+                f"wager{'' if self.rules.table.wagers_per_box == 1 else 's'}, the most "
                 f"{self.rules.id} allows"
             )
         self._push_undo()

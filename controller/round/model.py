@@ -278,7 +278,9 @@ def why_not_double(
     if hand.finished:
         return "that hand has finished"
     if hand.doubles >= d.times_per_hand:
-        return f"a hand may be doubled {d.times_per_hand} time(s) only"
+        return "a hand may be doubled " + (
+            "once only" if d.times_per_hand == 1 else f"{d.times_per_hand} times only"
+        )
     n = len(hand.cards)
     if n < d.min_cards or (d.max_cards and n > d.max_cards):
         allowed = f"{d.min_cards}-{d.max_cards}" if d.max_cards else f"{d.min_cards} or more"

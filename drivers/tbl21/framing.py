@@ -158,7 +158,11 @@ def decode(buffer: bytes | bytearray) -> DecodeResult:
         if garbage_start is not None and upto > garbage_start:
             junk = buf[garbage_start:upto]
             errors.append(
-                DecodeError(DecodeErrorKind.GARBAGE, f"{len(junk)} byte(s) outside a frame", junk)
+                DecodeError(
+                    DecodeErrorKind.GARBAGE,
+                    f"{len(junk)} byte{'' if len(junk) == 1 else 's'} outside a frame",
+                    junk,
+                )
             )
         garbage_start = None
 
@@ -246,7 +250,8 @@ class FrameDecoder:
             errors.append(
                 DecodeError(
                     DecodeErrorKind.STALE_PARTIAL,
-                    f"partial frame of {len(self._buffer)} byte(s) older than "
+                    f"partial frame of {len(self._buffer)} "
+                    f"byte{'' if len(self._buffer) == 1 else 's'} older than "
                     f"{self._stale_after * 1000:.0f} ms",
                     bytes(self._buffer),
                 )

@@ -65,7 +65,8 @@ def _fields(frame: Frame, count: int, names: str) -> list[str]:
     fields = frame.payload.split(";")
     if len(fields) != count:
         raise PayloadError(
-            f"'{frame.kind}' payload {frame.payload!r}: expected {count} field(s) ({names}), "
+            f"'{frame.kind}' payload {frame.payload!r}: expected {count} "
+            f"field{'' if count == 1 else 's'} ({names}), "
             f"got {len(fields)}"
         )
     return fields

@@ -130,7 +130,7 @@ def test_second_double_on_a_hand_is_refused() -> None:
             ],
         ),
     )
-    assert [r.reason for r in rejected] == ["a hand may be doubled 1 time(s) only"]
+    assert [r.reason for r in rejected] == ["a hand may be doubled once only"]
 
 
 def test_split_limit_is_three_hands_in_nz() -> None:

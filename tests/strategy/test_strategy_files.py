@@ -70,7 +70,7 @@ def test_a_missing_up_card_is_refused_naming_the_columns(tmp_path: Path) -> None
     )
     text = refusal(path)
     assert "[hard] 16" in text
-    assert "9 code(s) for 10 column(s) (2 3 4 5 6 7 8 9 T A)" in text
+    assert "9 codes for 10 columns (2 3 4 5 6 7 8 9 T A)" in text
 
 
 def test_a_missing_row_is_refused(tmp_path: Path) -> None:
