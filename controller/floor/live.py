@@ -286,7 +286,17 @@ class TableView:
         if self.live_round is None:
             return None
         detail = round_detail(self.live_rows, self.zone)
-        keep = ("round", "in_play", "prompt", "cards", "bets", "ledger", "net", "void")
+        keep = (
+            "round",
+            "in_play",
+            "prompt",
+            "prompt_parts",
+            "cards",
+            "bets",
+            "ledger",
+            "net",
+            "void",
+        )
         shown = {k: detail[k] for k in keep}
         shown["round"] = self.live_round
         shown["start_time"] = detail["start_time"]

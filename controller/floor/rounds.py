@@ -5,6 +5,7 @@ times in the casino's zone."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 from datetime import tzinfo
 from typing import Any
@@ -33,6 +34,55 @@ def _target(payload: dict[str, Any]) -> str:
     if payload.get("code") == "BURN":
         return "burn"
     return text
+
+
+# What the journal's prompt says, as the dealer's screen says it: cards as cards, the choices by
+# the names printed on the keys ("box 2 hand 1: 5H 5D (10) - hit, stand" is shown as
+# "Box 2: 5♥ 5♦ 10 - HIT or STAND", the hand named only where the box was split).
+_CARD = re.compile(r"\b([2-9TJQKA][CDHS])\b")
+_TURN = re.compile(r"^box (\d+) hand (\d+): ")
+_TOTAL = re.compile(r"(?<=[CDHS]) \(((?:soft )?\d+|bust \(\d+\))\)")
+_CHOICES = re.compile(r" - ([a-z]+(?:, [a-z]+)*)$")
+_KEYS = {
+    "hit": "HIT",
+    "stand": "STAND",
+    "double": "DOUBLE",
+    "split": "SPLIT",
+    "surrender": "SURRENDER",
+    "insure": "INSURE",
+    "insurance": "INSURE",
+    "rescue": "RESCUE",
+}
+
+
+def prompt_parts(text: str, split: Iterable[int] = ()) -> list[dict[str, str]]:
+    """A prompt's text as parts (``{"text": ...}`` or ``{"card": "AH"}``) in the dealer's
+    screen's words; ``split``: the boxes that have more than one hand."""
+    turn = _TURN.match(text)
+    if turn is not None:
+        box, hand = int(turn.group(1)), int(turn.group(2))
+        where = f"Box {box}" + (f", hand {hand}" if box in set(split) else "")
+        text = f"{where}: " + text[turn.end() :]
+    text = _TOTAL.sub(lambda m: f" {m.group(1)}", text)
+    choices = _CHOICES.search(text)
+    if choices is not None:
+        words = choices.group(1).split(", ")
+        if all(w in _KEYS for w in words):
+            keys = [_KEYS[w] for w in words]
+            said = keys[0] if len(keys) == 1 else ", ".join(keys[:-1]) + " or " + keys[-1]
+            text = text[: choices.start()] + " - " + said
+    text = text[:1].upper() + text[1:]
+    out: list[dict[str, str]] = []
+    at = 0
+    for card in _CARD.finditer(text):
+        between = text[at : card.start()]
+        if between and not (between == " " and out and "card" in out[-1]):  # cards side by side
+            out.append({"text": between})
+        out.append({"card": card.group(1)})
+        at = card.end()
+    if at < len(text):
+        out.append({"text": text[at:]})
+    return out
 
 
 def _amount(amount: int, odds: object) -> str:
@@ -112,6 +162,8 @@ def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, A
     result["end_time"] = clock(result["end"], zone)
     result["in_play"] = result["end"] is None
     result["prompt"] = prompt if result["in_play"] else ""
+    split_boxes = {int(c["to"].split()[1]) for c in cards if " hand " in str(c["to"])}
+    result["prompt_parts"] = prompt_parts(result["prompt"], split_boxes)
     # where each entry settles: "box 2", or "box 2 hand 1" where the box was split
     split = {e["box"] for e in ledger if isinstance(e["hand"], int) and e["hand"] > 1}
     for e in ledger:

@@ -446,6 +446,16 @@ def test_a_table_s_live_round_shows_on_the_floor_and_its_list_follows_it_to_the_
         ]
         assert shown
         assert Counter(shown) <= Counter(drawn)  # the cards of the round in play, so far
+        # a player's turn as the dealer's screen says it: cards as cards, the keys' names
+        said = page.wait_for_function(
+            """card => { const p = document.querySelector(card + ' .prompt');
+                return p && p.querySelector('.mini') && p.textContent.startsWith('Box ')
+                    ? p.textContent : null; }""",
+            arg=card,
+            timeout=30_000,
+        ).json_value()
+        assert re.search(r" - (HIT|STAND)", said), said
+        assert not re.search(r"\b[2-9TJQKA][CDHS]\b|hit|stand|\(", said), said
         page.click(card)
         in_play = page.wait_for_selector("#round-list li.in-play", timeout=30_000)
         assert in_play is not None

@@ -10,7 +10,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from controller.floor.live import Ack, TableView
-from controller.floor.rounds import round_detail
+from controller.floor.rounds import prompt_parts, round_detail
 from controller.floor.shipper import Backlog
 from controller.journal.store import Row
 
@@ -44,7 +44,11 @@ def _in_play(row: Rows, n: int) -> list[Row]:
         row(n, "device_event", {"type": "CardDrawn", "card": "9D"}),
         row(n, "prompt", {"code": "DEAL", "box": 1, "text": "deal to box 1"}),
         row(n, "device_event", {"type": "CardDrawn", "card": "KH"}),
-        row(n, "prompt", {"code": "PLAYER_TURN", "box": 1, "text": "box 1 hand 1: AS KH"}),
+        row(
+            n,
+            "prompt",
+            {"code": "PLAYER_TURN", "box": 1, "text": "box 1 hand 1: AS KH (21) - hit, stand"},
+        ),
     ]
 
 
@@ -78,7 +82,14 @@ def test_the_round_in_play_shows_its_bets_cards_and_words_then_settles() -> None
     live = view.as_json(NOW)["live"]
     assert live["round"] == 7
     assert live["in_play"] is True
-    assert live["prompt"] == "box 1 hand 1: AS KH"
+    assert live["prompt"] == "box 1 hand 1: AS KH (21) - hit, stand"
+    # shown as the dealer's screen says it: the cards as cards, the keys by their names
+    assert live["prompt_parts"] == [
+        {"text": "Box 1: "},
+        {"card": "AS"},
+        {"card": "KH"},
+        {"text": " 21 - HIT or STAND"},
+    ]
     assert live["bets"] == [{"box": 1, "player": "ann", "amount_cents": 2000, "amount": "$20"}]
     assert [(c["card"], c["to"]) for c in live["cards"]] == [
         ("AS", "box 1"),
@@ -155,3 +166,19 @@ def test_one_row_behind_is_a_row_and_more_are_rows() -> None:
     behind = Backlog(11, 10, oldest, datetime(2026, 12, 4, 1, 10, 35, tzinfo=UTC).timestamp())
     assert behind.describe() == "1 row behind, oldest 35 s"
     assert replace(behind, shipped_seq=9).describe() == "2 rows behind, oldest 35 s"
+
+
+def test_a_prompt_names_the_hand_only_where_the_box_was_split_and_keeps_other_words() -> None:
+    assert prompt_parts("box 2 hand 2: 8H 3C (11) - hit, stand, double", split={2}) == [
+        {"text": "Box 2, hand 2: "},
+        {"card": "8H"},
+        {"card": "3C"},
+        {"text": " 11 - HIT, STAND or DOUBLE"},
+    ]
+    assert prompt_parts("surrender offered against QD") == [
+        {"text": "Surrender offered against "},
+        {"card": "QD"},
+    ]
+    assert prompt_parts("Round 5: take the bets, then press DEAL.") == [
+        {"text": "Round 5: take the bets, then press DEAL."}
+    ]

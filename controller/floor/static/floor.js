@@ -46,6 +46,13 @@ function mini(text) {
   return node;
 }
 
+// A prompt as the dealer's screen says it: its parts, text and cards (the server's words).
+function promptNode(cls, parts, prefix) {
+  const node = el("div", cls, prefix || "");
+  for (const p of parts) node.append(p.card ? mini(p.card) : document.createTextNode(p.text));
+  return node;
+}
+
 function money(c) {
   const s = c < 0 ? "-" : ""; c = Math.abs(c);
   return s + "$" + Math.floor(c / 100).toLocaleString("en") + (c % 100 ? "." + String(c % 100).padStart(2, "0") : "");
@@ -101,8 +108,8 @@ function tableNode(t) {
   game.title = t.game || t.variant;
   node.append(h, game);
   const line = (a, b, cls) => { const d = el("div", "line " + (cls || "")); d.append(el("span", "", a), el("span", "", b)); return d; };
-  const said = t.state === "hold" && t.hold.length ? t.hold[t.hold.length - 1] : (live && live.prompt) || "";
-  if (said) node.append(el("div", "prompt" + (t.state === "hold" ? " hold" : ""), said));
+  if (t.state === "hold" && t.hold.length) node.append(el("div", "prompt hold", t.hold[t.hold.length - 1]));
+  else if (live && live.prompt_parts && live.prompt_parts.length) node.append(promptNode("prompt", live.prompt_parts));
   if (live) node.append(liveNode(live));
   const foot = el("div", "foot");
   foot.append(line("house win " + t.house_win, t.rounds + (t.rounds === 1 ? " round, " : " rounds, ") + t.rounds_per_hour + "/h"));
@@ -317,7 +324,7 @@ async function showRound(id, n) {
   const head = el("h3", "", "round " + r.round + times + " · " + roundWords(r));
   head.id = "round-head";
   const parts = [head];
-  if (r.in_play && r.prompt) parts.push(el("div", "prompt", "now: " + r.prompt));
+  if (r.in_play && r.prompt_parts.length) parts.push(promptNode("prompt", r.prompt_parts, "now: "));
   if (r.bets.length) {
     const bets = el("table", "bets");
     bets.id = "round-bets";
