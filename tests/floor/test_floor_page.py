@@ -510,3 +510,36 @@ def test_the_tables_fill_the_page_and_nothing_on_a_card_is_cut(browser: Any, flo
             assert measured["cut"] == [], measured
             assert measured["halves"] == 0, measured
             screenshot(page, f"floor-page-{width}")
+
+
+def test_a_table_gone_silent_says_so_on_its_card_not_its_last_state(
+    floor: Floor, page: Any
+) -> None:
+    """A table whose shipper stopped reporting is no longer 'dealing' in green: its card says
+    it is silent (in the hold's red) and greys what it last showed."""
+    page.wait_for_selector("article.table")
+    shown = page.evaluate(
+        """async () => {
+            const t = (await (await fetch('/api/floor')).json()).tables[0];
+            t.state = 'dealing';
+            t.alerts = [{table_id: t.table_id, kind: 'silent', acked: null, since: '',
+                since_time: '12:00:00', text: "no word from this table's shipper for 45 s"}];
+            const node = tableNode(t);
+            node.id = 'silent-card';
+            document.body.append(node);
+            const hands = node.querySelector('.foot .line');
+            return {state: node.querySelector('.state').textContent,
+                    red: node.querySelector('.state').classList.contains('hold'),
+                    prompt: node.querySelector('.prompt').textContent,
+                    shipping: [...node.querySelectorAll('.devices span')].map(s => s.textContent),
+                    faded: Number(getComputedStyle(hands).opacity) < 0.6};
+        }"""
+    )
+    assert shown["state"] == "silent"
+    assert shown["red"]
+    assert shown["prompt"] == (
+        "No word from this table's shipper for 45 s: what the card shows may be out of date"
+    )
+    assert "shipping: no word" in shown["shipping"]
+    assert not any(s.startswith("shipping connected") for s in shown["shipping"])
+    assert shown["faded"]

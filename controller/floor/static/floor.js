@@ -97,10 +97,13 @@ function tableNode(t) {
   node.dataset.table = t.table_id;
   if (t.alerts.some((a) => !a.acked)) node.classList.add("alert");
   const live = t.live;
+  // a table whose shipper went silent: what the card shows is old, and it says so at once
+  const silent = t.alerts.find((a) => a.kind === "silent");
+  if (silent) node.classList.add("silent");
   const h = el("h3");
-  const state = el("span", "state", STATES[t.state] || t.state || "-");
+  const state = el("span", "state", silent ? "silent" : STATES[t.state] || t.state || "-");
   state.dataset.state = t.state || "";
-  if (t.state === "hold") state.classList.add("hold");
+  if (t.state === "hold" || silent) state.classList.add("hold");
   const name = el("span", "name", t.table_id + " ");
   name.append(state);
   h.append(name, el("span", "round", "round " + (t.round ?? "-") + (live && live.start_time ? " · " + live.start_time : "")));
@@ -108,7 +111,8 @@ function tableNode(t) {
   game.title = t.game || t.variant;
   node.append(h, game);
   const line = (a, b, cls) => { const d = el("div", "line " + (cls || "")); d.append(el("span", "", a), el("span", "", b)); return d; };
-  if (t.state === "hold" && t.hold.length) node.append(el("div", "prompt hold", t.hold[t.hold.length - 1]));
+  if (silent) node.append(el("div", "prompt hold", silent.text[0].toUpperCase() + silent.text.slice(1) + ": what the card shows may be out of date"));
+  else if (t.state === "hold" && t.hold.length) node.append(el("div", "prompt hold", t.hold[t.hold.length - 1]));
   else if (live && live.prompt_parts && live.prompt_parts.length) node.append(promptNode("prompt", live.prompt_parts));
   if (live) node.append(liveNode(live));
   const foot = el("div", "foot");
@@ -119,7 +123,8 @@ function tableNode(t) {
     devs.append(el("span", "dev-" + d.status, (DEVICES[d.role] || d.role) + (faults.length ? " (" + faults.join(", ") + ")" : "")));
   }
   const s = t.shipper;
-  devs.append(el("span", s ? "dev-" + s.status : "dev-connecting", s ? "shipping " + s.status + (s.backlog_rows ? ", " + s.backlog_rows + (s.backlog_rows === 1 ? " row behind" : " rows behind") : "") : "no word from the shipper"));
+  if (silent) devs.append(el("span", "dev-lost", "shipping: no word"));
+  else devs.append(el("span", s ? "dev-" + s.status : "dev-connecting", s ? "shipping " + s.status + (s.backlog_rows ? ", " + s.backlog_rows + (s.backlog_rows === 1 ? " row behind" : " rows behind") : "") : "no word from the shipper"));
   foot.append(devs);
   if (t.signed_in.length) foot.append(el("div", "signed", "signed in: " + t.signed_in.join("; ")));
   node.append(foot);
