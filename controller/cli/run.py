@@ -51,6 +51,7 @@ does, on the same display.
 from __future__ import annotations
 
 import argparse
+import secrets
 import select
 import signal
 import sys
@@ -82,6 +83,7 @@ from controller.service.service import TableService, prefer_the_owner
 from controller.table.config import (
     Display,
     LoadedTable,
+    hash_secret,
     live_pin_problems,
     load_table_config,
     with_demo_pins,
@@ -165,6 +167,9 @@ def _run(args: argparse.Namespace) -> int:
         # the shipped example) has demo PINs for the roles its file leaves without one, printed
         # below; a live table needs PINs of its own.
         demo_pins: dict[str, str] = {}
+        demo_view: str | None = None
+        if args.demo:
+            table, demo_view = _with_demo_view(table)
         if args.demo or table.shipped:
             table, demo_pins = with_demo_pins(table)
         else:
@@ -299,7 +304,13 @@ def _run(args: argparse.Namespace) -> int:
                 flush=True,
             )
         print(f"display: {display.url}", flush=True)
-        print(f"pit view: {_pit_view(config.display, display.url)}", flush=True)
+        if demo_view is not None:
+            print(
+                f"pit view: {display.url}view?token={demo_view} (a demo's token, new each start)",
+                flush=True,
+            )
+        else:
+            print(f"pit view: {_pit_view(config.display, display.url)}", flush=True)
         console = _console(service) if not args.demo else None
         if args.demo:
             print("demo: emulated players and dealer are playing; Ctrl-C to stop", flush=True)
@@ -495,6 +506,17 @@ def _on_signals(stop: threading.Event, why: list[str] | None = None) -> Callable
             signal.signal(sig, old)
 
     return restore
+
+
+def _with_demo_view(table: LoadedTable) -> tuple[LoadedTable, str | None]:
+    """A demo whose table file has no view token gets one of its own, new each start, so the
+    pit's page can be tried at once (the token printed is nobody else's)."""
+    if table.config.display.view_token_hash is not None:
+        return table, None
+    token = secrets.token_urlsafe(12)
+    display = table.config.display.model_copy(update={"view_token_hash": hash_secret(token)})
+    config = table.config.model_copy(update={"display": display})
+    return LoadedTable(config, table.rules, table.source, table.base, shipped=table.shipped), token
 
 
 def _pit_view(display: Display, url: str) -> str:
