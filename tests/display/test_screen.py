@@ -33,7 +33,16 @@ from controller.round.inputs import Bet
 from controller.service.service import Press
 from drivers.tbl21.events import Button
 
-from .conftest import SIZES, WAIT_S, Table, running_table, screenshot, table_config
+from .conftest import (
+    SIZES,
+    VIEW_TOKEN,
+    VIEW_TOKEN_HASH,
+    WAIT_S,
+    Table,
+    running_table,
+    screenshot,
+    table_config,
+)
 
 # the README's screenshots (1024x600), written by CROUPIER_DOC_SCREENSHOTS=1 pytest
 DOC_SHOTS = {
@@ -278,6 +287,7 @@ class Dealer:
 CHECKS = (Path(__file__).resolve().parent / "screen_checks.js").read_text()
 LAYOUT = f"() => {CHECKS}.layout()"
 MONEY = f"() => {CHECKS}.money()"
+CLIPPED = f"() => {CHECKS}.clipped()"
 
 
 def expected_money(entries: list[LedgerEntry]) -> dict[str, dict[str, int]]:
@@ -352,17 +362,27 @@ def test_every_state_of_a_round_fits_both_screens_nothing_cut_the_keys_in_place_
     pages: list[Page], variant: str, crowd: str
 ) -> None:
     plan = PLANS[variant, crowd]
-    extra = CROWD_TABLE if crowd == "crowded" else {}
+    extra: dict[str, Any] = dict(CROWD_TABLE) if crowd == "crowded" else {}
+    if crowd == "crowded":  # the pit's page of the crowded round too, at the small screen
+        extra["display"] = {"view_token_hash": VIEW_TOKEN_HASH}
     loaded = table_config(variant, boxes=[1, 2, 3, 4, 5, 6, 7], **extra)
     with running_table(loaded, plan.cards) as table:
         for page in pages:
             page.goto(table.url)
+        pit = pages[0].context.new_page() if crowd == "crowded" else None
+        if pit is not None:
+            pit.goto(f"{table.url}view?token={VIEW_TOKEN}")
         dealer = Dealer(table, plan)
         keys: dict[int, Any] = {}
         seen = []
         for name in dealer.play():
             seen.append(name)
-            wait_rendered(table, pages)
+            wait_rendered(table, pages if pit is None else [*pages, pit])
+            if pit is not None:  # seven boxes of cards on half a 1024x600 screen: nothing cut
+                clipped = pit.evaluate(CLIPPED)
+                if clipped:
+                    screenshot(pit, f"failed-pit-{variant}-{crowd}")
+                assert clipped == [], f"the pit's page, {variant} {name}: {clipped}"
             for (width, height), page in zip(SIZES, pages, strict=True):
                 label = f"{variant} {crowd} {name} ({table.state()['state']}) at {width}"
                 layout = page.evaluate(LAYOUT)
@@ -386,6 +406,8 @@ def test_every_state_of_a_round_fits_both_screens_nothing_cut_the_keys_in_place_
                 ("pa-blackjack", "crowded"),
             ):
                 assert axe_problems(pages[0]) == [], f"{variant} {name}"
+        if pit is not None:
+            pit.close()
         wanted = {"open", "bets", "doubled", "split", "hold", "settled"}
         wanted |= set(plan.offers)
         assert wanted <= set(seen), seen
