@@ -66,6 +66,7 @@ from controller.display.hub import StateHub
 from controller.display.web import DisplayServer
 from controller.floor.shipper import Shipper
 from controller.game.errors import ConfigError
+from controller.game.prompts import money
 from controller.game.rules import load_variant
 from controller.journal.errors import (
     ChainBroken,
@@ -89,6 +90,8 @@ from controller.table.config import (
     with_demo_pins,
 )
 from drivers.errors import DeviceError
+from drivers.tbl21.cards import Card
+from drivers.tbl21.errors import CardNotationError
 from drivers.transport import show_wire_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
@@ -480,9 +483,7 @@ def _watch(
         if printed is None:
             printed = start = int(state.get("rounds_at_start", 0))
         for summary in reversed(state.get("last_rounds", [])[: max(0, done - printed)]):
-            net = ", ".join(f"{n['player']} {n['text']}" for n in summary["net"])
-            dealer = " ".join(summary["dealer"])
-            print(f"round {summary['round']} over: dealer {dealer}; {net}", flush=True)
+            print(round_line(summary), flush=True)
         printed = done
         if rounds is not None and done - start >= rounds:
             return f"--rounds {rounds} done"
@@ -506,6 +507,30 @@ def _on_signals(stop: threading.Event, why: list[str] | None = None) -> Callable
             signal.signal(sig, old)
 
     return restore
+
+
+def round_line(summary: dict[str, Any]) -> str:
+    """A finished round for the terminal, in words: 'round 4 over: dealer 10♦ 7♠ (17); ann won
+    $10, bob lost $5' (whose money went where, the cards as a person reads them)."""
+    cards = " ".join(_card_shown(c) for c in summary["dealer"])
+    total = f" ({summary['dealer_total']})" if summary.get("dealer_total") else ""
+    nets = []
+    for n in summary["net"]:
+        cents = int(n["cents"])
+        said = "won" if cents > 0 else "lost" if cents < 0 else "broke even"
+        nets.append(f"{n['player']} {said}" + (f" {money(abs(cents))}" if cents else ""))
+    void = " (void)" if summary.get("void") else ""
+    return f"round {summary['round']} over{void}: dealer {cards}{total}; " + ", ".join(nets)
+
+
+def _card_shown(code: str) -> str:
+    """'TD' as '10♦' (a code that is no card as it is)."""
+    try:
+        card = Card.parse(code)
+    except CardNotationError:
+        return code
+    rank = "10" if card.rank.value == "T" else card.rank.value
+    return rank + card.suit.symbol
 
 
 def _with_demo_view(table: LoadedTable) -> tuple[LoadedTable, str | None]:

@@ -21,7 +21,7 @@ import structlog
 from websockets.sync.client import connect
 
 from controller.cli.main import main
-from controller.cli.run import _pit_view
+from controller.cli.run import _pit_view, round_line
 from controller.journal.store import Journal
 from controller.service.service import OWNER_SWITCH_INTERVAL_S
 from controller.table.config import Display
@@ -268,3 +268,20 @@ def test_a_table_process_takes_the_gil_back_within_a_millisecond(tmp_path: Path)
         assert sys.getswitchinterval() == OWNER_SWITCH_INTERVAL_S == 0.001
     finally:
         sys.setswitchinterval(before)
+
+
+def test_a_finished_round_is_printed_in_words_whose_money_and_the_cards_as_read() -> None:
+    summary = {
+        "round": 4,
+        "dealer": ["TD", "7S"],
+        "dealer_total": "17",
+        "net": [
+            {"player": "ann", "cents": 1000, "text": "$10"},
+            {"player": "bob", "cents": -550, "text": "-$5.50"},
+            {"player": "cat", "cents": 0, "text": "$0"},
+        ],
+        "void": False,
+    }
+    assert round_line(summary) == (
+        "round 4 over: dealer 10♦ 7♠ (17); ann won $10, bob lost $5.50, cat broke even"
+    )
