@@ -76,15 +76,18 @@ from controller.round.inputs import (
     parse_input,
 )
 from controller.round.model import (
+    KIND_CAUSES,
     BoxState,
     DealTarget,
     HandState,
+    HoldCause,
     HoldKind,
     HoldReason,
     RoundState,
     StakeState,
     TableStatus,
     copy_round,
+    count_words,
     deal_plan,
     deck_words,
     end_of_hand,
@@ -490,7 +493,13 @@ class RoundController:
     def _card(self, move: DrawnCard) -> State:
         if move.kept_out is not None:
             self._undo.clear()
-            return self._kept_out_card(move.card, move.kept_out, self.state)
+            return self._kept_out_card(
+                move.card,
+                move.kept_out,
+                self.state,
+                HoldCause.OVER_COUNT,
+                count_words(self.rules.shoe.decks),
+            )
         return self._apply_card(move.card, self.state)
 
     def _apply_card(self, card: Card, state: State) -> State:
@@ -511,7 +520,12 @@ class RoundController:
         if state is not S.HOLD:
             self.table.resume_state = state
         self.table.holds.append(
-            HoldReason(HoldKind.UNEXPECTED_CARD, f"card {card} drawn when no card was due", card)
+            HoldReason(
+                HoldKind.UNEXPECTED_CARD,
+                f"card {card} drawn when no card was due",
+                card,
+                cause=HoldCause.CARD_OUT_OF_TURN,
+            )
         )
         self._prompt(
             PromptCode.HOLD,
@@ -524,15 +538,26 @@ class RoundController:
         """A card that cannot be in the variant's shoe (a ten from a Spanish 48-card shoe): an
         irregularity. It is never dealt or settled; a supervisor burns it or voids the round."""
         deck = deck_words(self.rules)
-        return self._kept_out_card(card, f"cannot be in this game's shoe ({deck})", state)
+        return self._kept_out_card(
+            card, f"cannot be in this game's shoe ({deck})", state, HoldCause.FOREIGN_CARD, deck
+        )
 
-    def _kept_out_card(self, card: Card, why: str, state: State) -> State:
+    def _kept_out_card(
+        self, card: Card, why: str, state: State, cause: HoldCause, about: str
+    ) -> State:
         """A card the round never takes (foreign to the shoe, or one more than its decks hold):
         it waits, kept out, until a supervisor burns it or voids the round."""
         if state is not S.HOLD:
             self.table.resume_state = state
         self.table.holds.append(
-            HoldReason(HoldKind.UNEXPECTED_CARD, f"card {card} {why}", card, kept_out=True)
+            HoldReason(
+                HoldKind.UNEXPECTED_CARD,
+                f"card {card} {why}",
+                card,
+                kept_out=True,
+                cause=cause,
+                about=about,
+            )
         )
         self._prompt(
             PromptCode.HOLD,
@@ -910,6 +935,7 @@ class RoundController:
                     f"PEEK_MISMATCH (0xA1): reader said "
                     f"{self.round.peek_result}, the hole card makes "
                     f"{'a natural' if natural else 'no natural'}",
+                    cause=HoldCause.PEEK_MISMATCH,
                 )
             )
             self._prompt(
@@ -1059,10 +1085,21 @@ class RoundController:
             raise _Refusal(f"a {kind.value} hold comes from a card, not from a hold request")
         if self.state is not S.HOLD:
             self.table.resume_state = self.state
-        self.table.holds.append(HoldReason(kind, detail, device=move.device))
+        cause = move.cause or KIND_CAUSES[kind]
+        self.table.holds.append(
+            HoldReason(
+                kind,
+                detail,
+                move.card,
+                move.device,
+                cause=cause,
+                fault=move.fault,
+                about=move.about or "",
+            )
+        )
         self._prompt(
             PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP,
-            hold_text(kind, detail, move.device),
+            hold_text(kind, detail, move.device, cause),
         )
         return S.HOLD
 
@@ -1279,11 +1316,11 @@ def _cards(n: int) -> str:
     return f"{n} card" + ("" if n == 1 else "s")
 
 
-def hold_text(kind: HoldKind, detail: str, device: str | None) -> str:
+def hold_text(kind: HoldKind, detail: str, device: str | None, cause: HoldCause) -> str:
     """A hold as the dealer reads it: what stopped the table, and what to do."""
     if kind is HoldKind.DEVICE_LOST:
         name = device_words(device)
-        if detail.endswith("refused"):
+        if cause is HoldCause.DEVICE_REFUSED:
             return (
                 f"Stop: {name} was refused (not an approved device). Press CALL for a technician."
             )

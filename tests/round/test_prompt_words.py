@@ -29,7 +29,7 @@ from controller.round.inputs import (
     Resume,
     Void,
 )
-from controller.round.model import HoldKind
+from controller.round.model import HoldCause, HoldKind
 from controller.round.spec import State
 from tests.round.jargon import jargon
 from tests.round.walk import CARD_STATES, Walk
@@ -120,8 +120,8 @@ def test_every_hold_and_every_way_back_is_said_in_the_dealers_words() -> None:
     said = [GO_ON[state] for state in State]
     for kind in HoldKind:
         for device in (*DEVICES, None):
-            for detail in ("link lost", "refused", "LAMP_FAIL: a lamp failed"):
-                said.append(hold_text(kind, detail, device))
+            for cause in HoldCause:
+                said.append(hold_text(kind, "LAMP_FAIL: a lamp failed", device, cause))
     assert [(t, jargon(t)) for t in said if jargon(t)] == []
 
 
