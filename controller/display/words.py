@@ -13,8 +13,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from controller.game.hands import hand_value
-from controller.game.prompts import Prompt, PromptCode, money
-from controller.round.model import DealTarget, HoldCause, HoldKind, HoldReason
+from controller.game.holds import HoldCause, HoldKind
+from controller.game.prompts import Prompt, PromptCode, Say, money
+from controller.game.words import line
+from controller.round.model import DealTarget, HoldReason
 from controller.round.spec import State
 from controller.table.app import TableApp
 from controller.table.keypad import PanelEntry
@@ -180,7 +182,7 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         )
     elif state is State.PEEK:
         peek = next((p for p in reversed(step_prompts) if p.code is PromptCode.PEEK), None)
-        again = peek is not None and "again" in peek.text
+        again = peek is not None and peek.say in (Say.PEEK_UNREAD, Say.PEEK_EMPTY)
         main = parts(
             "Put the hole card in the reader" + (" again: it did not read it" if again else "")
         )
@@ -224,7 +226,7 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         tone = "pay"
     else:
         prompt = app.last_prompt()
-        main = parts(prompt.text if prompt is not None else "Wait for the table")
+        main = parts(line(prompt) if prompt is not None else "Wait for the table")
         tone = "wait"
     outcome = next(
         (
@@ -236,7 +238,8 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         None,
     )
     if outcome is not None and not detail:
-        detail = parts(outcome.text[:1].upper() + outcome.text[1:])
+        said = line(outcome)
+        detail = parts(said[:1].upper() + said[1:])
     return {"parts": main, "detail": detail, "tone": tone}
 
 

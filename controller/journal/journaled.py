@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from controller.game.prompts import Prompt, PromptCode
+from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import Variant
 from controller.game.settlement import net_by_player
 from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
@@ -355,7 +355,7 @@ class JournaledTable:
         message = str(exc)
         log.error(f"journal unavailable: {what}", error=message)
         if message != self.unavailable and self.show is not None:
-            self.show(Prompt(PromptCode.JOURNAL_UNAVAILABLE, message))
+            self.show(Prompt(PromptCode.JOURNAL_UNAVAILABLE, Say.JOURNAL, detail=message))
         self.unavailable = message
 
     # --- effects --------------------------------------------------------------------------------
@@ -425,17 +425,6 @@ class RecoveryReport:
             + (f", {self.effects_written} written" if self.effects_written else "")
             + ")"
         )
-
-    def for_dealer(self) -> str:
-        """The dealer's notice: what happened and where the round goes on (the counts are in
-        the recovery row and the log, not on the dealer's screen)."""
-        return (
-            f"The table restarted: round {self.round_number} was {REBUILT} and goes on at "
-            f"{self.state.value}."
-        )
-
-
-REBUILT = "rebuilt from the table's record"  # the words that mark the recovery notice
 
 
 @dataclass(frozen=True, slots=True)
@@ -529,7 +518,14 @@ class PreparedTable:
             round_id=report.round_number,
         )
         if show is not None:
-            show(Prompt(PromptCode.RESUMED, report.for_dealer()))
+            show(
+                Prompt(
+                    PromptCode.RESUMED,
+                    Say.RECOVERED,
+                    count=report.round_number,
+                    state=report.state.value,
+                )
+            )
         table.sign_out("the table restarted")
         table.require_pins(access.pins_required)
         return table

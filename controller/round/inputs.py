@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from controller.game.holds import HoldCause, HoldKind
 from controller.round.errors import InputError
-from controller.round.model import HoldCause, HoldKind
 from controller.round.spec import Action
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import PeekOutcome

@@ -24,14 +24,15 @@ from typing import Any
 
 import structlog
 
+from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import Prompt
 from controller.game.rules import Variant
+from controller.game.words import device_words
 from controller.round.controller import (
     DeviceCommand,
     Output,
     RoundController,
     RoundMemento,
-    device_words,
 )
 from controller.round.errors import ActionRefused, InputError
 from controller.round.inputs import (
@@ -46,7 +47,7 @@ from controller.round.inputs import (
     Void,
     parse_input,
 )
-from controller.round.model import DECK_WORDS, HoldCause, HoldKind, in_variant_shoe
+from controller.round.model import DECK_WORDS, in_variant_shoe
 from controller.round.spec import DECISION_NAMES, IN_ROUND, Action, State
 from controller.table.access import (
     KEY_ONLY,

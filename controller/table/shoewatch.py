@@ -27,8 +27,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from controller.game.holds import HoldCause, HoldKind
 from controller.round.inputs import DrawnCard, Hold, Input, Resume, Shuffle
-from controller.round.model import HoldCause, HoldKind, count_words
+from controller.round.model import count_words
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import CardDrawn, DeviceIdentity, FaultRaised
 from drivers.tbl21.faults import FaultCode, Severity
