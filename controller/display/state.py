@@ -22,10 +22,12 @@ from controller.display.words import (
     say,
 )
 from controller.game.hands import hand_value
+from controller.game.holds import HoldKind
 from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
+from controller.game.words import line, prompt_json
 from controller.round.controller import StateChanged
-from controller.round.model import BoxState, HoldKind, total
+from controller.round.model import BoxState, total
 from controller.round.phases import PHASES
 from controller.round.spec import Action, State
 from controller.service.history import RoundSummary
@@ -227,7 +229,7 @@ def _player_stake(box: BoxState, player: str, wager_cents: int) -> int:
 
 
 def _prompt_json(prompt: Prompt | None) -> dict[str, Any] | None:
-    return None if prompt is None else prompt.to_json_dict()
+    return None if prompt is None else prompt_json(prompt)
 
 
 def _access_json(app: TableApp, config: TableConfig) -> dict[str, Any]:
@@ -319,7 +321,7 @@ def table_state(
         "shuffle_due": c.table.shuffle_due or c.state is State.SHUFFLE,
         "key": app.access.key,
         "prompt": _prompt_json(app.last_prompt()),
-        "recent_prompts": [p.text for p in recent],
+        "recent_prompts": [line(p) for p in recent],
         "turn": None
         if round_.turn is None
         else {"box": round_.turn[0], "hand": round_.turn[1] + 1},

@@ -13,8 +13,10 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from controller.game.hands import hand_value
-from controller.game.prompts import Prompt, PromptCode, money
-from controller.round.model import DealTarget, HoldKind, HoldReason
+from controller.game.holds import HoldCause, HoldKind
+from controller.game.prompts import Prompt, PromptCode, Say, money
+from controller.game.words import line
+from controller.round.model import DealTarget, HoldReason
 from controller.round.phases import PHASES
 from controller.round.spec import State
 from controller.table.app import TableApp
@@ -163,7 +165,7 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         )
     elif state is State.PEEK:
         peek = next((p for p in reversed(step_prompts) if p.code is PromptCode.PEEK), None)
-        again = peek is not None and "again" in peek.text
+        again = peek is not None and peek.say in (Say.PEEK_UNREAD, Say.PEEK_EMPTY)
         main = parts(
             "Put the hole card in the reader" + (" again: it did not read it" if again else "")
         )
@@ -207,7 +209,7 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         tone = "pay"
     else:
         prompt = app.last_prompt()
-        main = parts(prompt.text if prompt is not None else "Wait for the table")
+        main = parts(line(prompt) if prompt is not None else "Wait for the table")
         tone = "wait"
     outcome = next(
         (
@@ -219,7 +221,8 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         None,
     )
     if outcome is not None and not detail:
-        detail = parts(outcome.text[:1].upper() + outcome.text[1:])
+        said = line(outcome)
+        detail = parts(said[:1].upper() + said[1:])
     return {"parts": main, "detail": detail, "tone": tone}
 
 
@@ -238,12 +241,13 @@ def _hold_instruction(app: TableApp) -> dict[str, Any]:
 
 def hold_words(hold: HoldReason) -> dict[str, Any]:
     """A hold as the banner says it: ``what`` happened (parts), ``todo`` and the technical
-    ``detail`` (a fault code, for the technician), in small type."""
+    ``detail`` (a fault code, for the technician), in small type. Decided on the hold's typed
+    ``cause`` (never on the words of its ``detail``, which is shown only as the record)."""
     device = device_name(hold.device)
-    code, _, rest = hold.detail.partition(": ")
-    technical = code if code.isupper() and code.replace("_", "").isalnum() else ""
+    cause = hold.cause
+    card = () if hold.card is None else (hold.card,)
     if hold.kind is HoldKind.DEVICE_LOST:
-        refused = hold.detail.endswith("refused")
+        refused = cause is HoldCause.DEVICE_REFUSED
         return {
             "what": parts(
                 f"the {device} "
@@ -253,24 +257,21 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "back. Press CALL for a supervisor if it stays lost.",
             "detail": "",
         }
-    if hold.kind is HoldKind.UNEXPECTED_CARD and "cannot be in this game's shoe" in hold.detail:
-        card = () if hold.card is None else (hold.card,)
+    if cause is HoldCause.FOREIGN_CARD:
         return {
             "what": parts("a card this game's shoe cannot hold came out: ", *card),
             "todo": "Leave it face up, check the shoe holds this game's decks, and press CALL. "
             "The supervisor (key at SUP, signed in) burns it or voids the round.",
-            "detail": hold.detail.partition("(")[2].rstrip(")"),
+            "detail": hold.about,
         }
-    if hold.kind is HoldKind.UNEXPECTED_CARD and hold.kept_out:
-        card = () if hold.card is None else (hold.card,)
+    if cause is HoldCause.OVER_COUNT:
         return {
             "what": parts("one card more than this game's shoe holds came out: ", *card),
             "todo": "Leave it face up, check the shoe for a card of another deck, and press "
             "CALL. The supervisor (key at SUP, signed in) burns it or voids the round.",
-            "detail": hold.detail.partition("(")[2].rstrip(")"),
+            "detail": f"{hold.about}, all out already",
         }
     if hold.kind is HoldKind.UNEXPECTED_CARD:
-        card = () if hold.card is None else (hold.card,)
         return {
             "what": parts("a card came out when none was due: ", *card),
             "todo": "Leave it face up and press CALL. The supervisor (key at SUP, signed in) "
@@ -291,61 +292,57 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "detail": "",
         }
     if hold.kind is HoldKind.REDRAW:
-        card = () if hold.card is None else (hold.card,)
         return {
             "what": parts("a card went back into the shoe: ", *card),
             "todo": "Draw it again: it is dealt already and goes where it went the first time.",
             "detail": "",
         }
-    text = rest if technical else hold.detail
     lockup = f"the {device} locked up" if hold.device else "the table locked up"
-    if technical == "PEEK_MISMATCH":
+    record = hold.detail
+    if cause is HoldCause.PEEK_MISMATCH:
         lockup = "the hole-card reader disagrees with the hole card"
-    elif technical == "SHOE_RELOADED":
+    elif cause is HoldCause.SHOE_RELOADED:
         lockup = "the shoe loaded a new shoe in the middle of the round"
-    elif technical == "WRONG_DECK":  # the detail is the dealer's instruction already
+    elif cause is HoldCause.WRONG_DECK:
         return {
             "what": parts("the shoe holds another game's decks: no deal"),
-            "todo": rest[:1].upper()
-            + rest[1:].replace("then a supervisor", "then press CALL: a supervisor")
-            + ".",
-            "detail": technical,
+            "todo": f"Load this game's cards ({hold.about}) in the shoe, then press CALL: a "
+            "supervisor clears the hold.",
+            "detail": cause.name,
         }
-    elif technical == "DRAW_GAP":
+    elif cause is HoldCause.DRAW_GAP:
         lockup = "cards left the shoe unseen"
-    elif technical == "DRAW_RESET":
+    elif cause is HoldCause.DRAW_RESET:
         return {
             "what": parts("the shoe restarted and lost its count of the cards drawn"),
             "todo": "Stop dealing. Leave every card drawn since face up, in order, and press "
             "CALL: the supervisor (key at SUP, signed in) clears this hold, then gives each "
             "card to its hand, burns it, or voids the round.",
-            "detail": " - ".join((technical, rest)),
+            "detail": record,
         }
-    elif technical == "DEVICE_CHANGED":
+    elif cause is HoldCause.DEVICE_CHANGED:
         return {
             "what": parts(f"the {device} came back as another unit or with other firmware"),
             "todo": "Stop dealing and press CALL: the supervisor (key at SUP, signed in) checks "
             f"the {device} and the cards on the table, then clears the hold or voids the round.",
-            "detail": " - ".join((technical, rest)),
+            "detail": record,
         }
-    elif technical == "FIRMWARE_NOT_APPROVED":
-        unit = rest.partition(" (")[2].partition(") runs")[0]
+    elif cause is HoldCause.FIRMWARE_NOT_APPROVED:
         return {
             "what": parts(f"the {device} runs firmware this table does not allow: no deal"),
             "todo": f"Press CALL for a technician: install approved firmware on the {device} "
-            f"({unit}), or add its hash to devices.firmware_allow in the table file and restart "
-            "croupier. Then a supervisor clears the hold.",
-            "detail": technical,
+            f"({hold.about}), or add its hash to devices.firmware_allow in the table file and "
+            "restart croupier. Then a supervisor clears the hold.",
+            "detail": cause.name,
         }
-    elif " lockup " in hold.detail:
-        technical = hold.detail.rsplit(" lockup ", 1)[1].split(":")[0]
-        pushed = hold.detail.partition(": ")[2]
-        text = pushed
+    elif cause is HoldCause.DEVICE_FAULT:
+        pushed = () if hold.card is None else (f"{hold.card} went back into the shoe",)
+        record = " - ".join((str(hold.fault), *pushed))
     return {
         "what": parts(lockup),
         "todo": "Press CALL: a supervisor (or, for a device fault, a technician) checks the "
         "table and clears the lockup.",
-        "detail": " - ".join(t for t in (technical, text) if t),
+        "detail": record,
     }
 
 

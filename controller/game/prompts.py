@@ -1,7 +1,8 @@
 """What the controller tells the dealer: structured prompts.
 
-A prompt has a code (closed set), the box/hand/player it concerns, an amount in cents and odds
-where money moves, and a short text for the dealer. The hole card never appears in a prompt
+A prompt has a code (closed set), the sentence it is (:class:`Say`), the box/hand/player it
+concerns, an amount in cents and odds where money moves, and the cards and values its words are
+made of; :mod:`controller.game.words` says it. The hole card never appears in a prompt
 before the reveal: prompts are built from the public view of the round only.
 """
 
@@ -11,9 +12,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
-from typing import Any
 
-from controller.game.rules import format_odds
+from controller.game.holds import HoldCause, HoldKind
+from drivers.tbl21.cards import Card
 
 
 class PromptCode(StrEnum):
@@ -45,30 +46,80 @@ class PromptCode(StrEnum):
     JOURNAL_UNAVAILABLE = "JOURNAL_UNAVAILABLE"  # nothing can be recorded: nothing goes on
 
 
+class Say(StrEnum):
+    """Which sentence of its code a prompt is: :func:`controller.game.words.line` says it from
+    the prompt's fields."""
+
+    LOAD_SHOE = "load_shoe"
+    CUT_CARD = "cut_card"
+    BURN = "burn"  # ``count``: the cards to burn
+    TAKE_BETS = "take_bets"  # ``count``: the round
+    DEAL_TO_BOX = "deal_to_box"  # the deal's next card goes to ``box``
+    DEALER_CARD = "dealer_card"  # the deal's card for the dealer: ``count`` 1 or 2, ``face_down``
+    DEALER_SECOND = "dealer_second"  # no hole card: the dealer's second card, after the boxes
+    HIT = "hit"
+    DOUBLED = "doubled"
+    SPLIT = "split"
+    NEXT_HAND = "next_hand"  # a hand's second card (after a split)
+    TURN = "turn"  # ``cards``, ``total``, ``soft`` and the ``options`` of the hand in play
+    INSURANCE_FIRST = "insurance_first"  # no hole card: against the dealer's first card
+    INSURANCE_UP = "insurance_up"
+    SURRENDER_AGAINST = "surrender_against"  # ``cards``: the dealer's first card
+    SURRENDER_NOW = "surrender_now"
+    PEEK = "peek"
+    PEEK_UNREAD = "peek_unread"  # the reader could not read the card
+    PEEK_EMPTY = "peek_empty"  # the reader has no card
+    RESCUE = "rescue"
+    TURN_OVER = "turn_over"
+    SHOWS = "shows"  # ``cards``: the dealer's, turned over
+    NATURAL_TURN_OVER = "natural_turn_over"
+    PONTOON = "pontoon"
+    NATURAL = "natural"
+    DRAWS = "draws"  # ``cards``: the dealer's
+    BUSTS = "busts"
+    STANDS = "stands"
+    ROUND_OVER = "round_over"  # ``count``: the round, ``net``: each player's result
+    MONEY = "money"  # a ledger entry to pay, collect, push or return (``detail``: its reason)
+    HOLD = "hold"  # ``hold``, ``cause``, ``device`` and ``detail``: the hold's record
+    OUT_OF_TURN = "out_of_turn"  # ``cards``: the card that came out when none was due
+    KEPT_OUT = "kept_out"  # ``detail``: the card and why the round never takes it
+    PEEK_MISMATCH = "peek_mismatch"
+    DEVICE_BACK = "device_back"  # back from a hold: ``device`` reconnected (``state``: where)
+    REDRAWN = "redrawn"
+    ASSIGNED = "assigned"
+    BURNED = "burned"
+    KEYED_HOLE = "keyed_hole"  # the keyed-in card was the dealer's face-down one
+    KEYED = "keyed"
+    KEYED_WAITS = "keyed_waits"
+    VOID = "void"  # ``count``: the round
+    RECOVERED = "recovered"  # the table was rebuilt from its journal: ``count``, ``state``
+    JOURNAL = "journal"  # nothing can be recorded (``detail``: the journal's own words)
+
+
 @dataclass(frozen=True, slots=True)
 class Prompt:
+    """What the dealer is told, as a code, the sentence it is and its typed fields: never
+    words (:func:`controller.game.words.line` makes them)."""
+
     code: PromptCode
-    text: str
+    say: Say
     box: int | None = None
     hand: int | None = None
     player: str | None = None
     amount_cents: int | None = None
     odds: Fraction | None = None
-
-    def to_json_dict(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"code": self.code.value}
-        if self.box is not None:
-            out["box"] = self.box
-        if self.hand is not None:
-            out["hand"] = self.hand
-        if self.player is not None:
-            out["player"] = self.player
-        if self.amount_cents is not None:
-            out["amount_cents"] = self.amount_cents
-        if self.odds is not None:
-            out["odds"] = format_odds(self.odds)
-        out["text"] = self.text
-        return out
+    count: int | None = None  # the cards to burn, a round's number, the dealer's 1st or 2nd card
+    cards: tuple[Card, ...] = ()
+    total: int | None = None
+    soft: bool = False
+    face_down: bool = False
+    options: tuple[str, ...] = ()  # the decisions the hand in play may take (action values)
+    device: str | None = None
+    hold: HoldKind | None = None
+    cause: HoldCause | None = None
+    state: str | None = None  # where the round goes on (a state's value)
+    net: tuple[tuple[str, int], ...] = ()  # (player, cents) of a finished round
+    detail: str = ""  # words made elsewhere: a ledger entry's reason, a hold's record
 
 
 def money(cents: int) -> str:

@@ -45,7 +45,7 @@ from typing import Any, TypeVar
 
 import structlog
 
-from controller.game.prompts import Prompt, PromptCode
+from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import Variant
 from controller.game.settlement import net_by_player
 from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
@@ -56,7 +56,6 @@ from controller.journal.store import Journal, Row, entry_for
 from controller.round.controller import StateChanged
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.model import RoundState
-from controller.round.phases import PHASES
 from controller.round.spec import Action, State
 from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
 from controller.table.app import DeviceOrder, InputResult, SetAside, TableApp, TableOutput
@@ -68,7 +67,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 6  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 7  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -77,6 +76,8 @@ JOURNAL_FORMAT = 6  # 1: software 0.1 (no device_command rows, inputs without th
 # noted among the next decision's keys (replayed so: ``TableApp.entry_outlives_holds``).
 # 5: a keyed-in card the supervisor confirmed was named in the prompt after it, even the dealer's
 # face-down one ("Keyed-in card AS confirmed."); that sentence is compared without its card.
+# 6: a hold's input carried its kind and words only; from 7 on it carries its typed cause (and
+# the fault, card and words it names: ``HOLD_TYPED``), which older rows are compared without.
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -354,7 +355,7 @@ class JournaledTable:
         message = str(exc)
         log.error(f"journal unavailable: {what}", error=message)
         if message != self.unavailable and self.show is not None:
-            self.show(Prompt(PromptCode.JOURNAL_UNAVAILABLE, message))
+            self.show(Prompt(PromptCode.JOURNAL_UNAVAILABLE, Say.JOURNAL, detail=message))
         self.unavailable = message
 
     # --- effects --------------------------------------------------------------------------------
@@ -424,17 +425,6 @@ class RecoveryReport:
             + (f", {self.effects_written} written" if self.effects_written else "")
             + ")"
         )
-
-    def for_dealer(self) -> str:
-        """The dealer's notice: what happened and where the round goes on (the counts are in
-        the recovery row and the log, not on the dealer's screen)."""
-        return (
-            f"The table restarted: round {self.round_number} was {REBUILT} and goes on where it "
-            f"stopped ({PHASES[self.state]})."
-        )
-
-
-REBUILT = "rebuilt from the table's record"  # the words that mark the recovery notice
 
 
 @dataclass(frozen=True, slots=True)
@@ -528,7 +518,14 @@ class PreparedTable:
             round_id=report.round_number,
         )
         if show is not None:
-            show(Prompt(PromptCode.RESUMED, report.for_dealer()))
+            show(
+                Prompt(
+                    PromptCode.RESUMED,
+                    Say.RECOVERED,
+                    count=report.round_number,
+                    state=report.state.value,
+                )
+            )
         table.sign_out("the table restarted")
         table.require_pins(access.pins_required)
         return table
@@ -650,6 +647,8 @@ def _kept(entry: Entry, fmt: int) -> bool:
     return True
 
 
+# The fields of a hold's input from format 7 on (its typed cause and what it names).
+HOLD_TYPED = frozenset({"cause", "fault", "card", "about"})
 _KEYED_CONFIRMED = re.compile(r"Keyed-in card (\S+ )?confirmed[^.]*\.")
 
 
@@ -665,6 +664,9 @@ def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
         value = {**value, "text": ""}
     elif fmt < 6 and kind == "prompt":  # which keyed-in card was confirmed, named or not
         value = {**value, "text": _KEYED_CONFIRMED.sub("Keyed-in card confirmed.", value["text"])}
+    if fmt < 7 and kind == "input" and value.get("action") == "hold":
+        data = {k: v for k, v in value["data"].items() if k not in HOLD_TYPED}
+        value = {**value, "data": data}
     return kind, value
 
 

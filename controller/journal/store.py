@@ -1387,6 +1387,7 @@ def entry_for(item: object) -> tuple[str, JSONDict]:
     """The ``(kind, payload)`` row of a controller or table output, or of a device event."""
     from controller.game.prompts import Prompt  # noqa: PLC0415
     from controller.game.settlement import LedgerEntry  # noqa: PLC0415
+    from controller.game.words import prompt_json  # noqa: PLC0415
     from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction  # noqa: PLC0415
     from controller.table.access import AccessEvent  # noqa: PLC0415
     from controller.table.app import DeviceNote, DeviceOrder, InputResult  # noqa: PLC0415
@@ -1395,7 +1396,7 @@ def entry_for(item: object) -> tuple[str, JSONDict]:
     if isinstance(item, DeviceEvent):
         return "device_event", to_record(item)
     if isinstance(item, Prompt):
-        return "prompt", item.to_json_dict()
+        return "prompt", prompt_json(item)
     if isinstance(item, LedgerEntry):
         record = to_record(item)
         del record["type"]

@@ -21,6 +21,7 @@ from controller.game.hands import hand_value, is_natural
 from controller.game.prompts import Prompt
 from controller.game.rules import Variant, load_variant
 from controller.game.settlement import EntryKind, LedgerEntry, net_by_player
+from controller.game.words import line
 from controller.play.autoplay import (
     SUPERVISOR_ACTIONS,
     Decision,
@@ -431,7 +432,7 @@ def _prompt_record(p: Prompt) -> PromptRecord:
         player=p.player,
         amount_cents=p.amount_cents,
         odds=odds,
-        text=p.text,
+        text=line(p),
     )
 
 

@@ -27,7 +27,8 @@ import structlog
 from transitions import Machine, MachineError
 
 from controller.game.hands import dealer_must_draw, hand_value, is_natural
-from controller.game.prompts import Prompt, PromptCode, money, rank_words
+from controller.game.holds import KIND_CAUSES, HoldCause, HoldKind
+from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.rules import Variant
 from controller.game.settlement import (
     EntryKind,
@@ -47,6 +48,7 @@ from controller.game.settlement import (
     stakes_at_21,
     surrender_waits_for_dealer,
 )
+from controller.game.words import GO_ON
 from controller.round.errors import ActionRefused, InputError, SpecViolation
 from controller.round.inputs import (
     AssignCard,
@@ -79,12 +81,12 @@ from controller.round.model import (
     BoxState,
     DealTarget,
     HandState,
-    HoldKind,
     HoldReason,
     RoundState,
     StakeState,
     TableStatus,
     copy_round,
+    count_words,
     deal_plan,
     deck_words,
     end_of_hand,
@@ -327,31 +329,33 @@ class RoundController:
     def _emit(self, item: Output) -> None:
         self.outbox.append(item)
 
-    def _prompt(self, code: PromptCode, text: str, **kw: Any) -> None:
+    def _prompt(self, code: PromptCode, say: Say, **kw: Any) -> None:
         if self.prompts:
-            self._emit(Prompt(code, text, **kw))
+            self._emit(Prompt(code, say, **kw))
 
     def _enter_prompt(self, dest: State, source: State | None = None) -> None:
         if (dest is source and dest not in (S.PLAYING,)) or not self.prompts:
             return
         if dest is S.SHUFFLE:
-            self._prompt(PromptCode.SHUFFLE, "Load a new shoe, then press SHUFFLE.")
+            self._prompt(PromptCode.SHUFFLE, Say.LOAD_SHOE)
         elif dest is S.BURN:
-            self._prompt(PromptCode.BURN, f"Burn {_cards(self.table.burn_left)} from the new shoe.")
+            self._prompt(PromptCode.BURN, Say.BURN, count=self.table.burn_left)
         elif dest is S.BETTING:
-            self._prompt(
-                PromptCode.PLACE_BETS, f"Round {self.round.number}: take the bets, then press DEAL."
-            )
+            self._prompt(PromptCode.PLACE_BETS, Say.TAKE_BETS, count=self.round.number)
         elif dest is S.PLAYING and self.round.turn is not None:
             box, index = self.round.turn
             hand = self.round.hand(box, index)
-            options = [a.value for a in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) if self.can(a)]
+            options = tuple(a.value for a in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) if self.can(a))
             self._prompt(
                 PromptCode.PLAYER_TURN,
-                f"box {box} hand {index + 1}: {self._hand_text(hand)} - {', '.join(options)}",
+                Say.TURN,
                 box=box,
                 hand=index + 1,
                 player=self.round.boxes[box].controller,
+                cards=tuple(hand.cards),
+                total=total(self.rules, hand),
+                soft=hand_value(hand.cards).soft and not hand.doubles,
+                options=options,
             )
 
     def can(self, action: Action) -> bool:
@@ -421,12 +425,6 @@ class RoundController:
             return "bets are on the table: settle or clear them first"
         return None
 
-    def _hand_text(self, hand: HandState) -> str:
-        cards = " ".join(str(c) for c in hand.cards)
-        value = total(self.rules, hand)
-        soft = hand_value(hand.cards).soft and not hand.doubles
-        return f"{cards} ({'soft ' if soft and value <= 21 else ''}{value})"
-
     # --- handlers: each returns the destination state or raises _Refusal -------------------------
 
     def _shuffle(self, move: Shuffle) -> State:
@@ -477,21 +475,23 @@ class RoundController:
     def _prompt_next_deal(self) -> None:
         target, n = self.round.deal_plan[0]
         if target is DealTarget.BOX:
-            self._prompt(PromptCode.DEAL, f"deal to box {n}", box=n)
+            self._prompt(PromptCode.DEAL, Say.DEAL_TO_BOX, box=n)
         else:
-            face = (
-                "face down" if (n == 2 or not self.rules.dealer.first_card_face_up) else "face up"
-            )
-            self._prompt(
-                PromptCode.DEAL, f"deal the dealer's {'first' if n == 1 else 'second'} card {face}"
-            )
+            down = n == 2 or not self.rules.dealer.first_card_face_up
+            self._prompt(PromptCode.DEAL, Say.DEALER_CARD, count=n, face_down=down)
 
     # cards ---------------------------------------------------------------------------------------
 
     def _card(self, move: DrawnCard) -> State:
         if move.kept_out is not None:
             self._undo.clear()
-            return self._kept_out_card(move.card, move.kept_out, self.state)
+            return self._kept_out_card(
+                move.card,
+                move.kept_out,
+                self.state,
+                HoldCause.OVER_COUNT,
+                count_words(self.rules.shoe.decks),
+            )
         return self._apply_card(move.card, self.state)
 
     def _apply_card(self, card: Card, state: State) -> State:
@@ -512,33 +512,42 @@ class RoundController:
         if state is not S.HOLD:
             self.table.resume_state = state
         self.table.holds.append(
-            HoldReason(HoldKind.UNEXPECTED_CARD, f"card {card} drawn when no card was due", card)
+            HoldReason(
+                HoldKind.UNEXPECTED_CARD,
+                f"card {card} drawn when no card was due",
+                card,
+                cause=HoldCause.CARD_OUT_OF_TURN,
+            )
         )
-        self._prompt(
-            PromptCode.HOLD,
-            f"Stop: card {card} was not expected. Leave it face up and press CALL: the supervisor "
-            "gives it to the hand in play, burns it, or voids the round.",
-        )
+        self._prompt(PromptCode.HOLD, Say.OUT_OF_TURN, cards=(card,))
         return S.HOLD
 
     def _foreign_card(self, card: Card, state: State) -> State:
         """A card that cannot be in the variant's shoe (a ten from a Spanish 48-card shoe): an
         irregularity. It is never dealt or settled; a supervisor burns it or voids the round."""
         deck = deck_words(self.rules)
-        return self._kept_out_card(card, f"cannot be in this game's shoe ({deck})", state)
+        return self._kept_out_card(
+            card, f"cannot be in this game's shoe ({deck})", state, HoldCause.FOREIGN_CARD, deck
+        )
 
-    def _kept_out_card(self, card: Card, why: str, state: State) -> State:
+    def _kept_out_card(
+        self, card: Card, why: str, state: State, cause: HoldCause, about: str
+    ) -> State:
         """A card the round never takes (foreign to the shoe, or one more than its decks hold):
         it waits, kept out, until a supervisor burns it or voids the round."""
         if state is not S.HOLD:
             self.table.resume_state = state
         self.table.holds.append(
-            HoldReason(HoldKind.UNEXPECTED_CARD, f"card {card} {why}", card, kept_out=True)
+            HoldReason(
+                HoldKind.UNEXPECTED_CARD,
+                f"card {card} {why}",
+                card,
+                kept_out=True,
+                cause=cause,
+                about=about,
+            )
         )
-        self._prompt(
-            PromptCode.HOLD,
-            f"card {card} {why}: hold, check the shoe. Supervisor: burn it or void the round",
-        )
+        self._prompt(PromptCode.HOLD, Say.KEPT_OUT, cards=(card,), detail=f"card {card} {why}")
         return S.HOLD
 
     def _deal_card(self, card: Card) -> State:
@@ -568,29 +577,20 @@ class RoundController:
             ins = insurance_offered(rules, first) and eligible
             sur = surrender_offered(rules, first) and eligible
             if ins:
-                self._prompt(
-                    PromptCode.OFFER_INSURANCE,
-                    "Dealer's first card is an ace: offer insurance, then press OK.",
-                )
-            if sur:
-                self._prompt(PromptCode.OFFER_SURRENDER, f"surrender offered against {first}")
+                self._prompt(PromptCode.OFFER_INSURANCE, Say.INSURANCE_FIRST)
+            if sur and first is not None:
+                self._prompt(PromptCode.OFFER_SURRENDER, Say.SURRENDER_AGAINST, cards=(first,))
             if ins or sur:
                 return S.OFFERS
             return self._start_play()
         if insurance_offered(rules, first):
-            self._prompt(
-                PromptCode.OFFER_INSURANCE,
-                "Dealer's up card is an ace: offer insurance, then press OK.",
-            )
+            self._prompt(PromptCode.OFFER_INSURANCE, Say.INSURANCE_UP)
             return S.INSURANCE
         return self._after_insurance()
 
     def _after_insurance(self) -> State:
         if self.rules.surrender.allowed and surrender_offered(self.rules, self.round.dealer.first):
-            self._prompt(
-                PromptCode.OFFER_SURRENDER,
-                "Offer surrender: any box may surrender now, then press OK.",
-            )
+            self._prompt(PromptCode.OFFER_SURRENDER, Say.SURRENDER_NOW)
             return S.SURRENDER
         return self._after_surrender()
 
@@ -599,7 +599,7 @@ class RoundController:
         if first is not None and first.rank in self.rules.dealer.peek_up_cards:
             arm = "A" if first.is_ace else "T"
             self._emit(DeviceCommand("peek", "arm_peek", (arm,)))
-            self._prompt(PromptCode.PEEK, "put the hole card in the reader")
+            self._prompt(PromptCode.PEEK, Say.PEEK)
             return S.PEEK
         # The dealer cannot have a natural: everything waiting on it settles now.
         self._dealer_natural_known(False)
@@ -628,12 +628,7 @@ class RoundController:
             hand.settled = True
         elif reason == "one card after a double" and self.rules.double.rescue:
             self.round.turn = (box_no, index)
-            self._prompt(
-                PromptCode.OFFER_RESCUE,
-                f"box {box_no}: rescue? (take back the double, forfeit the wager)",
-                box=box_no,
-                hand=index + 1,
-            )
+            self._prompt(PromptCode.OFFER_RESCUE, Say.RESCUE, box=box_no, hand=index + 1)
             return S.RESCUE
         return self._next_hand(box_no, index)
 
@@ -679,7 +674,7 @@ class RoundController:
                 if hand.finished:
                     continue
                 if len(hand.cards) < 2:
-                    return self._card_due(box.number, i, f"deal to box {box.number} hand {i + 1}")
+                    return self._card_due(box.number, i, Say.NEXT_HAND)
                 reason = end_of_hand(self.rules, hand)
                 if reason is not None:  # e.g. a split hand dealt 21
                     self.round.card_for = None
@@ -732,10 +727,10 @@ class RoundController:
         if not self.rules.has_hole_card:
             if not self._unsettled():
                 return self._finish()
-            self._prompt(PromptCode.DEAL, "deal the dealer's second card")
+            self._prompt(PromptCode.DEAL, Say.DEALER_SECOND)
             return S.DEALER
         if not self.round.dealer.hole_revealed:
-            self._prompt(PromptCode.REVEAL, "turn the hole card over, then press OK")
+            self._prompt(PromptCode.REVEAL, Say.TURN_OVER)
             return S.REVEAL
         return self._dealer_draws_or_finish()
 
@@ -746,7 +741,7 @@ class RoundController:
             natural = is_natural(self.rules, dealer.cards, False)
             self._dealer_natural_known(natural)
             if natural:
-                self._prompt(PromptCode.DEALER_NATURAL, "dealer has pontoon")
+                self._prompt(PromptCode.DEALER_NATURAL, Say.PONTOON)
                 for box in self._boxes():
                     self._settle_against_natural(box)
                 return self._finish()
@@ -759,12 +754,12 @@ class RoundController:
             self._dealer_hand_complete()
             return self._finish()
         if dealer_must_draw(self.rules, cards):
-            self._prompt(PromptCode.DEALER_DRAWS, f"dealer has {value.describe()}: draw")
+            self._prompt(PromptCode.DEALER_DRAWS, Say.DRAWS, cards=tuple(cards))
             return S.DEALER
         if value.bust:
-            self._prompt(PromptCode.DEALER_BUST, f"dealer busts with {value.total}")
+            self._prompt(PromptCode.DEALER_BUST, Say.BUSTS, cards=tuple(cards))
         else:
-            self._prompt(PromptCode.DEALER_STANDS, f"dealer stands on {value.describe()}")
+            self._prompt(PromptCode.DEALER_STANDS, Say.STANDS, cards=tuple(cards))
         for box in self._boxes():
             if box.surrendered:
                 if not box.surrender_settled:  # NZ 9.5, box by box with the showdowns
@@ -781,10 +776,8 @@ class RoundController:
         )
         self._settle(entries)
         net = net_by_player(self.round.ledger)
-        summary = ", ".join(f"{p} {money(c)}" for p, c in net.items())
         self._prompt(
-            PromptCode.ROUND_OVER,
-            f"Round {self.round.number} over ({summary}): pay and collect, then press OK.",
+            PromptCode.ROUND_OVER, Say.ROUND_OVER, count=self.round.number, net=tuple(net.items())
         )
         return S.SETTLING
 
@@ -819,7 +812,9 @@ class RoundController:
             self.round.ledger.append(e)
             self._emit(e)
             self._prompt(
-                *_money_prompt(e),
+                _money_code(e),
+                Say.MONEY,
+                detail=e.reason,
                 box=e.box,
                 hand=e.hand,
                 player=e.player,
@@ -898,11 +893,8 @@ class RoundController:
     def _reveal(self) -> State:
         dealer = self.round.dealer
         dealer.hole_revealed = True
-        cards = " ".join(str(c) for c in dealer.cards)
         natural = is_natural(self.rules, dealer.cards[:2], False)
-        self._prompt(
-            PromptCode.REVEAL, f"dealer shows {cards} ({hand_value(dealer.cards).describe()})"
-        )
+        self._prompt(PromptCode.REVEAL, Say.SHOWS, cards=tuple(dealer.cards))
         if self.round.peek_result is not None and (self.round.peek_result == "Y") != natural:
             self.table.resume_state = S.REVEAL
             self.table.holds.append(
@@ -911,13 +903,10 @@ class RoundController:
                     f"PEEK_MISMATCH (0xA1): reader said "
                     f"{self.round.peek_result}, the hole card makes "
                     f"{'a natural' if natural else 'no natural'}",
+                    cause=HoldCause.PEEK_MISMATCH,
                 )
             )
-            self._prompt(
-                PromptCode.LOCKUP,
-                "Stop: the hole-card reader disagrees with the hole card. "
-                "Press CALL for a supervisor.",
-            )
+            self._prompt(PromptCode.LOCKUP, Say.PEEK_MISMATCH)
             return S.HOLD
         return self._after_reveal()
 
@@ -926,7 +915,7 @@ class RoundController:
         if self.round.dealer_natural is None:
             self._dealer_natural_known(natural)
         if natural:
-            self._prompt(PromptCode.DEALER_NATURAL, "dealer has a natural")
+            self._prompt(PromptCode.DEALER_NATURAL, Say.NATURAL)
             for box in self._boxes():
                 self._settle_against_natural(box)
             return self._finish()
@@ -935,17 +924,14 @@ class RoundController:
     def _peek(self, move: ReaderAnswer) -> State:
         outcome = move.outcome.value
         if outcome in ("U", "E"):
-            what = "could not read the card" if outcome == "U" else "has no card"
-            self._prompt(PromptCode.PEEK, f"the reader {what}: insert the hole card again")
+            self._prompt(PromptCode.PEEK, Say.PEEK_UNREAD if outcome == "U" else Say.PEEK_EMPTY)
             return S.PEEK
         self._undo.clear()
         self.round.peek_result = outcome
         natural = outcome == "Y"
         self._dealer_natural_known(natural)
         if natural:
-            self._prompt(
-                PromptCode.REVEAL, "Dealer natural: turn the hole card over, then press OK."
-            )
+            self._prompt(PromptCode.REVEAL, Say.NATURAL_TURN_OVER)
             return S.REVEAL
         return self._start_play()
 
@@ -966,12 +952,12 @@ class RoundController:
         if reason:
             raise _Refusal(reason)
         self._push_undo()
-        return self._card_due(box.number, index, f"deal to box {box.number}")
+        return self._card_due(box.number, index, Say.HIT)
 
-    def _card_due(self, box_no: int, index: int, text: str) -> State:
+    def _card_due(self, box_no: int, index: int, say: Say) -> State:
         """A card is owed to a player hand: tell the dealer where it goes."""
         self.round.card_for = (box_no, index)
-        self._prompt(PromptCode.DEAL, text, box=box_no, hand=index + 1)
+        self._prompt(PromptCode.DEAL, say, box=box_no, hand=index + 1)
         return S.CARD_DUE
 
     def _stand(self, move: Stand) -> State:
@@ -998,7 +984,7 @@ class RoundController:
                 stake.double_cents += stake.base_cents if amount_cents is None else amount_cents
         hand.doubles += 1
         hand.cards_at_double = len(hand.cards)
-        return self._card_due(box.number, index, f"deal one card to box {box.number} (doubled)")
+        return self._card_due(box.number, index, Say.DOUBLED)
 
     def _split(self, move: Split) -> State:
         box, hand, index = self._turn_hand(move.box)
@@ -1016,9 +1002,7 @@ class RoundController:
         hand.from_split = True
         hand.split_aces = aces
         box.hands.insert(index + 1, second)
-        return self._card_due(
-            box.number, index, f"Split: deal to box {box.number} hand {index + 1}"
-        )
+        return self._card_due(box.number, index, Say.SPLIT)
 
     def _rescue(self, move: Rescue) -> State:
         assert self.round.turn is not None
@@ -1060,10 +1044,25 @@ class RoundController:
             raise _Refusal(f"a {kind.value} hold comes from a card, not from a hold request")
         if self.state is not S.HOLD:
             self.table.resume_state = self.state
-        self.table.holds.append(HoldReason(kind, detail, device=move.device))
+        cause = move.cause or KIND_CAUSES[kind]
+        self.table.holds.append(
+            HoldReason(
+                kind,
+                detail,
+                move.card,
+                move.device,
+                cause=cause,
+                fault=move.fault,
+                about=move.about or "",
+            )
+        )
         self._prompt(
             PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP,
-            hold_text(kind, detail, move.device),
+            Say.HOLD,
+            hold=kind,
+            cause=cause,
+            device=move.device,
+            detail=detail,
         )
         return S.HOLD
 
@@ -1079,17 +1078,15 @@ class RoundController:
         for h in matching:
             self.table.holds.remove(h)
         if kind is HoldKind.DEVICE_LOST:
-            cleared = f"{device_words(device).capitalize()} reconnected."
-        else:
-            cleared = "The card is drawn again."
-        return self._leave_hold_if_clear(cleared)
+            return self._leave_hold_if_clear(Say.DEVICE_BACK, device=device)
+        return self._leave_hold_if_clear(Say.REDRAWN)
 
-    def _leave_hold_if_clear(self, cleared: str) -> State:
+    def _leave_hold_if_clear(self, cleared: Say, **fields: Any) -> State:
         if self.table.holds:
             return S.HOLD
         target = self.table.resume_state or S.BETTING
         self.table.resume_state = None
-        self._prompt(PromptCode.RESUMED, _back(cleared, target))
+        self._prompt(PromptCode.RESUMED, cleared, state=target.value, **fields)
         return target
 
     def _pending(self, kind: HoldKind) -> HoldReason:
@@ -1114,29 +1111,28 @@ class RoundController:
         self.table.holds.remove(hold)
         self.round.card_for = target
         dest = self._player_card(hold.card)
-        return self._after_supervisor(dest, f"Card {hold.card} given to the hand in play.")
+        return self._after_supervisor(dest, Say.ASSIGNED, cards=(hold.card,))
 
-    def _after_supervisor(self, dest: State, cleared: str) -> State:
+    def _after_supervisor(self, dest: State, cleared: Say, **fields: Any) -> State:
         if self.table.holds:
             self.table.resume_state = dest
             return S.HOLD
         self.table.resume_state = None
-        self._prompt(PromptCode.RESUMED, _back(cleared, dest))
+        self._prompt(PromptCode.RESUMED, cleared, state=dest.value, **fields)
         return dest
 
     def _burn_card(self, move: BurnCard) -> State:
         hold = self._pending(HoldKind.UNEXPECTED_CARD)
         self.table.holds.remove(hold)
         self.table.cards_burned += 1
-        return self._leave_hold_if_clear(f"Card {hold.card} burned.")
+        return self._leave_hold_if_clear(
+            Say.BURNED, cards=() if hold.card is None else (hold.card,)
+        )
 
     def _key_card(self, move: KeyedCard) -> State:
         hold = self._pending(HoldKind.UNREADABLE_CARD)
         hold.card = move.card
-        self._prompt(
-            PromptCode.SUPERVISOR,
-            "The keyed-in card waits for the supervisor: key at SUP, sign in, then confirm it.",
-        )
+        self._prompt(PromptCode.SUPERVISOR, Say.KEYED_WAITS)
         return S.HOLD
 
     def _confirm_card(self, move: ConfirmCard) -> State:
@@ -1150,10 +1146,8 @@ class RoundController:
         dest = self._apply_card(hold.card, resume)
         if len(self.round.dealer.cards) > dealer_had and not self._dealer_card_shows(dealer_had):
             # The dealer's face-down card: its name waits for the reveal, like any hole card.
-            return self._after_supervisor(
-                dest, "Keyed-in card confirmed as the dealer's face-down card."
-            )
-        return self._after_supervisor(dest, f"Keyed-in card {hold.card} confirmed.")
+            return self._after_supervisor(dest, Say.KEYED_HOLE)
+        return self._after_supervisor(dest, Say.KEYED, cards=(hold.card,))
 
     def _dealer_card_shows(self, index: int) -> bool:
         """Whether the dealer's card at ``index`` is dealt face up (or already turned over)."""
@@ -1212,7 +1206,7 @@ class RoundController:
                             )
                     box.hands[i].finished = box.hands[i].settled = True
             self._settle(entries)
-        self._prompt(PromptCode.VOID, f"round {self.round.number} void: every open wager returned")
+        self._prompt(PromptCode.VOID, Say.VOID, count=self.round.number)
         return S.SETTLING
 
     def _next_round(self) -> State:
@@ -1226,7 +1220,7 @@ class RoundController:
     def cut_card_seen(self) -> None:
         """The cut card came out: finish this round, shuffle before the next."""
         self.table.shuffle_due = True
-        self._prompt(PromptCode.SHUFFLE, "cut card: shuffle after this round")
+        self._prompt(PromptCode.SHUFFLE, Say.CUT_CARD)
 
     def _box(self, box_no: int | None) -> BoxState:
         if box_no is None:
@@ -1241,70 +1235,6 @@ class _Refusal(Exception):
     pass
 
 
-# What the dealer does when a hold ends, by where the round goes back to.
-GO_ON: dict[State, str] = {
-    S.SHUFFLE: "Load a new shoe, then press SHUFFLE.",
-    S.BURN: "Go on burning the new shoe's cards.",
-    S.BETTING: "Go on taking the bets, then press DEAL.",
-    S.DEALING: "Go on with the deal.",
-    S.OFFERS: "Back to insurance and surrender: press OK when every box has answered.",
-    S.INSURANCE: "Back to insurance: press OK when every box has answered.",
-    S.SURRENDER: "Back to surrender: press OK when every box has answered.",
-    S.PEEK: "Put the hole card in the reader.",
-    S.PLAYING: "The hand in play waits for its decision.",
-    S.CARD_DUE: "Deal the card that is due.",
-    S.RESCUE: "Back to the rescue offer: RESCUE or OK.",
-    S.REVEAL: "Turn the hole card over, then press OK.",
-    S.DEALER: "Go on drawing for the dealer.",
-    S.SETTLING: "Pay and collect as shown, then press OK.",
-    S.HOLD: "The table still holds.",
-}
-assert set(GO_ON) == set(State)
-# The states whose own prompt follows a resume (``_enter_prompt``): it says what to do.
-_PROMPTED = (S.SHUFFLE, S.BURN, S.BETTING, S.PLAYING)
-
-
-def _back(cleared: str, dest: State) -> str:
-    """What came back, and what to do now unless the state's own prompt says it next."""
-    return cleared if dest in _PROMPTED else f"{cleared} {GO_ON[dest]}"
-
-
-DEVICE_WORDS = {"shoe": "the shoe", "peek": "the hole-card reader", "panel": "the button panel"}
-
-
-def device_words(device: str | None) -> str:
-    return DEVICE_WORDS.get(device or "", f"the {device}" if device else "a device")
-
-
-def _cards(n: int) -> str:
-    return f"{n} card" + ("" if n == 1 else "s")
-
-
-def hold_text(kind: HoldKind, detail: str, device: str | None) -> str:
-    """A hold as the dealer reads it: what stopped the table, and what to do."""
-    if kind is HoldKind.DEVICE_LOST:
-        name = device_words(device)
-        if detail.endswith("refused"):
-            return (
-                f"Stop: {name} was refused (not an approved device). Press CALL for a technician."
-            )
-        return (
-            f"Stop: {name} is not answering. Check its cable and power; play goes on by itself "
-            "when it is back. Press CALL if it stays lost."
-        )
-    if kind is HoldKind.UNREADABLE_CARD:
-        return (
-            "Stop: the shoe could not read a card. Key it in on the screen; the supervisor "
-            "confirms it."
-        )
-    if kind is HoldKind.REDRAW:
-        return "Stop: a card went back into the shoe. Draw it again: it goes where it went first."
-    return (
-        f"Stop: {detail}. Press CALL: a supervisor (or, for a device fault, a technician) "
-        "checks the table and clears the lockup."
-    )
-
-
 def _none_left(what: str, reasons: Sequence[str | None]) -> str:
     """Why no box may ``what`` now: the one box's reason, or that none may."""
     said = sorted({r for r in reasons if r})
@@ -1317,13 +1247,13 @@ def _void_entry(box: int, player: str, hand: int | None, cents: int) -> LedgerEn
     return LedgerEntry(box, player, hand, EntryKind.RETURN, 0, cents, None, "round void")
 
 
-def _money_prompt(e: LedgerEntry) -> tuple[PromptCode, str]:
-    where = f"box {e.box}" + (f" hand {e.hand}" if e.hand else "") + f" ({e.player})"
+def _money_code(e: LedgerEntry) -> PromptCode:
+    """What the dealer does with a ledger entry."""
     if e.kind is EntryKind.RETURN:
-        return PromptCode.RETURN, f"return {money(e.stake_cents)} to {where}: {e.reason}"
+        return PromptCode.RETURN
     if e.amount_cents > 0:
-        odds = f" at {e.odds_text}" if e.odds is not None else ""
-        return PromptCode.PAY, f"pay {where} {money(e.amount_cents)}{odds}: {e.reason}"
-    if e.amount_cents < 0:
-        return PromptCode.COLLECT, f"collect {money(-e.amount_cents)} from {where}: {e.reason}"
-    return PromptCode.PUSH, f"push on {where}: {e.reason}"
+        return PromptCode.PAY
+    return PromptCode.COLLECT if e.amount_cents < 0 else PromptCode.PUSH
+
+
+assert set(GO_ON) == {s.value for s in State}  # where a hold ends, said for every state

@@ -14,8 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
 
+from controller.game.holds import HoldCause, HoldKind
 from controller.round.errors import InputError
-from controller.round.model import HoldKind
 from controller.round.spec import Action
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import PeekOutcome
@@ -137,6 +137,10 @@ class Hold:
     kind: HoldKind = HoldKind.DEVICE_LOST
     detail: str = ""
     device: str | None = None
+    cause: HoldCause | None = None  # None: the kind's own (:data:`KIND_CAUSES`)
+    fault: str | None = None  # the device's fault name, for a DEVICE_FAULT
+    card: Card | None = None  # the card a fault concerns (one pushed back into the shoe)
+    about: str | None = None  # what the hold names, in words (the decks, the unit)
 
 
 @dataclass(frozen=True, slots=True)
@@ -262,7 +266,24 @@ def parse_input(action: Action, data: Mapping[str, Any]) -> Input:
 
 def _hold(data: Mapping[str, Any]) -> Hold:
     kind = _hold_kind(data)
-    return Hold(kind, str(data.get("detail", kind.value)), _device(data))
+    cause = data.get("cause")
+    try:
+        why = None if cause is None else HoldCause(str(cause))
+    except ValueError:
+        raise InputError(
+            f"hold cause must be one of {', '.join(HoldCause)}, got {cause!r}"
+        ) from None
+    fault = data.get("fault")
+    card = data.get("card")
+    return Hold(
+        kind,
+        str(data.get("detail", kind.value)),
+        _device(data),
+        why,
+        None if fault is None else str(fault),
+        None if card is None else _card(card, "a hold's card must be a card"),
+        _opt_str(data, "about"),
+    )
 
 
 def _double(data: Mapping[str, Any]) -> Double:

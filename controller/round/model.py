@@ -12,6 +12,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from controller.game.hands import hand_value, is_natural
+from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import money
 from controller.game.rules import CardsAfterDouble, DoubleAmount, SplitMatch, Variant
 from controller.game.settlement import (
@@ -221,6 +222,11 @@ def deck_words(rules: Variant) -> str:
     return DECK_WORDS[rules.shoe.deck]
 
 
+def count_words(decks: int) -> str:
+    """How many of each card a shoe of ``decks`` holds: '6 decks: 6 of each card'."""
+    return f"{decks} deck{'s' if decks > 1 else ''}: {decks} of each card"
+
+
 def total(rules: Variant, hand: HandState) -> int:
     fixed = 0
     if hand.doubles and rules.double.initial_aces_count_one:
@@ -395,21 +401,16 @@ def why_not_surrender(rules: Variant, box: BoxState) -> str | None:
     return None
 
 
-class HoldKind(StrEnum):
-    DEVICE_LOST = "device_lost"
-    UNEXPECTED_CARD = "unexpected_card"
-    UNREADABLE_CARD = "unreadable_card"
-    LOCKUP = "lockup"
-    REDRAW = "redraw"  # a card the shoe pushed back must be drawn again (it is dealt already)
-
-
 @dataclass
 class HoldReason:
     kind: HoldKind
-    detail: str
+    detail: str  # the technical record (fault codes, units, draw numbers), for the technician
     card: Card | None = None  # the unexpected card, or the keyed-in card awaiting confirmation
     device: str | None = None
     kept_out: bool = False  # the card is never dealt (foreign, or over the shoe's count)
+    cause: HoldCause = HoldCause.OTHER
+    fault: str | None = None  # the device's fault name, for a DEVICE_FAULT
+    about: str = ""  # what the hold names, in words: the shoe's decks, the unit (or "")
 
 
 @dataclass

@@ -47,12 +47,12 @@ from typing import Any, Protocol
 import structlog
 
 from controller import __version__
-from controller.game.prompts import Prompt, PromptCode
+from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import resolve_variant_path
+from controller.game.words import line
 from controller.journal.errors import ChainBroken, JournalUnavailable, RecoveryMismatch
 from controller.journal.journaled import (
     JOURNAL_FORMAT,
-    REBUILT,
     JournaledTable,
     check_variant,
     resume_points,
@@ -591,9 +591,9 @@ class TableService:
         if not isinstance(item, Prompt):
             return
         if item.code is PromptCode.JOURNAL_UNAVAILABLE:
-            self._notice(NoticeKind.JOURNAL, item.text)
-        elif item.code is PromptCode.RESUMED and REBUILT in item.text:
-            self._notice(NoticeKind.RECOVERED, item.text)
+            self._notice(NoticeKind.JOURNAL, line(item))
+        elif item.say is Say.RECOVERED:
+            self._notice(NoticeKind.RECOVERED, line(item))
 
     def _notice(self, kind: NoticeKind, text: str) -> None:
         """Open a notice for the dealer, and journal it (if the journal takes it)."""

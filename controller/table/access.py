@@ -44,7 +44,8 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from controller.round.model import HoldKind, HoldReason
+from controller.game.holds import HoldCause, HoldKind
+from controller.round.model import HoldReason
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
 from controller.table.pepper import Pepper
@@ -327,7 +328,8 @@ def technician_lockup(hold: HoldReason) -> bool:
     return (
         hold.kind is HoldKind.LOCKUP
         and hold.device is not None
-        and any(hold.detail == f"{hold.device} lockup {name}" for name in TECHNICIAN_FAULTS)
+        and hold.cause is HoldCause.DEVICE_FAULT
+        and hold.fault in TECHNICIAN_FAULTS
     )
 
 

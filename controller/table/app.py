@@ -24,14 +24,15 @@ from typing import Any
 
 import structlog
 
+from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import Prompt
 from controller.game.rules import Variant
+from controller.game.words import device_words
 from controller.round.controller import (
     DeviceCommand,
     Output,
     RoundController,
     RoundMemento,
-    device_words,
 )
 from controller.round.errors import ActionRefused, InputError
 from controller.round.inputs import (
@@ -46,7 +47,7 @@ from controller.round.inputs import (
     Void,
     parse_input,
 )
-from controller.round.model import DECK_WORDS, HoldKind, in_variant_shoe
+from controller.round.model import DECK_WORDS, in_variant_shoe
 from controller.round.spec import DECISION_NAMES, IN_ROUND, Action, State
 from controller.table.access import (
     KEY_ONLY,
@@ -262,8 +263,13 @@ class TableApp:
         elif isinstance(event, FaultCleared):
             self._note(device, f"fault cleared: {event.name}")
         elif isinstance(event, (LinkLost, DeviceRefused)):
-            what = "link lost" if isinstance(event, LinkLost) else "refused"
-            self._apply(Hold(HoldKind.DEVICE_LOST, f"{device.label} {what}", device.label))
+            lost = isinstance(event, LinkLost)
+            what, cause = (
+                ("link lost", HoldCause.LINK_LOST)
+                if lost
+                else ("refused", HoldCause.DEVICE_REFUSED)
+            )
+            self._apply(Hold(HoldKind.DEVICE_LOST, f"{device.label} {what}", device.label, cause))
         elif isinstance(event, LinkRestored):
             self._device_back(device.label)
         elif isinstance(event, DeviceIdentified):
@@ -303,7 +309,7 @@ class TableApp:
         wanted = self.rules.shoe.deck
         if deck is None or deck is wanted:
             return
-        if any(WRONG_DECK in h.detail for h in self.controller.hold_reasons):
+        if any(h.cause is HoldCause.WRONG_DECK for h in self.controller.hold_reasons):
             return
         self._apply(
             Hold(
@@ -312,6 +318,8 @@ class TableApp:
                 f"from {DECK_WORDS[wanted]}: load this game's cards in the shoe, then a "
                 "supervisor clears the hold",
                 "shoe",
+                HoldCause.WRONG_DECK,
+                about=DECK_WORDS[wanted],
             )
         )
 
@@ -337,7 +345,7 @@ class TableApp:
             return
         detail = changed_detail(label, before, now, self.controller.round.number)
         log.warning("device changed in the middle of a round", device=label, detail=detail)
-        self._apply(Hold(HoldKind.LOCKUP, detail, label))
+        self._apply(Hold(HoldKind.LOCKUP, detail, label, HoldCause.DEVICE_CHANGED))
 
     def allow_firmware(self, call: AllowFirmware) -> None:
         """From now on only the firmware ``call`` lists deals (empty: any)."""
@@ -355,10 +363,18 @@ class TableApp:
             if approved(self.firmware_allow, identity):
                 continue
             holds = self.controller.hold_reasons
-            if any(h.kind is HoldKind.LOCKUP and unapproved_hold(h.detail, label) for h in holds):
+            if any(unapproved_hold(h, label) for h in holds):
                 continue
             log.warning("device firmware not approved", device=label, fw_hash=identity.fw_hash)
-            self._apply(Hold(HoldKind.LOCKUP, unapproved_detail(label, identity), label))
+            self._apply(
+                Hold(
+                    HoldKind.LOCKUP,
+                    unapproved_detail(label, identity),
+                    label,
+                    HoldCause.FIRMWARE_NOT_APPROVED,
+                    about=described(identity),
+                )
+            )
 
     def lockup_refusal(self) -> str | None:
         """Why the lockup a supervisor would clear next may not be cleared (None: it may): its
@@ -370,7 +386,7 @@ class TableApp:
         identity = self.identities.get(label)
         if (
             identity is None
-            or not unapproved_hold(lockups[0].detail, label)
+            or not unapproved_hold(lockups[0], label)
             or approved(self.firmware_allow, identity)
         ):
             return None

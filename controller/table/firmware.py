@@ -18,7 +18,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.round.controller import device_words
+from controller.game.holds import HoldCause
+from controller.game.words import device_words
+from controller.round.model import HoldReason
 from drivers.tbl21.events import DeviceIdentity
 
 FIRMWARE_NOT_APPROVED = "FIRMWARE_NOT_APPROVED"  # technical code: firmware not on the list
@@ -59,9 +61,9 @@ def unapproved_detail(device: str, identity: DeviceIdentity) -> str:
     )
 
 
-def unapproved_hold(detail: str, device: str) -> bool:
-    """Whether a hold's detail is the unapproved-firmware hold of ``device``."""
-    return detail.startswith(f"{FIRMWARE_NOT_APPROVED}: {device_words(device)} ")
+def unapproved_hold(hold: HoldReason, device: str) -> bool:
+    """Whether ``hold`` is the unapproved-firmware hold of ``device``."""
+    return hold.cause is HoldCause.FIRMWARE_NOT_APPROVED and hold.device == device
 
 
 def changed(before: DeviceIdentity, now: DeviceIdentity) -> bool:

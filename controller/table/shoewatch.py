@@ -27,8 +27,9 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass
 
+from controller.game.holds import HoldCause, HoldKind
 from controller.round.inputs import DrawnCard, Hold, Input, Resume, Shuffle
-from controller.round.model import HoldKind
+from controller.round.model import count_words
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import CardDrawn, DeviceIdentity, FaultRaised
 from drivers.tbl21.faults import FaultCode, Severity
@@ -83,6 +84,7 @@ class ShoeWatch:
                     f"to {event.draw_no}: the cards since cannot be matched to the record; "
                     "supervisor verification",
                     "shoe",
+                    HoldCause.DRAW_RESET,
                 ),
                 self._card(event.card),
             ]
@@ -114,6 +116,7 @@ class ShoeWatch:
                     f"DRAW_GAP: {missing} card{'' if missing == 1 else 's'} left the shoe unseen "
                     f"before draw {event.draw_no}; supervisor verification",
                     "shoe",
+                    HoldCause.DRAW_GAP,
                 )
             )
         self._take(event)
@@ -145,9 +148,8 @@ class ShoeWatch:
         if self.counts[card] >= self.decks:
             return DrawnCard(
                 card,
-                kept_out=f"{OVER_COUNT} this game's shoe holds ({self.decks} "
-                f"deck{'s' if self.decks > 1 else ''}: {self.decks} of each card, all out "
-                "already)",
+                kept_out=f"{OVER_COUNT} this game's shoe holds ({count_words(self.decks)}, "
+                "all out already)",
             )
         self.counts[card] += 1
         return DrawnCard(card)
@@ -180,6 +182,7 @@ class ShoeWatch:
                     "SHOE_RELOADED: the shoe loaded a new shoe in the middle of "
                     f"round {round_number}; supervisor verification",
                     "shoe",
+                    HoldCause.SHOE_RELOADED,
                 )
             ]
         return []
@@ -200,6 +203,9 @@ class ShoeWatch:
                 f"{device} lockup {event.name}"
                 + ("" if pushed is None else f": {pushed} went back into the shoe"),
                 device,
+                HoldCause.DEVICE_FAULT,
+                event.name,
+                pushed,
             )
         ]
         if pushed is not None and self.pushed_back is None:

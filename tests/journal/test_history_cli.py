@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from controller.cli.main import main
-from controller.game.prompts import Prompt, PromptCode
+from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.settlement import EntryKind, LedgerEntry
 from controller.journal.store import Journal, entry_for
 from controller.play.demo import DemoOptions, demo_dealer
@@ -82,7 +82,8 @@ def write_two_rounds(journal: Journal) -> None:
         entry_for(
             Prompt(
                 PromptCode.PAY,
-                "pay ann 3:2",
+                Say.MONEY,
+                detail="pontoon",
                 box=1,
                 hand=1,
                 player="ann",
@@ -154,7 +155,7 @@ def test_json_lists_each_round_with_cards_decisions_prompts_ledger_overrides_and
             "player": "ann",
             "amount_cents": 1500,
             "odds": "3:2",
-            "text": "pay ann 3:2",
+            "text": "pay box 1 hand 1 (ann) $15 at 3:2: pontoon",
         },
     ]
     assert first["ledger"] == [
@@ -199,7 +200,7 @@ def test_text_is_headed_as_a_recall_and_shows_the_steps_in_order(
         "decision  DEAL [DEAL]",
         "card      AS (draw 1, shoe)",
         "card      KH (draw 3, shoe)",
-        "prompt    PAY: pay ann 3:2",
+        "prompt    PAY: pay box 1 hand 1 (ann) $15 at 3:2: pontoon",
         "ledger    box 1 ann hand 1 payout +$15 at 3:2 (stake $10; pontoon)",
         "net to players: +$15",
         "== Round 2 (nz-pontoon)",

@@ -102,3 +102,18 @@ def test_a_journal_of_format_5_that_named_a_keyed_in_hole_card_still_replays() -
     assert _normal(old, 6) != _normal(new, 6)
     other = ("prompt", {"code": "resumed", "text": "Card AS given to the hand in play. Deal on."})
     assert _normal(other, 5) != _normal(new, 5)  # only that sentence is loosened
+
+
+def test_a_hold_journalled_before_its_cause_was_typed_still_replays() -> None:
+    """Format 6 journalled a hold's input with its kind and words; from format 7 on it carries
+    its typed cause too (and what it names). A format-6 row is compared without those."""
+    old = ("input", {"action": "hold", "data": {"kind": "device_lost", "detail": "shoe refused"}})
+    new = (
+        "input",
+        {
+            "action": "hold",
+            "data": {"kind": "device_lost", "detail": "shoe refused", "cause": "device_refused"},
+        },
+    )
+    assert _normal(old, 6) == _normal(new, 6)
+    assert _normal(old, 7) != _normal(new, 7)

@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from controller.game.prompts import Prompt, PromptCode
+from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.settlement import EntryKind, LedgerEntry
 from controller.journal.errors import RecordError
 from controller.journal.records import from_record, to_record, to_value
@@ -155,7 +155,7 @@ def test_odds_are_written_as_a_to_b_and_money_stays_integer_cents() -> None:
     [
         Prompt(
             PromptCode.PAY,
-            "pay box 1",
+            Say.MONEY,
             box=1,
             hand=1,
             player="ann",
@@ -224,8 +224,8 @@ def test_entry_for_gives_the_documented_kind_and_payload() -> None:
         "odds": None,
         "reason": "bust",
     }
-    prompt = Prompt(PromptCode.DEAL, "deal box 1", box=1)
-    assert entry_for(prompt) == ("prompt", prompt.to_json_dict())
+    prompt = Prompt(PromptCode.DEAL, Say.DEAL_TO_BOX, box=1)
+    assert entry_for(prompt) == ("prompt", {"code": "DEAL", "box": 1, "text": "deal to box 1"})
     assert entry_for(DeviceCommand("peek", "arm_peek", ("TH",))) == (
         "command",
         {"device": "peek", "command": "arm_peek", "args": ["TH"]},

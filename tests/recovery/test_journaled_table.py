@@ -7,6 +7,7 @@ import structlog
 from structlog.testing import capture_logs
 
 from controller.game.prompts import Prompt, PromptCode
+from controller.game.words import line
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch
 from controller.journal.journaled import JournaledTable, recover
 from controller.journal.store import Journal
@@ -162,7 +163,7 @@ def test_the_dealer_is_told_the_round_was_recovered_and_the_journal_says_so(
     rebuilt = recover(rules_of(sc), journal, show=shown.append)
     [told] = [p for p in shown if isinstance(p, Prompt)]
     assert told.code is PromptCode.RESUMED
-    assert told.text == (
+    assert line(told) == (
         "The table restarted: round 2 was rebuilt from the table's record and goes on where it "
         "stopped (bets open)."
     )

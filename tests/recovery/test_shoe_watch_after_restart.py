@@ -7,10 +7,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable, recover
 from controller.journal.store import Journal
-from controller.round.model import HoldKind
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (

@@ -1,6 +1,7 @@
 """NZ Pontoon rounds played through the round controller."""
 
 from controller.game.rules import load_variant
+from controller.game.words import line
 from controller.round.controller import RoundController
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card
@@ -134,7 +135,7 @@ def test_a_co_bettor_who_does_not_join_the_double_is_paid_his_21_at_once() -> No
     paid = [(e.player, e.amount_cents, str(e.odds)) for e in rec.ledger if e.amount_cents > 0]
     assert paid == [("bob", 500, "1")]
     assert rec.ledger[0].player == "bob"
-    texts = [p.text for p in rec.prompts]
+    texts = [line(p) for p in rec.prompts]
     assert texts.index("pay box 1 hand 1 (bob) $5 at 1:1: win") < texts.index(
         "deal the dealer's second card"
     )

@@ -14,10 +14,11 @@ import random
 import re
 from pathlib import Path
 
+from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import Prompt, PromptCode
 from controller.game.rules import load_variant
+from controller.game.words import GO_ON, hold_text, line
 from controller.round import controller as round_controller
-from controller.round.controller import GO_ON, hold_text
 from controller.round.inputs import (
     AssignCard,
     BurnCard,
@@ -29,7 +30,6 @@ from controller.round.inputs import (
     Resume,
     Void,
 )
-from controller.round.model import HoldKind
 from controller.round.spec import State
 from tests.round.jargon import jargon
 from tests.round.walk import CARD_STATES, Walk
@@ -107,7 +107,7 @@ def test_no_prompt_of_the_round_machine_holds_a_state_or_action_identifier() -> 
     source = Path(round_controller.__file__).read_text()
     emitted = {PromptCode(c) for c in re.findall(r"PromptCode\.([A-Z_]+)", source)}
     assert emitted <= {p.code for p in seen}, emitted - {p.code for p in seen}
-    texts = sorted({p.text for p in seen})
+    texts = sorted({line(p) for p in seen})
     assert [(t, jargon(t)) for t in texts if jargon(t)] == []
     # A hold says what to do, and the end of one where the round goes back to.
     assert any(t.startswith("Stop: the shoe is not answering. Check its cable") for t in texts)
@@ -117,11 +117,11 @@ def test_no_prompt_of_the_round_machine_holds_a_state_or_action_identifier() -> 
 
 
 def test_every_hold_and_every_way_back_is_said_in_the_dealers_words() -> None:
-    said = [GO_ON[state] for state in State]
+    said = [GO_ON[state.value] for state in State]
     for kind in HoldKind:
         for device in (*DEVICES, None):
-            for detail in ("link lost", "refused", "LAMP_FAIL: a lamp failed"):
-                said.append(hold_text(kind, detail, device))
+            for cause in HoldCause:
+                said.append(hold_text(kind, "LAMP_FAIL: a lamp failed", device, cause))
     assert [(t, jargon(t)) for t in said if jargon(t)] == []
 
 
@@ -153,7 +153,7 @@ def test_a_keyed_in_hole_card_is_not_named_when_the_supervisor_confirms_it() -> 
                         and dealer.cards[before] not in tc.dealer_visible_cards()
                     ):
                         hidden += 1
-                        texts = [o.text for o in trial.app.outputs if isinstance(o, Prompt)]
+                        texts = [line(o) for o in trial.app.outputs if isinstance(o, Prompt)]
                         assert texts
                         assert all(str(card) not in t for t in texts), texts
                         assert any("dealer's face-down card" in t for t in texts), texts

@@ -15,13 +15,15 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
 
 from controller.game.hands import is_natural
+from controller.game.holds import HoldKind
 from controller.game.prompts import Prompt
 from controller.game.rules import load_variant
 from controller.game.settlement import LedgerEntry
+from controller.game.words import line
 from controller.play.autoplay import CARD_STATES, WINDOW_ACTIONS
 from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
-from controller.round.model import HoldKind, RoundState, copy_round
+from controller.round.model import RoundState, copy_round
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import DeckType, deck
 
@@ -106,7 +108,7 @@ class RoundMachine(RuleBasedStateMachine):
                 visible |= {str(x) for x in hand.cards}
         visible |= {str(h.card) for h in self.c.hold_reasons if h.card is not None}
         if hole not in visible:
-            assert hole not in prompt.text, f"prompt shows the hole card early: {prompt.text}"
+            assert hole not in line(prompt), f"prompt shows the hole card early: {line(prompt)}"
 
     @rule(action=actions, payload=data)
     def anything(self, action: Action, payload: dict[str, Any]) -> None:

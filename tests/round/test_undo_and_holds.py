@@ -2,11 +2,11 @@
 
 import pytest
 
+from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
 from controller.game.settlement import EntryKind
 from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
-from controller.round.model import HoldKind
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card
 

@@ -11,7 +11,7 @@ import pytest
 import structlog
 from structlog.testing import capture_logs
 
-from controller.round.model import HoldKind
+from controller.game.holds import HoldKind
 from controller.round.spec import Action, State
 from controller.table.access import KEY_ONLY, Role
 from drivers.tbl21.events import Button, KeyPosition

@@ -6,8 +6,8 @@ it or voids the round. The count starts afresh with each new shoe."""
 from __future__ import annotations
 
 from controller.display.words import hold_words, plain
+from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
-from controller.round.model import HoldKind
 from controller.round.spec import Action, State
 from controller.table.app import TableApp
 from drivers.tbl21.cards import Card

@@ -1,7 +1,7 @@
 """The table checks the shoe's draw numbers: a repeat is not applied twice, a jump locks up."""
 
+from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
-from controller.round.model import HoldKind
 from controller.round.spec import Action, State
 from controller.table.app import TableApp
 from drivers.tbl21.cards import Card

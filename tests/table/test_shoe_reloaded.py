@@ -4,8 +4,8 @@ between rounds the table just notes it."""
 
 from __future__ import annotations
 
+from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
-from controller.round.model import HoldKind
 from controller.round.spec import State
 from controller.table.app import TableApp
 from drivers.tbl21.cards import Card
