@@ -21,7 +21,9 @@ from typing import Any, Literal
 from matplotlib.figure import Figure
 
 from controller import __version__
-from controller.game.rules import NaturalPolicy, Variant
+from controller.analysis.parsheet import toggles
+from controller.game.errors import ConfigError
+from controller.game.rules import NaturalPolicy, Variant, load_variant
 
 DEALER_COLUMNS = ("17", "18", "19", "20", "21", "under 17", "five-card", "bust", "natural")
 CODE_COLOURS = {
@@ -211,9 +213,36 @@ def _setting(value: object) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
 
+def change_words(sheet: dict[str, Any]) -> str:
+    """The sheet's rule changes in words, each with the ``--set`` that makes it (so that it can
+    be made again): 'dealer stands on soft 17 (dealer.hits_soft_17 = false)'. A change the
+    par sheet has no words for is said as its setting alone."""
+    overrides: dict[str, Any] = sheet["overrides"]
+    try:
+        named = toggles(load_variant(sheet["variant"])) if overrides else []
+    except ConfigError:
+        named = []
+    said: list[str] = []
+    done: set[str] = set()
+    for key, value in overrides.items():
+        if key in done:
+            continue
+        words, setting = f"{key} = {_setting(value)}", {key: value}
+        if key == "shoe.decks":
+            words = f"{value} deck" + ("" if value == 1 else "s")
+        for toggle, changes in named:
+            if key in changes and all(overrides.get(k, ...) == v for k, v in changes.items()):
+                words, setting = toggle, changes
+                break
+        sets = ", ".join(f"{k} = {_setting(v)}" for k, v in setting.items())
+        said.append(words if words == sets else f"{words} ({sets})")
+        done.update(setting)
+    return "; ".join(said)
+
+
 def title_fields(sheet: dict[str, Any], produced: datetime) -> list[tuple[str, str]]:
     method = sheet["method"]
-    changes = ", ".join(f"{k} = {_setting(v)}" for k, v in sheet["overrides"].items())
+    changes = change_words(sheet)
     shoe = sheet["shoe"]
     rows = [
         ("Game", f"{sheet['name']} ({sheet['variant']})"),
@@ -267,6 +296,10 @@ def _probabilities(items: dict[str, float], what: str) -> Table:
     )
 
 
+# a hand paid at 1:1 is "even money", as on the floor's report ("win" is the house's result)
+PAID_AS = {"win": "even money"}
+
+
 def outcomes_section(sheet: dict[str, Any]) -> Section:
     return Section(
         "Outcomes",
@@ -282,7 +315,9 @@ def outcomes_section(sheet: dict[str, Any]) -> Section:
                 "player loses, grey: a push, green: the player wins).",
             ),
             Note("Winning hands by what they are paid at:"),
-            _probabilities(sheet["wins_by_odds"], "paid as"),
+            _probabilities(
+                {PAID_AS.get(k, k): v for k, v in sheet["wins_by_odds"].items()}, "paid as"
+            ),
         ],
     )
 

@@ -39,6 +39,8 @@ from controller.cli.commands import DEFAULT_LAST
 from controller.game.prompts import money
 from controller.journal.errors import JournalUnavailable
 from controller.journal.store import Journal, Row
+from controller.round.phases import PHASES
+from controller.round.spec import State
 from drivers.tbl21.events import BUTTON_WORDS, Button
 
 DEVICE_ACTIONS = frozenset({"card", "peek", "hold", "resume"})
@@ -303,7 +305,9 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
             f"({_cards(p.get('cards'))} to the discard), the round void: {p.get('reason')}"
         )
     if kind == "stop":
-        return f"{'STOPPED':<9} {p.get('reason')} (round {p.get('round')} at {p.get('state')})"
+        return (
+            f"{'STOPPED':<9} {p.get('reason')} (round {p.get('round')}: {_phase(p.get('state'))})"
+        )
     return None  # state changes, device commands: in --json steps only
 
 
@@ -335,6 +339,14 @@ def _data_text(data: object) -> str:
         else:
             parts.append(f"{key}={value}")
     return " " + " ".join(parts)
+
+
+def _phase(state: object) -> str:
+    """Where a round was, in words ('players' turns'); an unknown state as it is."""
+    try:
+        return PHASES[State(str(state))]
+    except ValueError:
+        return str(state)
 
 
 def _key_word(code: object) -> str:

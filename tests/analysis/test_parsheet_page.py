@@ -108,7 +108,9 @@ def test_the_page_heads_with_the_game_its_rules_hash_the_software_and_the_date()
     assert fields["Rule changes"] == "none: the variant as configured"
     sheet["overrides"] = {"dealer.hits_soft_17": False, "hands.ties": "push"}  # a what-if
     fields = dict(title_fields(sheet, WHEN))
-    assert fields["Rule changes"] == "dealer.hits_soft_17 = false, hands.ties = push"
+    assert fields["Rule changes"] == (  # in words, with the setting that makes each again
+        "dealer stands on soft 17 (dealer.hits_soft_17 = false); ties push (hands.ties = push)"
+    )
     assert "Method and approximations" in page.headings
 
 
@@ -184,3 +186,11 @@ def test_a_quick_sheet_says_what_it_left_out() -> None:
     assert "quick sheet" in fields["Left out"]
     assert text.count("Left out of this quick sheet (croupier analyze --quick).") == 2
     assert text.count("<svg") == 1  # the outcome distribution only
+
+
+def test_a_hand_paid_at_one_to_one_is_even_money_as_on_the_floor_s_report() -> None:
+    _text, page = full_page()
+    [table] = [t for t in page.tables if t and t[0][:1] == ["paid as"]]
+    paid_as = [row[0] for row in table[1:]]
+    assert "even money" in paid_as
+    assert "win" not in paid_as

@@ -99,6 +99,19 @@ def test_a_full_nz_round_dealt_by_clicking_the_dealers_screen(browser: Any) -> N
                 "data-text", "Round 1: take the bets, then press DEAL"
             )
             expect(page.locator("#step-total")).to_contain_text("$30 staked")
+            # a dark key pressed on the panel: why it did nothing shows beside CALL, in the
+            # keys' grid where the dealer looks, not in small type under the keys
+            table.panel.tap("HIT")
+            entry = page.locator("#entry.refused")
+            expect(entry).to_contain_text("Not done: ")
+            call = page.locator("#key-CAL").bounding_box()
+            said = entry.bounding_box()
+            assert call is not None
+            assert said is not None
+            assert said["x"] >= call["x"] + call["width"]
+            assert abs(said["y"] - call["y"]) < 2
+            assert said["width"] > 2 * call["width"]  # room for the reason, not a key's width
+            screenshot(page, "refused-beside-call")
             press(page, "DEA")
             expect(prompt(page)).to_have_attribute("data-text", "Deal a card to box 1")
             for card, where in [("AS", "#box-1"), ("8C", "#box-2"), ("9H", "#box-3")]:

@@ -17,6 +17,9 @@ from typing import Any
 
 from tests.cli.test_run import croupier
 from tests.display.conftest import VIEW_TOKEN, VIEW_TOKEN_HASH, screenshot
+from tests.display.test_screen import CHECKS
+
+CLIPPED = f"() => {CHECKS}.clipped()"
 
 LOST = "This screen has lost the table: do not go on; call a supervisor"
 # the server's heartbeat is 2 s; the page gives up after 2.5 of them
@@ -49,10 +52,12 @@ def _grey(page: Any, selector: str) -> float:
 
 
 @contextmanager
-def _demo_and_browser(browser: Any, folder: Path) -> Iterator[tuple[Any, str, Any]]:
+def _demo_and_browser(
+    browser: Any, folder: Path, pace: str = "0.3"
+) -> Iterator[tuple[Any, str, Any]]:
     """``croupier run --demo`` in its own process and a 1024x600 browser context on it."""
     config = _demo_table(folder)
-    with croupier("run", "--demo", "--pace", "0.3", "--config", str(config), cwd=folder) as (
+    with croupier("run", "--demo", "--pace", pace, "--config", str(config), cwd=folder) as (
         proc,
         lines,
     ):
@@ -68,7 +73,7 @@ def _demo_and_browser(browser: Any, folder: Path) -> Iterator[tuple[Any, str, An
 def test_a_killed_table_turns_its_dealer_and_pit_pages_red_and_grey(
     browser: Any, tmp_path: Path
 ) -> None:
-    with _demo_and_browser(browser, tmp_path) as (proc, url, context):
+    with _demo_and_browser(browser, tmp_path, pace="0.05") as (proc, url, context):
         dealer = context.new_page()
         dealer.goto(url)
         pit = context.new_page()
@@ -76,6 +81,17 @@ def test_a_killed_table_turns_its_dealer_and_pit_pages_red_and_grey(
         live = _live_prompt(dealer)
         assert LOST not in live
         pit.wait_for_function("() => document.querySelector('#link').textContent === 'live'")
+        # the pit's last rounds fill their panel (one more would not fit)...
+        pit.wait_for_function(
+            """() => { const rows = document.getElementById("history-rows");
+                if (rows.children.length < 2) return false;
+                const extra = rows.lastElementChild.cloneNode(true);
+                rows.appendChild(extra);
+                const panel = document.getElementById("history");
+                const full = panel.scrollHeight > panel.clientHeight;
+                extra.remove();
+                return full; }"""
+        )
         assert pit.locator("#pit-lost").is_hidden()
         assert _grey(dealer, "#table-area") == 1.0
 
@@ -100,6 +116,8 @@ def test_a_killed_table_turns_its_dealer_and_pit_pages_red_and_grey(
         )
         assert "lost the table" in pit.locator("#pit-lost").inner_text()
         assert _grey(pit, "#pit-now") < 0.5
+        # ... and the warning, taking room at the top, leaves none of them cut at the bottom
+        assert pit.evaluate(CLIPPED) == []
         screenshot(pit, "lost-table-pit-1024x600")
 
 

@@ -543,3 +543,23 @@ def test_a_table_gone_silent_says_so_on_its_card_not_its_last_state(
     assert "shipping: no word" in shown["shipping"]
     assert not any(s.startswith("shipping connected") for s in shown["shipping"])
     assert shown["faded"]
+
+
+def test_a_press_on_a_dealing_table_opens_it_though_its_card_is_drawn_anew_before_the_release(
+    floor: Floor, page: Any
+) -> None:
+    """A dealing table's card is drawn anew several times a second: a press that goes down on
+    one drawing and up on the next still opens the table (a click on the card itself was lost:
+    the button went down on a card that was no longer there)."""
+    page.wait_for_selector("article.table")
+    tid = page.get_attribute("article.table", "data-table")
+    card = f'article.table[data-table="{tid}"]'
+    box = page.locator(card).bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.down()
+    page.evaluate("id => render([tables.get(id)])", tid)  # as a new row of the table does
+    page.mouse.up()
+    page.wait_for_selector("#detail:not([hidden])", timeout=5_000)
+    assert page.inner_text("#detail-title").startswith(f"table {tid}:")
+    page.click("#close-detail")

@@ -16,6 +16,7 @@ from controller.game.settlement import EntryKind, LedgerEntry
 from controller.journal.store import Journal, entry_for
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.round.controller import StateChanged, SupervisorAction
+from controller.round.phases import PHASES
 from controller.round.spec import Action, State
 from controller.service.service import TableService
 from controller.table.config import table_from_mapping
@@ -396,4 +397,7 @@ def test_history_hides_heartbeats_unless_all_and_shows_recovery_and_clean_stops(
     assert "note      panel: ButtonReleased" in everything
     assert f"RECOVERED {recovery.payload['text']}" in quiet
     assert quiet.count("STOPPED   the table was stopped (round ") == 2
+    for stop in stops:  # where the round was, in words (not the state's id)
+        where = PHASES[State(stop.payload["state"])]
+        assert f"(round {stop.payload['round']}: {where})" in quiet
     assert len(quiet.splitlines()) < len(everything.splitlines())

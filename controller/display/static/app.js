@@ -63,6 +63,7 @@ function buildKeys(groups) {
   const nav = document.getElementById("keys");
   if (nav.querySelector(".key")) return; // built once: the keys never move
   const entry = document.getElementById("entry");
+  const devices = document.getElementById("devices");
   for (const g of groups) {
     const group = el("div", "key-group " + g.group);
     group.setAttribute("role", "group");
@@ -76,7 +77,10 @@ function buildKeys(groups) {
       b.addEventListener("click", () => send({ type: "press", key: k.key }));
       group.appendChild(b);
     }
-    nav.insertBefore(group, entry);
+    nav.insertBefore(group, devices);
+    // what was keyed, and why a key was refused, beside CALL in the decisions' grid: where the
+    // dealer looks when a key does nothing (not in small type under the keys)
+    if (g.group === "decisions") group.appendChild(entry);
   }
 }
 
@@ -388,6 +392,7 @@ function renderKeys(s) {
 function renderEntry() {
   const entry = document.getElementById("entry");
   entry.replaceChildren();
+  entry.classList.toggle("refused", Boolean(refusal));
   if (refusal) {
     entry.appendChild(el("b", null, "Not done: "));
     entry.appendChild(document.createTextNode(refusal));

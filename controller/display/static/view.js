@@ -87,6 +87,9 @@ function setLink() {
   lost.textContent = "This page has lost the table: nothing shown here is live" +
     (since ? " (the table last answered at " + since + ")" : "") +
     ". It reconnects by itself when the table is back.";
+  // the warning takes room at the top: the boxes and the last rounds are fitted again to what
+  // is left (else the round's cards and the last round would be cut at the bottom)
+  if (last) renderPit(last);
 }
 
 let last = null;

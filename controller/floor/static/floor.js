@@ -136,7 +136,6 @@ function tableNode(t) {
     recent.append(li);
   }
   node.append(recent);
-  node.addEventListener("click", () => openTable(t.table_id));
   return node;
 }
 
@@ -223,6 +222,23 @@ async function acknowledge(a, li, button) {
     button.disabled = false;
   }
 }
+
+// A press opens the table it went down on, though the card is drawn anew before the button
+// goes up (a dealing table's card is replaced several times a second, and a click on the card
+// itself was lost when the release came on its successor).
+let pressed = null;
+function pressedTable(ev) {
+  const card = ev.target instanceof Element ? ev.target.closest("article.table") : null;
+  return card ? card.dataset.table : null;
+}
+document.getElementById("tables").addEventListener("pointerdown", (ev) => {
+  pressed = ev.button === 0 ? pressedTable(ev) : null;
+});
+document.getElementById("tables").addEventListener("pointerup", (ev) => {
+  const id = pressedTable(ev);
+  if (id !== null && id === pressed) openTable(id);
+  pressed = null;
+});
 
 // Only what changed is drawn again (a button or a card stays under the pointer meanwhile).
 function render(changed, full) {
