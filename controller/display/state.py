@@ -13,19 +13,12 @@ from typing import Any
 
 from controller.display.chips import bet_chips, chips_json
 from controller.display.wanted import wanted_keys
-from controller.display.words import (
-    entry_words,
-    hold_words,
-    instruction,
-    parts,
-    plain,
-    say,
-)
+from controller.display.words import entry_words, instruction, say
 from controller.game.hands import hand_value
 from controller.game.holds import HoldKind
 from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
-from controller.game.words import line, prompt_json
+from controller.game.words import hold_words, line, parts, plain, prompt_json
 from controller.round.controller import StateChanged
 from controller.round.model import BoxState, total
 from controller.round.phases import PHASES

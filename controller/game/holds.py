@@ -7,7 +7,10 @@ are never read back.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from enum import StrEnum
+
+from drivers.tbl21.cards import Card
 
 
 class HoldKind(StrEnum):
@@ -49,3 +52,15 @@ KIND_CAUSES = {
     HoldKind.REDRAW: HoldCause.REDRAW,
 }
 assert set(KIND_CAUSES) == set(HoldKind)
+
+
+@dataclass
+class HoldReason:
+    kind: HoldKind
+    detail: str  # the technical record (fault codes, units, draw numbers), for the technician
+    card: Card | None = None  # the unexpected card, or the keyed-in card awaiting confirmation
+    device: str | None = None
+    kept_out: bool = False  # the card is never dealt (foreign, or over the shoe's count)
+    cause: HoldCause = HoldCause.OTHER
+    fault: str | None = None  # the device's fault name, for a DEVICE_FAULT
+    about: str = ""  # what the hold names, in words: the shoe's decks, the unit (or "")

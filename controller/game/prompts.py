@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from fractions import Fraction
 
-from controller.game.holds import HoldCause, HoldKind
+from controller.game.holds import HoldReason
 from drivers.tbl21.cards import Card
 
 
@@ -80,17 +80,17 @@ class Say(StrEnum):
     STANDS = "stands"
     ROUND_OVER = "round_over"  # ``count``: the round, ``net``: each player's result
     MONEY = "money"  # a ledger entry to pay, collect, push or return (``detail``: its reason)
-    HOLD = "hold"  # ``hold``, ``cause``, ``device`` and ``detail``: the hold's record
-    OUT_OF_TURN = "out_of_turn"  # ``cards``: the card that came out when none was due
-    KEPT_OUT = "kept_out"  # ``detail``: the card and why the round never takes it
-    PEEK_MISMATCH = "peek_mismatch"
+    HOLD = "hold"  # a stop (``hold``: what stopped the table)
+    OUT_OF_TURN = "out_of_turn"  # ``hold``: the card that came out when none was due
+    KEPT_OUT = "kept_out"  # ``hold``: the card the round never takes, and why
+    PEEK_MISMATCH = "peek_mismatch"  # ``hold``: the reader disagrees with the hole card
     DEVICE_BACK = "device_back"  # back from a hold: ``device`` reconnected (``state``: where)
     REDRAWN = "redrawn"
     ASSIGNED = "assigned"
     BURNED = "burned"
     KEYED_HOLE = "keyed_hole"  # the keyed-in card was the dealer's face-down one
     KEYED = "keyed"
-    KEYED_WAITS = "keyed_waits"
+    KEYED_WAITS = "keyed_waits"  # ``hold``: the keyed-in card waits for the supervisor
     VOID = "void"  # ``count``: the round
     RECOVERED = "recovered"  # the table was rebuilt from its journal: ``count``, ``state``
     JOURNAL = "journal"  # nothing can be recorded (``detail``: the journal's own words)
@@ -108,18 +108,17 @@ class Prompt:
     player: str | None = None
     amount_cents: int | None = None
     odds: Fraction | None = None
-    count: int | None = None  # the cards to burn, a round's number, the dealer's 1st or 2nd card
+    count: int | None = None  # cards to burn, a round, the dealer's 1st or 2nd card, a box's hands
     cards: tuple[Card, ...] = ()
     total: int | None = None
     soft: bool = False
     face_down: bool = False
-    options: tuple[str, ...] = ()  # the decisions the hand in play may take (action values)
+    options: tuple[str, ...] = ()  # what the hand in play may decide, the offers open (actions)
     device: str | None = None
-    hold: HoldKind | None = None
-    cause: HoldCause | None = None
+    hold: HoldReason | None = None  # the hold a stop is about, as it was then
     state: str | None = None  # where the round goes on (a state's value)
     net: tuple[tuple[str, int], ...] = ()  # (player, cents) of a finished round
-    detail: str = ""  # words made elsewhere: a ledger entry's reason, a hold's record
+    detail: str = ""  # words made elsewhere: a ledger entry's reason, the journal's trouble
 
 
 def money(cents: int) -> str:

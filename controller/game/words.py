@@ -1,22 +1,28 @@
 """Every sentence the dealer reads about the round, made from typed prompts and holds.
 
 The round emits a :class:`~controller.game.prompts.Prompt` as a code, the sentence it is
-(:class:`~controller.game.prompts.Say`) and typed fields (boxes, cards, amounts, the hold's
-cause), never words; a hold is a :class:`~controller.game.holds.HoldCause` with what it names.
-This module is the one place that turns them into words: :func:`line` is the prompt as one line
-(the terminal, the scenario report, the journal's ``text``, ``history``), :func:`hold_text` a
-hold's stop line. Nothing decides anything on these words: code reads the typed fields.
+(:class:`~controller.game.prompts.Say`) and typed fields (boxes, cards, amounts, the hold),
+never words; a hold is a :class:`~controller.game.holds.HoldReason` with its typed
+:class:`~controller.game.holds.HoldCause`. This module is the one place that turns them into
+words: :func:`line` is a prompt as one line (the scenario report, the journal's ``text``,
+``history``, the floor's live round), :func:`bar` and :func:`bar_detail` the dealer's prompt bar
+and the line under it (the pit page shows the same), :func:`shown` the bar's words as the journal
+records them beside the prompt, :func:`hold_text` and :func:`hold_words` a hold's stop line and
+banner. Nothing decides anything on these words: code reads the typed fields
+(``tests/test_one_voice.py``).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from controller.game.hands import hand_value
-from controller.game.holds import HoldCause, HoldKind
+from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money
 from controller.game.rules import format_odds
+from drivers.tbl21.cards import Card
+from drivers.tbl21.events import BUTTON_WORDS, Button
 
 DEVICE_WORDS = {"shoe": "the shoe", "peek": "the hole-card reader", "panel": "the button panel"}
 
@@ -108,7 +114,12 @@ def _money(p: Prompt) -> str:
 
 
 def _hold(p: Prompt) -> str:
-    return hold_text(p.hold or HoldKind.LOCKUP, p.detail, p.device, p.cause or HoldCause.OTHER)
+    hold = p.hold or HoldReason(HoldKind.LOCKUP, "the table holds")
+    return hold_text(hold.kind, hold.detail, hold.device, hold.cause)
+
+
+def _held_card(p: Prompt) -> str:
+    return "" if p.hold is None else str(p.hold.card)
 
 
 def _back(cleared: str) -> Callable[[Prompt], str]:
@@ -181,11 +192,12 @@ _LINES: dict[Say, Callable[[Prompt], str]] = {
     Say.MONEY: _money,
     Say.HOLD: _hold,
     Say.OUT_OF_TURN: lambda p: (
-        f"Stop: card {_card(p)} was not expected. Leave it face up and press CALL: the "
+        f"Stop: card {_held_card(p)} was not expected. Leave it face up and press CALL: the "
         "supervisor gives it to the hand in play, burns it, or voids the round."
     ),
     Say.KEPT_OUT: lambda p: (
-        f"{p.detail}: hold, check the shoe. Supervisor: burn it or void the round"
+        f"{'' if p.hold is None else p.hold.detail}: hold, check the shoe. Supervisor: burn it "
+        "or void the round"
     ),
     Say.PEEK_MISMATCH: lambda p: (
         "Stop: the hole-card reader disagrees with the hole card. Press CALL for a supervisor."
@@ -230,4 +242,302 @@ def prompt_json(prompt: Prompt) -> dict[str, Any]:
     if prompt.odds is not None:
         out["odds"] = format_odds(prompt.odds)
     out["text"] = line(prompt)
+    on_bar = shown(prompt)
+    if on_bar is not None:
+        out["shown"] = on_bar
     return out
+
+
+# --- the prompt bar ---------------------------------------------------------------------------
+
+Part = dict[str, str]  # {"text": ...} or {"card": "AH"} (the page draws a card as a picture)
+
+
+def parts(*items: str | Card | Sequence[Card]) -> list[Part]:
+    """Text and cards in order (adjacent texts joined)."""
+    out: list[Part] = []
+    for item in items:
+        cards: Iterable[Card] = [item] if isinstance(item, Card) else ()
+        if isinstance(item, str):
+            if out and "text" in out[-1]:
+                out[-1] = {"text": out[-1]["text"] + item}
+            elif item:
+                out.append({"text": item})
+            continue
+        if not isinstance(item, Card):
+            cards = item
+        out.extend({"card": str(c)} for c in cards)
+    return out
+
+
+def plain(items: list[Part]) -> str:
+    """The parts as one line of text (cards as their codes): for logs, the journal and tests."""
+    return "".join(p.get("text", p.get("card", "")) for p in items)
+
+
+def key_words(keys: Sequence[Button]) -> str:
+    """'HIT, STAND or DOUBLE': the keys by the names printed on them."""
+    names = [BUTTON_WORDS[b] for b in keys]
+    if len(names) <= 1:
+        return "".join(names)
+    return ", ".join(names[:-1]) + " or " + names[-1]
+
+
+DEVICE_NAMES = {"shoe": "shoe", "peek": "hole-card reader", "panel": "button panel"}
+
+
+def device_name(role: str | None) -> str:
+    return DEVICE_NAMES.get(role or "", role or "a device")
+
+
+def hold_words(hold: HoldReason) -> dict[str, Any]:
+    """A hold as the banner says it: ``what`` happened (parts), ``todo`` and the technical
+    ``detail`` (a fault code, for the technician), in small type. Decided on the hold's typed
+    ``cause`` (never on the words of its ``detail``, which is shown only as the record)."""
+    device = device_name(hold.device)
+    cause = hold.cause
+    card = () if hold.card is None else (hold.card,)
+    if hold.kind is HoldKind.DEVICE_LOST:
+        refused = cause is HoldCause.DEVICE_REFUSED
+        return {
+            "what": parts(
+                f"the {device} "
+                + ("was refused (not an approved device)" if refused else "is not answering")
+            ),
+            "todo": f"Check the {device}'s cable and power; play goes on by itself when it is "
+            "back. Press CALL for a supervisor if it stays lost.",
+            "detail": "",
+        }
+    if cause is HoldCause.FOREIGN_CARD:
+        return {
+            "what": parts("a card this game's shoe cannot hold came out: ", *card),
+            "todo": "Leave it face up, check the shoe holds this game's decks, and press CALL. "
+            "The supervisor (key at SUP, signed in) burns it or voids the round.",
+            "detail": hold.about,
+        }
+    if cause is HoldCause.OVER_COUNT:
+        return {
+            "what": parts("one card more than this game's shoe holds came out: ", *card),
+            "todo": "Leave it face up, check the shoe for a card of another deck, and press "
+            "CALL. The supervisor (key at SUP, signed in) burns it or voids the round.",
+            "detail": f"{hold.about}, all out already",
+        }
+    if hold.kind is HoldKind.UNEXPECTED_CARD:
+        return {
+            "what": parts("a card came out when none was due: ", *card),
+            "todo": "Leave it face up and press CALL. The supervisor (key at SUP, signed in) "
+            "gives it to the hand in play, burns it, or voids the round.",
+            "detail": "",
+        }
+    if hold.kind is HoldKind.UNREADABLE_CARD:
+        if hold.card is not None:
+            return {
+                "what": parts("the keyed-in card ", hold.card, " waits for the supervisor"),
+                "todo": "Supervisor: key at SUP, sign in, then CONFIRM CARD.",
+                "detail": "",
+            }
+        return {
+            "what": parts("the shoe could not read a card"),
+            "todo": "Key the card in below (rank and suit, then KEY IN); the supervisor "
+            "confirms it.",
+            "detail": "",
+        }
+    if hold.kind is HoldKind.REDRAW:
+        return {
+            "what": parts("a card went back into the shoe: ", *card),
+            "todo": "Draw it again: it is dealt already and goes where it went the first time.",
+            "detail": "",
+        }
+    lockup = f"the {device} locked up" if hold.device else "the table locked up"
+    record = hold.detail
+    if cause is HoldCause.PEEK_MISMATCH:
+        lockup = "the hole-card reader disagrees with the hole card"
+    elif cause is HoldCause.SHOE_RELOADED:
+        lockup = "the shoe loaded a new shoe in the middle of the round"
+    elif cause is HoldCause.WRONG_DECK:
+        return {
+            "what": parts("the shoe holds another game's decks: no deal"),
+            "todo": f"Load this game's cards ({hold.about}) in the shoe, then press CALL: a "
+            "supervisor clears the hold.",
+            "detail": cause.name,
+        }
+    elif cause is HoldCause.DRAW_GAP:
+        lockup = "cards left the shoe unseen"
+    elif cause is HoldCause.DRAW_RESET:
+        return {
+            "what": parts("the shoe restarted and lost its count of the cards drawn"),
+            "todo": "Stop dealing. Leave every card drawn since face up, in order, and press "
+            "CALL: the supervisor (key at SUP, signed in) clears this hold, then gives each "
+            "card to its hand, burns it, or voids the round.",
+            "detail": record,
+        }
+    elif cause is HoldCause.DEVICE_CHANGED:
+        return {
+            "what": parts(f"the {device} came back as another unit or with other firmware"),
+            "todo": "Stop dealing and press CALL: the supervisor (key at SUP, signed in) checks "
+            f"the {device} and the cards on the table, then clears the hold or voids the round.",
+            "detail": record,
+        }
+    elif cause is HoldCause.FIRMWARE_NOT_APPROVED:
+        return {
+            "what": parts(f"the {device} runs firmware this table does not allow: no deal"),
+            "todo": f"Press CALL for a technician: install approved firmware on the {device} "
+            f"({hold.about}), or add its hash to devices.firmware_allow in the table file and "
+            "restart croupier. Then a supervisor clears the hold.",
+            "detail": cause.name,
+        }
+    elif cause is HoldCause.DEVICE_FAULT:
+        pushed = () if hold.card is None else (f"{hold.card} went back into the shoe",)
+        record = " - ".join((str(hold.fault), *pushed))
+    return {
+        "what": parts(lockup),
+        "todo": "Press CALL: a supervisor (or, for a device fault, a technician) checks the "
+        "table and clears the lockup.",
+        "detail": record,
+    }
+
+
+# The prompts that tell the dealer what to do now (the bar shows the last of them); the others
+# are said beside it: money to move (the pay panel), the dealer's result (under the bar), notes.
+NOT_ON_THE_BAR = frozenset(
+    {
+        Say.MONEY,
+        Say.CUT_CARD,
+        Say.SHOWS,
+        Say.PONTOON,
+        Say.NATURAL,
+        Say.BUSTS,
+        Say.STANDS,
+        Say.RECOVERED,
+        Say.JOURNAL,
+    }
+)
+# The dealer's result, said under the bar.
+OUTCOMES = frozenset({Say.PONTOON, Say.NATURAL, Say.BUSTS, Say.STANDS})
+_OFFERS = frozenset(
+    {Say.INSURANCE_FIRST, Say.INSURANCE_UP, Say.SURRENDER_AGAINST, Say.SURRENDER_NOW}
+)
+# The keys of what a prompt's ``options`` name.
+_KEYS = {
+    "hit": Button.HIT,
+    "stand": Button.STAND,
+    "double": Button.DOUBLE,
+    "split": Button.SPLIT,
+    "insurance": Button.INSURANCE,
+    "surrender": Button.SURRENDER,
+}
+
+
+def on_the_bar(prompt: Prompt) -> bool:
+    return prompt.say not in NOT_ON_THE_BAR
+
+
+def _box_hand(p: Prompt) -> str:
+    return f"box {p.box}" + (f", hand {p.hand}" if (p.count or 1) > 1 else "")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _offers(p: Prompt) -> list[Part]:
+    what = " and ".join(p.options)
+    against = (" against ", p.cards[0]) if p.cards else ()
+    return parts(f"Offer {what}", *against, ", then press OK")
+
+
+def _bar_turn(p: Prompt) -> list[Part]:
+    where = _box_hand(p)
+    value = hand_value(p.cards).describe()
+    main = parts(f"{where[:1].upper()}{where[1:]}: ", p.cards, f" {value}")
+    keys = [_KEYS[o] for o in p.options if o in _KEYS]
+    return main + parts(f" - {key_words(keys)}") if keys else main
+
+
+def _bar_hold(p: Prompt) -> list[Part]:
+    words = hold_words(p.hold) if p.hold is not None else {"what": parts("the table is on hold")}
+    return parts("Stop: ") + words["what"]
+
+
+_BARS: dict[Say, Callable[[Prompt], list[Part]]] = {
+    Say.LOAD_SHOE: lambda p: parts("Load a new shoe, then press SHUFFLE"),
+    Say.BURN: lambda p: parts(f"Burn {cards_words(max(p.count or 1, 1))} from the new shoe"),
+    Say.TAKE_BETS: lambda p: parts(f"Round {p.count}: take the bets, then press DEAL"),
+    Say.DEAL_TO_BOX: lambda p: parts(f"Deal a card to box {p.box}"),
+    Say.DEALER_CARD: lambda p: parts(
+        f"Deal the dealer's {'first' if p.count == 1 else 'second'} card "
+        + ("face down" if p.face_down else "face up")
+    ),
+    Say.DEALER_SECOND: lambda p: parts("Deal the dealer's second card face up"),
+    Say.HIT: lambda p: parts(f"Deal a card to {_box_hand(p)}"),
+    Say.DOUBLED: lambda p: parts(f"Deal a card to {_box_hand(p)} (doubled: one card)"),
+    Say.SPLIT: lambda p: parts(f"Deal a card to {_box_hand(p)} (split)"),
+    Say.NEXT_HAND: lambda p: parts(f"Deal a card to {_box_hand(p)} (split)"),
+    Say.TURN: _bar_turn,
+    Say.INSURANCE_FIRST: _offers,
+    Say.INSURANCE_UP: _offers,
+    Say.SURRENDER_AGAINST: _offers,
+    Say.SURRENDER_NOW: _offers,
+    Say.PEEK: lambda p: parts("Put the hole card in the reader"),
+    Say.PEEK_UNREAD: lambda p: parts("Put the hole card in the reader again: it did not read it"),
+    Say.PEEK_EMPTY: lambda p: parts("Put the hole card in the reader again: it did not read it"),
+    Say.RESCUE: lambda p: parts(
+        f"Box {p.box}: RESCUE takes back the double (the wager is lost), OK plays on"
+    ),
+    Say.TURN_OVER: lambda p: parts("Turn the hole card over, then press OK"),
+    Say.NATURAL_TURN_OVER: lambda p: parts("Turn the hole card over, then press OK"),
+    Say.DRAWS: lambda p: parts(
+        f"Draw a card for the dealer (dealer has {hand_value(p.cards).describe()})"
+    ),
+    Say.ROUND_OVER: lambda p: parts(
+        f"Round {p.count} is over: pay and collect as shown, then press OK"
+    ),
+    Say.VOID: lambda p: parts(
+        f"Round {p.count} is void: give back every wager as shown, then press OK"
+    ),
+    Say.HOLD: _bar_hold,
+    Say.OUT_OF_TURN: _bar_hold,
+    Say.KEPT_OUT: _bar_hold,
+    Say.PEEK_MISMATCH: _bar_hold,
+    Say.KEYED_WAITS: _bar_hold,
+    Say.DEVICE_BACK: lambda p: parts(line(p)),
+    Say.REDRAWN: lambda p: parts(line(p)),
+    Say.ASSIGNED: lambda p: parts(line(p)),
+    Say.BURNED: lambda p: parts(line(p)),
+    Say.KEYED_HOLE: lambda p: parts(line(p)),
+    Say.KEYED: lambda p: parts(line(p)),
+}
+assert set(_BARS) | NOT_ON_THE_BAR == set(Say)
+
+
+def bar(prompt: Prompt) -> list[Part]:
+    """The prompt bar for a prompt that tells the dealer what to do now (:func:`on_the_bar`)."""
+    make = _BARS.get(prompt.say)
+    return parts(line(prompt)) if make is None else make(prompt)
+
+
+SHOE_LOADING = "The shoe is loading a new shoe: wait"  # SHUFFLE pressed, the shoe not yet back
+
+
+def bar_detail(told: Prompt | None, *, bets: int, outcome: Prompt | None) -> list[Part]:
+    """The line under the bar: the bets placed, how to answer an offer, or the dealer's
+    result (``outcome``, a prompt of :data:`OUTCOMES` of this step)."""
+    if told is not None and told.say is Say.TAKE_BETS and bets:
+        return parts(f"{_plural(bets, 'bet')} placed")
+    if told is not None and told.say in _OFFERS:
+        keys = [_KEYS[o] for o in told.options if o in _KEYS]
+        return parts(
+            "Choose the box (BOX 1-7), then "
+            + (key_words(keys) or "the offer")
+            + "; OK when every box has answered"
+        )
+    if outcome is not None:
+        said = line(outcome)
+        return parts(said[:1].upper() + said[1:])
+    return []
+
+
+def shown(prompt: Prompt) -> str | None:
+    """What the prompt bar showed for ``prompt`` (None: the prompt is not a bar's), as the
+    journal records it beside the prompt's code."""
+    return plain(bar(prompt)) if on_the_bar(prompt) else None

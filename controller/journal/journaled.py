@@ -67,7 +67,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 7  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 8  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -78,6 +78,8 @@ JOURNAL_FORMAT = 7  # 1: software 0.1 (no device_command rows, inputs without th
 # face-down one ("Keyed-in card AS confirmed."); that sentence is compared without its card.
 # 6: a hold's input carried its kind and words only; from 7 on it carries its typed cause (and
 # the fault, card and words it names: ``HOLD_TYPED``), which older rows are compared without.
+# 7: a prompt row held its code and line; from 8 on a prompt that says what to do now also holds
+# ``shown``, the words of the prompt bar (controller.game.words.bar), compared from 8 on.
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -664,6 +666,8 @@ def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
         value = {**value, "text": ""}
     elif fmt < 6 and kind == "prompt":  # which keyed-in card was confirmed, named or not
         value = {**value, "text": _KEYED_CONFIRMED.sub("Keyed-in card confirmed.", value["text"])}
+    if fmt < 8 and kind == "prompt":  # the prompt bar's words were not recorded
+        value.pop("shown", None)
     if fmt < 7 and kind == "input" and value.get("action") == "hold":
         data = {k: v for k, v in value["data"].items() if k not in HOLD_TYPED}
         value = {**value, "data": data}

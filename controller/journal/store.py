@@ -47,7 +47,10 @@ history, audit and recovery code that reads them):
                   (journals written before software 0.2 hold ``{}``: ``history`` then takes it
                   from the ``call`` row), ``keys`` the panel keys, ``by`` who (null for the
                   dealer's panel)
-``prompt``        :meth:`controller.game.prompts.Prompt.to_json_dict`
+``prompt``        :func:`controller.game.words.prompt_json`: ``{code, box, hand, player,
+                  amount_cents, odds, text}`` (the fields set, and the prompt's line) and, from
+                  journal format 8, ``shown``: the prompt bar's words for a prompt that says
+                  what to do now
 ``ledger``        ``{box, player, hand, kind, amount_cents, stake_cents, odds, reason}``
                   (amounts in integer cents, signed from the player's side; odds ``"3:2"``)
 ``state``         ``{source, dest, action}`` -- a round state change

@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
 from transitions import Machine, MachineError
 
 from controller.game.hands import dealer_must_draw, hand_value, is_natural
-from controller.game.holds import KIND_CAUSES, HoldCause, HoldKind
+from controller.game.holds import KIND_CAUSES, HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.rules import Variant
 from controller.game.settlement import (
@@ -48,7 +48,7 @@ from controller.game.settlement import (
     stakes_at_21,
     surrender_waits_for_dealer,
 )
-from controller.game.words import GO_ON
+from controller.game.words import GO_ON, on_the_bar
 from controller.round.errors import ActionRefused, InputError, SpecViolation
 from controller.round.inputs import (
     AssignCard,
@@ -81,7 +81,6 @@ from controller.round.model import (
     BoxState,
     DealTarget,
     HandState,
-    HoldReason,
     RoundState,
     StakeState,
     TableStatus,
@@ -165,6 +164,7 @@ class RoundMemento:
     table: dict[str, Any]  # the TableStatus's fields
     undo: list[_Snapshot]
     outbox: list[Output]
+    told: Prompt | None
 
 
 class _Model:
@@ -183,6 +183,8 @@ class RoundController:
         self.rules = rules
         self.prompts = prompts
         self.outbox: list[Output] = []
+        # What the dealer is to do now: the last prompt that says so (the prompt bar's).
+        self.told: Prompt | None = None
         self.table = TableStatus(burn_left=rules.shoe.burn_cards)
         self.round = RoundState(number=1)
         self.table.round_number = 1
@@ -294,6 +296,7 @@ class RoundController:
             copy.deepcopy(vars(self.table)),
             [_Snapshot(snap.state, copy_round(snap.round)) for snap in self._undo],
             list(self.outbox),
+            self.told,
         )
 
     def restore(self, memento: RoundMemento) -> None:
@@ -309,6 +312,7 @@ class RoundController:
         table.update(memento.table)
         self._undo = memento.undo
         self.outbox = memento.outbox
+        self.told = memento.told
 
     # --- public views (never the hole card before the reveal) ------------------------------------
 
@@ -331,7 +335,15 @@ class RoundController:
 
     def _prompt(self, code: PromptCode, say: Say, **kw: Any) -> None:
         if self.prompts:
-            self._emit(Prompt(code, say, **kw))
+            prompt = Prompt(code, say, **kw)
+            if on_the_bar(prompt):
+                self.told = prompt
+            self._emit(prompt)
+
+    def _stop(self, code: PromptCode, say: Say, hold: HoldReason) -> None:
+        """Hold for ``hold``, and tell the dealer (the prompt keeps the hold as it is now)."""
+        self.table.holds.append(hold)
+        self._prompt(code, say, hold=replace(hold))
 
     def _enter_prompt(self, dest: State, source: State | None = None) -> None:
         if (dest is source and dest not in (S.PLAYING,)) or not self.prompts:
@@ -352,6 +364,7 @@ class RoundController:
                 box=box,
                 hand=index + 1,
                 player=self.round.boxes[box].controller,
+                count=len(self.round.boxes[box].hands),
                 cards=tuple(hand.cards),
                 total=total(self.rules, hand),
                 soft=hand_value(hand.cards).soft and not hand.doubles,
@@ -511,15 +524,13 @@ class RoundController:
         # Nobody asked for this card: hold and let the dealer and a supervisor decide.
         if state is not S.HOLD:
             self.table.resume_state = state
-        self.table.holds.append(
-            HoldReason(
-                HoldKind.UNEXPECTED_CARD,
-                f"card {card} drawn when no card was due",
-                card,
-                cause=HoldCause.CARD_OUT_OF_TURN,
-            )
+        hold = HoldReason(
+            HoldKind.UNEXPECTED_CARD,
+            f"card {card} drawn when no card was due",
+            card,
+            cause=HoldCause.CARD_OUT_OF_TURN,
         )
-        self._prompt(PromptCode.HOLD, Say.OUT_OF_TURN, cards=(card,))
+        self._stop(PromptCode.HOLD, Say.OUT_OF_TURN, hold)
         return S.HOLD
 
     def _foreign_card(self, card: Card, state: State) -> State:
@@ -537,17 +548,15 @@ class RoundController:
         it waits, kept out, until a supervisor burns it or voids the round."""
         if state is not S.HOLD:
             self.table.resume_state = state
-        self.table.holds.append(
-            HoldReason(
-                HoldKind.UNEXPECTED_CARD,
-                f"card {card} {why}",
-                card,
-                kept_out=True,
-                cause=cause,
-                about=about,
-            )
+        hold = HoldReason(
+            HoldKind.UNEXPECTED_CARD,
+            f"card {card} {why}",
+            card,
+            kept_out=True,
+            cause=cause,
+            about=about,
         )
-        self._prompt(PromptCode.HOLD, Say.KEPT_OUT, cards=(card,), detail=f"card {card} {why}")
+        self._stop(PromptCode.HOLD, Say.KEPT_OUT, hold)
         return S.HOLD
 
     def _deal_card(self, card: Card) -> State:
@@ -576,21 +585,38 @@ class RoundController:
             eligible = [b for b in self._boxes() if not b.natural_paid]
             ins = insurance_offered(rules, first) and eligible
             sur = surrender_offered(rules, first) and eligible
+            up = () if first is None else (first,)
+            offers = tuple(o for o, open_ in (("insurance", ins), ("surrender", sur)) if open_)
             if ins:
-                self._prompt(PromptCode.OFFER_INSURANCE, Say.INSURANCE_FIRST)
-            if sur and first is not None:
-                self._prompt(PromptCode.OFFER_SURRENDER, Say.SURRENDER_AGAINST, cards=(first,))
+                self._prompt(
+                    PromptCode.OFFER_INSURANCE, Say.INSURANCE_FIRST, cards=up, options=offers
+                )
+            if sur:
+                self._prompt(
+                    PromptCode.OFFER_SURRENDER, Say.SURRENDER_AGAINST, cards=up, options=offers
+                )
             if ins or sur:
                 return S.OFFERS
             return self._start_play()
         if insurance_offered(rules, first):
-            self._prompt(PromptCode.OFFER_INSURANCE, Say.INSURANCE_UP)
+            self._prompt(
+                PromptCode.OFFER_INSURANCE,
+                Say.INSURANCE_UP,
+                cards=() if first is None else (first,),
+                options=("insurance",),
+            )
             return S.INSURANCE
         return self._after_insurance()
 
     def _after_insurance(self) -> State:
         if self.rules.surrender.allowed and surrender_offered(self.rules, self.round.dealer.first):
-            self._prompt(PromptCode.OFFER_SURRENDER, Say.SURRENDER_NOW)
+            first = self.round.dealer.first
+            self._prompt(
+                PromptCode.OFFER_SURRENDER,
+                Say.SURRENDER_NOW,
+                cards=() if first is None else (first,),
+                options=("surrender",),
+            )
             return S.SURRENDER
         return self._after_surrender()
 
@@ -897,16 +923,14 @@ class RoundController:
         self._prompt(PromptCode.REVEAL, Say.SHOWS, cards=tuple(dealer.cards))
         if self.round.peek_result is not None and (self.round.peek_result == "Y") != natural:
             self.table.resume_state = S.REVEAL
-            self.table.holds.append(
-                HoldReason(
-                    HoldKind.LOCKUP,
-                    f"PEEK_MISMATCH (0xA1): reader said "
-                    f"{self.round.peek_result}, the hole card makes "
-                    f"{'a natural' if natural else 'no natural'}",
-                    cause=HoldCause.PEEK_MISMATCH,
-                )
+            hold = HoldReason(
+                HoldKind.LOCKUP,
+                f"PEEK_MISMATCH (0xA1): reader said "
+                f"{self.round.peek_result}, the hole card makes "
+                f"{'a natural' if natural else 'no natural'}",
+                cause=HoldCause.PEEK_MISMATCH,
             )
-            self._prompt(PromptCode.LOCKUP, Say.PEEK_MISMATCH)
+            self._stop(PromptCode.LOCKUP, Say.PEEK_MISMATCH, hold)
             return S.HOLD
         return self._after_reveal()
 
@@ -957,7 +981,8 @@ class RoundController:
     def _card_due(self, box_no: int, index: int, say: Say) -> State:
         """A card is owed to a player hand: tell the dealer where it goes."""
         self.round.card_for = (box_no, index)
-        self._prompt(PromptCode.DEAL, say, box=box_no, hand=index + 1)
+        hands = len(self.round.boxes[box_no].hands)
+        self._prompt(PromptCode.DEAL, say, box=box_no, hand=index + 1, count=hands)
         return S.CARD_DUE
 
     def _stand(self, move: Stand) -> State:
@@ -1045,24 +1070,17 @@ class RoundController:
         if self.state is not S.HOLD:
             self.table.resume_state = self.state
         cause = move.cause or KIND_CAUSES[kind]
-        self.table.holds.append(
-            HoldReason(
-                kind,
-                detail,
-                move.card,
-                move.device,
-                cause=cause,
-                fault=move.fault,
-                about=move.about or "",
-            )
-        )
-        self._prompt(
-            PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP,
-            Say.HOLD,
-            hold=kind,
+        hold = HoldReason(
+            kind,
+            detail,
+            move.card,
+            move.device,
             cause=cause,
-            device=move.device,
-            detail=detail,
+            fault=move.fault,
+            about=move.about or "",
+        )
+        self._stop(
+            PromptCode.HOLD if kind is not HoldKind.LOCKUP else PromptCode.LOCKUP, Say.HOLD, hold
         )
         return S.HOLD
 
@@ -1132,7 +1150,7 @@ class RoundController:
     def _key_card(self, move: KeyedCard) -> State:
         hold = self._pending(HoldKind.UNREADABLE_CARD)
         hold.card = move.card
-        self._prompt(PromptCode.SUPERVISOR, Say.KEYED_WAITS)
+        self._prompt(PromptCode.SUPERVISOR, Say.KEYED_WAITS, hold=replace(hold))
         return S.HOLD
 
     def _confirm_card(self, move: ConfirmCard) -> State:

@@ -12,7 +12,7 @@ from enum import StrEnum
 from typing import TypeVar
 
 from controller.game.hands import hand_value, is_natural
-from controller.game.holds import HoldCause, HoldKind
+from controller.game.holds import HoldReason
 from controller.game.prompts import money
 from controller.game.rules import CardsAfterDouble, DoubleAmount, SplitMatch, Variant
 from controller.game.settlement import (
@@ -399,18 +399,6 @@ def why_not_surrender(rules: Variant, box: BoxState) -> str | None:
     if len(box.hands) != 1 or len(box.hands[0].cards) != 2:
         return "surrender is decided on the first two cards"
     return None
-
-
-@dataclass
-class HoldReason:
-    kind: HoldKind
-    detail: str  # the technical record (fault codes, units, draw numbers), for the technician
-    card: Card | None = None  # the unexpected card, or the keyed-in card awaiting confirmation
-    device: str | None = None
-    kept_out: bool = False  # the card is never dealt (foreign, or over the shoe's count)
-    cause: HoldCause = HoldCause.OTHER
-    fault: str | None = None  # the device's fault name, for a DEVICE_FAULT
-    about: str = ""  # what the hold names, in words: the shoe's decks, the unit (or "")
 
 
 @dataclass

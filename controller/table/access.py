@@ -44,8 +44,7 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from controller.game.holds import HoldCause, HoldKind
-from controller.round.model import HoldReason
+from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
 from controller.table.pepper import Pepper

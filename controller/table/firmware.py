@@ -18,9 +18,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from controller.game.holds import HoldCause
+from controller.game.holds import HoldCause, HoldReason
 from controller.game.words import device_words
-from controller.round.model import HoldReason
 from drivers.tbl21.events import DeviceIdentity
 
 FIRMWARE_NOT_APPROVED = "FIRMWARE_NOT_APPROVED"  # technical code: firmware not on the list

@@ -87,7 +87,9 @@ def test_a_full_nz_round_dealt_by_clicking_the_dealers_screen(browser: Any) -> N
             expect(prompt(page)).to_have_attribute("data-text", "Burn 1 card from the new shoe")
             expect(page.locator("#box-5")).to_have_class("box strip")
             table.draw()
-            expect(prompt(page)).to_have_attribute("data-text", "Round 1: take the bets")
+            expect(prompt(page)).to_have_attribute(
+                "data-text", "Round 1: take the bets, then press DEAL"
+            )
             assert enabled_decisions(page) == {"SHF"}  # no DEAL before a bet, nothing to undo
 
             page.click("#bet-on-2")  # the empty box's strip takes the bet
@@ -265,7 +267,9 @@ def test_the_pit_page_is_read_only_shows_the_shift_and_refuses_a_wrong_token(
             page.goto(f"{table.url}view?token={VIEW_TOKEN}")
             expect(page.locator("#pit-table")).to_have_text("t-test")
             table.draw()
-            expect(page.locator("#pit-instruction")).to_have_text("Round 1: take the bets")
+            expect(page.locator("#pit-instruction")).to_have_text(
+                "Round 1: take the bets, then press DEAL"
+            )
             assert "CAL" in table.state()["lit"]  # lit for the dealer, nothing to press here
             controls = (
                 "button, input, select, textarea, form, a[href], [contenteditable], [onclick]"

@@ -6,8 +6,8 @@ from __future__ import annotations
 import random
 
 from controller.display.state import table_state
-from controller.display.words import plain
 from controller.game.rules import load_variant
+from controller.game.words import plain
 from controller.round.spec import State
 from drivers.tbl21.events import DeviceRef, DeviceType, LinkLost, LinkRestored
 from tests.round.jargon import jargon

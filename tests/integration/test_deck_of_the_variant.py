@@ -11,9 +11,9 @@ from collections.abc import Callable
 
 import pytest
 
-from controller.display.words import hold_words
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
+from controller.game.words import hold_words
 from controller.round.spec import Action, State
 from controller.table.app import TableApp
 from drivers.table import TableDevices, open_table

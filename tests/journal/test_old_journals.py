@@ -117,3 +117,12 @@ def test_a_hold_journalled_before_its_cause_was_typed_still_replays() -> None:
     )
     assert _normal(old, 6) == _normal(new, 6)
     assert _normal(old, 7) != _normal(new, 7)
+
+
+def test_a_prompt_journalled_before_the_bar_was_recorded_still_replays() -> None:
+    """Format 7 journalled a prompt's code and line; from format 8 on a prompt that says what to
+    do now also holds ``shown``, the prompt bar's words. A format-7 row is compared without."""
+    old = ("prompt", {"code": "DEAL", "box": 1, "text": "deal to box 1"})
+    new = ("prompt", {**old[1], "shown": "Deal a card to box 1"})
+    assert _normal(old, 7) == _normal(new, 7)
+    assert _normal(old, 8) != _normal(new, 8)

@@ -225,7 +225,10 @@ def test_entry_for_gives_the_documented_kind_and_payload() -> None:
         "reason": "bust",
     }
     prompt = Prompt(PromptCode.DEAL, Say.DEAL_TO_BOX, box=1)
-    assert entry_for(prompt) == ("prompt", {"code": "DEAL", "box": 1, "text": "deal to box 1"})
+    assert entry_for(prompt) == (
+        "prompt",
+        {"code": "DEAL", "box": 1, "text": "deal to box 1", "shown": "Deal a card to box 1"},
+    )
     assert entry_for(DeviceCommand("peek", "arm_peek", ("TH",))) == (
         "command",
         {"device": "peek", "command": "arm_peek", "args": ["TH"]},

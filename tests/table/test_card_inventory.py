@@ -5,9 +5,9 @@ it or voids the round. The count starts afresh with each new shoe."""
 
 from __future__ import annotations
 
-from controller.display.words import hold_words, plain
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
+from controller.game.words import hold_words, plain
 from controller.round.spec import Action, State
 from controller.table.app import TableApp
 from drivers.tbl21.cards import Card

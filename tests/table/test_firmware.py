@@ -5,9 +5,9 @@ middle of a round holds for a supervisor, between rounds it is noted."""
 
 from __future__ import annotations
 
-from controller.display.words import hold_words, plain
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
+from controller.game.words import hold_words, plain
 from controller.round.spec import Action, State
 from controller.table.app import DeviceNote, TableApp
 from controller.table.firmware import AllowFirmware

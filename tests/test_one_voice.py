@@ -1,0 +1,102 @@
+"""One voice (issue 23): the dealer's sentences about the round are made in one module,
+controller/game/words.py, from typed prompts and holds, and no code decides anything by reading
+words back.
+
+An AST check over controller/: outside the words module, a prompt is never built with words (a
+string or an f-string given to ``Prompt(...)`` or the round's ``_prompt(...)``), and a hold's
+``detail`` or a prompt's rendered words (``line(...)``, ``shown(...)``, ``plain(bar(...))``) are
+never compared, searched or cut up (``==``, ``in``, ``startswith``, ``partition``...).
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1] / "controller"
+WORDS = ROOT / "game" / "words.py"
+# What reading words back looks like: a comparison, or one of these methods on the words.
+STRING_READS = frozenset(
+    {"startswith", "endswith", "partition", "rpartition", "split", "rsplit", "find", "index"}
+    | {"rfind", "count", "replace", "removeprefix", "removesuffix"}
+)
+RENDERED = frozenset({"line", "shown", "plain", "bar", "hold_text", "prompt_json"})
+BUILDERS = frozenset({"Prompt", "_prompt"})
+
+
+def _words_of(node: ast.expr, holds: bool) -> bool:
+    """Whether ``node`` is a hold's or a prompt's words."""
+    if isinstance(node, ast.Attribute) and node.attr == "detail":
+        return holds  # (other things have a detail too: a device's health, a doctor's check)
+    if isinstance(node, ast.Subscript):
+        return _words_of(node.value, holds)
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+        return name in RENDERED or any(_words_of(a, holds) for a in node.args)
+    return False
+
+
+def problems(source: str, where: str) -> list[str]:
+    """What in ``source`` builds a prompt from words or reads a hold's or a prompt's words."""
+    tree = ast.parse(source)
+    holds = any(name in source for name in ("HoldReason", "hold_reasons", "HoldKind"))
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            if any(_words_of(side, holds) for side in (node.left, *node.comparators)):
+                found.append(f"{where}:{node.lineno}: compares words")
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if (
+                isinstance(func, ast.Attribute)
+                and name in STRING_READS
+                and _words_of(func.value, holds)
+            ):
+                found.append(f"{where}:{node.lineno}: reads words with {name}()")
+            if name in BUILDERS:
+                given = [*node.args, *(k.value for k in node.keywords)]
+                if any(
+                    isinstance(a, ast.JoinedStr)
+                    or (isinstance(a, ast.Constant) and isinstance(a.value, str))
+                    for a in given
+                ):
+                    found.append(f"{where}:{node.lineno}: a prompt built from words")
+    return found
+
+
+def test_no_module_but_the_words_module_makes_a_prompts_words_or_reads_them_back() -> None:
+    found = []
+    for path in sorted(ROOT.rglob("*.py")):
+        if path == WORDS:
+            continue
+        found += problems(path.read_text(), str(path.relative_to(ROOT.parent)))
+    assert found == []
+
+
+def test_the_check_sees_words_read_back_and_prompts_made_of_words() -> None:
+    """The check above fails on what this issue removed (so it is not a check that cannot fail)."""
+    removed = """
+from controller.game.holds import HoldReason
+def refused(hold: HoldReason) -> bool:
+    return hold.detail.endswith("refused")
+def foreign(hold: HoldReason) -> bool:
+    return "cannot be in this game's shoe" in hold.detail
+def again(peek) -> bool:
+    return "again" in line(peek)
+def told(self, box: int) -> None:
+    self._prompt(PromptCode.DEAL, f"deal to box {box}", box=box)
+"""
+    assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
+        "reads words with endswith()",
+        "compares words",
+        "compares words",
+        "a prompt built from words",
+    ]
+    typed = """
+from controller.game.holds import HoldCause, HoldReason
+def refused(hold: HoldReason) -> bool:
+    return hold.cause is HoldCause.DEVICE_REFUSED
+"""
+    assert problems(typed, "x") == []
