@@ -245,6 +245,28 @@ def register_doctor(commands: Subparsers) -> None:
     parser.set_defaults(handler=Deferred("doctor"))
 
 
+def register_verify(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "verify",
+        help="check the installed software against the wheel's record; a lab's seeded hash",
+        description="Hash every installed file of croupier again and compare each with the "
+        "SHA-256 the wheel's record gives; every file that differs or is missing is named. "
+        "Exit status 0 when every file matches, 1 when one does not, 2 for a wrong seed or "
+        "table file, 3 for a source (editable) install, which has no record to check against.",
+    )
+    parser.add_argument(
+        "--seed",
+        metavar="HEX",
+        help="a lab's seed (8 to 128 hexadecimal digits): print the HMAC-SHA-256 of the "
+        "installed files keyed by it (the bytes it covers: docs/lab.md)",
+    )
+    parser.add_argument(
+        "--config", help="a table file: also print its, its variant's and strategy's SHA-256"
+    )
+    parser.add_argument("--json", action="store_true", help="print the identity as JSON")
+    parser.set_defaults(handler=Deferred("verify"))
+
+
 def register_scenario(commands: Subparsers) -> None:
     # the paths on lines of their own, never wrapped (an installed one is long)
     formats = f"The file's format:\n  {SCENARIO_FORMAT}\n  {SCENARIO_EXTENSIONS}"

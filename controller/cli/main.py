@@ -41,6 +41,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         commands.register_audit,
         commands.register_history,
         commands.register_doctor,
+        commands.register_verify,
         commands.register_scenario,
         watch.register,
         commands.register_emulate,
