@@ -237,6 +237,7 @@ class TableService:
         self._unjournalled: list[tuple[str, Notice]] = []
         self.lock: JournalLock | None = None  # this table's hold on its journal, once open
         self.software: identity.Software | None = None  # what this start runs, once open
+        self.config_row: dict[str, Any] = {}  # the start's config row (the rules files' hashes)
         # per device, the event the journal could not take: the next one to apply
         self._declined: dict[DeviceRef, tuple[int | None, int]] = {}
 
@@ -580,6 +581,7 @@ class TableService:
             if last is not None and last.get(name) not in (None, row[name])
         ]
         row["changed"] = changed
+        self.config_row = row
         if changed:
             what = ", ".join(dict.fromkeys(name.removesuffix("_sha256") for name in changed))
             text = f"changed since the last start: {what} (see the journal's config rows)"

@@ -187,6 +187,11 @@ function buildTools() {
   });
   tools.keyIn = keyIn;
 
+  // what this table runs: the technician's view of the software's identity
+  tools.identity = el("div", "tool identity");
+  tools.identity.id = "identity";
+  tools.identity.setAttribute("aria-label", "software identity");
+
   tools.history = el("div", "tool history");
   tools.history.id = "history";
   tools.history.setAttribute("aria-label", "last rounds");
@@ -321,6 +326,12 @@ function renderTools(s) {
       b.disabled = !live();
     }
     rows.push(tools.decide);
+  }
+  if (a.signed_in === "technician" && s.identity) {
+    const text = el("div", "text");
+    text.append(el("span", "what", "Software: " + s.identity.software), el("span", "todo", s.identity.rules));
+    tools.identity.replaceChildren(text);
+    rows.push(tools.identity);
   }
   if (a.key_in) {
     tool("key-card-send").disabled = !live();
