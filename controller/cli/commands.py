@@ -39,6 +39,7 @@ SERVICE_UNIT = (Path(__file__).resolve().parents[1] / "defaults" / "croupier@.se
 FORMAT_DOCS = Path(__file__).resolve().parents[1] / "docs"
 SCENARIO_FORMAT = (FORMAT_DOCS / "scenarios.md").resolve()
 SCENARIO_EXTENSIONS = (FORMAT_DOCS / "scenario-extensions.md").resolve()
+LAB_KIT = (FORMAT_DOCS / "lab.md").resolve()  # the lab's kit: ``lab``'s help names it
 DEFAULT_LAST = 10  # rounds ``croupier history`` recalls
 
 
@@ -265,6 +266,39 @@ def register_verify(commands: Subparsers) -> None:
     )
     parser.add_argument("--json", action="store_true", help="print the identity as JSON")
     parser.set_defaults(handler=Deferred("verify"))
+
+
+def register_lab(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "lab",
+        help="a test lab's scripted cases: play the scenario pack, write a report to file",
+        description="A test lab's kit: the scenario pack shipped with croupier, played through\n"
+        "the whole controller and checked against each case's expected result. What a lab\n"
+        f"checks, what croupier does and the test that proves it:\n  {LAB_KIT}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
+    run_parser = actions.add_parser(
+        "run",
+        help="play every case and write lab-report.json and lab-report.html",
+        description="Play every scenario of the pack, compare each player's net with the "
+        "case's expected net, and write DIR/lab-report.json and DIR/lab-report.html with the "
+        "software's identity. Exit status 0 when every case passed, 1 when one failed or an "
+        "installed file is not as installed, 2 for a wrong folder or output.",
+    )
+    run_parser.add_argument(
+        "--out", default="lab-report", help="the folder for the report (default lab-report)"
+    )
+    run_parser.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        help="another pack: a folder of scenario files and their expected.json (default: the "
+        "pack shipped with this installation)",
+    )
+    run_parser.add_argument(
+        "--jobs", type=int, default=4, help="cases played at once, each in a process (default 4)"
+    )
+    run_parser.set_defaults(handler=Deferred("lab"))
 
 
 def register_scenario(commands: Subparsers) -> None:

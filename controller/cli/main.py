@@ -43,6 +43,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         commands.register_doctor,
         commands.register_verify,
         commands.register_scenario,
+        commands.register_lab,
         watch.register,
         commands.register_emulate,
         commands.register_simulate,
