@@ -168,6 +168,13 @@ def register_audit(commands: Subparsers) -> None:
     )
     _journal_option(verify)
     _key_option(verify)
+    verify.add_argument(
+        "--export",
+        type=Path,
+        metavar="FILE",
+        help="check a floor export (croupier floor audit export) instead of a journal: every "
+        "row's hash, the chain, the period, the trailer",
+    )
     verify.set_defaults(handler=Deferred("audit", "run_verify"))
 
     seal = actions.add_parser(
@@ -432,8 +439,31 @@ def register_floor(commands: Subparsers) -> None:
         description="Verify every table's hash chain in PostgreSQL, or compare a table's local "
         "journal with the floor's copy; exit 1 on a finding.",
     )
+    audit.add_argument(
+        "action",
+        nargs="?",
+        choices=["export"],
+        help="export: write one table's rows of a period (--table, --from, --to, --out) as "
+        "JSON lines with their chain, for a regulator; croupier audit verify --export FILE "
+        "checks it",
+    )
     audit.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     audit.add_argument("--table", action="append", default=[], help="only this table (repeat)")
+    audit.add_argument(
+        "--from",
+        dest="start",
+        type=parse_since,
+        metavar="DATE",
+        help="export: the period's first day (YYYY-MM-DD, UTC) or date-time",
+    )
+    audit.add_argument(
+        "--to",
+        dest="end",
+        type=parse_since,
+        metavar="DATE",
+        help="export: the day after the period (rows before it), or a date-time",
+    )
+    audit.add_argument("--out", type=Path, metavar="FILE", help="export: the file to write")
     audit.add_argument(
         "--journal",
         action="append",
@@ -466,6 +496,22 @@ def register_floor(commands: Subparsers) -> None:
         "--password-env", metavar="NAME", help="the environment variable with its password"
     )
     mig.set_defaults(handler=Deferred("floor", "migrate_command"))
+
+    prune = sub.add_parser(
+        "prune",
+        help="drop the months of rows older than the floor's retention (10 years by default)",
+        description="Drop, as the database's owner, every month of rows older than the floor "
+        "file's [retention] years (10 by default). Nothing else ever removes a row.",
+    )
+    prune.add_argument("--config", required=True, metavar="FILE", help="the floor file")
+    prune.add_argument("--dsn", required=True, help="the owner's connection string (no password)")
+    prune.add_argument(
+        "--password-env", metavar="NAME", help="the environment variable with its password"
+    )
+    prune.add_argument(
+        "--dry-run", action="store_true", help="name the months that would go, drop nothing"
+    )
+    prune.set_defaults(handler=Deferred("floor", "prune_command"))
 
     tl = sub.add_parser(
         "table-login",

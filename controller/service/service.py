@@ -38,7 +38,6 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
@@ -62,6 +61,7 @@ from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
 from controller.service.devices import check_device_urls, open_devices, shown_urls
 from controller.service.history import RoundSummary, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
+from controller.service.retention import prune_confirmed
 from controller.table import identity
 from controller.table.access import AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
@@ -319,7 +319,7 @@ class TableService:
             resume=resume_points(journal),
             drawn=prepared.drawn,
         )
-        journal.prune(timedelta(days=self.config.journal.retention_days))
+        prune_confirmed(journal, self.table)  # only rows the floor holds, past the retention
         journal.append_many(
             [
                 ("software", {**software.as_row(), "journal_format": JOURNAL_FORMAT}),
