@@ -445,9 +445,12 @@ function renderHalted(s) {
   document.getElementById("halted-todo").textContent = h.todo;
   const facts = document.getElementById("halted-facts");
   facts.replaceChildren();
-  const rows = [["Journal row", h.row === null ? "the whole journal" : String(h.row)],
-    ["Expected", h.expected], ["Found", h.found], ["Journal file", h.journal],
-    ["Void the round", h.void]];
+  const software = h.problem.kind === "software_changed";
+  const rows = software
+    ? [["Expected", h.expected], ["Found", h.found], ["Void the round", h.void]]
+    : [["Journal row", h.row === null ? "the whole journal" : String(h.row)],
+      ["Expected", h.expected], ["Found", h.found], ["Journal file", h.journal],
+      ["Void the round", h.void]];
   for (const [term, text] of rows) facts.append(el("dt", null, term), el("dd", null, text));
   const pin = document.getElementById("halted-pin");
   pin.hidden = !h.pin_set || h.signed_in !== null;
@@ -463,7 +466,7 @@ function renderHalted(s) {
     }
   }
   let answer = refusal ? "Not done: " + refusal : "";
-  if (!answer && h.verified) answer = "Journal check: " + h.verified;
+  if (!answer && h.verified) answer = (software ? "Files check: " : "Journal check: ") + h.verified;
   if (h.locked_until) answer = "Supervisor PIN locked until " + h.locked_until + ". " + answer;
   document.getElementById("halted-answer").textContent = answer;
 }
