@@ -19,8 +19,7 @@ import json
 import sys
 from pathlib import Path
 
-from controller.cli.scenario import quiet_logs
-from controller.play.lab import PACK, PackError, report_html, report_json, run_pack
+from controller.play.lab import PACK, PackError, quiet, report_html, report_json, run_pack
 from controller.table import identity
 from controller.table.private import PrivateFileError, make_folders, write_private
 
@@ -37,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
     if args.jobs < 1:
         print(f"croupier lab: --jobs {args.jobs}: at least 1", file=sys.stderr)
         return 2
-    quiet_logs()
+    quiet()
     software = identity.software()
     print(software.summary(), flush=True)
     print(f"playing the scenario pack {folder} ...", flush=True)

@@ -140,11 +140,12 @@ def _nets(nets: dict[str, int] | None) -> str:
     return ", ".join(f"{p} {money(c)}" for p, c in nets.items())
 
 
-def _quiet() -> None:
-    """A worker's logs: warnings only (the report is the output)."""
+def quiet() -> None:
+    """The logs of a lab run: errors only. The report is the output; a case's own device
+    warnings (a cable it unplugs on purpose) are part of what it plays."""
     from controller.journal.logs import configure_logging  # noqa: PLC0415 (in the worker)
 
-    configure_logging(console=True, level="WARNING")
+    configure_logging(console=True, level="ERROR")
 
 
 def run_pack(folder: Path = PACK, *, jobs: int = 4) -> list[Case]:
@@ -161,7 +162,7 @@ def run_pack(folder: Path = PACK, *, jobs: int = 4) -> list[Case]:
         return [play_case(f, expected.get(f.stem)) for f in files]
     # spawned, not forked: the workers start clean whatever threads this process runs
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_quiet) as pool:
+    with ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=quiet) as pool:
         futures = [pool.submit(play_case, f, expected.get(f.stem)) for f in files]
         return [f.result() for f in futures]
 
