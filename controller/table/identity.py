@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import controller
+from controller.game.errors import CroupierError
 
 DISTRIBUTION = "croupier"
 PACKAGES = ("controller", "drivers", "sim_hardware")
@@ -43,7 +44,7 @@ SOURCE_ROOT = Path(controller.__file__).resolve().parent.parent
 STRATEGIES = Path(controller.__file__).resolve().parent / "defaults" / "strategies"
 
 
-class SoftwareChanged(Exception):
+class SoftwareChanged(CroupierError):
     """The installed files are not those the package's record lists: the start deals nothing."""
 
     def __init__(self, identity: Software) -> None:

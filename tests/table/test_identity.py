@@ -200,3 +200,20 @@ def test_a_start_on_changed_files_deals_nothing_and_shows_which_file(
     finally:
         halted.close()
         identity._last.clear()
+
+
+def test_a_scenario_on_changed_files_stops_with_status_1_naming_the_file(
+    wheel: metadata.Distribution,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    monkeypatch.setattr(identity, "installed", lambda: wheel)
+    identity._last.clear()
+    (_site(wheel) / "controller/rules.py").write_bytes(b"HOUSE_EDGE = 0\n")
+    try:
+        scenario = Path(__file__).resolve().parents[1] / "scenarios" / "uk_tie_loses.yaml"
+        assert main(["scenario", "run", str(scenario)]) == 1
+        said = capsys.readouterr().err
+        assert "stopped: the software's files are not as installed: controller/rules.py" in said
+    finally:
+        identity._last.clear()
