@@ -52,6 +52,8 @@ def _open(path: Path, *, key: Path | None = None) -> Journal | int:
 
 
 def run_verify(args: argparse.Namespace) -> int:
+    if args.export is not None:
+        return _verify_export(args.export)
     if args.key is not None and not args.key.exists():
         print(f"croupier audit verify: there is no table key at {args.key}", file=sys.stderr)
         return EXIT_NO_JOURNAL
@@ -82,6 +84,18 @@ def run_verify(args: argparse.Namespace) -> int:
     print(f"{args.journal}: journal BROKEN after {result.rows_checked} good rows")
     print(result.describe())
     return EXIT_BROKEN
+
+
+def _verify_export(path: Path) -> int:
+    """A floor export checked on its own (:mod:`controller.floor.export`)."""
+    from controller.floor.export import verify_export  # noqa: PLC0415 (psycopg: only here)
+
+    if not path.exists():
+        print(f"croupier audit verify: there is no export at {path}", file=sys.stderr)
+        return EXIT_NO_JOURNAL
+    found = verify_export(path)
+    print(found.describe())
+    return EXIT_OK if found.ok else EXIT_BROKEN
 
 
 def run_seal(args: argparse.Namespace) -> int:

@@ -39,6 +39,7 @@ SERVICE_UNIT = (Path(__file__).resolve().parents[1] / "defaults" / "croupier@.se
 FORMAT_DOCS = Path(__file__).resolve().parents[1] / "docs"
 SCENARIO_FORMAT = (FORMAT_DOCS / "scenarios.md").resolve()
 SCENARIO_EXTENSIONS = (FORMAT_DOCS / "scenario-extensions.md").resolve()
+LAB_KIT = (FORMAT_DOCS / "lab.md").resolve()  # the lab's kit: ``lab``'s help names it
 DEFAULT_LAST = 10  # rounds ``croupier history`` recalls
 
 
@@ -167,6 +168,13 @@ def register_audit(commands: Subparsers) -> None:
     )
     _journal_option(verify)
     _key_option(verify)
+    verify.add_argument(
+        "--export",
+        type=Path,
+        metavar="FILE",
+        help="check a floor export (croupier floor audit export) instead of a journal: every "
+        "row's hash, the chain, the period, the trailer",
+    )
     verify.set_defaults(handler=Deferred("audit", "run_verify"))
 
     seal = actions.add_parser(
@@ -243,6 +251,61 @@ def register_doctor(commands: Subparsers) -> None:
     )
     parser.add_argument("--config", help="the table file (default config/table.toml)")
     parser.set_defaults(handler=Deferred("doctor"))
+
+
+def register_verify(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "verify",
+        help="check the installed software against the wheel's record; a lab's seeded hash",
+        description="Hash every installed file of croupier again and compare each with the "
+        "SHA-256 the wheel's record gives; every file that differs or is missing is named. "
+        "Exit status 0 when every file matches, 1 when one does not, 2 for a wrong seed or "
+        "table file, 3 for a source (editable) install, which has no record to check against.",
+    )
+    parser.add_argument(
+        "--seed",
+        metavar="HEX",
+        help="a lab's seed (8 to 128 hexadecimal digits): print the HMAC-SHA-256 of the "
+        "installed files keyed by it (the bytes it covers: docs/lab.md)",
+    )
+    parser.add_argument(
+        "--config", help="a table file: also print its, its variant's and strategy's SHA-256"
+    )
+    parser.add_argument("--json", action="store_true", help="print the identity as JSON")
+    parser.set_defaults(handler=Deferred("verify"))
+
+
+def register_lab(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "lab",
+        help="a test lab's scripted cases: play the scenario pack, write a report to file",
+        description="A test lab's kit: the scenario pack shipped with croupier, played through\n"
+        "the whole controller and checked against each case's expected result. What a lab\n"
+        f"checks, what croupier does and the test that proves it:\n  {LAB_KIT}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    actions = parser.add_subparsers(dest="lab_command", metavar="ACTION", required=True)
+    run_parser = actions.add_parser(
+        "run",
+        help="play every case and write lab-report.json and lab-report.html",
+        description="Play every scenario of the pack, compare each player's net with the "
+        "case's expected net, and write DIR/lab-report.json and DIR/lab-report.html with the "
+        "software's identity. Exit status 0 when every case passed, 1 when one failed or an "
+        "installed file is not as installed, 2 for a wrong folder or output.",
+    )
+    run_parser.add_argument(
+        "--out", default="lab-report", help="the folder for the report (default lab-report)"
+    )
+    run_parser.add_argument(
+        "--scenarios",
+        metavar="DIR",
+        help="another pack: a folder of scenario files and their expected.json (default: the "
+        "pack shipped with this installation)",
+    )
+    run_parser.add_argument(
+        "--jobs", type=int, default=4, help="cases played at once, each in a process (default 4)"
+    )
+    run_parser.set_defaults(handler=Deferred("lab"))
 
 
 def register_scenario(commands: Subparsers) -> None:
@@ -376,8 +439,31 @@ def register_floor(commands: Subparsers) -> None:
         description="Verify every table's hash chain in PostgreSQL, or compare a table's local "
         "journal with the floor's copy; exit 1 on a finding.",
     )
+    audit.add_argument(
+        "action",
+        nargs="?",
+        choices=["export"],
+        help="export: write one table's rows of a period (--table, --from, --to, --out) as "
+        "JSON lines with their chain, for a regulator; croupier audit verify --export FILE "
+        "checks it",
+    )
     audit.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     audit.add_argument("--table", action="append", default=[], help="only this table (repeat)")
+    audit.add_argument(
+        "--from",
+        dest="start",
+        type=parse_since,
+        metavar="DATE",
+        help="export: the period's first day (YYYY-MM-DD, UTC) or date-time",
+    )
+    audit.add_argument(
+        "--to",
+        dest="end",
+        type=parse_since,
+        metavar="DATE",
+        help="export: the day after the period (rows before it), or a date-time",
+    )
+    audit.add_argument("--out", type=Path, metavar="FILE", help="export: the file to write")
     audit.add_argument(
         "--journal",
         action="append",
@@ -410,6 +496,22 @@ def register_floor(commands: Subparsers) -> None:
         "--password-env", metavar="NAME", help="the environment variable with its password"
     )
     mig.set_defaults(handler=Deferred("floor", "migrate_command"))
+
+    prune = sub.add_parser(
+        "prune",
+        help="drop the months of rows older than the floor's retention (10 years by default)",
+        description="Drop, as the database's owner, every month of rows older than the floor "
+        "file's [retention] years (10 by default). Nothing else ever removes a row.",
+    )
+    prune.add_argument("--config", required=True, metavar="FILE", help="the floor file")
+    prune.add_argument("--dsn", required=True, help="the owner's connection string (no password)")
+    prune.add_argument(
+        "--password-env", metavar="NAME", help="the environment variable with its password"
+    )
+    prune.add_argument(
+        "--dry-run", action="store_true", help="name the months that would go, drop nothing"
+    )
+    prune.set_defaults(handler=Deferred("floor", "prune_command"))
 
     tl = sub.add_parser(
         "table-login",

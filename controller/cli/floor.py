@@ -39,10 +39,12 @@ import psycopg
 
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
+from controller.floor import retention
 from controller.floor.audit import audit_table, compare_local, floor_tables
 from controller.floor.cluster import FLOOR_LOGIN, Cluster, free_port
 from controller.floor.config import LoadedFloor, load_floor_config
 from controller.floor.errors import BadPeriod, FloorError
+from controller.floor.export import write_export
 from controller.floor.logins import table_login
 from controller.floor.report import build_report
 from controller.floor.report_page import render
@@ -194,6 +196,8 @@ def audit_command(args: argparse.Namespace) -> int:
         floor, conninfo = _load(args.config)
     except ConfigError as exc:
         return _fail(str(exc), 2)
+    if args.action == "export":
+        return _export(args, floor, conninfo)
     for path in args.journal:
         if not path.exists():
             return _fail(f"there is no journal at {path}", 2)
@@ -220,6 +224,45 @@ def audit_command(args: argparse.Namespace) -> int:
         + (": keep the rows for investigation and call surveillance" if findings else "")
     )
     return 1 if findings else 0
+
+
+def _export(args: argparse.Namespace, floor: LoadedFloor, conninfo: str) -> int:
+    """``floor audit export``: one table's rows of a period, with their chain, to a file."""
+    missing = [
+        option
+        for option, value in (("--from", args.start), ("--to", args.end), ("--out", args.out))
+        if value is None
+    ]
+    if len(args.table) != 1 or missing:
+        what = ", ".join(([] if len(args.table) == 1 else ["one --table"]) + missing)
+        return _fail(f"floor audit export needs {what}", 2)
+    if args.end <= args.start:
+        return _fail(f"--to {args.end:%Y-%m-%d %H:%M} is not after --from", 2)
+    if args.journal:
+        return _fail("floor audit export exports the floor's rows: leave out --journal", 2)
+    out: Path = args.out
+    temp = out.with_name(f".{out.name}.tmp")
+    try:
+        with (
+            _connect(conninfo, floor.config.database.where) as db,
+            temp.open("w", encoding="utf-8") as handle,
+        ):
+            os.chmod(temp, 0o600)
+            rows = write_export(db, args.table[0], args.start, args.end, handle)
+        temp.replace(out)
+    except FloorError as exc:
+        return _fail(str(exc))
+    except psycopg.Error as exc:
+        return _fail(f"the export's query failed: {exc}")
+    except OSError as exc:
+        return _fail(f"cannot write {out}: {exc.strerror or exc}", 2)
+    finally:
+        temp.unlink(missing_ok=True)
+    print(
+        f"{rows:,} rows of table {args.table[0]} written to {out}; check it with: "
+        f"croupier audit verify --export {out}"
+    )
+    return 0
 
 
 # --- migrate, passwd --------------------------------------------------------------------------
@@ -257,6 +300,36 @@ def migrate_command(args: argparse.Namespace) -> int:
     except psycopg.Error as exc:
         return _fail(f"cannot migrate: {exc}")
     print(f"the floor's database is at revision {revision}")
+    return 0
+
+
+def prune_command(args: argparse.Namespace) -> int:
+    """``floor prune``: the months older than the retention, dropped by the owner."""
+    try:
+        floor, _ = _load(args.config)
+        conninfo = _owner_conninfo(args)
+    except ConfigError as exc:
+        return _fail(str(exc), 2)
+    except FloorError as exc:
+        return _fail(str(exc), 2)
+    years = floor.config.retention.years
+    before = retention.cutoff(years)
+    try:
+        with _connect(conninfo, "the floor's database (as its owner)") as db:
+            months = retention.old_months(db, before)
+            if not months:
+                print(f"nothing to drop: no month is older than {years} years ({before:%Y-%m-%d})")
+                return 0
+            names = ", ".join(f"{m.start:%Y-%m} ({m.rows:,} rows)" for m in months)
+            if args.dry_run:
+                print(f"would drop {len(months)} months older than {years} years: {names}")
+                return 0
+            rows = retention.drop_months(db, months)
+    except FloorError as exc:
+        return _fail(str(exc))
+    except psycopg.Error as exc:
+        return _fail(f"cannot prune: {exc}")
+    print(f"dropped {len(months)} months older than {years} years ({rows:,} rows): {names}")
     return 0
 
 

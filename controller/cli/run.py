@@ -30,7 +30,8 @@ user can cause prints one message (what, where, what to do) and exits with its s
    would be made while the table's last journal is elsewhere (both are named; ``--new-journal``
    starts one on purpose; :mod:`controller.journal.whereabouts`)
 5  the journal disagrees with this start: its rounds are of another variant (at once), or its
-   hash chain is broken or its replay does not match it - then the table stops for a
+   hash chain is broken or its replay does not match it, or the software's files are not as
+   the wheel installed them (:mod:`controller.table.identity`) - then the table stops for a
    supervisor first (below), and the status is 5 when it is stopped
 6  stopped, but not everything was written: the journal could not take the stop row, or a
    log could not be written (a full or failing disk); each is named
@@ -89,6 +90,7 @@ from controller.table.config import (
     load_table_config,
     with_demo_pins,
 )
+from controller.table.identity import SoftwareChanged
 from drivers.errors import DeviceError
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
@@ -261,7 +263,7 @@ def _run(args: argparse.Namespace) -> int:
                 return _fail(EXIT_JOURNAL, str(exc))
             except VariantConflict as exc:
                 return _fail(EXIT_DISAGREES, str(exc))
-            except (ChainBroken, RecoveryMismatch) as exc:
+            except (ChainBroken, RecoveryMismatch, SoftwareChanged) as exc:
                 if voided:  # (the void's replay was checked: this is a bug, or the file moved)
                     return _fail(EXIT_DISAGREES, f"after the void: {exc}")
                 status = _halted(
@@ -389,8 +391,9 @@ def _halted(
     the table starts, the display still served); nothing opened, nothing written but the
     void."""
     print(f"croupier run: {problem.message}", file=sys.stderr, flush=True)
-    where = "the journal" if problem.seq is None else f"row {problem.seq}"
-    print(f"  where: {where} of {problem.journal}", file=sys.stderr)
+    if problem.kind != "software_changed":
+        where = "the journal" if problem.seq is None else f"row {problem.seq}"
+        print(f"  where: {where} of {problem.journal}", file=sys.stderr)
     print(f"  expected: {problem.expected}", file=sys.stderr)
     print(f"  found: {problem.found}", file=sys.stderr, flush=True)
     halted = Halted(

@@ -25,6 +25,12 @@ LABELS = {
 def _what(halted: Halted) -> str:
     problem = halted.problem
     row = "the journal" if problem.seq is None else f"row {problem.seq} of the journal"
+    if problem.kind == "software_changed":
+        return (
+            "The software on this computer is not the software that was installed: "
+            f"{problem.found}. Nothing is dealt until a technician installs the approved "
+            "software again."
+        )
     if problem.kind == "chain_broken":
         return (
             f"The table's record of play was changed after it was written: {row} is not what "
@@ -51,6 +57,10 @@ def halted_state(halted: Halted, table: LoadedTable) -> dict[str, Any]:
     else:
         who = halted.signed_in
         todo = f"{who[:1].upper()}{who[1:]} signed in: choose what to do."
+    labels, texts = dict(LABELS), dict(CHOICES)
+    if problem.kind == "software_changed":
+        labels[Choice.VERIFY] = "CHECK THE FILES AGAIN"
+        texts[Choice.VERIFY] = "hash the installed files again and show which still differ"
     return {
         "state": "halted",
         "halted": {
@@ -66,7 +76,7 @@ def halted_state(halted: Halted, table: LoadedTable) -> dict[str, Any]:
             "signed_in": halted.signed_in,
             "locked_until": None if locked is None else when(locked),
             "choices": [
-                {"choice": c.value, "label": LABELS[c], "text": CHOICES[c]} for c in halted.choices
+                {"choice": c.value, "label": labels[c], "text": texts[c]} for c in halted.choices
             ],
             # what voiding the round would do, or why it is not offered
             "void": (

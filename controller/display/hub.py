@@ -25,6 +25,25 @@ from controller.game.prompts import money
 from controller.service.service import TableService
 
 
+def identity_json(service: TableService) -> dict[str, Any] | None:
+    """What this start runs, in words for the technician's view (the journal has it all)."""
+    software = service.software
+    if software is None:
+        return None
+    row = service.config_row
+    files = ", ".join(
+        f"{name} {str(row.get(f'{name}_sha256') or '-')[:16]}"
+        for name in ("variant", "strategy", "table")
+    )
+    return {
+        "software": software.summary(),
+        "recorded": software.recorded,
+        "software_sha256": software.sha256,
+        "rules": f"Rules files (SHA-256): {files}",
+        **{k: row.get(k, "") for k in ("variant_sha256", "strategy_sha256", "table_sha256")},
+    }
+
+
 def state_of(service: TableService) -> dict[str, Any]:
     """The display state of an open table (on its owner's thread)."""
     assert service.app is not None
@@ -37,6 +56,7 @@ def state_of(service: TableService) -> dict[str, Any]:
         demo=any(actor.name == "demo" for actor in service.actors),
     )
     state["rounds_at_start"] = service.rounds_at_start  # (rebuilt from the journal)
+    state["identity"] = identity_json(service)
     state["notices"] = [
         {**n, "text": say(n["text"])} for n in (x.as_json() for x in service.notices.open())
     ]

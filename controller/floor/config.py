@@ -137,6 +137,12 @@ class Alerts(_Section):
         )
 
 
+class Retention(_Section):
+    """How long the floor keeps rows: ``croupier floor prune`` drops the months older."""
+
+    years: Annotated[StrictInt, Field(ge=1, le=100)] = 10
+
+
 class FloorConfig(_Section):
     database: FloorLink
     server: Server = Server()
@@ -144,6 +150,7 @@ class FloorConfig(_Section):
     users: tuple[User, ...] = ()
     shifts: ShiftTimes = ShiftTimes()
     alerts: Alerts = Alerts()
+    retention: Retention = Retention()
 
     @field_validator("users")
     @classmethod

@@ -29,6 +29,25 @@ SILENT_ALERT_S = 30.0  # no word from a table's shipper for this long
 SEVERITIES = {"I": "info", "W": "warning", "L": "lockup"}
 RECENT_ROUNDS = 30  # a table's last rounds kept for its card on the floor page
 # the rows of the live round the floor page shows (its cards, bets, settlements, prompt)
+IDENTITIES_KEPT = 20  # a table's last starts' identities kept in memory (the floor has them all)
+# a start's identity, from its config row: the software and the files that set the rules
+IDENTITY_KEYS = (
+    "software",
+    "software_sha256",
+    "software_recorded",
+    "variant",
+    "variant_sha256",
+    "strategy_sha256",
+    "table_sha256",
+    "changed",
+)
+CHANGE_WORDS = {
+    "software": "the software",
+    "software_sha256": "the software",
+    "variant_sha256": "the variant file (its rules)",
+    "strategy_sha256": "the strategy file",
+    "table_sha256": "the table file",
+}
 _LIVE_KINDS = frozenset({"prompt", "input", "ledger", "supervisor", "round_start", "round_end"})
 DEVICE_STATUS = {
     "DeviceIdentified": "connected",
@@ -56,7 +75,7 @@ class Ack:
 @dataclass(frozen=True, slots=True)
 class Alert:
     table_id: str
-    kind: str  # lockup, chain, journal, shipping, lag, silent
+    kind: str  # lockup, chain, journal, shipping, lag, silent, identity
     text: str
     since: str  # ISO time (UTC): when the table raised it (a lockup), or the floor saw it
     acked: Ack | None = None
@@ -122,6 +141,9 @@ class TableView:
     live_round: int | None = None  # the round the table is at (or finished last)
     live_rows: list[Row] = field(default_factory=list)
     recent: dict[int, dict[str, Any]] = field(default_factory=dict)  # the last rounds, by number
+    # what the table ran at each start (its config rows), and the starts that changed it
+    identities: list[dict[str, Any]] = field(default_factory=list)
+    identity_changes: list[tuple[str, str]] = field(default_factory=list)  # (ts, words)
 
     def __post_init__(self) -> None:
         self.chain = ChainCheck(self.table_id)
@@ -147,6 +169,7 @@ class TableView:
         kind = row.kind
         if kind == "config":
             self.variant = str(p.get("variant", self.variant))
+            self._identity(row)
         elif kind == "state":
             dest = str(p.get("dest", ""))
             if dest != "hold":
@@ -177,6 +200,21 @@ class TableView:
         if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
             self.first_ts_in_shift = row.ts
         return found
+
+    def _identity(self, row: Row) -> None:
+        """A start's identity (the software and the rules files it ran); a change is an alert."""
+        p = row.payload
+        shown = {"seq": row.seq, "ts": row.ts, "time": clock(row.ts, self.zone)}
+        shown |= {k: p.get(k) for k in IDENTITY_KEYS if k in p}
+        self.identities.append(shown)
+        del self.identities[:-IDENTITIES_KEPT]
+        changed = [str(c) for c in p.get("changed", []) if isinstance(c, str)]
+        if changed:
+            what = ", ".join(dict.fromkeys(CHANGE_WORDS.get(c, c) for c in changed))
+            version = p.get("software")
+            text = f"changed since its last start: {what} (now croupier {version})"
+            self.identity_changes.append((row.ts, text))
+            del self.identity_changes[:-IDENTITIES_KEPT]
 
     def _live(self, row: Row) -> None:
         """The live round's rows, and the last rounds' summaries."""
@@ -251,6 +289,9 @@ class TableView:
             found.append(("lockup", self.lockup))
             raised[("lockup", self.lockup)] = self.lockup_since
         found += [("chain", b.describe()) for b in self.breaks]
+        for ts, text in self.identity_changes:
+            found.append(("identity", text))
+            raised[("identity", text)] = ts
         word = self.shipper
         if word is not None:
             if (
@@ -351,4 +392,5 @@ class TableView:
                 "reported_at": word.reported_at.isoformat(timespec="seconds"),
             },
             "alerts": [a.as_json(self.zone) for a in self.alerts(now, **alert_args)],
+            "identity": self.identities[-1] if self.identities else None,
         }

@@ -8,7 +8,8 @@ Roles (group roles, made by the first migration; login roles are made members of
   login of its own bound to its table id (``croupier.table_logins``, :mod:`.logins`): it inserts,
   reports and reads the head of that table only, and a login bound to no table writes nothing;
 - ``croupier_floor``: SELECT on the rows, heads and shippers; the sign-in lockouts and the
-  acknowledgement of an alert through functions of their own (0003, 0005); nothing else;
+  acknowledgement of an alert through functions of their own (0003, 0005); every table's
+  identity history (a view of the config rows, 0006); nothing else;
 - the owner (a login role with CREATEROLE that owns the database) runs the migrations.
 
 The migrations live in ``migrations/versions`` beside this file. ``migrate`` runs them to the

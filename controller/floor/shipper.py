@@ -39,11 +39,13 @@ import psycopg
 import structlog
 from psycopg.types.json import Jsonb
 
+from controller.floor import confirmed
 from controller.floor.errors import ShipRefused
 from controller.journal.errors import JournalUnavailable
 from controller.journal.store import Journal, Row, parse_ts
 from controller.table.config import FloorLink
 from controller.table.health import DeviceHealth
+from controller.table.private import PrivateFileError
 
 log = structlog.get_logger("croupier.floor.shipper")
 
@@ -149,6 +151,9 @@ class Shipper:
         self._failures = 0
         self.rows_shipped = 0  # by this shipper since it started
         self.batches = 0
+        # the last row the floor committed, and when it was last written beside the journal
+        self._confirm: tuple[int, str] | None = None
+        self._confirmed_at = -confirmed.CONFIRM_S
 
     # --- life cycle -------------------------------------------------------------------------
 
@@ -183,6 +188,7 @@ class Shipper:
         if self._journal is not None:
             self._journal.close()
             self._journal = None
+        self._write_confirmed(force=True)
         if thread is not None:
             self.at_stop = self._at_stop()
 
@@ -314,6 +320,8 @@ class Shipper:
                 self._ship(batch)
                 shipped = batch[-1].seq
                 busy = local_seq > shipped
+                self._confirm = (shipped, batch[-1].hash)
+                self._write_confirmed(force=False)
         self._measure(local_seq, shipped, None if not busy else self._first_after(shipped))
         self._seen = files
         self._failures = 0
@@ -322,6 +330,23 @@ class Shipper:
         if now - self._reported >= REPORT_S:
             self._report()
         return busy
+
+    def _write_confirmed(self, *, force: bool) -> None:
+        """Write what the floor committed beside the journal (:mod:`.confirmed`): what a start
+        may prune. At most every ``CONFIRM_S`` seconds, and at the stop."""
+        if self._confirm is None:
+            return
+        now = self._clock()
+        if not force and now - self._confirmed_at < confirmed.CONFIRM_S:
+            return
+        seq, hash_ = self._confirm
+        try:
+            confirmed.record(self.journal_path, self.table_id, seq, hash_)
+        except PrivateFileError as exc:
+            log.warning("the floor's confirmation not written", problem=str(exc))
+            return
+        self._confirmed_at = now
+        self._confirm = None
 
     def _open_journal(self) -> Journal:
         if self._journal is None:
@@ -368,6 +393,8 @@ class Shipper:
                     f"journal's: another journal ships as table {self.table_id}; give each "
                     "table its own id"
                 )
+            if mine is not None and mine.seq == held_seq:
+                self._confirm = (held_seq, held_hash)
         with self._lock:
             self._backlog = replace(self._backlog, shipped_seq=held_seq, local_seq=local_seq)
         log.info("floor connected", table_id=self.table_id, floor_holds=held_seq)

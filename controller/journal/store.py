@@ -756,8 +756,11 @@ class Journal:
             self._write(probe)
             self._write(clear)
 
-    def prune(self, older_than: timedelta = DEFAULT_RETENTION) -> PruneResult:
-        """Delete the rows older than ``older_than``, after appending an ``anchor`` row.
+    def prune(
+        self, older_than: timedelta = DEFAULT_RETENTION, *, through_seq: int | None = None
+    ) -> PruneResult:
+        """Delete the rows older than ``older_than`` (and, given ``through_seq``, none after
+        it: the last row the floor confirmed), after appending an ``anchor`` row.
 
         The anchor records the seq, hash and time of the last pruned row, so the chain still
         verifies from the first remaining row. A round is never split: if the cut would fall
@@ -768,7 +771,7 @@ class Journal:
         with self._lock:
             now = self._now()
             cutoff = format_ts(now - older_than)
-            return self._write(lambda: self._prune(cutoff, format_ts(now)))
+            return self._write(lambda: self._prune(cutoff, format_ts(now), through_seq))
 
     def _write(self, work: Callable[[], T]) -> T:
         if self.readonly:
@@ -856,13 +859,15 @@ class Journal:
         self._db.execute("UPDATE journal_head SET seq = ?, hash = ? WHERE id = 1", (seq, prev))
         return rows
 
-    def _prune(self, cutoff: str, now: str) -> PruneResult:
+    def _prune(self, cutoff: str, now: str, through_seq: int | None = None) -> PruneResult:
         db = self._db
         first = db.execute("SELECT MIN(seq) FROM journal").fetchone()[0]
         if first is None:
             return PruneResult(0, None)
+        limit = "" if through_seq is None else f" OR seq > {int(through_seq)}"
         young = db.execute(
-            "SELECT seq, round_id FROM journal WHERE ts >= ? ORDER BY seq LIMIT 1", (cutoff,)
+            f"SELECT seq, round_id FROM journal WHERE ts >= ?{limit} ORDER BY seq LIMIT 1",  # noqa: S608 (an int)
+            (cutoff,),
         ).fetchone()
         if young is None:
             through = self._head()[0]

@@ -44,7 +44,9 @@ from controller.journal.errors import (
 )
 from controller.journal.store import Journal
 from controller.service.service import CommandReply, Pin
+from controller.table import identity
 from controller.table.access import AccessControl, AccessPolicy, Role, set_pin_hint
+from controller.table.identity import SoftwareChanged
 
 log = structlog.get_logger("croupier.halt")
 
@@ -76,7 +78,7 @@ class HaltChoice:
 class Problem:
     """What the start found: the kind, the journal, the row, what was expected and found."""
 
-    kind: str  # "chain_broken" or "replay_mismatch"
+    kind: str  # "chain_broken", "replay_mismatch" or "software_changed"
     journal: str
     seq: int | None
     expected: str
@@ -84,7 +86,16 @@ class Problem:
     message: str  # the whole message, as the terminal prints it
 
     @classmethod
-    def of(cls, exc: ChainBroken | RecoveryMismatch, journal: Path) -> Problem:
+    def of(cls, exc: ChainBroken | RecoveryMismatch | SoftwareChanged, journal: Path) -> Problem:
+        if isinstance(exc, SoftwareChanged):
+            return cls(
+                "software_changed",
+                str(journal),
+                None,
+                "the files exactly as the wheel installed them (the SHA-256 of each in its record)",
+                exc.identity.changed_words(),
+                str(exc),
+            )
         if isinstance(exc, ChainBroken):
             return cls(
                 "chain_broken",
@@ -151,6 +162,8 @@ class Halted:
 
     def _plan(self) -> tuple[setaside.Plan | None, str | None]:
         problem = self.problem
+        if problem.kind == "software_changed":
+            return None, "the software is not as installed: no round is voided on it"
         if problem.kind != "replay_mismatch" or self.rules is None or problem.seq is None:
             return None, (
                 "the journal was changed by hand: no round is voided on a record that does not hold"
@@ -250,6 +263,14 @@ class Halted:
         return CommandReply(True, f"{plan.describe()} The table starts again.")
 
     def _verify(self) -> str:
+        if self.problem.kind == "software_changed":
+            found = identity.at_start()
+            if found.changed:
+                return f"still not as installed: {found.changed_words()}"
+            return (
+                f"the files match their record now ({found.summary()}): stop the table and "
+                "start it again"
+            )
         try:
             with Journal.open(
                 self.journal, readonly=True, sealed=True, key_path=self.key_path

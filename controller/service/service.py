@@ -30,7 +30,6 @@ The table enforces the table file's PINs (:func:`controller.table.access.pin_pol
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import sys
 import threading
@@ -39,14 +38,12 @@ from collections.abc import Callable, Sequence
 from concurrent.futures import Future
 from contextlib import ExitStack
 from dataclasses import dataclass, field
-from datetime import timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, Protocol
 
 import structlog
 
-from controller import __version__
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import resolve_variant_path
 from controller.game.words import line
@@ -64,6 +61,8 @@ from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
 from controller.service.devices import check_device_urls, open_devices, shown_urls
 from controller.service.history import RoundSummary, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
+from controller.service.retention import prune_confirmed
+from controller.table import identity
 from controller.table.access import AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import InputResult, TableApp
 from controller.table.bets import BetLimits
@@ -237,6 +236,8 @@ class TableService:
         self._pending_notices: list[tuple[NoticeKind, str]] = []
         self._unjournalled: list[tuple[str, Notice]] = []
         self.lock: JournalLock | None = None  # this table's hold on its journal, once open
+        self.software: identity.Software | None = None  # what this start runs, once open
+        self.config_row: dict[str, Any] = {}  # the start's config row (the rules files' hashes)
         # per device, the event the journal could not take: the next one to apply
         self._declined: dict[DeviceRef, tuple[int | None, int]] = {}
 
@@ -296,6 +297,8 @@ class TableService:
         if not chain.ok:
             raise ChainBroken(str(path), chain.first_bad_seq, chain.reason)
         check_variant(journal, self.rules.id)
+        # the installed files against their record (SoftwareChanged: nothing is dealt)
+        software = self.software = identity.check(identity.at_start())
         try:
             prepared = JournaledTable.prepare(self.rules, journal, access=self.access)
         except RecoveryMismatch:
@@ -316,11 +319,11 @@ class TableService:
             resume=resume_points(journal),
             drawn=prepared.drawn,
         )
-        journal.prune(timedelta(days=self.config.journal.retention_days))
+        prune_confirmed(journal, self.table)  # only rows the floor holds, past the retention
         journal.append_many(
             [
-                ("software", {"version": __version__, "journal_format": JOURNAL_FORMAT}),
-                ("config", self._config_row(journal)),
+                ("software", {**software.as_row(), "journal_format": JOURNAL_FORMAT}),
+                ("config", self._config_row(journal, software)),
             ]
         )
         self.journaled = prepared.commit(show=self._told, limits=BetLimits.of(self.config))
@@ -555,29 +558,32 @@ class TableService:
             self._declined[event.device] = (event.boot, event.seq)
             self.devices.decline(event)
 
-    def _config_row(self, journal: Journal) -> dict[str, Any]:
-        """The configuration this start runs with, hashed; a file changed since the last start
-        is named in the row and told to the dealer (and logged)."""
+    def _config_row(self, journal: Journal, software: identity.Software) -> dict[str, Any]:
+        """The configuration this start runs with, hashed (the software's identity too: the
+        floor keeps these rows as the table's identity history); a file changed since the last
+        start is named in the row and told to the dealer (and logged)."""
         variant_path = resolve_variant_path(self.config.variant)
         row: dict[str, Any] = {
             "variant": self.rules.id,
             "variant_path": str(variant_path),
-            "variant_sha256": _file_hash(variant_path),
             "table": self.table.source,
-            "table_sha256": _file_hash(Path(self.table.source)),
-            "software": __version__,
+            **identity.rules_files(variant_path, self.rules.id, Path(self.table.source)),
+            "software": software.version,
+            "software_sha256": software.sha256,
+            "software_recorded": software.recorded,
         }
         last = None
         for previous in journal.iter_rows(kinds=["config"]):
             last = previous.payload
         changed = [
             name
-            for name in ("variant_sha256", "table_sha256", "software")
+            for name in identity.WATCHED
             if last is not None and last.get(name) not in (None, row[name])
         ]
         row["changed"] = changed
+        self.config_row = row
         if changed:
-            what = _and([_CHANGED_WORDS[name] for name in changed])
+            what = _and(list(dict.fromkeys(_CHANGED_WORDS[name] for name in changed)))
             text = (
                 f"Since the last start {what} changed (the table's record keeps both versions' "
                 "fingerprints)."
@@ -717,20 +723,15 @@ def _why(item: InputResult | AccessEvent) -> str:
     return item.text if isinstance(item, AccessEvent) else item.reason
 
 
-def _file_hash(path: Path) -> str:
-    """SHA-256 of a configuration file, journalled at start (a changed file shows)."""
-    try:
-        return hashlib.sha256(path.read_bytes()).hexdigest()
-    except OSError:
-        return ""
-
-
 # What a config row's fingerprint is of, in the dealer's words.
 _CHANGED_WORDS = {
-    "variant_sha256": "the game's rules file",
-    "table_sha256": "the table file",
     "software": "the software",
+    "software_sha256": "the software",
+    "variant_sha256": "the game's rules file",
+    "strategy_sha256": "the strategy file",
+    "table_sha256": "the table file",
 }
+assert set(_CHANGED_WORDS) == set(identity.WATCHED)
 
 
 def _and(items: list[str]) -> str:

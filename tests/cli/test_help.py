@@ -65,7 +65,7 @@ def test_the_shipped_scenario_format_is_the_projects_docs_file() -> None:
     the wheel ships it as package data (.ci/wheel-smoke checks the installed one)."""
     assert (REPO / "docs" / "scenarios.md").resolve() == SCENARIO_FORMAT
     pyproject = (REPO / "pyproject.toml").read_text(encoding="utf-8")
-    assert '"controller.docs" = ["scenarios.md", "scenario-extensions.md"]' in pyproject
+    assert '"controller.docs" = ["scenarios.md", "scenario-extensions.md", "lab.md"]' in pyproject
 
 
 def test_the_readme_command_table_lists_every_top_level_command() -> None:

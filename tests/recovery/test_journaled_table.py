@@ -16,7 +16,7 @@ from controller.play.event_hands import EventHands
 from controller.play.scenario_file import ScriptedShoe
 from controller.play.scenario_runner import output_cursor, scripted_rounds
 from controller.round.spec import State
-from tests.scenarios.test_scenarios import EXPECTED
+from tests.scenario_file.test_scenarios import EXPECTED
 
 from .sessions import journaled, net, plain, play, rules_of, scenario
 

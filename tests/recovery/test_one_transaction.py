@@ -18,7 +18,7 @@ from controller.play.scenario_file import ScriptedShoe
 from controller.round.spec import Action
 from controller.table.app import InputResult, TableApp, TableOutput
 from drivers.tbl21.events import DeviceEvent
-from tests.scenarios.test_scenarios import EXPECTED
+from tests.scenario_file.test_scenarios import EXPECTED
 
 from .sessions import journaled, net, play, rules_of, scenario
 

@@ -191,6 +191,11 @@ function buildTools() {
   });
   tools.keyIn = keyIn;
 
+  // what this table runs: the technician's view of the software's identity
+  tools.identity = el("div", "tool identity");
+  tools.identity.id = "identity";
+  tools.identity.setAttribute("aria-label", "software identity");
+
   tools.history = el("div", "tool history");
   tools.history.id = "history";
   tools.history.setAttribute("aria-label", "last rounds");
@@ -326,6 +331,12 @@ function renderTools(s) {
     }
     rows.push(tools.decide);
   }
+  if (a.signed_in === "technician" && s.identity) {
+    const text = el("div", "text");
+    text.append(el("span", "what", "Software: " + s.identity.software), el("span", "todo", s.identity.rules));
+    tools.identity.replaceChildren(text);
+    rows.push(tools.identity);
+  }
   if (a.key_in) {
     tool("key-card-send").disabled = !live();
     rows.push(tools.keyIn);
@@ -439,9 +450,12 @@ function renderHalted(s) {
   document.getElementById("halted-todo").textContent = h.todo;
   const facts = document.getElementById("halted-facts");
   facts.replaceChildren();
-  const rows = [["Journal row", h.row === null ? "the whole journal" : String(h.row)],
-    ["Expected", h.expected], ["Found", h.found], ["Journal file", h.journal],
-    ["Void the round", h.void]];
+  const software = h.problem.kind === "software_changed";
+  const rows = software
+    ? [["Expected", h.expected], ["Found", h.found], ["Void the round", h.void]]
+    : [["Journal row", h.row === null ? "the whole journal" : String(h.row)],
+      ["Expected", h.expected], ["Found", h.found], ["Journal file", h.journal],
+      ["Void the round", h.void]];
   for (const [term, text] of rows) facts.append(el("dt", null, term), el("dd", null, text));
   const pin = document.getElementById("halted-pin");
   pin.hidden = !h.pin_set || h.signed_in !== null;
@@ -457,7 +471,7 @@ function renderHalted(s) {
     }
   }
   let answer = refusal ? "Not done: " + refusal : "";
-  if (!answer && h.verified) answer = "Journal check: " + h.verified;
+  if (!answer && h.verified) answer = (software ? "Files check: " : "Journal check: ") + h.verified;
   if (h.locked_until) answer = "Supervisor PIN locked until " + h.locked_until + ". " + answer;
   document.getElementById("halted-answer").textContent = answer;
 }
