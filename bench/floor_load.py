@@ -1,6 +1,7 @@
 """Many emulated tables shipping to one PostgreSQL on this machine (the floor's load test).
 
     .venv/bin/python bench/floor_load.py [--tables 200] [--speed 4] [--seconds 120] [--procs 4]
+    .venv/bin/python bench/floor_load.py --lean --tables 1000 [--revision 0005]
 
 What runs:
 
@@ -14,7 +15,21 @@ What runs:
   transaction: 200 tables' commits on one disk are merged that way): "real pace" is 60 rounds
   an hour at a table (a round a minute), ``--speed 4`` four times that; each table has its own
   real :class:`~controller.floor.shipper.Shipper` thread and connection (default settings);
-- the floor's watcher (``FloorWatcher``, LISTEN/NOTIFY) in this process, as ``floor serve`` runs it.
+- or, with ``--lean``, no SQLite and no dealing: each emulated table is a thread with its own
+  connection (the table's own login) that sends what the real
+  :class:`~controller.floor.shipper.Shipper` sends, through the shipper's own functions
+  (``connect_floor``, ``send_months``, ``send_batch``, ``send_report``: the same SQL, batches
+  of at most ``batch_rows``, one after another while rows wait, a report every 2 s) at the
+  shipper's cadence (a poll every ``poll_ms`` after a pass that left nothing), reading a
+  journal held in memory (:class:`PacedJournal`): the template's rows, chained with the
+  journal's own ``row_hash`` and stamped with the time each group falls due. What PostgreSQL
+  receives is what 1,000 real tables' shippers would send; the generator spares the tables'
+  journals, their fsyncs, the dealing and the shippers' idle polls (which look at the
+  journal's files only, never at PostgreSQL), so that 1,000 tables fit on this machine beside
+  PostgreSQL;
+- the floor's watcher (``FloorWatcher``) in this process, as ``floor serve`` runs it;
+- ``--revision`` migrates the floor only that far (``0005``: the schema before the 1,000-table
+  work), to measure before and after in one run.
 
 What is measured, after a warm-up of a fifth of the run:
 
@@ -25,13 +40,17 @@ What is measured, after a warm-up of a fifth of the run:
   it, now minus the newest row's ``ts`` (journal write to the floor's view; the WebSocket hop
   to a browser is not included);
 - PostgreSQL's CPU seconds (all its processes, /proc) and WAL bytes and data-folder growth per
-  million rows; the emulators' CPU seconds.
+  million rows; the emulators' and the watcher's CPU seconds; the machine's load average and
+  its busy CPU seconds over the window (the machine is shared: read the figures with them);
+- every row once: per table, the rows on the floor are exactly rows 1 to the last written (none
+  missing, none twice).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import multiprocessing as mp
 import os
 import shutil
@@ -40,8 +59,10 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Iterator
 from datetime import UTC, datetime
 from datetime import time as dtime
+from itertools import islice
 from pathlib import Path
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -53,15 +74,26 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from controller.cli.scenario import quiet_logs
 from controller.floor.cluster import Cluster
 from controller.floor.shifts import Shifts
-from controller.floor.shipper import Shipper
+from controller.floor.shipper import (
+    _HEAD,
+    _MINE,
+    REPORT_S,
+    Backlog,
+    Shipper,
+    connect_floor,
+    send_batch,
+    send_months,
+    send_report,
+)
 from controller.floor.watch import FloorWatcher, WatchSettings
-from controller.journal.store import Journal
+from controller.journal.store import GENESIS_HASH, Journal, Row, format_ts, row_hash
 from controller.table.config import FloorLink
 
 REAL_ROUND_S = 60.0  # "real pace": a round a minute at a table
 PASSWORD_ENV = "CROUPIER_BENCH_FLOOR_PASSWORD"  # noqa: S105 - a variable name
 
-Group = tuple[int | None, list[tuple[str, dict[str, Any]]]]  # (round offset, rows)
+# (round offset, rows: kind, payload, payload's stored text)
+Group = tuple[int | None, list[tuple[str, dict[str, Any], str]]]
 
 
 def record_template(folder: Path, rounds: int = 30) -> tuple[list[Group], int]:
@@ -88,7 +120,7 @@ def record_template(folder: Path, rounds: int = 30) -> tuple[list[Group], int]:
         if key != last_key:
             groups.append((row.round_id, []))
             last_key = key
-        groups[-1][1].append((row.kind, row.payload))
+        groups[-1][1].append((row.kind, row.payload, row.payload_json))
     return groups, rounds
 
 
@@ -140,7 +172,7 @@ def emulate(
                     journals[tid].append_many(pending, round_id=pending_round)
                     pending = []
                 pending_round = round_id
-                pending += rows
+                pending += [(kind, payload) for kind, payload, _ in rows]
                 late = max(late, now - (start + offsets[tid] + cursor[tid] * step))
                 cursor[tid] += 1
                 appended += len(rows)
@@ -153,6 +185,236 @@ def emulate(
         journal.close()
     out.put(
         {"proc": index, "appended": appended, "cpu_s": time.process_time() - cpu0, "late_s": late}
+    )
+
+
+class PacedJournal:
+    """One table's journal as its shipper reads it, held in memory: the template's groups, the
+    ``n``-th written at ``start + n * step`` (its rows' ``ts``), chained as the journal chains
+    them (:func:`row_hash`). Rows are written when the clock has passed their time, as the
+    shipper looks (``last_row``), and forgotten once shipped."""
+
+    def __init__(
+        self,
+        table_id: str,
+        groups: list[Group],
+        rounds: int,
+        start: float,
+        step: float,
+        until: float,
+    ) -> None:
+        self.table_id = table_id
+        self.groups = groups
+        self.rounds = rounds
+        self.start = start
+        self.step = step
+        self.until = until
+        self.rows: list[Row] = []  # rows[i].seq == self.base + i + 1
+        self.base = 0
+        self.written = 0  # groups written
+        self.seq = 0
+        self.prev = GENESIS_HASH
+
+    def due(self, now: float) -> int:
+        """How many groups are written by ``now`` (none after ``until``)."""
+        elapsed = min(now, self.until) - self.start
+        return 0 if elapsed < 0 else int(elapsed / self.step) + 1
+
+    def _write_due(self) -> None:
+        due = self.due(time.time())
+        while self.written < due:
+            n = self.written
+            ts = format_ts(datetime.fromtimestamp(self.start + n * self.step, UTC))
+            round_offset, rows = self.groups[n % len(self.groups)]
+            lap = n // len(self.groups)
+            round_id = None if round_offset is None else round_offset + lap * self.rounds
+            for kind, payload, text in rows:
+                self.seq += 1
+                digest = row_hash(self.seq, ts, self.table_id, round_id, kind, text, self.prev)
+                self.rows.append(
+                    Row(
+                        self.seq,
+                        ts,
+                        self.table_id,
+                        round_id,
+                        kind,
+                        payload,
+                        self.prev,
+                        digest,
+                        text,
+                    )
+                )
+                self.prev = digest
+            self.written += 1
+
+    def last_row(self) -> Row | None:
+        self._write_due()
+        return self.rows[-1] if self.rows else None
+
+    def iter_rows(self, after_seq: int = 0) -> Iterator[Row]:
+        return islice(self.rows, max(0, after_seq - self.base), None)
+
+    def forget(self, upto_seq: int) -> None:
+        """Rows up to ``upto_seq`` are no longer needed (the row at it is kept)."""
+        drop = upto_seq - 1 - self.base
+        if drop > 256:
+            del self.rows[:drop]
+            self.base += drop
+
+    def next_due(self) -> float:
+        """When the next group is written."""
+        return self.start + self.written * self.step
+
+
+# The shipper of the commit before issue 26's floor work (36550f3), for ``--before``: a
+# transaction of its own around each statement (BEGIN, the statement, COMMIT: three round
+# trips) and the columns as text arrays. Kept here to measure it side by side.
+_INSERT_BEFORE = """
+INSERT INTO croupier.journal_rows
+    (table_id, seq, ts, at, round_id, kind, payload, prev_hash, hash)
+SELECT table_id, seq, ts, ts::timestamptz, round_id, kind, payload, prev_hash, hash
+FROM unnest(%s::text[], %s::bigint[], %s::text[], %s::bigint[], %s::text[], %s::text[],
+            %s::text[], %s::text[]) AS r(table_id, seq, ts, round_id, kind, payload, prev_hash,
+                                         hash)
+ON CONFLICT DO NOTHING
+"""
+
+
+def send_batch_before(db: psycopg.Connection[Any], batch: list[Row]) -> None:
+    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
+    for row in batch:
+        values = (
+            row.table_id,
+            row.seq,
+            row.ts,
+            row.round_id,
+            row.kind,
+            row.payload_json,
+            row.prev_hash,
+            row.hash,
+        )
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
+    db.execute(_INSERT_BEFORE, columns)
+    db.commit()
+
+
+def ship_paced(
+    journal: PacedJournal,
+    conninfo: str,
+    settings: FloorLink,
+    until: float,
+    late: list[float],
+    before: bool = False,
+) -> None:
+    """What the real :class:`Shipper` sends for one table, from a thread of its own, and when:
+    its connection (:func:`connect_floor`: the table's own login), its first look (login,
+    head), its batches (:func:`send_batch`, at most ``batch_rows``, one after the other while
+    rows wait), its word every ``REPORT_S`` (:func:`send_report`) and its polls every
+    ``poll_ms`` after a pass that left nothing (an idle poll only looks at the journal's
+    files, which PostgreSQL never sees: the thread sleeps through them). After ``until`` it
+    ships what is left, reports and ends, as a clean stop does."""
+    tid = journal.table_id
+    db = connect_floor(conninfo, tid, settings)
+    if before:
+        db.autocommit = False
+    db.execute(_MINE).fetchone()
+    found = db.execute(_HEAD, (tid,)).fetchone()
+    db.commit()
+    shipped = 0 if found is None else int(found[0])
+    poll = settings.poll_ms / 1000
+    reported = 0.0
+    months: set[str] = set()
+    about = {"variant": "nz-pontoon"}
+    worst = 0.0
+    try:
+        while True:
+            last = journal.last_row()
+            local = 0 if last is None else last.seq
+            busy = False
+            if local > shipped:
+                batch = list(islice(journal.iter_rows(after_seq=shipped), settings.batch_rows))
+                months |= send_months(db, batch[0].ts, batch[-1].ts, months)
+                db.commit()
+                if before:
+                    send_batch_before(db, batch)
+                else:
+                    send_batch(db, batch)
+                shipped = batch[-1].seq
+                journal.forget(shipped)
+                busy = local > shipped
+            now = time.time()
+            if now - reported >= REPORT_S or (now >= until and not busy):
+                oldest = next(journal.iter_rows(after_seq=shipped), None) if busy else None
+                backlog = Backlog(local, shipped, None if oldest is None else oldest.ts, now)
+                send_report(db, tid, backlog, "connected", "", about)
+                db.commit()  # (nothing to commit in autocommit: no round trip)
+                reported = now
+            if busy:
+                continue
+            if now >= until:
+                return
+            wake = time.time() + poll
+            target = min(journal.next_due(), reported + REPORT_S, until)
+            if wake < target:
+                wake += math.ceil((target - wake) / poll) * poll
+            time.sleep(max(0.0, wake - time.time()))
+            worst = max(worst, time.time() - wake)
+    finally:
+        db.close()
+        late.append(worst)
+
+
+def emulate_lean(
+    index: int,
+    table_ids: list[str],
+    folder: str,
+    dsns: dict[str, str],
+    groups: list[Group],
+    rounds: int,
+    speed: float,
+    until: float,
+    tick: float,
+    out: Any,
+    poll_ms: int = 100,
+    before: bool = False,
+) -> None:
+    """One generator process: a shipper's thread and connection per table, each reading a
+    paced journal."""
+    del folder, tick
+    quiet_logs()
+    round_s = REAL_ROUND_S / speed
+    step = round_s * rounds / len(groups)
+    start = time.time()
+    cpu0 = time.process_time()
+    journals = []
+    threads = []
+    late: list[float] = []
+    for tid in table_ids:
+        offset = (hash(tid) % 1000) / 1000 * step
+        journal = PacedJournal(tid, groups, rounds, start + offset, step, until)
+        settings = FloorLink(dsn=dsns[tid], password_env=PASSWORD_ENV, poll_ms=poll_ms)
+        conninfo = settings.conninfo()
+        thread = threading.Thread(
+            target=ship_paced,
+            args=(journal, conninfo, settings, until, late, before),
+            daemon=True,
+        )
+        thread.start()
+        journals.append(journal)
+        threads.append(thread)
+    for thread in threads:
+        thread.join(timeout=max(1.0, until + 30 - time.time()))
+    written = {j.table_id: j.seq for j in journals}
+    out.put(
+        {
+            "proc": index,
+            "appended": sum(written.values()),
+            "written": written,
+            "cpu_s": time.process_time() - cpu0,
+            "late_s": max(late, default=0.0),
+            "not_shipped_at_stop": sum(1 for t in threads if t.is_alive()),
+        }
     )
 
 
@@ -173,6 +435,13 @@ def postgres_cpu(cluster: Cluster) -> float:
         if int(entry) == master or ppid == master:
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+def machine_busy_s() -> float:
+    """The machine's busy CPU seconds since boot (every CPU: user, nice, system, irq)."""
+    fields = [int(v) for v in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    idle = fields[3] + fields[4]  # idle, iowait
+    return (sum(fields[:8]) - idle) / os.sysconf("SC_CLK_TCK")
 
 
 def folder_bytes(path: Path) -> int:
@@ -198,13 +467,30 @@ def main() -> int:
     parser.add_argument(
         "--poll-ms", type=int, default=100, help="the shippers' [floor] poll_ms (100, the default)"
     )
+    parser.add_argument(
+        "--lean",
+        action="store_true",
+        help="real shippers reading paced journals in memory (no SQLite, no dealing)",
+    )
+    parser.add_argument("--revision", default="head", help="migrate the floor this far only (head)")
+    parser.add_argument(
+        "--before",
+        action="store_true",
+        help="with --lean: the floor and shipper before issue 26 (revision 0005, a transaction "
+        "around each statement, text arrays)",
+    )
+    parser.add_argument("--out", type=Path, help="append the figures to this jsonl file")
+    parser.add_argument("--label", default="", help="a word for this run in the jsonl")
     args = parser.parse_args()
     quiet_logs()
     folder = Path(tempfile.mkdtemp(prefix="croupier-floor-bench-"))
-    cluster = Cluster(durable=True)
+    cluster = Cluster(durable=True, max_connections=args.tables + 50)
+    load_before = os.getloadavg()
     try:
         print(f"PostgreSQL {cluster.base}: creating", flush=True)
-        cluster.create()
+        cluster.init()
+        cluster.start()
+        cluster.bootstrap("0005" if args.before else args.revision)
         os.environ[PASSWORD_ENV] = cluster.credentials.table
         groups, rounds = record_template(folder)
         rows_per_round = sum(len(g[1]) for g in groups) / rounds
@@ -243,7 +529,7 @@ def main() -> int:
         out: Any = mp.get_context("fork").Queue()
         procs = [
             mp.get_context("fork").Process(
-                target=emulate,
+                target=emulate_lean if args.lean else emulate,
                 args=(
                     i,
                     ids[i :: args.procs],
@@ -256,6 +542,7 @@ def main() -> int:
                     args.tick,
                     out,
                     args.poll_ms,
+                    *((args.before,) if args.lean else ()),
                 ),
             )
             for i in range(args.procs)
@@ -268,11 +555,14 @@ def main() -> int:
         with psycopg.connect(cluster.conninfo("admin")) as db:
             lsn0 = db.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
         t0 = datetime.now(UTC)
+        busy0, self0 = machine_busy_s(), time.process_time()
         cpu0 = postgres_cpu(cluster)
         disk0 = folder_bytes(cluster.data)
         time.sleep(max(1.0, until - time.time() - 2))
         t1 = datetime.now(UTC)
         cpu1 = postgres_cpu(cluster)
+        busy1, self1 = machine_busy_s(), time.process_time()
+        load_during = os.getloadavg()
         measuring.clear()
         with psycopg.connect(cluster.conninfo("admin")) as db:
             wal = int(db.execute("SELECT pg_current_wal_lsn() - %s::pg_lsn", (lsn0,)).fetchone()[0])
@@ -291,10 +581,27 @@ def main() -> int:
                 )
             ]
             total = db.execute("SELECT count(*) FROM croupier.journal_rows").fetchone()[0]
-            appended = sum(r["appended"] for r in results) + args.tables
+            appended = sum(r["appended"] for r in results) + (0 if args.lean else args.tables)
+            held = {
+                str(t): (int(n), int(d), int(hi))
+                for t, n, d, hi in db.execute(
+                    "SELECT table_id, count(*), count(DISTINCT seq), max(seq) "
+                    "FROM croupier.journal_rows GROUP BY table_id"
+                )
+            }
+        written: dict[str, int] = {}
+        for r in results:
+            written.update(r.get("written", {}))
+        once = [  # every row written is on the floor once: rows 1 to the last, none twice
+            t for t, last in written.items() if held.get(t, (0, 0, 0)) != (last, last, last)
+        ]
         window = (t1 - t0).total_seconds()
         per_million = 1e6 / max(1, len(lags))
         figures = {
+            "label": args.label,
+            "mode": "lean" if args.lean else "journals",
+            "revision": "0005" if args.before else args.revision,
+            "shipper": "before" if args.before else "this",
             "tables": args.tables,
             "speed": args.speed,
             "poll_ms": args.poll_ms,
@@ -313,8 +620,20 @@ def main() -> int:
             "emulators_worst_lateness_s": round(max(r["late_s"] for r in results), 3),
             "rows_on_floor": int(total),
             "rows_written": int(appended),
+            "watcher_cpu_s": round(self1 - self0, 1),
+            "machine_busy_cpu_s": round(busy1 - busy0, 1),
+            "load_before": round(load_before[0], 2),
+            "load_during": [round(v, 2) for v in load_during],
         }
+        if written:
+            figures["tables_not_exactly_once"] = len(once)
+            figures["shippers_behind_at_stop"] = sum(
+                r.get("not_shipped_at_stop", 0) for r in results
+            )
         print(json.dumps(figures, indent=2))
+        if args.out is not None:
+            with args.out.open("a") as jsonl:
+                jsonl.write(json.dumps(figures) + "\n")
     finally:
         cluster.remove()
         shutil.rmtree(folder, ignore_errors=True)

@@ -29,7 +29,7 @@ import contextlib
 import os
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import islice
 from pathlib import Path
@@ -57,8 +57,8 @@ _INSERT = """
 INSERT INTO croupier.journal_rows
     (table_id, seq, ts, at, round_id, kind, payload, prev_hash, hash)
 SELECT table_id, seq, ts, ts::timestamptz, round_id, kind, payload, prev_hash, hash
-FROM unnest(%s::text[], %s::bigint[], %s::text[], %s::bigint[], %s::text[], %s::text[],
-            %s::text[], %s::text[]) AS r(table_id, seq, ts, round_id, kind, payload, prev_hash,
+FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bigint[], %b::text[], %b::text[],
+            %b::text[], %b::text[]) AS r(table_id, seq, ts, round_id, kind, payload, prev_hash,
                                          hash)
 ON CONFLICT DO NOTHING
 """
@@ -339,16 +339,10 @@ class Shipper:
         except (ValueError, OSError) as exc:
             raise ShipRefused(str(exc)) from None
         self._set("connecting", f"connecting to {self.settings.where}")
-        db = psycopg.connect(
-            conninfo,
-            connect_timeout=self.settings.connect_timeout_s,
-            application_name=f"croupier-shipper {self.table_id}",
-            options=f"-c statement_timeout={self.settings.statement_timeout_s * 1000}",
-        )
+        db = connect_floor(conninfo, self.table_id, self.settings)
         try:
             self._check_login(db)
             found = db.execute(_HEAD, (self.table_id,)).fetchone()
-            db.commit()
         except BaseException:
             db.close()
             raise
@@ -395,43 +389,12 @@ class Shipper:
         db = self._db
         assert db is not None
         self._ensure_months(db, batch[0].ts, batch[-1].ts)
-        columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
-        for row in batch:
-            values = (
-                row.table_id,
-                row.seq,
-                row.ts,
-                row.round_id,
-                row.kind,
-                row.payload_json,
-                row.prev_hash,
-                row.hash,
-            )
-            for column, value in zip(columns, values, strict=True):
-                column.append(value)
-        try:
-            db.execute(_INSERT, columns)
-            db.commit()
-        except psycopg.errors.RaiseException as exc:
-            db.rollback()
-            text = str(exc.diag.message_primary or exc).removeprefix("croupier: ")
-            raise ShipRefused(f"the floor refused rows {batch[0].seq:,}-: {text}") from None
-        except BaseException:
-            if not db.closed:
-                db.rollback()
-            raise
+        send_batch(db, batch)
         self.rows_shipped += len(batch)
         self.batches += 1
 
     def _ensure_months(self, db: psycopg.Connection[Any], first_ts: str, last_ts: str) -> None:
-        months = {first_ts[:7], last_ts[:7]}
-        if months <= self._months:
-            return
-        db.execute(
-            "SELECT croupier.ensure_months(%s::timestamptz, %s::timestamptz)", (first_ts, last_ts)
-        )
-        db.commit()
-        self._months |= months
+        self._months |= send_months(db, first_ts, last_ts, self._months)
 
     def _measure(self, local_seq: int, shipped: int, oldest_ts: str | None) -> None:
         with self._lock:
@@ -456,21 +419,7 @@ class Shipper:
     def _report(self, problem: str = "") -> None:
         db = self._db
         assert db is not None
-        backlog = self.backlog()
-        health = self.health()
-        db.execute(
-            _REPORT,
-            (
-                self.table_id,
-                backlog.local_seq,
-                backlog.rows or 0,
-                backlog.oldest_age_s,
-                health.status,
-                problem,
-                Jsonb(self.about),
-            ),
-        )
-        db.commit()
+        send_report(db, self.table_id, self.backlog(), self.health().status, problem, self.about)
         self._reported = self._clock()
 
     def _set(self, status: str, problem: str) -> None:
@@ -498,6 +447,82 @@ class Shipper:
         if db is not None:
             with contextlib.suppress(psycopg.Error):
                 db.close()
+
+
+def connect_floor(conninfo: str, table_id: str, settings: FloorLink) -> psycopg.Connection[Any]:
+    """The shipper's connection to the floor (one per table, its own login). Autocommit:
+    each of its statements is a transaction of its own (a batch is one ``INSERT``, its
+    trigger's checks included), so a batch costs the floor one round trip, not three (``BEGIN``,
+    the ``INSERT``, ``COMMIT``)."""
+    return psycopg.connect(
+        conninfo,
+        connect_timeout=settings.connect_timeout_s,
+        application_name=f"croupier-shipper {table_id}",
+        options=f"-c statement_timeout={settings.statement_timeout_s * 1000}",
+        autocommit=True,
+    )
+
+
+def send_months(
+    db: psycopg.Connection[Any], first_ts: str, last_ts: str, asked: set[str]
+) -> set[str]:
+    """Ask the floor for the months from ``first_ts`` to ``last_ts`` unless ``asked`` already
+    (a floor before 0002 lets the table make them); returns the months asked now."""
+    months = {first_ts[:7], last_ts[:7]}
+    if months <= asked:
+        return set()
+    db.execute(
+        "SELECT croupier.ensure_months(%s::timestamptz, %s::timestamptz)", (first_ts, last_ts)
+    )
+    return months
+
+
+def send_batch(db: psycopg.Connection[Any], batch: Sequence[Row]) -> None:
+    """Insert ``batch`` (one table's rows in order) in one transaction; the floor's refusal
+    raises :class:`ShipRefused` with its reason. The columns go as binary arrays (``%b``): no
+    quoting of the payloads' JSON on the way, no parsing of it by the server."""
+    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
+    for row in batch:
+        values = (
+            row.table_id,
+            row.seq,
+            row.ts,
+            row.round_id,
+            row.kind,
+            row.payload_json,
+            row.prev_hash,
+            row.hash,
+        )
+        for column, value in zip(columns, values, strict=True):
+            column.append(value)
+    try:
+        db.execute(_INSERT, columns)  # one statement: its own transaction (autocommit)
+    except psycopg.errors.RaiseException as exc:
+        text = str(exc.diag.message_primary or exc).removeprefix("croupier: ")
+        raise ShipRefused(f"the floor refused rows {batch[0].seq:,}-: {text}") from None
+
+
+def send_report(
+    db: psycopg.Connection[Any],
+    table_id: str,
+    backlog: Backlog,
+    status: str,
+    problem: str,
+    about: Mapping[str, Any],
+) -> None:
+    """The shipper's word to the floor: its backlog and status (``croupier.report_shipper``)."""
+    db.execute(
+        _REPORT,
+        (
+            table_id,
+            backlog.local_seq,
+            backlog.rows or 0,
+            backlog.oldest_age_s,
+            status,
+            problem,
+            Jsonb(dict(about)),
+        ),
+    )
 
 
 def _reason(exc: psycopg.Error) -> str:
