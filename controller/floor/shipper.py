@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import struct
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -37,6 +38,8 @@ from typing import Any
 
 import psycopg
 import structlog
+from psycopg.adapt import AdaptersMap, Dumper
+from psycopg.pq import Format
 from psycopg.types.json import Jsonb
 
 from controller.floor.errors import ShipRefused
@@ -65,6 +68,45 @@ ON CONFLICT DO NOTHING
 _HEAD = "SELECT seq, hash FROM croupier.tables WHERE table_id = %s"
 _MINE = "SELECT croupier.login_table(), session_user"
 _REPORT = "SELECT croupier.report_shipper(%s, %s, %s, %s, %s, %s, %s)"
+
+
+_ARRAY_HEAD = struct.Struct("!iiIii")  # dimensions, has nulls, element type, length, lower bound
+_LENGTH = struct.Struct("!i")
+_INT8 = struct.Struct("!iq")  # length 8, the value
+_NULL = _LENGTH.pack(-1)
+
+
+class TextColumn(list[str]):
+    """A batch's column of texts, sent as a binary ``text[]`` (:class:`_TextColumnDumper`)."""
+
+
+class IntColumn(list[int | None]):
+    """A batch's column of integers (NULL allowed), sent as a binary ``bigint[]``."""
+
+
+class _TextColumnDumper(Dumper):
+    """``text[]`` in PostgreSQL's binary array format, without psycopg's general list dumping
+    (which inspects every element each time: most of a batch's cost on the table's side)."""
+
+    format = Format.BINARY
+    oid = 1009  # text[]
+
+    def dump(self, obj: Any) -> bytes:
+        parts = [_ARRAY_HEAD.pack(1, 0, 25, len(obj), 1)]
+        for value in obj:
+            data = value.encode()
+            parts += (_LENGTH.pack(len(data)), data)
+        return b"".join(parts)
+
+
+class _IntColumnDumper(Dumper):
+    format = Format.BINARY
+    oid = 1016  # bigint[]
+
+    def dump(self, obj: Any) -> bytes:
+        nulls = any(value is None for value in obj)
+        head = _ARRAY_HEAD.pack(1, int(nulls), 20, len(obj), 1)
+        return head + b"".join(_NULL if v is None else _INT8.pack(8, v) for v in obj)
 
 
 def rows_behind(rows: int) -> str:
@@ -449,18 +491,30 @@ class Shipper:
                 db.close()
 
 
+def connect_options(table_id: str, settings: FloorLink) -> dict[str, Any]:
+    """How the shipper connects, but for the connection string: its name on the server, its
+    timeouts, autocommit. Autocommit: each of its statements is a transaction of its own (a
+    batch is one ``INSERT``, its trigger's checks included), so a batch costs the floor one
+    round trip, not three (``BEGIN``, the ``INSERT``, ``COMMIT``)."""
+    return {
+        "connect_timeout": settings.connect_timeout_s,
+        "application_name": f"croupier-shipper {table_id}",
+        "options": f"-c statement_timeout={settings.statement_timeout_s * 1000}",
+        "autocommit": True,
+    }
+
+
+def register_columns(adapters: AdaptersMap) -> None:
+    """Send :class:`TextColumn` and :class:`IntColumn` with their own binary dumpers."""
+    adapters.register_dumper(TextColumn, _TextColumnDumper)
+    adapters.register_dumper(IntColumn, _IntColumnDumper)
+
+
 def connect_floor(conninfo: str, table_id: str, settings: FloorLink) -> psycopg.Connection[Any]:
-    """The shipper's connection to the floor (one per table, its own login). Autocommit:
-    each of its statements is a transaction of its own (a batch is one ``INSERT``, its
-    trigger's checks included), so a batch costs the floor one round trip, not three (``BEGIN``,
-    the ``INSERT``, ``COMMIT``)."""
-    return psycopg.connect(
-        conninfo,
-        connect_timeout=settings.connect_timeout_s,
-        application_name=f"croupier-shipper {table_id}",
-        options=f"-c statement_timeout={settings.statement_timeout_s * 1000}",
-        autocommit=True,
-    )
+    """The shipper's connection to the floor (one per table, its own login)."""
+    db = psycopg.connect(conninfo, **connect_options(table_id, settings))
+    register_columns(db.adapters)
+    return db
 
 
 def send_months(
@@ -477,24 +531,25 @@ def send_months(
     return months
 
 
+def batch_columns(batch: Sequence[Row]) -> tuple[TextColumn | IntColumn, ...]:
+    """The parameters of :data:`_INSERT` for ``batch``: its rows' columns."""
+    return (
+        TextColumn([row.table_id for row in batch]),
+        IntColumn([row.seq for row in batch]),
+        TextColumn([row.ts for row in batch]),
+        IntColumn([row.round_id for row in batch]),
+        TextColumn([row.kind for row in batch]),
+        TextColumn([row.payload_json for row in batch]),
+        TextColumn([row.prev_hash for row in batch]),
+        TextColumn([row.hash for row in batch]),
+    )
+
+
 def send_batch(db: psycopg.Connection[Any], batch: Sequence[Row]) -> None:
     """Insert ``batch`` (one table's rows in order) in one transaction; the floor's refusal
     raises :class:`ShipRefused` with its reason. The columns go as binary arrays (``%b``): no
     quoting of the payloads' JSON on the way, no parsing of it by the server."""
-    columns: tuple[list[Any], ...] = ([], [], [], [], [], [], [], [])
-    for row in batch:
-        values = (
-            row.table_id,
-            row.seq,
-            row.ts,
-            row.round_id,
-            row.kind,
-            row.payload_json,
-            row.prev_hash,
-            row.hash,
-        )
-        for column, value in zip(columns, values, strict=True):
-            column.append(value)
+    columns = batch_columns(batch)
     try:
         db.execute(_INSERT, columns)  # one statement: its own transaction (autocommit)
     except psycopg.errors.RaiseException as exc:
@@ -511,17 +566,21 @@ def send_report(
     about: Mapping[str, Any],
 ) -> None:
     """The shipper's word to the floor: its backlog and status (``croupier.report_shipper``)."""
-    db.execute(
-        _REPORT,
-        (
-            table_id,
-            backlog.local_seq,
-            backlog.rows or 0,
-            backlog.oldest_age_s,
-            status,
-            problem,
-            Jsonb(dict(about)),
-        ),
+    db.execute(_REPORT, report_params(table_id, backlog, status, problem, about))
+
+
+def report_params(
+    table_id: str, backlog: Backlog, status: str, problem: str, about: Mapping[str, Any]
+) -> tuple[Any, ...]:
+    """The parameters of :data:`_REPORT`."""
+    return (
+        table_id,
+        backlog.local_seq,
+        backlog.rows or 0,
+        backlog.oldest_age_s,
+        status,
+        problem,
+        Jsonb(dict(about)),
     )
 
 
