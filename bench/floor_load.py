@@ -319,8 +319,10 @@ async def ship_paced(
                 return
             finally:
                 await db.close()
-        except psycopg.Error:
+        except psycopg.Error as exc:
             stats["errors"] += 1
+            kind = type(exc).__name__
+            stats[kind] = stats.get(kind, 0) + 1
             await asyncio.sleep(RETRY_S[min(failures, len(RETRY_S) - 1)])
             failures += 1
 
@@ -438,6 +440,7 @@ def emulate_lean(
             "cpu_s": time.process_time() - cpu0,
             "late_s": stats["late"],
             "errors": int(stats["errors"]),
+            "error_kinds": {k: int(v) for k, v in stats.items() if k not in ("late", "errors")},
             "not_shipped_at_stop": pending,
         }
     )
@@ -460,6 +463,26 @@ def postgres_cpu(cluster: Cluster) -> float:
         if int(entry) == master or ppid == master:
             total += (int(fields[11]) + int(fields[12])) / tick
     return total
+
+
+def postgres_pss_mb(cluster: Cluster) -> float:
+    """The memory of the postmaster and its children (proportional set size: shared memory
+    counted once), in MB."""
+    master = int((cluster.data / "postmaster.pid").read_text().split()[0])
+    total = 0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            ppid = int(Path(f"/proc/{entry}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            if int(entry) != master and ppid != master:
+                continue
+            for line in Path(f"/proc/{entry}/smaps_rollup").read_text().splitlines():
+                if line.startswith("Pss:"):
+                    total += int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total / 1024
 
 
 def machine_busy_s() -> float:
@@ -509,7 +532,7 @@ def main() -> int:
     args = parser.parse_args()
     quiet_logs()
     folder = Path(tempfile.mkdtemp(prefix="croupier-floor-bench-"))
-    cluster = Cluster(durable=True, max_connections=args.tables + 50)
+    cluster = Cluster(durable=True, max_connections=args.tables + 100)
     load_before = os.getloadavg()
     try:
         print(f"PostgreSQL {cluster.base}: creating", flush=True)
@@ -572,13 +595,34 @@ def main() -> int:
             )
             for i in range(args.procs)
         ]
+        # (opened before the tables connect: a floor out of connections still measures)
+        admin = psycopg.connect(cluster.conninfo("admin"), autocommit=True)
+        sampler_db = psycopg.connect(cluster.conninfo("admin"), autocommit=True)
+        waits: dict[str, int] = {}
+        samples = [0]
+
+        def sample_waits() -> None:
+            """What the tables' server processes wait on, every 2 s of the window."""
+            while not measuring.is_set():
+                time.sleep(0.1)
+            while measuring.is_set():
+                samples[0] += 1
+                for kind, event, n in sampler_db.execute(
+                    "SELECT coalesce(wait_event_type, 'CPU'), coalesce(wait_event, 'running'), "
+                    "count(*) FROM pg_stat_activity WHERE application_name LIKE "
+                    "'croupier-shipper %' AND state = 'active' GROUP BY 1, 2"
+                ):
+                    waits[f"{kind}:{event}"] = waits.get(f"{kind}:{event}", 0) + int(n)
+                time.sleep(2.0)
+
+        sampler = threading.Thread(target=sample_waits, daemon=True)
+        sampler.start()
         for p in procs:
             p.start()
         warm = args.seconds / 5
         time.sleep(warm)
         measuring.set()
-        with psycopg.connect(cluster.conninfo("admin")) as db:
-            lsn0 = db.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
+        lsn0 = admin.execute("SELECT pg_current_wal_lsn()").fetchone()[0]
         t0 = datetime.now(UTC)
         busy0, self0 = machine_busy_s(), time.process_time()
         cpu0 = postgres_cpu(cluster)
@@ -587,10 +631,11 @@ def main() -> int:
         t1 = datetime.now(UTC)
         cpu1 = postgres_cpu(cluster)
         busy1, self1 = machine_busy_s(), time.process_time()
+        pss = postgres_pss_mb(cluster)
         load_during = os.getloadavg()
         measuring.clear()
-        with psycopg.connect(cluster.conninfo("admin")) as db:
-            wal = int(db.execute("SELECT pg_current_wal_lsn() - %s::pg_lsn", (lsn0,)).fetchone()[0])
+        wal = int(admin.execute("SELECT pg_current_wal_lsn() - %s::pg_lsn", (lsn0,)).fetchone()[0])
+        backends = admin.execute("SELECT count(*) FROM pg_stat_activity").fetchone()[0]
         disk1 = folder_bytes(cluster.data)
         results = [out.get(timeout=120) for _ in procs]
         for p in procs:
@@ -646,6 +691,13 @@ def main() -> int:
             "rows_on_floor": int(total),
             "rows_written": int(appended),
             "watcher_cpu_s": round(self1 - self0, 1),
+            "server_processes_at_end": int(backends),
+            "postgres_memory_mb": round(pss),
+            "shippers_busy_mean": round(sum(waits.values()) / max(1, samples[0]), 1),
+            "shippers_busy_on": {
+                k: round(v / max(1, samples[0]), 1)
+                for k, v in sorted(waits.items(), key=lambda kv: -kv[1])[:6]
+            },
             "machine_busy_cpu_s": round(busy1 - busy0, 1),
             "load_before": round(load_before[0], 2),
             "load_during": [round(v, 2) for v in load_during],
@@ -653,6 +705,11 @@ def main() -> int:
         if written:
             figures["tables_not_exactly_once"] = len(once)
             figures["shipper_errors"] = sum(r.get("errors", 0) for r in results)
+            kinds: dict[str, int] = {}
+            for r in results:
+                for k, v in r.get("error_kinds", {}).items():
+                    kinds[k] = kinds.get(k, 0) + v
+            figures["shipper_error_kinds"] = kinds
             figures["shippers_behind_at_stop"] = sum(
                 r.get("not_shipped_at_stop", 0) for r in results
             )
