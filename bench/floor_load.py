@@ -416,7 +416,7 @@ def emulate_lean(
 
     async def run() -> int:
         tasks = []
-        for n, journal in enumerate(journals):
+        for journal in journals:
             settings = FloorLink(
                 dsn=dsns[journal.table_id], password_env=PASSWORD_ENV, poll_ms=poll_ms
             )
@@ -425,8 +425,8 @@ def emulate_lean(
                     ship_paced(journal, settings.conninfo(), settings, until, stats, before)
                 )
             )
-            if n % 20 == 19:
-                await asyncio.sleep(0.05)  # tables do not all connect at the same instant
+            # tables do not all connect at the same instant: over the first 10 s
+            await asyncio.sleep(10.0 / len(journals))
         _, pending = await asyncio.wait(tasks, timeout=max(1.0, until + 30 - time.time()))
         return len(pending)
 

@@ -146,6 +146,8 @@ class FloorWatcher:
         self._stop.set()
         if self._thread is not None:
             self._thread.join(timeout=10)
+            if self._thread.is_alive():
+                return  # a query still running: the thread closes the connection when done
             self._thread = None
         self._disconnect()
 
@@ -153,6 +155,7 @@ class FloorWatcher:
 
     def _connect(self) -> None:
         db = psycopg.connect(self.conninfo, autocommit=True, application_name="croupier-floor")
+        db.execute("SET jit = off")  # compiling its small queries took longer than running them
         db.execute(f"LISTEN {NOTIFY_ROWS}")
         db.execute(f"LISTEN {NOTIFY_STATUS}")
         db.execute(f"LISTEN {NOTIFY_ACKS}")
@@ -206,6 +209,7 @@ class FloorWatcher:
                 self.hub.set_health(False, f"the floor's database is unreachable: {exc}")
                 self._disconnect()
                 self._stop.wait(2.0)
+        self._disconnect()
 
     def _make_months(self) -> None:
         """This month's and the next month's partitions, ahead of the rows (the tables' own
@@ -292,18 +296,21 @@ class FloorWatcher:
                 return
 
     def _fetch_many(self, table_ids: set[str]) -> None:
-        """The new rows of several tables in one query (each after the last row it has)."""
+        """The new rows of several tables in one query (each after the last row it has, at
+        most ``FETCH_ROWS`` a table: the rest at the next look, its head being further)."""
         db = self._db
         assert db is not None
         for table_id in table_ids:
             self._view(table_id)
         wanted = sorted(table_ids)
+        # per table, its primary key from the row after the last one held (LATERAL with a
+        # LIMIT: a join let the planner hash the month's every row, 0.35 s at 800,000 rows)
         found = db.execute(
-            f"SELECT {', '.join('r.' + c.strip() for c in ROW_COLUMNS.split(','))} "  # noqa: S608
-            "FROM unnest(%s::text[], %s::bigint[]) AS w(table_id, after) "
-            "JOIN croupier.journal_rows r ON r.table_id = w.table_id AND r.seq > w.after "
+            "SELECT r.* FROM unnest(%s::text[], %s::bigint[]) AS w(table_id, after) "  # noqa: S608
+            f"CROSS JOIN LATERAL (SELECT {ROW_COLUMNS} FROM croupier.journal_rows j "
+            "WHERE j.table_id = w.table_id AND j.seq > w.after ORDER BY j.seq LIMIT %s) r "
             "ORDER BY r.table_id, r.seq",
-            (wanted, [self.views[t].last_seq for t in wanted]),
+            (wanted, [self.views[t].last_seq for t in wanted], FETCH_ROWS),
         ).fetchall()
         for values in found:
             row = row_from_values(values)
