@@ -75,7 +75,12 @@ class Cluster:
     """One PostgreSQL server whose data, socket and log live in ``base``."""
 
     def __init__(
-        self, base: Path | None = None, *, port: int | None = None, durable: bool = True
+        self,
+        base: Path | None = None,
+        *,
+        port: int | None = None,
+        durable: bool = True,
+        max_connections: int = 300,
     ) -> None:
         # Its own folder under the system's temporary folder by default: when croupier runs as
         # root, the server's user must be able to reach it (a test's 0700 folder it cannot).
@@ -86,6 +91,7 @@ class Cluster:
         self.port = port if port is not None else free_port()
         self.tcp = port is not None
         self.durable = durable  # fsync on (the benchmark, the demo); off is for tests only
+        self.max_connections = max_connections  # one per table, the floor page's, a few spare
         self.credentials = Credentials(*(secrets.token_urlsafe(18) for _ in range(4)))
         self._user = _unprivileged_user()
 
@@ -162,7 +168,7 @@ class Cluster:
             "listen_addresses": f"'{listen}'",
             "port": str(self.port),
             "unix_socket_directories": f"'{self.socket_dir}'",
-            "max_connections": "300",
+            "max_connections": str(self.max_connections),
             "shared_buffers": "128MB",
             "logging_collector": "off",
             "log_min_messages": "warning",
