@@ -5,7 +5,7 @@ rows of the last ``history_hours`` (its shipper's word, the alerts acknowledged)
 ``HEADS_S`` (0.25 s), it reads the tables' heads (``croupier.tables``, one row a table: one
 query for the whole floor) and the new rows of the tables whose head moved (one query for all
 of them), checks their chain and updates the views. The tables' commits notify nothing since
-migration 0006: PostgreSQL serialises notifying commits behind one lock held through each
+migration 0007: PostgreSQL serialises notifying commits behind one lock held through each
 commit's flush, which 1,000 tables' batches cannot afford. It also LISTENs on
 ``croupier_status`` (a shipper's status or problem changed: refused, lost) and
 ``croupier_acks`` (an alert acknowledged), and on ``croupier_rows`` for a floor not yet

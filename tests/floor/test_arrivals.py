@@ -1,4 +1,4 @@
-"""The floor's insert trigger, one pass over a batch since migration 0006: each refusal in the same
+"""The floor's insert trigger, one pass over a batch since migration 0007: each refusal in the same
 words, a batch sent again written once, and the tables' commits notifying nothing (a shipper's
 report only when its status or problem changes)."""
 

@@ -21,8 +21,8 @@ At 1,000 tables the floor takes about 2,600 batches a second. Two things cost th
 Nothing else changes: the same refusals, the login bound to its table (``session_user``), rows
 never changed, the heads' row-level security.
 
-Revision ID: 0006
-Revises: 0005
+Revision ID: 0007
+Revises: 0006
 Create Date: 2026-12-04
 """
 
@@ -30,8 +30,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0006"
-down_revision = "0005"
+revision = "0007"
+down_revision = "0006"
 branch_labels = None
 depends_on = None
 
