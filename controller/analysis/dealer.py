@@ -196,15 +196,27 @@ def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> Deale
     examples: dict[int, tuple[Card, ...]] = {}
     hand: list[Card] = [] if first is None else [card_of(first)]
     drawn = [0] * NVALUES
+    # the rule's answer per multiset of cards in the hand (the drawing rule and the ranking
+    # read the cards' values, not their order): the category where the dealer stands, None
+    # where the dealer draws; many orderings of one multiset meet the same question
+    stops: dict[tuple[int, ...], int | None] = {}
 
     def walk() -> None:
-        if len(hand) >= 2 and not dealer_must_draw(rules, hand):
-            cat = CATEGORY_INDEX[category_of(dealer_rank(rules, hand))]
-            examples.setdefault(cat, tuple(hand))
+        if len(hand) >= 2:
             key = tuple(drawn)
-            entry = found.setdefault(key, [0.0, float(cat)])
-            entry[0] += 1.0
-            return
+            if key in stops:
+                cat = stops[key]
+            else:
+                cat = stops[key] = (
+                    None
+                    if dealer_must_draw(rules, hand)
+                    else CATEGORY_INDEX[category_of(dealer_rank(rules, hand))]
+                )
+            if cat is not None:
+                examples.setdefault(cat, tuple(hand))
+                entry = found.setdefault(key, [0.0, float(cat)])
+                entry[0] += 1.0
+                return
         for v in VALUES:
             if drawn[v - 1] + (1 if first == v else 0) >= max_per_value[v - 1]:
                 continue

@@ -275,6 +275,9 @@ class Analysis:
     _nodes: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Facts, Action | None]] = field(
         default_factory=dict
     )
+    _stand_payoffs: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Vec, float | None]] = field(
+        default_factory=dict
+    )
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
         default_factory=dict
     )
@@ -611,12 +614,19 @@ class Analysis:
         if node is None:
             node = self._nodes[node_key] = self._node(ctx, comp, i0, doubled)
         facts, action = node
-        if facts.end is not None:
-            got = self._finished(ctx, comp, i0, doubled, facts.end, rows)
+        end = facts.end
+        if end is not None:
+            if doubled and end != "bust" and facts.can_rescue:
+                got = self._finished(ctx, comp, i0, doubled, end, rows)
+            else:  # (what _finished does where no rescue can be taken)
+                got = (self._stand_value(node_key, ctx, comp, i0, doubled, rows), end)
         elif action is None:
             best = (-np.inf, "")
             for act in self.legal(facts):
-                v = self.action_value(ctx, comp, i0, doubled, rows, act)
+                if act is Action.STAND:
+                    v = self._stand_value(node_key, ctx, comp, i0, doubled, rows)
+                else:
+                    v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
                     best = (v, act.value)
             got = best
@@ -624,6 +634,30 @@ class Analysis:
             got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
         self._memo[key] = got
         return got
+
+    def _stand_value(
+        self,
+        node_key: tuple[Up, bool, bool, Comp, int, bool],
+        ctx: Ctx,
+        comp: Comp,
+        i0: int,
+        doubled: bool,
+        rows: Rows,
+    ) -> float:
+        """:meth:`terminal_value` of the hand as it is (not rescued), its payoff looked up by
+        the node's key (what the payoff depends on: :meth:`_payoff_and_constant`)."""
+        got = self._stand_payoffs.get(node_key)
+        if got is None:
+            got = self._stand_payoffs[node_key] = self._payoff_and_constant(
+                comp, i0, doubled, False, ctx
+            )
+        payoff, constant = got
+        up = ctx.up
+        if constant is not None:  # settled whatever the dealer holds (bust, NZ 21...)
+            if self._peeks[up]:
+                return constant * (1.0 - self.tables[up].natural_probability(rows.shoe))
+            return constant
+        return float(rows.categories(self._peeks[up]) @ payoff)
 
     def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
         """What the rules say of a hand and what the strategy does (None: no strategy, or the
