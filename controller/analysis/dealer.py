@@ -64,6 +64,7 @@ class DealerTable:
     _drawn: npt.NDArray[np.float64] = field(init=False, repr=False)
     _max_drawn: int = field(init=False, repr=False)
     _natural_rows: list[int] = field(init=False, repr=False)
+    _left: dict[int, npt.NDArray[np.float64]] = field(init=False, repr=False)
     # shared by every Analysis that uses this table: the final categories and the natural's
     # chance per shoe drawn from (the vectors are read only)
     by_shoe: dict[Comp, npt.NDArray[np.float64]] = field(init=False, repr=False)
@@ -81,6 +82,7 @@ class DealerTable:
         self._drawn = self.drawn.astype(np.float64)
         self._max_drawn = int(self.drawn.max()) if len(self.drawn) else 0
         self._natural_rows = [int(i) for i in np.flatnonzero(self.category == NATURAL_INDEX)]
+        self._left = {}
         self.by_shoe = {}
         self.by_shoe_checked = {}
         self._naturals = {}
@@ -105,17 +107,21 @@ class DealerTable:
         return prob
 
     def remove(
-        self, rows: npt.NDArray[np.float64], shoe: Comp, value: int
+        self, rows: npt.NDArray[np.float64], shoe: Comp, value: int, total: int | None = None
     ) -> npt.NDArray[np.float64]:
         """:meth:`rows` of ``shoe`` less one card of ``value``, from the rows of ``shoe``:
-        each multiset's chance times (n_v - k_v) / n_v * N / (N - m)."""
+        each multiset's chance times (n_v - k_v) / n_v * N / (N - m). ``total``: N, the
+        number of cards in ``shoe``, where the caller knows it."""
         n_v = shoe[value - 1]
-        total = sum(shoe)
+        if total is None:
+            total = sum(shoe)
         if n_v <= 0:
             raise ValueError(f"no card of value {value} left to remove")
         out: npt.NDArray[np.float64] = n_v - self._columns[value - 1]
         out *= rows
-        left = total - self._drawn
+        left = self._left.get(total)
+        if left is None:  # N - m per multiset, the same for every shoe of N cards
+            left = self._left[total] = total - self._drawn
         if total <= self._max_drawn:  # a tiny shoe: some multisets can no longer be drawn
             np.divide(out, left, out=out, where=left > 0)
             out[left <= 0] = 0.0
@@ -190,15 +196,27 @@ def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> Deale
     examples: dict[int, tuple[Card, ...]] = {}
     hand: list[Card] = [] if first is None else [card_of(first)]
     drawn = [0] * NVALUES
+    # the rule's answer per multiset of cards in the hand (the drawing rule and the ranking
+    # read the cards' values, not their order): the category where the dealer stands, None
+    # where the dealer draws; many orderings of one multiset meet the same question
+    stops: dict[tuple[int, ...], int | None] = {}
 
     def walk() -> None:
-        if len(hand) >= 2 and not dealer_must_draw(rules, hand):
-            cat = CATEGORY_INDEX[category_of(dealer_rank(rules, hand))]
-            examples.setdefault(cat, tuple(hand))
+        if len(hand) >= 2:
             key = tuple(drawn)
-            entry = found.setdefault(key, [0.0, float(cat)])
-            entry[0] += 1.0
-            return
+            if key in stops:
+                cat = stops[key]
+            else:
+                cat = stops[key] = (
+                    None
+                    if dealer_must_draw(rules, hand)
+                    else CATEGORY_INDEX[category_of(dealer_rank(rules, hand))]
+                )
+            if cat is not None:
+                examples.setdefault(cat, tuple(hand))
+                entry = found.setdefault(key, [0.0, float(cat)])
+                entry[0] += 1.0
+                return
         for v in VALUES:
             if drawn[v - 1] + (1 if first == v else 0) >= max_per_value[v - 1]:
                 continue

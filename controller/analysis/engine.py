@@ -29,7 +29,7 @@ and the pair cards split so far.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
+from typing import ClassVar
 
 import numpy as np
 import numpy.typing as npt
@@ -122,23 +122,51 @@ def payoff_features(comp: Comp) -> tuple[int, ...]:
     return (hard, comp[0], n)
 
 
-@dataclass(frozen=True)
 class Ctx:
     """Where a hand is played: the dealer's first card, the cards seen besides the hand's own
-    (the other pair cards of a split), and whether it is a split hand (of aces)."""
+    (the other pair cards of a split), and whether it is a split hand (of aces).
 
+    One object per distinct context (interned), so that equal contexts are the same object and
+    the memo keys hash and compare them by identity, in C, at every hand."""
+
+    __slots__ = ("base", "from_split", "hands", "split_aces", "up")
+    _interned: ClassVar[dict[tuple[object, ...], Ctx]] = {}
     up: Up
     base: Comp
-    from_split: bool = False
-    split_aces: bool = False
-    hands: int = 1  # hands on the box (for the legality checks)
+    from_split: bool
+    split_aces: bool
+    hands: int  # hands on the box (for the legality checks)
 
-    @cached_property
-    def _hash(self) -> int:
-        return hash((self.up, self.base, self.from_split, self.split_aces, self.hands))
+    def __new__(
+        cls,
+        up: Up,
+        base: Comp,
+        from_split: bool = False,
+        split_aces: bool = False,
+        hands: int = 1,
+    ) -> Ctx:
+        key = (up, base, from_split, split_aces, hands)
+        got = cls._interned.get(key)
+        if got is None:
+            got = object.__new__(cls)
+            for name, value in zip(
+                ("up", "base", "from_split", "split_aces", "hands"), key, strict=True
+            ):
+                object.__setattr__(got, name, value)
+            cls._interned[key] = got
+        return got
 
-    def __hash__(self) -> int:  # the memo keys hash a context at every hand: once is enough
-        return self._hash
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"a context is read only ({name})")
+
+    def __reduce__(self) -> tuple[object, ...]:
+        return (Ctx, (self.up, self.base, self.from_split, self.split_aces, self.hands))
+
+    def __repr__(self) -> str:
+        return (
+            f"Ctx(up={self.up!r}, base={self.base!r}, from_split={self.from_split!r}, "
+            f"split_aces={self.split_aces!r}, hands={self.hands!r})"
+        )
 
 
 @dataclass
@@ -154,7 +182,7 @@ class Rows:
     """The dealer's draw-multiset chances for a shoe, worked out only when first needed (from
     the parent hand's rows, one card fewer)."""
 
-    __slots__ = ("_parent", "_rows", "_table", "_value", "shoe")
+    __slots__ = ("_parent", "_rows", "_table", "_value", "shoe", "total")
 
     def __init__(
         self,
@@ -163,15 +191,19 @@ class Rows:
         rows: Vec | None = None,
         parent: Rows | None = None,
         value: int = 0,
+        total: int | None = None,
     ) -> None:
         self._table = table
         self.shoe = shoe  # what the dealer draws from
+        self.total = sum(shoe) if total is None else total  # its number of cards
         self._rows = rows
         self._parent = parent
         self._value = value
 
     def child(self, value: int) -> Rows:
-        return Rows(self._table, add(self.shoe, value, -1), parent=self, value=value)
+        shoe = list(self.shoe)
+        shoe[value - 1] -= 1
+        return Rows(self._table, tuple(shoe), None, self, value, self.total - 1)
 
     def categories(self, exclude_natural: bool) -> Vec:
         """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
@@ -186,8 +218,9 @@ class Rows:
 
     def get(self) -> Vec:
         if self._rows is None:
-            assert self._parent is not None
-            self._rows = self._table.remove(self._parent.get(), self._parent.shoe, self._value)
+            parent = self._parent
+            assert parent is not None
+            self._rows = self._table.remove(parent.get(), parent.shoe, self._value, parent.total)
             self._parent = None
         return self._rows
 
@@ -240,6 +273,9 @@ class Analysis:
         tuple[Up, bool, bool, Comp, int, bool, bool], tuple[Vec, float | None]
     ] = field(default_factory=dict)
     _nodes: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Facts, Action | None]] = field(
+        default_factory=dict
+    )
+    _stand_payoffs: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Vec, float | None]] = field(
         default_factory=dict
     )
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
@@ -536,7 +572,7 @@ class Analysis:
             return self.terminal_value(ctx, comp, i0, doubled, False, rows)
         after = doubled or action is Action.DOUBLE
         shoe = rows.shoe
-        total = sum(shoe)
+        total = rows.total
         out = 0.0
         memo = self._memo
         nexts = _successors(comp)
@@ -578,12 +614,19 @@ class Analysis:
         if node is None:
             node = self._nodes[node_key] = self._node(ctx, comp, i0, doubled)
         facts, action = node
-        if facts.end is not None:
-            got = self._finished(ctx, comp, i0, doubled, facts.end, rows)
+        end = facts.end
+        if end is not None:
+            if doubled and end != "bust" and facts.can_rescue:
+                got = self._finished(ctx, comp, i0, doubled, end, rows)
+            else:  # (what _finished does where no rescue can be taken)
+                got = (self._stand_value(node_key, ctx, comp, i0, doubled, rows), end)
         elif action is None:
             best = (-np.inf, "")
             for act in self.legal(facts):
-                v = self.action_value(ctx, comp, i0, doubled, rows, act)
+                if act is Action.STAND:
+                    v = self._stand_value(node_key, ctx, comp, i0, doubled, rows)
+                else:
+                    v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
                     best = (v, act.value)
             got = best
@@ -591,6 +634,30 @@ class Analysis:
             got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
         self._memo[key] = got
         return got
+
+    def _stand_value(
+        self,
+        node_key: tuple[Up, bool, bool, Comp, int, bool],
+        ctx: Ctx,
+        comp: Comp,
+        i0: int,
+        doubled: bool,
+        rows: Rows,
+    ) -> float:
+        """:meth:`terminal_value` of the hand as it is (not rescued), its payoff looked up by
+        the node's key (what the payoff depends on: :meth:`_payoff_and_constant`)."""
+        got = self._stand_payoffs.get(node_key)
+        if got is None:
+            got = self._stand_payoffs[node_key] = self._payoff_and_constant(
+                comp, i0, doubled, False, ctx
+            )
+        payoff, constant = got
+        up = ctx.up
+        if constant is not None:  # settled whatever the dealer holds (bust, NZ 21...)
+            if self._peeks[up]:
+                return constant * (1.0 - self.tables[up].natural_probability(rows.shoe))
+            return constant
+        return float(rows.categories(self._peeks[up]) @ payoff)
 
     def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
         """What the rules say of a hand and what the strategy does (None: no strategy, or the

@@ -18,9 +18,17 @@ from typing import Any, cast
 import numpy as np
 
 from controller.analysis.dealer import NATURAL_INDEX, NCATS
-from controller.analysis.engine import SUITED_ROWS, Analysis, Ctx, Rows, Up, payoff_features
+from controller.analysis.engine import (
+    SUITED_ROWS,
+    Analysis,
+    Ctx,
+    Rows,
+    Up,
+    _successors,
+    payoff_features,
+)
 from controller.analysis.reprice import Reach
-from controller.analysis.shoe import VALUES, ZERO, Comp, add, comp_of, plus, representative
+from controller.analysis.shoe import VALUES, ZERO, Comp, comp_of, plus, representative
 from controller.game.hands import Tier, win_odds
 from controller.game.rules import SplitMatch
 from controller.game.settlement import Hand, Stake
@@ -138,11 +146,12 @@ class Outcomes:
                     if action == DOUBLE:
                         self.tally.events["double"] += m
                     shoe = rows.shoe
-                    total = sum(shoe)
+                    total = rows.total
+                    nexts = _successors(c)
                     for i, n in enumerate(shoe):
                         if n:
                             q = m * n / total
-                            nc = add(c, i + 1)
+                            nc = nexts[i]
                             slot = nxt.get((nc, after))
                             if slot is None:
                                 nxt[(nc, after)] = [q, rows.child(i + 1)]
