@@ -48,8 +48,11 @@ def test_in_a_players_turn_only_the_hands_decisions_are_lit_and_the_cards_fill_t
     with running_table(table_config("nz-pontoon", boxes=[1, 2, 3, 4, 5, 6, 7]), NZ.cards) as t:
         for page in pages:
             page.goto(t.url)
-        for _ in Dealer(t, NZ).play():
-            if t.state()["state"] == "playing":
+        dealer = Dealer(t, NZ)
+        for _ in dealer.play():
+            # the round's own state, not the published one (that may still show a turn the
+            # table has left while it publishes the next)
+            if dealer.state() == "playing":
                 break
         wait_rendered(t, pages)
         state = t.state()
