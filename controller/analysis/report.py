@@ -53,7 +53,7 @@ CODE_WORDS = {
 }
 RESCUE_KEEP = "in the rescue table: keep the doubled hand"
 COLUMN_WORDS = {
-    10: ("the dealer's first card", ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")),
+    10: ("the dealer's first card", ("2", "3", "4", "5", "6", "7", "8", "9", "10", "A")),
     4: ("cards in the player's hand", ("2", "3", "4", "5+")),
     1: ("", ("two cards",)),
 }
@@ -438,6 +438,11 @@ def decks_section(sheet: dict[str, Any]) -> Section:
     return Section("House edge against the number of decks", parts)
 
 
+def _rank(rank: str) -> str:
+    """A rank as a person reads it: the whole '10' for the JSON's 'T' (any ten-value card)."""
+    return "10" if rank == "T" else rank
+
+
 def dealer_table(sheet: dict[str, Any]) -> Table:
     cols = [
         c for c in DEALER_COLUMNS if any(c in e["before_check"] for e in sheet["dealer"].values())
@@ -445,10 +450,12 @@ def dealer_table(sheet: dict[str, Any]) -> Table:
     rows = []
     for up, entry in sheet["dealer"].items():
         row = entry["before_check"]
-        rows.append([up, *[f"{row.get(c, 0.0):.6f}" for c in cols]])
+        rows.append([_rank(up), *[f"{row.get(c, 0.0):.6f}" for c in cols]])
         if "after_check" in entry:
             after = entry["after_check"]
-            rows.append([f"{up}, after the check", *[f"{after.get(c, 0.0):.6f}" for c in cols]])
+            rows.append(
+                [f"{_rank(up)}, after the check", *[f"{after.get(c, 0.0):.6f}" for c in cols]]
+            )
     return Table(("first card", *cols), rows, group="the dealer's final hand")
 
 
@@ -458,7 +465,7 @@ def dealer_section(sheet: dict[str, Any]) -> Section:
         [
             Note(
                 "From the full shoe less the first card; where the dealer checks for a "
-                "natural, also after the check. T is any ten-value card."
+                "natural, also after the check. 10 is any ten-value card (10, J, Q or K)."
             ),
             dealer_table(sheet),
         ],
@@ -491,7 +498,9 @@ def strategy_tables(sheet: dict[str, Any]) -> list[Table]:
         first = {"pairs": "pair", "rescue": "total after the double"}.get(section, "total")
         body, fills = [], []
         for row, codes in rows.items():
-            label = f"{row[0]}-{row[1]}" if section == "pairs" and len(row) == 2 else row
+            label = (
+                f"{_rank(row[0])}-{_rank(row[1])}" if section == "pairs" and len(row) == 2 else row
+            )
             body.append([label, *codes.split()])
             fills.append([CODE_COLOURS.get(c, "#ffffff") for c in codes.split()])
         tables.append(
@@ -524,7 +533,10 @@ def strategy_section(sheet: dict[str, Any]) -> Section:
     return Section(
         "Strategy",
         [
-            Note(f"The strategy played: {sheet['strategy']}. T is any ten-value card."),
+            Note(
+                f"The strategy played: {sheet['strategy']}. 10 is any ten-value card (10, J, Q "
+                "or K)."
+            ),
             strategy_legend(sheet),
             *strategy_tables(sheet),
         ],

@@ -151,7 +151,7 @@ def test_a_rescue_chart_by_dealer_card_has_every_section_named_in_words() -> Non
         assert "[" not in heading
         table = page.table_under(heading)
         assert table[0] == ["", "the dealer's first card"]
-        assert table[1][1:] == ["2", "3", "4", "5", "6", "7", "8", "9", "T", "A"]
+        assert table[1][1:] == ["2", "3", "4", "5", "6", "7", "8", "9", "10", "A"]  # whole ranks
     assert strategy_heading("soft-from-5-cards").startswith("Soft totals, hands of 5 or more cards")
     legend = dict(page.table_under("Strategy")[1:])
     assert legend["R"].startswith("rescue")
@@ -194,3 +194,12 @@ def test_a_hand_paid_at_one_to_one_is_even_money_as_on_the_floor_s_report() -> N
     paid_as = [row[0] for row in table[1:]]
     assert "even money" in paid_as
     assert "win" not in paid_as
+
+
+def test_a_ten_is_shown_whole_in_the_dealer_table_and_the_pairs() -> None:
+    _text, page = full_page()
+    dealer = page.table_under("The dealer's final hand per first card")
+    assert "10" in [row[0] for row in dealer]
+    assert "T" not in [row[0] for row in dealer]
+    pairs = page.table_under("Pairs")
+    assert "10-10" in [row[0] for row in pairs]
