@@ -1,4 +1,4 @@
-"""The floor's watcher: LISTEN for rows and shipper reports, fold them into the tables' views.
+"""The floor's watcher: read the new rows and the shippers' word, fold them into the tables' views.
 
 One thread with its own read-only connection (the floor role). At start it reads every table's
 rows of the last ``history_hours`` (its shipper's word, the alerts acknowledged); then, every
