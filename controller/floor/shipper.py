@@ -194,6 +194,9 @@ class Shipper:
         self.rows_shipped = 0  # by this shipper since it started
         self.batches = 0
         # the last row the floor committed, and when it was last written beside the journal
+        # the last row the floor committed (its commit may not be on the floor's disk yet), and
+        # the last one known to be on it: only that one is written down for a start to prune by
+        self._committed: tuple[int, str] | None = None
         self._confirm: tuple[int, str] | None = None
         self._confirmed_at = -confirmed.CONFIRM_S
 
@@ -367,8 +370,8 @@ class Shipper:
                 self._ship(batch)
                 shipped = batch[-1].seq
                 busy = local_seq > shipped
-                self._confirm = (shipped, batch[-1].hash)
-                self._write_confirmed(force=False)
+                self._committed = (shipped, batch[-1].hash)
+                self._confirm_durably()
         self._measure(local_seq, shipped, None if not busy else self._first_after(shipped))
         self._seen = files
         self._failures = 0
@@ -377,6 +380,18 @@ class Shipper:
         if now - self._reported >= REPORT_S:
             self._report()
         return busy
+
+    def _confirm_durably(self) -> None:
+        """At most every ``CONFIRM_S`` seconds: a report whose commit waits for the floor's
+        disk, so that the rows committed before it are on that disk too (a batch's own commit
+        does not wait, :func:`connect_options`), and then what the floor holds is written down.
+        A floor that crashed before its disk had a batch loses it, and the shipper ships it
+        again; a row written down here as held is never one of those."""
+        if self._committed is None:
+            return
+        if self._clock() - self._confirmed_at < confirmed.CONFIRM_S:
+            return
+        self._report(durable=True)
 
     def _write_confirmed(self, *, force: bool) -> None:
         """Write what the floor committed beside the journal (:mod:`.confirmed`): what a start
@@ -435,7 +450,7 @@ class Shipper:
                     "table its own id"
                 )
             if mine is not None and mine.seq == held_seq:
-                self._confirm = (held_seq, held_hash)
+                self._committed = (held_seq, held_hash)
         with self._lock:
             self._backlog = replace(self._backlog, shipped_seq=held_seq, local_seq=local_seq)
         log.info("floor connected", table_id=self.table_id, floor_holds=held_seq)
@@ -495,10 +510,16 @@ class Shipper:
         so every batch before it (the batches' commits do not wait: :func:`connect_options`)."""
         db = self._db
         assert db is not None
+        committed = self._committed
         if durable:
             db.execute("SET synchronous_commit = on")
         send_report(db, self.table_id, self.backlog(), self.health().status, problem, self.about)
         self._reported = self._clock()
+        if durable:
+            db.execute("SET synchronous_commit = off")
+            if committed is not None:  # on the floor's disk now, with the report
+                self._confirm = committed
+                self._write_confirmed(force=True)
 
     def _set(self, status: str, problem: str) -> None:
         with self._lock:

@@ -18,7 +18,7 @@ import structlog
 
 from controller.cli.main import main
 from controller.table.config import DEFAULT_CONFIG, hash_secret
-from drivers.tbl21.cards import Card
+from drivers.tbl21.cards import Card, Suit
 from tests.faults.harness import croupier_command
 
 WAIT_S = 60.0
@@ -137,7 +137,7 @@ def test_the_debug_log_does_not_hold_the_hole_card_while_it_is_face_down(tmp_pat
                 proc.kill()
                 proc.wait()
     (over,) = [line for line in out.read_text().splitlines() if line.startswith("round 1 over")]
-    hole = Card.parse(over.split("dealer ", 1)[1].split()[1])  # PA: the dealer's second card
+    hole = _said(over.split("dealer ", 1)[1].split()[1])  # PA: the dealer's second card
     cards = face_down.count("[croupier.wire] hex='02 13 01 53")
     assert cards >= 3, "the shoe's card events are not in the wire log"
     assert _card_frame_start(hole) not in face_down
@@ -233,5 +233,12 @@ def test_the_wire_cards_option_shows_the_cards_in_the_debug_log_and_says_so_at_s
     debug = (tmp_path / "var" / "log" / "debug.log").read_text()
     assert "63 ** **" not in debug
     (over,) = [line for line in done.stdout.splitlines() if line.startswith("round 1 over")]
-    first_dealer_card = Card.parse(over.split("dealer ", 1)[1].split()[0])
+    first_dealer_card = _said(over.split("dealer ", 1)[1].split()[0])
     assert _card_frame_start(first_dealer_card) in debug
+
+
+def _said(word: str) -> Card:
+    """A card as the terminal says it ('10♦', 'Q♣'): its rank and its suit's symbol."""
+    symbols = {suit.symbol: suit.value for suit in Suit}
+    rank = "T" if word[:-1] == "10" else word[:-1]
+    return Card.parse(rank + symbols[word[-1]])
