@@ -135,6 +135,7 @@ class TableView:
     last_ts: str | None = None
     last_seq: int = 0
     notice: str = ""
+    stopped: bool = False  # the last row is the table's clean stop: its silence is expected
     shipper: ShipperWord | None = None
     alert_since: dict[tuple[str, str], str] = field(default_factory=dict)
     acks: dict[tuple[str, str, str], Ack] = field(default_factory=dict)
@@ -199,6 +200,7 @@ class TableView:
             self.notice = str(p.get("text", "recovered after a restart"))
         if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
             self.first_ts_in_shift = row.ts
+        self.stopped = kind == "stop"  # a start writes rows again, so only the last row counts
         return found
 
     def _identity(self, row: Row) -> None:
@@ -303,7 +305,10 @@ class TableView:
                 found.append(("shipping", f"the floor refused its rows: {word.problem}"))
             silent = (now - word.reported_at).total_seconds()
             if silent > silent_s:
-                found.append(("silent", f"no word from this table's shipper for {silent:,.0f} s"))
+                if not self.stopped:  # a table stopped cleanly says nothing more, on purpose
+                    found.append(
+                        ("silent", f"no word from this table's shipper for {silent:,.0f} s")
+                    )
             elif word.backlog_rows and word.oldest_age_s > lag_s:
                 found.append(
                     (
@@ -364,6 +369,7 @@ class TableView:
             ),
             "round": self.round,
             "state": self.state,
+            "stopped": self.stopped,
             "hold": list(self.hold),
             "lockup": self.lockup,
             "devices": [

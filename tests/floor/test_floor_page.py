@@ -545,6 +545,32 @@ def test_a_table_gone_silent_says_so_on_its_card_not_its_last_state(
     assert shown["faded"]
 
 
+def test_a_table_stopped_cleanly_says_stopped_on_its_card_not_its_last_state(
+    floor: Floor, page: Any
+) -> None:
+    """A table whose last row is its clean stop is 'stopped', with no red and no stale
+    instruction: it is not silent, it was closed."""
+    page.wait_for_selector("article.table")
+    shown = page.evaluate(
+        """async () => {
+            const t = (await (await fetch('/api/floor')).json()).tables[0];
+            t.state = 'settling';
+            t.stopped = true;
+            t.alerts = [];
+            const node = tableNode(t);
+            document.body.append(node);
+            return {state: node.querySelector('.state').textContent,
+                    red: node.querySelector('.state').classList.contains('hold'),
+                    prompt: node.querySelector('.prompt').textContent,
+                    shipping: [...node.querySelectorAll('.devices span')].map(s => s.textContent)};
+        }"""
+    )
+    assert shown["state"] == "stopped"
+    assert not shown["red"]
+    assert shown["prompt"].startswith("Stopped: the table was closed cleanly")
+    assert "shipping: stopped with the table" in shown["shipping"]
+
+
 def test_a_press_on_a_dealing_table_opens_it_though_its_card_is_drawn_anew_before_the_release(
     floor: Floor, page: Any
 ) -> None:

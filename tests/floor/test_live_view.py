@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from controller.floor.live import Ack, TableView
+from controller.floor.live import Ack, ShipperWord, TableView
 from controller.floor.rounds import prompt_parts, round_detail
 from controller.floor.shipper import Backlog
 from controller.journal.store import Row
@@ -182,3 +182,26 @@ def test_a_prompt_names_the_hand_only_where_the_box_was_split_and_keeps_other_wo
     assert prompt_parts("Round 5: take the bets, then press DEAL.") == [
         {"text": "Round 5: take the bets, then press DEAL."}
     ]
+
+
+def test_a_table_stopped_cleanly_is_stopped_not_silent_and_a_start_makes_silence_count_again() -> (
+    None
+):
+    row = Rows()
+    view = TableView("t1", SHIFT)
+    for r in _in_play(row, 1) + _settled(row, 1):
+        view.feed(r)
+    view.feed(row(1, "stop", {"reason": "signal"}))
+    reported = datetime(2026, 12, 4, 1, 11, tzinfo=UTC)
+    view.shipper = ShipperWord(reported, view.last_seq, 0, 0.0, "connected", "", {})
+    an_hour_later = reported + timedelta(hours=1)
+    assert _silent(view, an_hour_later) == []
+    assert view.as_json(an_hour_later)["stopped"] is True
+    view.feed(row(None, "software", {"version": "0.2.0"}))  # it started again, then went quiet
+    assert _silent(view, an_hour_later) == ["silent"]
+    assert view.as_json(an_hour_later)["stopped"] is False
+
+
+def _silent(view: TableView, now: datetime) -> list[str]:
+    """The silence alerts (these made-up rows carry no hashes, so the chain alerts are left out)."""
+    return [a.kind for a in view.alerts(now) if a.kind == "silent"]

@@ -101,7 +101,7 @@ function tableNode(t) {
   const silent = t.alerts.find((a) => a.kind === "silent");
   if (silent) node.classList.add("silent");
   const h = el("h3");
-  const state = el("span", "state", silent ? "silent" : STATES[t.state] || t.state || "-");
+  const state = el("span", "state", silent ? "silent" : t.stopped ? "stopped" : STATES[t.state] || t.state || "-");
   state.dataset.state = t.state || "";
   if (t.state === "hold" || silent) state.classList.add("hold");
   const name = el("span", "name", t.table_id + " ");
@@ -112,6 +112,7 @@ function tableNode(t) {
   node.append(h, game);
   const line = (a, b, cls) => { const d = el("div", "line " + (cls || "")); d.append(el("span", "", a), el("span", "", b)); return d; };
   if (silent) node.append(el("div", "prompt hold", silent.text[0].toUpperCase() + silent.text.slice(1) + ": what the card shows may be out of date"));
+  else if (t.stopped) node.append(el("div", "prompt", "Stopped: the table was closed cleanly and deals nothing until it starts again"));
   else if (t.state === "hold" && t.hold.length) node.append(el("div", "prompt hold", t.hold[t.hold.length - 1]));
   else if (live && live.prompt_parts && live.prompt_parts.length) node.append(promptNode("prompt", live.prompt_parts));
   if (live) node.append(liveNode(live));
@@ -124,6 +125,7 @@ function tableNode(t) {
   }
   const s = t.shipper;
   if (silent) devs.append(el("span", "dev-lost", "shipping: no word"));
+  else if (t.stopped) devs.append(el("span", "dev-connecting", "shipping: stopped with the table"));
   else devs.append(el("span", s ? "dev-" + s.status : "dev-connecting", s ? "shipping " + s.status + (s.backlog_rows ? ", " + s.backlog_rows + (s.backlog_rows === 1 ? " row behind" : " rows behind") : "") : "no word from the shipper"));
   foot.append(devs);
   if (t.signed_in.length) foot.append(el("div", "signed", "signed in: " + t.signed_in.join("; ")));
