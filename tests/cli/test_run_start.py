@@ -186,8 +186,8 @@ def test_a_variant_flag_on_a_journal_of_another_variant_is_refused_and_writes_no
     assert _rows(journal) == rows
 
 
-DEALT = ("dealing", "offers", "insurance", "surrender", "peek", "playing", "card_due")
-DEALT += ("rescue", "reveal", "dealer")
+DEALT: tuple[str, ...] = ("dealing", "offers", "insurance", "surrender", "peek", "playing")
+DEALT += ("card_due", "rescue", "reveal", "dealer")
 
 
 def test_an_open_round_of_another_variant_is_named(journal: Path, tmp_path: Path) -> None:
