@@ -41,6 +41,7 @@ from drivers.tbl21.events import Button
 MAX_MESSAGE_BYTES = 4096
 MAX_NESTING = 2  # an object, and a value in it that is one (refused by its field's type)
 SHOWN_CHARS = 40  # of a wrong value, repeated in the answer
+PROBLEMS_CHARS = 300  # of the problems listed in one answer (the rest are counted)
 KEYS = ", ".join(b.value for b in Button)
 
 
@@ -171,7 +172,7 @@ def command_of(data: dict[str, Any]) -> tuple[Command | HaltChoice, int | None]:
     try:
         message = _ADAPTER.validate_python(data)
     except ValidationError as exc:
-        raise BadMessage("; ".join(_describe(e) for e in exc.errors())) from None
+        raise BadMessage(_problems([_describe(e) for e in exc.errors()])) from None
     if isinstance(message, PressMessage):
         return Press(message.key), message.id
     if isinstance(message, PinMessage):
@@ -190,6 +191,22 @@ def command_of(data: dict[str, Any]) -> tuple[Command | HaltChoice, int | None]:
     if isinstance(message, HaltedMessage):
         return HaltChoice(message.choice), message.id
     return Bet(message.box, message.player, message.amount_cents), message.id
+
+
+def _problems(described: list[str]) -> str:
+    """The problems of one message, as many as fit in an answer a screen can show; the rest
+    counted ("and 3 more problems"), so a message full of bad fields cannot make a long answer."""
+    shown: list[str] = []
+    used = 0
+    for text in described:
+        if shown and used + len(text) > PROBLEMS_CHARS:
+            break
+        shown.append(text)
+        used += len(text) + 2
+    left = len(described) - len(shown)
+    if left:
+        shown.append(f"and {left} more problem{'s' if left > 1 else ''}")
+    return "; ".join(shown)
 
 
 def _shown(value: Any) -> str:

@@ -178,3 +178,17 @@ def test_a_frame_the_socket_cannot_take_closes_it_with_the_protocols_code_and_no
             assert _answer(ws)["role"] == "dealer"
         assert _table_view(table) == before
         assert _errors(caplog) == []
+
+
+def test_a_message_with_every_field_wrong_gets_a_short_answer_that_counts_the_rest() -> None:
+    # found by the fuzzing test above: eight null fields made an answer of 435 characters
+    text = json.dumps(
+        {"type": "press", "key": None, "extra": None, "id": None, "choice": None}
+        | {"notice": None, "card": None, "decision": None}
+    )
+    with pytest.raises(BadMessage) as refused:
+        parse_message(text)
+    answer = str(refused.value)
+    assert len(answer) < 400, answer
+    assert answer.startswith("key = None: not a panel key")
+    assert answer.endswith("more problems")
