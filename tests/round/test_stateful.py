@@ -16,7 +16,7 @@ from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, ru
 
 from controller.game.hands import is_natural
 from controller.game.holds import HoldKind
-from controller.game.prompts import Prompt
+from controller.game.prompts import Prompt, Say
 from controller.game.rules import load_variant
 from controller.game.settlement import LedgerEntry
 from controller.game.words import line
@@ -107,6 +107,8 @@ class RoundMachine(RuleBasedStateMachine):
             for hand in box.hands:
                 visible |= {str(x) for x in hand.cards}
         visible |= {str(h.card) for h in self.c.hold_reasons if h.card is not None}
+        if prompt.say is Say.BURNED:  # the card just burned, face up: with 8 decks it may be
+            visible |= {str(x) for x in prompt.cards}  # the hole card's twin (TS and TS)
         if hole not in visible:
             assert hole not in line(prompt), f"prompt shows the hole card early: {line(prompt)}"
 
