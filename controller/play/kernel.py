@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from controller.game.rules import Variant
 from controller.game.settlement import (
@@ -59,10 +59,12 @@ from controller.play.hand_graph import (
     HandGraph,
 )
 from controller.play.tally import DEALER_CATEGORIES, UP_CARDS, Tally, ledger_counts
-from controller.round.controller import DeviceCommand, Output, StateChanged
 from controller.round.model import insurance_offered, surrender_offered
 from controller.round.spec import SPEC, Action, State
 from drivers.tbl21.cards import Card, DeckType, Rank, Suit, shoe_cards
+
+if TYPE_CHECKING:  # (the counting mode runs without the round controller's module)
+    from controller.round.controller import Output
 
 __all__ = ["CodeShoe", "Kernel", "ShoeEnded"]
 
@@ -261,6 +263,8 @@ class Kernel:
         """Play ``rounds`` rounds; returns the rounds played. A recorded order or a shoe that
         ends mid-round raises :class:`ShoeEnded` (the unfinished round is not counted)."""
         g, rules, trace = self.g, self.rules, self.trace
+        if trace is not None:  # what the headless controller emits (trace mode only)
+            from controller.round.controller import DeviceCommand, StateChanged  # noqa: PLC0415
         nb = self.nboxes
         box_range = range(nb)
         players = self.players

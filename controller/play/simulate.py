@@ -49,9 +49,8 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.game.rules import Variant, load_variant
 from controller.play import choices
@@ -61,11 +60,15 @@ from controller.play.hand_graph import HandGraph
 from controller.play.kernel import CodeShoe, Kernel, ShoeEnded
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
 from controller.play.tally import DEALER_CATEGORIES, UP_CARDS, Tally
-from controller.round.controller import Output, RoundController
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card, DeckType, shoe_cards
 from sim_hardware.cardlist import read_card_file
 from sim_hardware.errors import CardListError
+
+if TYPE_CHECKING:  # (a kernel run imports neither the round controller nor a process pool)
+    from concurrent.futures import Future
+
+    from controller.round.controller import Output, RoundController
 
 __all__ = [
     "CHUNK_ROUNDS",
@@ -264,6 +267,8 @@ def _controller_chunk(
     on_batch: Callable[[int], None] | None,
     outputs: list[Output] | None,
 ) -> Tally:
+    from controller.round.controller import RoundController  # noqa: PLC0415 - this engine only
+
     rules = load_rules(config)
     strategy = strategy_for(rules)
     controller = RoundController(rules, prompts=False)  # nobody reads a simulated prompt
@@ -482,6 +487,8 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     else:
         if config.engine == "kernel":
             kernel_tables(config)  # built once here; forked workers start with it
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - workers only
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures: list[Future[tuple[Tally, float]]] = [
                 pool.submit(timed_chunk, config, chunk, rounds) for chunk, rounds in enumerate(plan)
