@@ -22,6 +22,13 @@ what each program reports: croupier's per initial unit with its standard error, 
 "House Edge" (net loss over all money bet, doubles and splits included) and its loss per
 initial bet, BlackjackSim's net games lost per game (it pays no 3:2 and does not double).
 
+``--whole-run N`` (issue 26) compares whole processes instead: ``croupier simulate pa-blackjack
+--rounds N`` as a user runs it (``python -m controller.cli``, start, imports and tables
+included) from this tree and from ``--before REV`` (default ``main``, checked out in a temporary
+``git worktree``), against cardsharp's N rounds (its whole process, and its own figure around
+the simulation only), alternated ``--reps`` times; CPU seconds of each child from
+``getrusage(RUSAGE_CHILDREN)``, medians, and the ratios.
+
 ``--setup`` creates the peers' venv (Python 3.12 from pyenv, ``cardsharp==0.5.0`` and
 ``BlackjackSim==1.0.0`` from PyPI) in ``--venv`` (default ``~/.cache/croupier-bench/peers``).
 """
@@ -32,9 +39,11 @@ import argparse
 import json
 import os
 import platform
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -116,6 +125,71 @@ def run(python: Path, code: str, *args: object, cwd: Path = ROOT) -> dict[str, A
     return data
 
 
+def child_cpu_s(argv: list[str], env: dict[str, str], cwd: Path) -> tuple[float, str]:
+    """The CPU seconds (user + system) of one child process, and its standard output."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    done = subprocess.run(  # noqa: S603 - a Python of ours and our arguments
+        argv, capture_output=True, text=True, cwd=cwd, env=env, check=False
+    )
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    if done.returncode:
+        raise SystemExit(f"{argv[:4]} failed:\n{done.stderr[-2000:]}")
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return cpu, done.stdout
+
+
+def whole_runs(rounds: int, reps: int, before_rev: str, peers_python: Path) -> dict[str, Any]:
+    """``croupier simulate`` from this tree and from ``before_rev`` against cardsharp, whole
+    processes, alternated (see the module's docstring)."""
+    git = ["git", "-C", str(ROOT)]
+    rev = subprocess.run(  # noqa: S603 - git, our arguments
+        [*git, "rev-parse", "--short", before_rev], capture_output=True, text=True, check=True
+    ).stdout.strip()
+    with tempfile.TemporaryDirectory(prefix="croupier-peers-") as folder:
+        before = Path(folder) / "before"
+        subprocess.run(  # noqa: S603
+            [*git, "worktree", "add", "--detach", str(before), rev], capture_output=True, check=True
+        )
+        try:
+            argv = [sys.executable, "-m", "controller.cli", "simulate", "pa-blackjack"]
+            argv += ["--rounds", str(rounds)]
+            trees = {"croupier": ROOT, "croupier_before": before}
+            cpu: dict[str, list[float]] = {name: [] for name in (*trees, "cardsharp")}
+            cardsharp_sim: list[float] = []
+            for tree in trees.values():  # compiles each tree's modules: not counted
+                child_cpu_s(argv, {**os.environ, "PYTHONPATH": str(tree)}, Path(folder))
+            for rep in range(reps):
+                for name, tree in trees.items():
+                    env = {**os.environ, "PYTHONPATH": str(tree)}
+                    cpu[name].append(child_cpu_s(argv, env, Path(folder))[0])
+                peer = [str(peers_python), "-c", CARDSHARP, str(rounds), str(2026 + rep)]
+                spent, out = child_cpu_s(peer, dict(os.environ), Path(folder))
+                cpu["cardsharp"].append(spent)
+                cardsharp_sim.append(json.loads(out.strip().splitlines()[-1])["cpu_seconds"])
+        finally:
+            subprocess.run(  # noqa: S603
+                [*git, "worktree", "remove", "--force", str(before)],
+                capture_output=True,
+                check=False,
+            )
+    med = {name: statistics.median(values) for name, values in cpu.items()}
+    sim = statistics.median(cardsharp_sim)
+    return {
+        "benchmark": "peers_whole_run",
+        "work": f"croupier simulate pa-blackjack --rounds {rounds}; cardsharp {rounds} rounds",
+        "before": f"{rev} ({before_rev})",
+        "cpu_s_median": {name: round(v, 3) for name, v in med.items()},
+        "cpu_s_runs": {name: [round(x, 3) for x in v] for name, v in cpu.items()},
+        "cardsharp_simulation_only_cpu_s_median": round(sim, 3),
+        "ratio_cardsharp_whole_over_croupier": round(med["cardsharp"] / med["croupier"], 2),
+        "ratio_cardsharp_simulation_over_croupier": round(sim / med["croupier"], 2),
+        "ratio_cardsharp_simulation_over_croupier_before": round(sim / med["croupier_before"], 2),
+        "croupier_after_over_before": round(med["croupier"] / med["croupier_before"], 3),
+        "reps": reps,
+        "load_average": os.getloadavg(),
+    }
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--reps", type=int, default=5)
@@ -124,10 +198,15 @@ def main() -> int:
     parser.add_argument("--peer-rounds", type=int, default=40_000, help="each peer's rounds")
     parser.add_argument("--venv", type=Path, default=DEFAULT_VENV)
     parser.add_argument("--setup", action="store_true", help="create the peers' venv first")
+    parser.add_argument("--whole-run", type=int, metavar="N", help="whole processes, N rounds")
+    parser.add_argument("--before", default="main", metavar="REV", help="with --whole-run")
     args = parser.parse_args()
     if args.setup or not (args.venv / "bin" / "python").exists():
         setup(args.venv)
     peers_python = args.venv / "bin" / "python"
+    if args.whole_run:
+        print(json.dumps(whole_runs(args.whole_run, args.reps, args.before, peers_python)))
+        return 0
     here = Path(sys.executable)
     programs = {
         "croupier": (here, CROUPIER, args.rounds, "kernel"),
