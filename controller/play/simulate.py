@@ -50,10 +50,11 @@ import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from controller.game.rules import Variant, load_variant
-from controller.play import choices
+from controller.play import choices, tables_cache
 from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
 from controller.play.errors import PlayError, SimulationError
 from controller.play.hand_graph import HandGraph
@@ -324,7 +325,9 @@ def _controller_chunk(
 _GRAPHS: dict[tuple[str, str, int], tuple[Variant, HandGraph]] = {}
 
 
-def kernel_tables(config: SimConfig) -> tuple[Variant, HandGraph]:
+def kernel_tables(config: SimConfig, kept: Path | None = None) -> tuple[Variant, HandGraph]:
+    """The rules and the kernel's graph of ``config`` (one per process); from the folder
+    ``kept`` (:mod:`controller.play.tables_cache`) where it holds the graph of the same key."""
     key = (
         config.variant,
         json.dumps(dict(config.overrides), sort_keys=True, default=str),
@@ -334,8 +337,26 @@ def kernel_tables(config: SimConfig) -> tuple[Variant, HandGraph]:
     if found is None:
         rules = load_rules(config)
         strategy: Strategy = strategy_for(rules)
-        found = _GRAPHS[key] = (rules, HandGraph(rules, strategy, config.wager_cents))
+        graph = None
+        if kept is not None:
+            graph = tables_cache.load_graph(
+                rules, strategy, config.wager_cents, _kept_key(rules, strategy, config), kept
+            )
+        if graph is None:
+            graph = HandGraph(rules, strategy, config.wager_cents)
+        found = _GRAPHS[key] = (rules, graph)
     return found
+
+
+def _kept_key(rules: Variant, strategy: Strategy, config: SimConfig) -> str:
+    return tables_cache.tables_key(rules, strategy, config.wager_cents)
+
+
+def keep_tables(config: SimConfig, kept: Path, filled_before: tuple[int, ...]) -> None:
+    """Keep the graph of ``config`` in ``kept`` where the run filled more of it."""
+    rules, graph = kernel_tables(config)
+    if tables_cache.filled(graph) != filled_before:
+        tables_cache.save_graph(graph, _kept_key(rules, graph.strategy, config), kept)
 
 
 def _kernel_chunk(
@@ -458,9 +479,16 @@ def timed_chunk(config: SimConfig, chunk: int, rounds: int) -> tuple[Tally, floa
     return tally, time.process_time() - cpu
 
 
-def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
-    """Run the simulation (in this process with one worker, else in a process pool)."""
+def simulate(
+    config: SimConfig, progress: Progress | None = None, tables: Path | None = None
+) -> SimResult:
+    """Run the simulation (in this process with one worker, else in a process pool).
+    ``tables``: the folder of the kernel's kept tables (:mod:`controller.play.tables_cache`),
+    read before the run and written after it where the run filled more of them."""
     rules = check_config(config)
+    filled_before: tuple[int, ...] = ()
+    if tables is not None and config.engine == "kernel":
+        filled_before = tables_cache.filled(kernel_tables(config, tables)[1])
     plan = [config.rounds] if config.shoe_file else chunk_plan(config.rounds)
     started = time.perf_counter()
     total = Tally()
@@ -501,6 +529,8 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
                 if progress is not None:
                     progress(done, config.rounds)
     seconds = time.perf_counter() - started
+    if tables is not None and config.engine == "kernel":
+        keep_tables(config, tables, filled_before)
     return SimResult(config, rules, total, seconds, len(plan), cpu)
 
 
