@@ -392,6 +392,12 @@ def register_simulate(commands: Subparsers) -> None:
         "every round through the table's RoundController (the same results, slower)",
     )
     parser.add_argument("--json", action="store_true", help="print one JSON document")
+    parser.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="build the kernel's tables anew (default: start from the ones the last run with "
+        "the same rules, strategy and wager kept, under ~/.cache/croupier/simulate)",
+    )
     parser.set_defaults(handler=Deferred("simulate"))
 
 

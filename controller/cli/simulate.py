@@ -2,7 +2,7 @@
 
 ``croupier simulate VARIANT --rounds N [--boxes K] [--wager X] [--seed S] [--workers W]
 [--set key=value ...] [--shuffle each-round|cut-card] [--shoe-file FILE]
-[--engine kernel|controller] [--json]``
+[--engine kernel|controller] [--json] [--no-cache]``
 
 The report (text, or one JSON document with ``--json``) gives the house edge per initial unit
 with its standard error, with and without the Super Bonus, the per-round variance, the
@@ -12,7 +12,9 @@ is the same for the same variant, options and seed, whatever the worker count an
 engine: ``kernel`` (the default, :mod:`controller.play.kernel`, held to the controller output
 for output by a differential test) or ``controller`` (every round through the table's
 ``RoundController``, about twenty times slower). A progress bar with the rate and the time
-left is drawn on standard error when it is a terminal.
+left is drawn on standard error when it is a terminal. The kernel's tables are kept between
+runs (:mod:`controller.play.tables_cache`; ``--no-cache`` builds them anew): the results are
+the same either way.
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ from controller.play.simulate import (
     report,
     simulate,
 )
+from controller.play.tables_cache import cache_dir
 
 MAX_ROUNDS = 10_000_000_000
 
@@ -95,7 +98,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         config = config_from_args(args)
         bar = ProgressBar(sys.stderr) if sys.stderr.isatty() else None
-        result = simulate(config, progress=bar)
+        tables = None if args.no_cache or config.engine != "kernel" else cache_dir()
+        result = simulate(config, progress=bar, tables=tables)
         if bar is not None:
             bar.close()
     except ConfigError as exc:

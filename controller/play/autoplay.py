@@ -15,16 +15,18 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from controller.game.hands import is_natural
 from controller.game.prompts import Prompt
 from controller.game.settlement import LedgerEntry
 from controller.play.errors import PlayError
-from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
 from controller.round.spec import DECISIONS, Action, State
 from drivers.tbl21.cards import Card
+
+if TYPE_CHECKING:  # (the simulator's kernel imports this module without the controller)
+    from controller.round.controller import RoundController
 
 
 @dataclass(frozen=True, slots=True)

@@ -412,6 +412,12 @@ class HandGraph:
         cards = self.cards[node]
         base = node * NCODES
         first = code - code % _NSUITS
+        if first // _NSUITS not in self._suited_ranks:
+            # no key keeps this rank's suit: the four cards make one child (the first suit's
+            # cards its representative, as a card-by-card fill would make it)
+            child = self._node_for(self._child_key(key, first), (*cards, CARDS[first]))
+            self.step[base + first : base + first + _NSUITS] = [child] * _NSUITS
+            return child
         for other in range(first, first + _NSUITS):
             child = self._node_for(self._child_key(key, other), (*cards, CARDS[other]))
             self.step[base + other] = child

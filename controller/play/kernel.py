@@ -27,7 +27,7 @@ from __future__ import annotations
 import random
 import sys
 from collections.abc import Callable, Sequence
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 from controller.game.rules import Variant
 from controller.game.settlement import (
@@ -59,10 +59,12 @@ from controller.play.hand_graph import (
     HandGraph,
 )
 from controller.play.tally import DEALER_CATEGORIES, UP_CARDS, Tally, ledger_counts
-from controller.round.controller import DeviceCommand, Output, StateChanged
 from controller.round.model import insurance_offered, surrender_offered
 from controller.round.spec import SPEC, Action, State
 from drivers.tbl21.cards import Card, DeckType, Rank, Suit, shoe_cards
+
+if TYPE_CHECKING:  # (the counting mode runs without the round controller's module)
+    from controller.round.controller import Output
 
 __all__ = ["CodeShoe", "Kernel", "ShoeEnded"]
 
@@ -256,11 +258,25 @@ class Kernel:
         self._bonus: dict[str, int] = {}
         self.state = _BURN if rules.shoe.burn_cards else _BETTING  # RoundController(start=BURN)
         self.burn_left = rules.shoe.burn_cards
+        # what the controller reads of the variant at each step, per rank of the first card
+        # (asked once per kernel: play() is called every batch of rounds)
+        first_cards = [Card(rank, Suit.SPADES) for rank in _RANKS]
+        offers_surrender = tuple(surrender_offered(rules, c) for c in first_cards)
+        self._reads = (
+            tuple(insurance_offered(rules, c) for c in first_cards),
+            offers_surrender,
+            tuple(rules.surrender.allowed and s for s in offers_surrender),
+            tuple(c.rank in rules.dealer.peek_up_cards for c in first_cards),
+            tuple("A" if c.is_ace else "T" for c in first_cards),
+            tuple(UP_CARDS.index(graph.column(code)) for code in range(NCODES)),
+        )
 
     def play(self, rounds: int) -> int:
         """Play ``rounds`` rounds; returns the rounds played. A recorded order or a shoe that
         ends mid-round raises :class:`ShoeEnded` (the unfinished round is not counted)."""
         g, rules, trace = self.g, self.rules, self.trace
+        if trace is not None:  # what the headless controller emits (trace mode only)
+            from controller.round.controller import DeviceCommand, StateChanged  # noqa: PLC0415
         nb = self.nboxes
         box_range = range(nb)
         players = self.players
@@ -276,15 +292,10 @@ class Kernel:
         )
         decisions, surrenders, settle, settled = g.decisions, g.surrenders, g.settle, g.settled
         tally_bits, decision_base = g.tally_bits, g.decision_base
+        dealer_category = g.dealer_category
         start = g.start
-        # what the controller reads of the variant at each step, per rank of the first card
-        first_cards = [Card(rank, Suit.SPADES) for rank in _RANKS]
-        offers_insurance = tuple(insurance_offered(rules, c) for c in first_cards)
-        offers_surrender = tuple(surrender_offered(rules, c) for c in first_cards)
-        surrender_window = tuple(rules.surrender.allowed and s for s in offers_surrender)
-        peeks = tuple(c.rank in rules.dealer.peek_up_cards for c in first_cards)
-        arm = tuple("A" if c.is_ace else "T" for c in first_cards)
-        column = tuple(UP_CARDS.index(g.column(code)) for code in range(NCODES))
+        # what the controller reads of the variant per rank of the first card (see __init__)
+        offers_insurance, offers_surrender, surrender_window, peeks, arm, column = self._reads
         hole = rules.has_hole_card
         face_up = rules.dealer.first_card_face_up
         natural_at_once = rules.payouts.natural_paid_at_once
@@ -842,8 +853,8 @@ class Kernel:
                 sum_no_sb_sq += net_no_sb * net_no_sb
                 n_super += super_bonuses
                 n_rescues += rescues
+                n_hands += nb
                 for b in box_range:
-                    n_hands += 1
                     hands = hands_of[b]
                     if surrendered[b]:
                         n_surrenders += 1
@@ -885,7 +896,7 @@ class Kernel:
                 elif is_natural:
                     category = g.dealer_category_of(node, True, DEALER_CATEGORIES)
                 else:
-                    category = g.dealer_category[node]
+                    category = dealer_category[node]
                     if category < 0:
                         category = g.dealer_category_of(node, False, DEALER_CATEGORIES)
                 if category >= 0:

@@ -49,23 +49,27 @@ import math
 import random
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from controller.game.rules import Variant, load_variant
-from controller.play import choices
+from controller.play import choices, tables_cache
 from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
 from controller.play.errors import PlayError, SimulationError
 from controller.play.hand_graph import HandGraph
 from controller.play.kernel import CodeShoe, Kernel, ShoeEnded
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
 from controller.play.tally import DEALER_CATEGORIES, UP_CARDS, Tally
-from controller.round.controller import Output, RoundController
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card, DeckType, shoe_cards
 from sim_hardware.cardlist import read_card_file
 from sim_hardware.errors import CardListError
+
+if TYPE_CHECKING:  # (a kernel run imports neither the round controller nor a process pool)
+    from concurrent.futures import Future
+
+    from controller.round.controller import Output, RoundController
 
 __all__ = [
     "CHUNK_ROUNDS",
@@ -264,6 +268,8 @@ def _controller_chunk(
     on_batch: Callable[[int], None] | None,
     outputs: list[Output] | None,
 ) -> Tally:
+    from controller.round.controller import RoundController  # noqa: PLC0415 - this engine only
+
     rules = load_rules(config)
     strategy = strategy_for(rules)
     controller = RoundController(rules, prompts=False)  # nobody reads a simulated prompt
@@ -319,7 +325,9 @@ def _controller_chunk(
 _GRAPHS: dict[tuple[str, str, int], tuple[Variant, HandGraph]] = {}
 
 
-def kernel_tables(config: SimConfig) -> tuple[Variant, HandGraph]:
+def kernel_tables(config: SimConfig, kept: Path | None = None) -> tuple[Variant, HandGraph]:
+    """The rules and the kernel's graph of ``config`` (one per process); from the folder
+    ``kept`` (:mod:`controller.play.tables_cache`) where it holds the graph of the same key."""
     key = (
         config.variant,
         json.dumps(dict(config.overrides), sort_keys=True, default=str),
@@ -329,8 +337,26 @@ def kernel_tables(config: SimConfig) -> tuple[Variant, HandGraph]:
     if found is None:
         rules = load_rules(config)
         strategy: Strategy = strategy_for(rules)
-        found = _GRAPHS[key] = (rules, HandGraph(rules, strategy, config.wager_cents))
+        graph = None
+        if kept is not None:
+            graph = tables_cache.load_graph(
+                rules, strategy, config.wager_cents, _kept_key(rules, strategy, config), kept
+            )
+        if graph is None:
+            graph = HandGraph(rules, strategy, config.wager_cents)
+        found = _GRAPHS[key] = (rules, graph)
     return found
+
+
+def _kept_key(rules: Variant, strategy: Strategy, config: SimConfig) -> str:
+    return tables_cache.tables_key(rules, strategy, config.wager_cents)
+
+
+def keep_tables(config: SimConfig, kept: Path, filled_before: tuple[int, ...]) -> None:
+    """Keep the graph of ``config`` in ``kept`` where the run filled more of it."""
+    rules, graph = kernel_tables(config)
+    if tables_cache.filled(graph) != filled_before:
+        tables_cache.save_graph(graph, _kept_key(rules, graph.strategy, config), kept)
 
 
 def _kernel_chunk(
@@ -453,9 +479,16 @@ def timed_chunk(config: SimConfig, chunk: int, rounds: int) -> tuple[Tally, floa
     return tally, time.process_time() - cpu
 
 
-def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
-    """Run the simulation (in this process with one worker, else in a process pool)."""
+def simulate(
+    config: SimConfig, progress: Progress | None = None, tables: Path | None = None
+) -> SimResult:
+    """Run the simulation (in this process with one worker, else in a process pool).
+    ``tables``: the folder of the kernel's kept tables (:mod:`controller.play.tables_cache`),
+    read before the run and written after it where the run filled more of them."""
     rules = check_config(config)
+    filled_before: tuple[int, ...] = ()
+    if tables is not None and config.engine == "kernel":
+        filled_before = tables_cache.filled(kernel_tables(config, tables)[1])
     plan = [config.rounds] if config.shoe_file else chunk_plan(config.rounds)
     started = time.perf_counter()
     total = Tally()
@@ -482,6 +515,8 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
     else:
         if config.engine == "kernel":
             kernel_tables(config)  # built once here; forked workers start with it
+        from concurrent.futures import ProcessPoolExecutor  # noqa: PLC0415 - workers only
+
         with ProcessPoolExecutor(max_workers=workers) as pool:
             futures: list[Future[tuple[Tally, float]]] = [
                 pool.submit(timed_chunk, config, chunk, rounds) for chunk, rounds in enumerate(plan)
@@ -494,6 +529,8 @@ def simulate(config: SimConfig, progress: Progress | None = None) -> SimResult:
                 if progress is not None:
                     progress(done, config.rounds)
     seconds = time.perf_counter() - started
+    if tables is not None and config.engine == "kernel":
+        keep_tables(config, tables, filled_before)
     return SimResult(config, rules, total, seconds, len(plan), cpu)
 
 

@@ -46,7 +46,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import IntEnum
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from controller.game.errors import ConfigError
 from controller.game.hands import hand_value
@@ -61,7 +61,6 @@ from controller.game.rules import (
 from controller.game.validation import shown
 from controller.play.autoplay import Decision
 from controller.play.errors import StrategyError
-from controller.round.controller import RoundController
 from controller.round.model import (
     BoxState,
     HandState,
@@ -75,6 +74,9 @@ from controller.round.model import (
 )
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card, Rank
+
+if TYPE_CHECKING:  # (the simulator's kernel imports this module without the controller)
+    from controller.round.controller import RoundController
 
 __all__ = [
     "STRATEGIES_DIR",

@@ -80,3 +80,32 @@ def test_the_heavy_list_would_catch_a_command_that_imports_its_engines() -> None
         "    main(['rules', 'nz-pontoon'])"
     )
     assert {"pydantic", "controller.game.rules"} <= set(heavy(loaded_after(code)))
+
+
+def test_a_kernel_simulation_imports_neither_the_round_controller_nor_its_logging() -> None:
+    """``croupier simulate`` on the kernel plays without the round controller's module (the
+    controller engine and the kernel's trace mode import it) and without a process pool."""
+    code = (
+        "import contextlib, io\n"
+        "from controller.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['simulate', 'pa-blackjack', '--rounds', '300', '--no-cache'])"
+    )
+    loaded = loaded_after(code)
+    assert "controller.play.kernel" in loaded
+    unwanted = ("controller.round.controller", "structlog", "transitions", "concurrent.futures.p")
+    assert sorted(m for m in loaded if m.startswith(unwanted)) == []
+
+
+def test_a_command_that_reads_a_variant_looks_for_no_pydantic_plugin() -> None:
+    code = (
+        "import contextlib, io, os\n"
+        "os.environ.pop('PYDANTIC_DISABLE_PLUGINS', None)\n"
+        "from controller.cli.main import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        "    main(['rules', 'nz-pontoon'])\n"
+        "from pydantic.plugin import _loader\n"
+        "assert _loader._plugins is None, _loader._plugins\n"
+        "assert os.environ['PYDANTIC_DISABLE_PLUGINS'] == '__all__'"
+    )
+    assert "controller.game.rules" in loaded_after(code)

@@ -1,0 +1,142 @@
+"""The simulator's tables kept between runs: ``croupier simulate`` starts where the last left off.
+
+The kernel's :class:`~controller.play.hand_graph.HandGraph` is filled as rounds need it: a
+20,000-round run spends about a third of its CPU time asking the rules, the settlement and the
+strategy what its hands are (issue 26). The command keeps the filled graph in
+``$XDG_CACHE_HOME/croupier/simulate`` (else ``~/.cache/croupier/simulate``; the folders 0700,
+the file 0600, never through a symbolic link: :mod:`controller.table.private`), one file per
+key: the SHA-256 of the rules as validated (every setting, overrides included), the strategy
+file's bytes, the wager, and the source of every module whose code the graph's answers come
+from (the game, the round model, the play package, the card codes). A change to any of them
+makes another key; a file that is not a plain file of this user, readable by others, or that
+does not load as a graph of the same format is not used (the run builds its tables as before).
+
+The results do not depend on how full the graph is when a run starts (every answer it keeps is
+what the rule functions say of the node's hands, held by ``tests/simulate/test_hand_graph.py``):
+``tests/simulate/test_tables_cache.py`` shows a run from the kept graph gives the same report.
+The file is a pickle, read only from this user's own private file.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import pickle
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from controller.table.private import (
+    PrivateFileError,
+    check_private,
+    make_folders,
+    open_private,
+    write_private,
+)
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
+    from controller.play.hand_graph import HandGraph
+    from controller.play.strategy import Strategy
+
+__all__ = ["FORMAT", "cache_dir", "filled", "load_graph", "save_graph", "tables_key"]
+
+FORMAT = 1  # the graph's pickled layout; a new layout makes new keys
+_WHAT = "the simulator's tables file"
+# The packages and modules whose code decides what the graph keeps (the key covers their source).
+_SOURCES = ("controller/game", "controller/round", "controller/play", "drivers/tbl21")
+_ROOT = Path(__file__).resolve().parent.parent.parent
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "croupier" / "simulate"
+
+
+def _code_digest() -> bytes:
+    digest = hashlib.sha256()
+    for folder in _SOURCES:
+        for path in sorted((_ROOT / folder).glob("*.py")):
+            digest.update(path.name.encode() + b"\0" + path.read_bytes() + b"\0")
+    return digest.digest()
+
+
+def tables_key(rules: Variant, strategy: Strategy, wager_cents: int) -> str:
+    payload = {
+        "format": FORMAT,
+        "rules": rules.model_dump(mode="json"),
+        "strategy": hashlib.sha256(Path(strategy.path).read_bytes()).hexdigest(),
+        "wager_cents": wager_cents,
+        "code": _code_digest().hex(),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def _path(rules: Variant, key: str, folder: Path) -> Path:
+    return folder / f"{rules.id}-{key[:32]}.pickle"
+
+
+def _private_folder(folder: Path) -> bool:
+    """Is ``folder`` this user's and closed to others (else nothing in it is read)?"""
+    try:
+        info = folder.lstat()
+    except OSError:
+        return False
+    return info.st_uid == os.geteuid() and not info.st_mode & 0o077 and folder.is_dir()
+
+
+def load_graph(
+    rules: Variant, strategy: Strategy, wager_cents: int, key: str, folder: Path
+) -> HandGraph | None:
+    """The graph kept under ``key``, given these rules and strategy; None where there is none
+    to use."""
+    from controller.play.hand_graph import HandGraph  # noqa: PLC0415 - (a cycle otherwise)
+
+    path = _path(rules, key, folder)
+    if not _private_folder(folder):
+        return None
+    try:
+        if not check_private(path, _WHAT, tighten=False):
+            return None
+        fd = open_private(path, os.O_RDONLY, _WHAT)
+        with os.fdopen(fd, "rb") as file:
+            state = pickle.load(file)  # noqa: S301 - this user's own 0600 file, checked above
+    except (OSError, PrivateFileError, pickle.UnpicklingError, EOFError, ValueError):
+        return None
+    except Exception:
+        return None
+    if not isinstance(state, dict) or state.get("key") != key:
+        return None
+    graph = HandGraph.__new__(HandGraph)
+    try:
+        graph.__dict__.update(state["graph"])
+    except (KeyError, TypeError, AttributeError):
+        return None
+    graph.rules, graph.strategy, graph.wager_cents = rules, strategy, wager_cents
+    return graph
+
+
+def filled(graph: HandGraph) -> tuple[int, ...]:
+    """How much of ``graph`` is filled (it only grows): a run that changed this has more to
+    keep."""
+    g = graph
+    sizes = [len(t) for t in (g.cards, g.settle, g._tally, g.rescues, g._against_natural)]
+    sizes += [len(t) for t in (g._splits, g._signatures, g._dealer_ranks)]
+    unset = [
+        t.count(-1)
+        for t in (g.step, g.decisions, g.surrenders, g.signature, g.doubled, g.dealer_rank)
+    ]
+    unset += [t.count(-1) for t in (g.tally_bits, g.dealer_category)]
+    return (*sizes, g._decided, *unset)
+
+
+def save_graph(graph: HandGraph, key: str, folder: Path) -> None:
+    """Keep ``graph`` under ``key`` (a file that cannot be written is left as it is: the next
+    run builds its tables again)."""
+    state = {k: v for k, v in vars(graph).items() if k not in ("rules", "strategy")}
+    data = pickle.dumps({"key": key, "graph": state}, protocol=pickle.HIGHEST_PROTOCOL)
+    with contextlib.suppress(OSError):
+        make_folders(folder)
+        if _private_folder(folder):
+            write_private(_path(graph.rules, key, folder), data, _WHAT)
