@@ -386,6 +386,18 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "restart croupier. Then a supervisor clears the hold.",
             "detail": cause.name,
         }
+    elif cause in (HoldCause.JOURNAL_CHANGED, HoldCause.FILE_CHANGED):
+        changed = (
+            "the table's record of play was changed behind the table's back"
+            if cause is HoldCause.JOURNAL_CHANGED
+            else "a rules file of this table was changed while it runs"
+        )
+        return {
+            "what": parts(f"{changed}: {hold.about}"),
+            "todo": "Stop dealing and press CALL: the supervisor (key at SUP, signed in) finds "
+            "out who changed it, then clears the hold or stops the table.",
+            "detail": record,
+        }
     elif cause is HoldCause.DEVICE_FAULT:
         pushed = () if hold.card is None else (f"{hold.card} went back into the shoe",)
         record = " - ".join((str(hold.fault), *pushed))
