@@ -32,15 +32,21 @@ _SELECT_BEFORE_MAC = _SELECT.replace(", mac FROM", ", NULL FROM")
 
 @dataclass(frozen=True, slots=True)
 class ChainProblem:
-    """A row found changed: which, and what was found."""
+    """A row found changed: which, and what was found (``reason``: the first words say what
+    became of the row, "was edited", "is missing"; after a colon, how it was found)."""
 
     seq: int | None
     reason: str
 
     def about(self) -> str:
-        """What changed, in words."""
+        """What changed, in full."""
         where = "the journal" if self.seq is None else f"row {self.seq} of the journal"
         return f"{where} {self.reason}"
+
+    def short(self) -> str:
+        """What changed, in a few words (``row 12 was edited``)."""
+        where = "the journal" if self.seq is None else f"row {self.seq}"
+        return f"{where} {self.reason.split(':')[0]}"
 
 
 class ChainWatch:

@@ -97,7 +97,7 @@ class IntegrityChecker:
         for problem in problems:
             log.warning("journal changed behind the table", seq=problem.seq, what=problem.reason)
             alarms.append(
-                IntegrityAlarm(HoldCause.JOURNAL_CHANGED, problem.about(), str(problem.seq))
+                IntegrityAlarm(HoldCause.JOURNAL_CHANGED, problem.short(), problem.about())
             )
         alarms += self._files()
         self.checks += 1
@@ -123,7 +123,8 @@ class IntegrityChecker:
                 IntegrityAlarm(
                     HoldCause.FILE_CHANGED,
                     f"{words} is not the one this start read",
-                    f"{name} {before[:16]} -> {digest[:16]}",
+                    f"{words} changed while the table runs (SHA-256 {before[:16]}... is now "
+                    f"{digest[:16]}...)",
                 )
             )
         return alarms

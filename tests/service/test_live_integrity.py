@@ -76,7 +76,7 @@ def test_a_row_edited_with_sqlite3_holds_the_table_for_a_supervisor(tmp_path: Pa
         )
         wait_for_hold(service, HoldCause.JOURNAL_CHANGED)
         said = str(hub.state()["instruction"])  # the prompt bar says the hold, and what to do
-        assert "changed behind the table's back: row 2 of the journal was edited" in said
+        assert "changed behind the table's back: row 2 was edited" in said
         assert "the supervisor (key at SUP, signed in) finds out who changed it" in said
         time.sleep(0.3)  # the next checks do not hold again for the same row
         service.pump_quiet(0.05)
