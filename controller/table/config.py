@@ -392,7 +392,7 @@ class Integrity(_Section):
     enabled: StrictBool = True
     check_ms: Annotated[StrictInt, Field(ge=100, le=60_000)] = 1_000  # how often
     # older rows checked again at each check, going round the whole chain (0: new rows only)
-    sweep_rows: Annotated[StrictInt, Field(ge=0, le=100_000)] = 500
+    sweep_rows: Annotated[StrictInt, Field(ge=0, le=100_000)] = 200
 
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,63}$")
