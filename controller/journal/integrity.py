@@ -20,6 +20,7 @@ WAL lets a reader and the writer work at once).
 from __future__ import annotations
 
 import hmac
+import json
 import sqlite3
 import time
 from dataclasses import dataclass
@@ -200,11 +201,20 @@ class ChainWatch:
         if self.sweep_rows <= 0 or self.last is None:
             return []
         problems: list[ChainProblem] = []
-        if self._sweep_at is None:
-            first = db.execute("SELECT MIN(seq) FROM journal").fetchone()
-            self._sweep_at, self._sweep_prev = (first[0] if first else None), None
-            if self._sweep_at is None:
-                return []
+        found = db.execute("SELECT MIN(seq) FROM journal").fetchone()
+        first = None if found is None else found[0]
+        if first is None:
+            return []
+        if self._sweep_at is None or self._sweep_at < first:
+            # a turn begins at the first row kept: rows pruned from the front of the journal
+            # are behind an anchor row naming the last of them; without one they were deleted
+            self._sweep_at, self._sweep_prev = first, None
+            if first > 1 and not _anchored(db, first - 1):
+                problems.append(
+                    ChainProblem(
+                        1, f"is missing: rows 1..{first - 1} deleted from the front, no anchor"
+                    )
+                )
         start = self._sweep_at
         expected = start
         prev = self._sweep_prev
@@ -232,3 +242,14 @@ class ChainWatch:
         else:
             self._sweep_at, self._sweep_prev = expected, prev
         return problems
+
+
+def _anchored(db: sqlite3.Connection, through: int) -> bool:
+    """Whether an anchor row says the rows through ``through`` were pruned."""
+    for (payload,) in db.execute("SELECT payload FROM journal WHERE kind = 'anchor'"):
+        try:
+            if json.loads(payload).get("seq") == through:
+                return True
+        except (ValueError, AttributeError):
+            continue
+    return False

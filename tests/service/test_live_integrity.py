@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 import time
+from datetime import timedelta
 from pathlib import Path
 
 from controller.display.hub import StateHub
@@ -14,6 +15,7 @@ from controller.journal.integrity import ChainWatch
 from controller.journal.store import Journal
 from controller.service.service import TableService
 from controller.table.config import LoadedTable, load_table_config
+from tests.journal.conftest import FakeClock
 
 
 def loaded(tmp_path: Path, check_ms: int = 100) -> LoadedTable:
@@ -120,10 +122,30 @@ def test_a_deleted_last_row_and_a_deleted_middle_row_are_named(tmp_path: Path) -
         "row 3 of the journal is missing: deleted (row 4 follows row 2)"
     ]
     assert watch.check() == []  # reported once
+    behind_the_back(path, "DELETE FROM journal WHERE seq = 1")  # the front, with no anchor
+    assert [p.about() for p in watch.check()] == [
+        "row 1 of the journal is missing: rows 1..1 deleted from the front, no anchor"
+    ]
     behind_the_back(path, f"DELETE FROM journal WHERE seq = {last.seq}")
     assert [p.about() for p in watch.check()] == [
         f"row {last.seq} of the journal is gone: it was deleted",
         "the journal head record does not name its last row (rows were added or removed "
         "outside the table)",
     ]
+    watch.close()
+
+
+def test_rows_pruned_behind_an_anchor_are_not_missing(tmp_path: Path) -> None:
+    path = tmp_path / "j.sqlite3"
+    clock = FakeClock()
+    with Journal.open(path, table_id="t", clock=clock) as journal:
+        for i in range(5):
+            journal.append("note", {"device": "t", "text": str(i)})
+        clock.advance(timedelta(days=30))
+        assert journal.prune(timedelta(days=1), through_seq=3).pruned_rows == 3
+        last = journal.last_row()
+        assert last is not None
+    watch = ChainWatch(path, (last.seq, last.hash), sweep_rows=100)
+    assert watch.check() == []
+    assert watch.turns == 1
     watch.close()
