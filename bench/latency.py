@@ -1,6 +1,6 @@
 """Card-to-prompt latency over real ptys: one JSON line on stdout.
 
-``python bench/latency.py [--cards N] [--pace S] [--variant V] [--seed S]``
+``python bench/latency.py [--cards N] [--pace S] [--variant V] [--seed S] [--integrity on|off]``
 
 The emulated shoe, hole-card reader and panel each sit on a real pseudo-terminal
 (:class:`~sim_hardware.PtyRunner`); the table is built by ``croupier run``'s wiring
@@ -111,6 +111,13 @@ def main() -> int:
         "--journal-dir",
         help="folder for the journal (/dev/shm: no disk fsync in the figure; default: temp)",
     )
+    parser.add_argument(
+        "--integrity",
+        choices=("on", "off"),
+        default="on",
+        help="the live integrity check (journal chain and rules files, [integrity]): on as "
+        "a table runs, or off (to measure its cost: alternate the two)",
+    )
     args = parser.parse_args()
     quiet_logs()  # as croupier run: no debug line per frame on the terminal
     rules = load_variant(args.variant)
@@ -127,10 +134,17 @@ def main() -> int:
     )
     vars(pty_module)["os"] = clock  # the runner module writes through the clock now
     started = time.perf_counter()
+    cpu_started = time.process_time()
+    checks: dict[str, Any] = {}
     try:
         with ExitStack() as stack:
             service, runners = pty_table(
-                stack, rules, shoe, boxes=args.boxes, journal_dir=args.journal_dir
+                stack,
+                rules,
+                shoe,
+                boxes=args.boxes,
+                journal_dir=args.journal_dir,
+                integrity=args.integrity == "on",
             )
             clock.shoe_fd = runners[0]._master  # the bench's one look inside the runner
             service.open()
@@ -176,6 +190,13 @@ def main() -> int:
                     auto=player,
                     drain=output_cursor(app),
                 )
+            if service.integrity is not None:
+                checker = service.integrity
+                checks = {
+                    "integrity_checks": checker.checks,
+                    "integrity_rows_verified": checker.watch.checked,
+                    "integrity_check_s": round(checker.seconds, 3),
+                }
     finally:
         vars(pty_module)["os"] = os
     written = clock.card_written
@@ -185,6 +206,7 @@ def main() -> int:
         "transport": "pty",
         "journal": f"sqlite, synchronous=FULL, in {args.journal_dir or tempfile.gettempdir()}",
         "variant": rules.id,
+        "integrity": args.integrity,
         "cards": len(ms),
         "cards_without_prompt": missing,
         "pace_s": args.pace,
@@ -194,6 +216,8 @@ def main() -> int:
         "max_ms": round(max(ms), 3),
         "mean_ms": round(statistics.fmean(ms), 3),
         "seconds": round(time.perf_counter() - started, 1),
+        "cpu_s": round(time.process_time() - cpu_started, 2),
+        **checks,
         "python": platform.python_version(),
         "machine": platform.machine(),
         "cpus": os.cpu_count(),

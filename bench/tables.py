@@ -27,6 +27,7 @@ def pty_table(
     *,
     boxes: int = 3,
     journal_dir: str | None = None,
+    integrity: bool = True,
 ) -> tuple[TableService, list[PtyRunner]]:
     """The service (not started: open it, or start its owner thread) and the three runners.
     ``journal_dir``: where the journal's temporary folder is made (``/dev/shm`` leaves the
@@ -45,6 +46,7 @@ def pty_table(
             "boxes": list(range(1, boxes + 1)),
             "devices": {role: r.port for role, r in zip(ROLES, runners, strict=True)},
             "journal": {"path": str(folder / "journal.sqlite3")},
+            "integrity": {"enabled": integrity},  # the live check of the journal and files
         }
     )
     service = TableService(LoadedTable(config, rules, "<bench>", folder), access=KEY_ONLY)

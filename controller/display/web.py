@@ -15,7 +15,9 @@ Routes:
   every client); the dealer's page sends ``press``,
   ``bet``, ``pin``, ``supervisor`` and ``key_card`` messages
   (:mod:`controller.display.messages`), each answered with ``result`` or ``error``. A viewer's
-  actions are refused, a sign-in too.
+  actions are refused, a sign-in too. ``{"type": "recall"}`` is answered with the last rounds
+  read from the journal (:mod:`controller.display.recall`): on the pit's view, and on the
+  dealer's screen only with a supervisor signed in.
 
 A table stopped for a supervisor at start (``halted=``, :mod:`controller.service.halt`) has no
 round: the state is :func:`~controller.display.halted.halted_state`, and the page's ``pin`` and
@@ -36,7 +38,7 @@ import ipaddress
 import json
 import os
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
@@ -57,6 +59,7 @@ from controller.display.messages import (
     message_id,
 )
 from controller.display.peer import account_name, peer_uid
+from controller.display.recall import read_recall, recall_refusal
 from controller.display.words import KEY_GROUPS, say
 from controller.service.halt import HaltChoice, Halted
 from controller.service.service import CommandReply, TableService
@@ -332,6 +335,19 @@ def build_app(
 
     viewers = [0]  # the pit's sockets open now (the dealer's are never limited)
 
+    async def recall(ws: WebSocket, role: str, msg_id: int | None) -> None:
+        """The last rounds from the journal (:mod:`.recall`): for the pit's view, or the
+        dealer's screen with a supervisor signed in; read in a worker thread."""
+        if role == DEALER:
+            why = recall_refusal(hub.state())
+            if why is not None:
+                await _error(ws, msg_id, why)
+                return
+        found = await asyncio.to_thread(
+            read_recall, service.table.journal_path, service.config.display.recall_rounds
+        )
+        await ws.send_json({"type": "recall", "id": msg_id, **found})
+
     async def ws_endpoint(ws: WebSocket) -> None:
         role = await access.role(ws)
         # (a Host or a browser's Origin that is not this server's: refused before, HostCheck)
@@ -369,7 +385,7 @@ def build_app(
                 if text is None:
                     await _error(ws, None, "send text frames with JSON messages")
                     continue
-                await _handle(ws, service, halted(), role, text)
+                await _handle(ws, service, halted(), role, text, recall)
         except WebSocketDisconnect:
             pass
         finally:
@@ -393,7 +409,12 @@ async def _error(ws: WebSocket, msg_id: int | None, text: str) -> None:
 
 
 async def _handle(
-    ws: WebSocket, service: TableService, halted: Halted | None, role: str, text: str
+    ws: WebSocket,
+    service: TableService,
+    halted: Halted | None,
+    role: str,
+    text: str,
+    recall: Callable[[WebSocket, str, int | None], Awaitable[None]] | None = None,
 ) -> None:
     try:  # too long, not JSON, too deep or not an object: said so, from the pit's view too
         data = decode_message(text)
@@ -401,6 +422,9 @@ async def _handle(
         await _error(ws, None, str(exc))
         return
     msg_id = message_id(data)
+    if data.get("type") == "recall" and recall is not None:  # (reads; the pit's view may)
+        await recall(ws, role, msg_id)
+        return
     if role != DEALER:
         await _error(ws, msg_id, "this is the read-only view: it cannot act on the table")
         return

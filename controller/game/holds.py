@@ -40,6 +40,8 @@ class HoldCause(StrEnum):
     DEVICE_CHANGED = "device_changed"  # another unit or firmware in the middle of a round
     FIRMWARE_NOT_APPROVED = "firmware_not_approved"  # firmware not on the table's list
     DEVICE_FAULT = "device_fault"  # a device raised a lockup fault (``fault`` names it)
+    JOURNAL_CHANGED = "journal_changed"  # a journal row changed behind the table's back
+    FILE_CHANGED = "file_changed"  # a rules file (table, variant, strategy) changed while running
     OTHER = "other"  # a lockup asked for with its words only (a script, a test)
 
 

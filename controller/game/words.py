@@ -14,7 +14,7 @@ banner. Nothing decides anything on these words: code reads the typed fields
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from controller.game.hands import hand_value
@@ -386,6 +386,18 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "restart croupier. Then a supervisor clears the hold.",
             "detail": cause.name,
         }
+    elif cause in (HoldCause.JOURNAL_CHANGED, HoldCause.FILE_CHANGED):
+        changed = (
+            "the record of play was changed behind the table's back"
+            if cause is HoldCause.JOURNAL_CHANGED
+            else "a rules file was changed while the table runs"
+        )
+        return {
+            "what": parts(f"{changed}: {hold.about}"),
+            "todo": "Stop dealing and press CALL: the supervisor (key at SUP, signed in) finds "
+            "out who changed it, then clears the hold or stops the table.",
+            "detail": record,
+        }
     elif cause is HoldCause.DEVICE_FAULT:
         pushed = () if hold.card is None else (f"{hold.card} went back into the shoe",)
         record = " - ".join((str(hold.fault), *pushed))
@@ -541,3 +553,76 @@ def shown(prompt: Prompt) -> str | None:
     """What the prompt bar showed for ``prompt`` (None: the prompt is not a bar's), as the
     journal records it beside the prompt's code."""
     return plain(bar(prompt)) if on_the_bar(prompt) else None
+
+
+# --- recall: a recorded round as the supervisor reads it back (controller.display.recall) ----
+
+RECALL_MARK = "RECALL: recorded rounds from the journal, not the live round"
+_RECALLED_ACTIONS = {
+    "bet": "bet",
+    "deal": "deal",
+    "hit": "hit",
+    "stand": "stand",
+    "double": "double",
+    "split": "split",
+    "surrender": "surrender",
+    "insurance": "insurance",
+    "rescue": "rescue",
+    "ok": "OK",
+    "undo": "undo",
+    "shuffle": "shuffle",
+    "burn": "burn",
+    "void": "void the round",
+    "assign_card": "give the card to the hand in play",
+    "burn_card": "burn the card",
+    "confirm_card": "confirm the keyed-in card",
+    "clear_lockup": "clear the lockup",
+    "key_card": "key in a card",
+}
+
+
+def recall_decision(action: str, data: Mapping[str, Any], by: str | None) -> str:
+    """A recorded decision: ``Bet $10 on box 2 for ann``, ``Hit - box 1 hand 2``,
+    ``Void the round - by anna``."""
+    what = _RECALLED_ACTIONS.get(action, action.replace("_", " "))
+    amount = data.get("amount_cents")
+    where = []
+    if isinstance(data.get("box"), int):
+        where.append(f"box {data['box']}")
+    if isinstance(data.get("hand"), int):
+        where.append(f"hand {data['hand']}")
+    if action == "bet" and isinstance(amount, int):
+        text = f"Bet {money(amount)} on {' '.join(where) or 'a box'}"
+        if data.get("player"):
+            text += f" for {data['player']}"
+    else:
+        text = what[:1].upper() + what[1:]
+        if isinstance(amount, int):
+            text += f" {money(amount)}"
+        if where:
+            text += " - " + " ".join(where)
+        if data.get("card"):
+            text += f" ({data['card']})"
+    return text + (f" - by {by}" if by else "")
+
+
+def recall_refused(action: str | None, reason: str) -> str:
+    """A recorded input the table refused, and why."""
+    what = _RECALLED_ACTIONS.get(action or "", "a key")
+    return f"Refused ({what}): {reason}"
+
+
+def recall_card(card: str, draw_no: object) -> str:
+    """A card the shoe recorded (its draw number), or one keyed in (None)."""
+    return f"card {card} (draw {draw_no})" if isinstance(draw_no, int) else f"card {card} keyed in"
+
+
+def recall_round_over(net_cents: int, *, complete: bool) -> str:
+    """The round's result for the players, as recorded."""
+    sign = "+" if net_cents > 0 else ""
+    said = f"{sign}{money(net_cents)}"
+    return (
+        f"Round over: net to players {said}"
+        if complete
+        else (f"Not finished: net to players so far {said}")
+    )

@@ -58,6 +58,7 @@ from controller.journal.lock import JournalLock
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
+from controller.service import integrity
 from controller.service.devices import check_device_urls, open_devices, shown_urls
 from controller.service.history import RoundSummary, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
@@ -70,6 +71,7 @@ from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
 from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
+from controller.table.integrity import IntegrityAlarm
 from drivers.table import TableDevices
 from drivers.tbl21.events import (
     Button,
@@ -240,6 +242,7 @@ class TableService:
         self.config_row: dict[str, Any] = {}  # the start's config row (the rules files' hashes)
         # per device, the event the journal could not take: the next one to apply
         self._declined: dict[DeviceRef, tuple[int | None, int]] = {}
+        self.integrity: integrity.IntegrityChecker | None = None  # the live check, once open
 
     # --- life cycle ------------------------------------------------------------------------------
 
@@ -296,6 +299,7 @@ class TableService:
         chain = journal.verify_from_anchor()
         if not chain.ok:
             raise ChainBroken(str(path), chain.first_bad_seq, chain.reason)
+        verified = None if chain.last_seq is None else (chain.last_seq, str(chain.last_hash))
         check_variant(journal, self.rules.id)
         # the installed files against their record (SoftwareChanged: nothing is dealt)
         software = self.software = identity.check(identity.at_start())
@@ -353,6 +357,10 @@ class TableService:
         for monitor in self.monitors:
             monitor.start(self.wake)
             self._stack.callback(monitor.close)
+        if self.config.integrity.enabled:  # the journal and the rules files, checked again
+            self.integrity = integrity.checker(self, journal, verified, self._inbox.put)
+            self.integrity.start()
+            self._stack.callback(self.integrity.close)
 
     def close(self, reason: str = "the table was stopped") -> None:
         """Stop the owner, journal the clean stop (``reason``, where the table stood), close
@@ -510,12 +518,18 @@ class TableService:
         if isinstance(item, DeviceEvent):
             self._guarded(partial(self._event, item), f"event {type(item).__name__}")
             return True
+        if isinstance(item, IntegrityAlarm):  # something changed behind the table's back
+            self._guarded(partial(self._applying, partial(self._alarm, item)), "an alarm")
+            return True
         self._error("the inbox", TypeError(f"not an inbox item: {item!r}"))
         return False
 
     def _marker(self) -> tuple[int, int]:
         assert self.app is not None
         return self.app.output_mark(), self.app.controller.round.number
+
+    def _alarm(self, alarm: IntegrityAlarm) -> None:
+        self.journaled.apply(alarm)
 
     def _tick_actors(self) -> None:
         now = time.monotonic()

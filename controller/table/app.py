@@ -71,6 +71,7 @@ from controller.table.firmware import (
     unapproved_detail,
     unapproved_hold,
 )
+from controller.table.integrity import IntegrityAlarm
 from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
 from controller.table.shoewatch import Note, ShoeWatch, Step
 from drivers.tbl21.cards import DeckType
@@ -352,6 +353,15 @@ class TableApp:
         self.firmware_allow = call.hashes
         listed = ", ".join(call.hashes) if call.hashes else "any (the list is empty)"
         self._push(DeviceNote("table", f"firmware allowed from now on: {listed}"))
+        self._flush()
+
+    def integrity_alarm(self, alarm: IntegrityAlarm) -> None:
+        """Hold for a supervisor: a journal row or a rules file changed behind the table's back
+        (:mod:`controller.table.integrity`)."""
+        log.warning("integrity alarm", cause=alarm.cause.value, about=alarm.about)
+        self._apply(
+            Hold(HoldKind.LOCKUP, alarm.detail or alarm.about, None, alarm.cause, about=alarm.about)
+        )
         self._flush()
 
     def _hold_unapproved(self) -> None:

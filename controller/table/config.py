@@ -271,6 +271,8 @@ class Display(Listen):
     port: Annotated[StrictInt, Field(ge=0, le=65_535)] = DEFAULT_PORT  # 0: any free port
     view_token_hash: str | None = None  # the pit's read-only view; `croupier passwd --token`
     last_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 8
+    # the rounds a signed-in supervisor (and the pit) can recall, card by card, from the journal
+    recall_rounds: Annotated[StrictInt, Field(ge=1, le=100)] = 10
     # The chip denominations the dealer pays and collects with, in cents (the display breaks
     # each amount into them, largest first): 50c, $1, $5, $25, $100, $500, $1,000.
     chips: tuple[Cents, ...] = DEFAULT_CHIPS
@@ -380,6 +382,17 @@ class JournalSettings(_Section):
     # the table key that seals the journal's rows (controller.journal.seal); by default
     # <journal>.key beside it. Keep it out of the journal's backups and copies
     key_path: Annotated[str, Field(min_length=1)] | None = None
+
+
+class Integrity(_Section):
+    """The live integrity check (controller.service.integrity): while the table runs, the
+    journal's chain is checked again from a read-only connection, and the rules files hashed
+    again; a change holds the table for a supervisor."""
+
+    enabled: StrictBool = True
+    check_ms: Annotated[StrictInt, Field(ge=100, le=60_000)] = 1_000  # how often
+    # older rows checked again at each check, going round the whole chain (0: new rows only)
+    sweep_rows: Annotated[StrictInt, Field(ge=0, le=100_000)] = 200
 
 
 _ENV_NAME = re.compile(r"^[A-Z_][A-Z0-9_]{0,63}$")
@@ -569,6 +582,7 @@ class TableConfig(_Section):
     technician: Technician = Technician()
     access: AccessSettings = AccessSettings()
     logs: Logs = Logs()
+    integrity: Integrity = Integrity()
     floor: FloorLink | None = None  # ship the journal to the floor's PostgreSQL (docs/floor.md)
 
     @field_validator("boxes")

@@ -107,7 +107,8 @@ def write_table(tmp_path: Path, text: str) -> Path:
     [
         ("display = 5",
          "display = 5: must be a table with the keys host, tls_certfile, tls_keyfile, "
-         "allow_insecure_remote, hosts, port, view_token_hash, last_rounds, chips, dealer_users"),
+         "allow_insecure_remote, hosts, port, view_token_hash, last_rounds, recall_rounds, chips, "
+         "dealer_users"),
         ('table_id = "table 1"',
          "table_id = \"table 1\": must be 1 to 32 letters, digits, '_', '.' or '-', beginning with "
          "a letter or a digit"),

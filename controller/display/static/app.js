@@ -169,6 +169,7 @@ function buildTools() {
   for (const [decision, text] of SUPERVISOR) {
     decide.appendChild(button("decide-" + decision, text, () => send({ type: "supervisor", decision })));
   }
+  decide.appendChild(button("recall-open", "RECALL", askRecall));
   tools.decide = decide;
 
   // a card the shoe could not read, keyed in by the dealer
@@ -329,6 +330,8 @@ function renderTools(s) {
       b.hidden = !allowed.has(decision);
       b.disabled = !live();
     }
+    tool("recall-open").hidden = a.signed_in !== "supervisor";
+    tool("recall-open").disabled = !live();
     rows.push(tools.decide);
   }
   if (a.signed_in === "technician" && s.identity) {
@@ -463,6 +466,9 @@ function renderHalted(s) {
   const choices = document.getElementById("halted-choices");
   choices.replaceChildren();
   if (h.signed_in !== null) {
+    const recall = button("halted-recall", "RECALL THE LAST ROUNDS", askRecall);
+    recall.disabled = !live();
+    choices.appendChild(recall);
     for (const c of h.choices) {
       const b = button("halted-" + c.choice, c.label, () => send({ type: "halted", choice: c.choice }));
       b.title = c.text;
@@ -476,8 +482,21 @@ function renderHalted(s) {
   document.getElementById("halted-answer").textContent = answer;
 }
 
+// Recall: asked by a signed-in supervisor; shown over the table until closed, or until the
+// supervisor signs out (the server refuses it to anyone else).
+function askRecall() { send({ type: "recall" }); }
+function closeRecall() { const node = document.getElementById("recall"); if (node) node.remove(); }
+function showRecall(msg) {
+  closeRecall();
+  document.getElementById("screen").appendChild(recallNode(msg, "BACK TO THE LIVE TABLE", closeRecall));
+}
+function supervisorIn(s) {
+  return s.halted ? s.halted.signed_in !== null : s.access.signed_in === "supervisor";
+}
+
 function render() {
   if (!state) return;
+  if (!supervisorIn(state)) closeRecall();
   document.body.dataset.version = state.version;
   if (state.halted) {
     renderHalted(state);
@@ -517,6 +536,7 @@ socket = openSocket({
     render();
   },
   answer(msg) {
+    if (msg.type === "recall") { sent.delete(msg.id); showRecall(msg); return; }
     const refused = msg.type === "error" || (msg.type === "result" && !msg.accepted);
     const kind = sent.get(msg.id);
     sent.delete(msg.id);

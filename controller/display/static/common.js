@@ -398,3 +398,44 @@ function openSocket(handlers) {
   });
   return socket;
 }
+
+// Recall (controller/display/recall.py): the last rounds as the journal recorded them, in a
+// panel marked RECALL all over so that nobody takes it for the live round. ``closeText`` and
+// ``onClose``: the button that goes back to the live table.
+function recallNode(msg, closeText, onClose) {
+  const node = el("section", "recall");
+  node.id = "recall";
+  node.setAttribute("role", "dialog");
+  node.setAttribute("aria-label", "recall of the last rounds");
+  const head = el("header", "recall-head");
+  head.append(el("span", "recall-badge", "RECALL"), el("span", "recall-mark", msg.mark));
+  const close = el("button", null, closeText);
+  close.type = "button";
+  close.id = "recall-close";
+  close.addEventListener("click", onClose);
+  head.appendChild(close);
+  const body = el("div", "recall-rounds");
+  if (msg.error) body.appendChild(el("p", "recall-error", msg.error));
+  if (!msg.rounds.length && !msg.error) body.appendChild(el("p", null, "No round recorded yet."));
+  for (const r of msg.rounds) {
+    const round = el("article", "recall-round");
+    round.dataset.round = r.round;
+    round.appendChild(el("h3", null, "RECALL - round " + r.round + (r.variant ? " (" + r.variant + ")" : "") +
+      (r.started ? ", " + r.started.slice(0, 10) + " " + r.started.slice(11, 19) : "")));
+    const list = el("ol", "recall-steps");
+    for (const s of r.steps) {
+      const item = el("li", "step step-" + s.kind);
+      if (s.at) item.appendChild(el("span", "at", s.at));
+      if (s.kind === "card") {
+        if (s.told) item.appendChild(el("span", "told", s.told + ":"));
+        item.appendChild(cardsNode([s.card], true));
+        item.appendChild(el("span", "text", s.text));
+      } else item.appendChild(el("span", "text", s.text));
+      list.appendChild(item);
+    }
+    round.appendChild(list);
+    body.appendChild(round);
+  }
+  node.append(head, body);
+  return node;
+}

@@ -92,9 +92,23 @@ function setLink() {
   if (last) renderPit(last);
 }
 
+// Recall: the last rounds from the journal, over the page until closed (it only reads).
+let pitSocket = null;
+function askRecall() {
+  if (pitSocket && pitSocket.readyState === WebSocket.OPEN) pitSocket.send(JSON.stringify({ type: "recall", id: 1 }));
+}
+function closeRecall() { const node = document.getElementById("recall"); if (node) node.remove(); }
+
 let last = null;
 openSocket({
   state(s) { last = s; renderPit(s); },
   lost: setLink,
+  open(s) { pitSocket = s; },
+  answer(msg) {
+    if (msg.type !== "recall") return;
+    closeRecall();
+    document.getElementById("pit").appendChild(recallNode(msg, "BACK TO THE LIVE VIEW", closeRecall));
+  },
 });
+document.getElementById("recall-open").addEventListener("click", askRecall);
 addEventListener("resize", () => last && renderPit(last));
