@@ -3,7 +3,8 @@
 ``{"type": "press", "key": "HIT"}``: one panel key (the same key sequences as the panel, see
 ``docs/panel.md``). ``{"type": "bet", "box": 2, "player": "ann", "amount_cents": 1000}``: a
 bet while bets are open. ``{"type": "pin", "pin": "246810"}``: sign in the role the key switch
-is at. ``{"type": "supervisor", "decision": "void"}``: a supervisor's (or technician's) decision,
+is at (``"staff": "1001"`` too where that role signs in by person: the staff number).
+``{"type": "supervisor", "decision": "void"}``: a supervisor's (or technician's) decision,
 one of ``assign``, ``burn``, ``confirm``, ``clear_lockup``, ``void``. ``{"type": "key_card",
 "card": "8S"}``: the dealer keys in the card the shoe could not read. ``{"type": "ack",
 "notice": 3}``: the dealer has read a notice (``notices`` in the state). ``{"type": "halted",
@@ -64,6 +65,7 @@ class BetMessage(_Message):
 class PinMessage(_Message):
     type: Literal["pin"]
     pin: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
+    staff: Annotated[str, Field(pattern=r"^[0-9]{1,8}$")] | None = None  # a person's number
 
 
 class SupervisorMessage(_Message):
@@ -175,7 +177,7 @@ def command_of(data: dict[str, Any]) -> tuple[Command | HaltChoice, int | None]:
     if isinstance(message, PressMessage):
         return Press(message.key), message.id
     if isinstance(message, PinMessage):
-        return Pin(message.pin), message.id
+        return Pin(message.pin, message.staff or ""), message.id
     if isinstance(message, SupervisorMessage):
         decision = DECISION_INPUTS[DECISIONS[message.decision]]()
         return decision, message.id
@@ -208,6 +210,8 @@ def _describe(error: Any) -> str:
     kind = error.get("type")
     if key == "pin" and kind != "missing":
         return "pin: digits only, 1 to 16 of them (the value is not repeated)"
+    if key == "staff" and kind != "missing":  # (perhaps a PIN keyed in the wrong field)
+        return "staff: a staff number, 1 to 8 digits (the value is not repeated)"
     if key == "decision" and kind != "missing":
         return f"decision = {_shown(value)}: not a decision; allowed: {', '.join(DECISIONS)}"
     if key == "choice" and kind != "missing":

@@ -207,13 +207,15 @@ class JournaledTable:
         """Journal and apply a device event. False when the journal cannot be written: the
         event is not applied (and must not be acknowledged, so the device sends it again).
 
-        On the PIN pad a digit is applied unjournalled (it is part of a PIN), and ``OK_`` after
-        digits is journalled as the attempt's outcome instead of as the key press."""
-        if isinstance(event, ButtonPressed) and self.app.access.pin_pad_role() is not None:
-            if event.button in DIGIT_KEYS:
+        On the PIN pad a digit is applied unjournalled (it is part of a PIN; a staff number's
+        digits are journalled, they are none), and ``OK_`` after the PIN's digits is journalled
+        as the attempt's outcome instead of as the key press."""
+        access = self.app.access
+        if isinstance(event, ButtonPressed) and access.pin_pad_role() is not None:
+            if event.button in DIGIT_KEYS and not access.keying_staff_number():
                 self.app.handle(event)
                 return True
-            if event.button is Button.OK and self.app.access.pin_keyed():
+            if event.button is Button.OK and access.attempt_ready():
                 return self._attempt(self.app.access.check_pin(source="panel")) is not None
         return self.apply(event)
 
@@ -223,9 +225,11 @@ class JournaledTable:
         done = self._journaled(cause, lambda: apply_cause(self.app, cause))
         return not isinstance(done, _Refused)
 
-    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
-        """A PIN from the display: checked, its outcome journalled, then applied."""
-        event = self._attempt(self.app.access.check_pin(pin, source=source))
+    def enter_pin(self, pin: str, *, source: str = "display", staff_id: str = "") -> AccessEvent:
+        """A PIN (and the staff number keyed with it) from the display: checked, its outcome
+        journalled, then applied."""
+        attempt = self.app.access.check_pin(pin, source=source, staff_id=staff_id)
+        event = self._attempt(attempt)
         if event is None:
             return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
         return event

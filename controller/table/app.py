@@ -471,9 +471,9 @@ class TableApp:
             self._push(event)
         self._flush()
 
-    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
+    def enter_pin(self, pin: str, *, source: str = "display", staff_id: str = "") -> AccessEvent:
         """Check and apply a PIN in one step (a table without a journal)."""
-        return self.apply_pin(self.access.check_pin(pin, source=source))
+        return self.apply_pin(self.access.check_pin(pin, source=source, staff_id=staff_id))
 
     def sign_out(self, reason: str) -> AccessEvent | None:
         event = self.access.signin.sign_out(reason)

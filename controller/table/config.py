@@ -44,6 +44,7 @@ from controller.game.prompts import money
 from controller.game.rules import CONFIG_DIR, Variant, apply_overrides, load_variant
 from controller.game.validation import config_error, shown, text_matching
 from controller.table.pepper import Pepper, PepperError, default_pepper_path
+from controller.table.private import state_folder
 
 DEFAULT_CONFIG = CONFIG_DIR / "table.toml"
 EMULATED = "emulated"
@@ -127,6 +128,9 @@ def _check_hash(value: str | None) -> str | None:
     if value is not None:
         _parse_hash(value)
     return value
+
+
+check_hash = _check_hash  # (a staff file's PIN hashes are checked as a table file's)
 
 
 # --- the model -------------------------------------------------------------------------------
@@ -349,6 +353,9 @@ class AccessSettings(_Section):
     # the PIN hashes' pepper, kept apart from this file (none: peppers/<table id>.pepper in
     # croupier's state folder); `croupier passwd --pin ROLE --config FILE` makes it
     pepper_path: Annotated[str, Field(min_length=1)] | None = None
+    # each dealer, supervisor and technician by name (none: staff/<table id>.staff in
+    # croupier's state folder); `croupier staff add --config FILE` makes it
+    staff_path: Annotated[str, Field(min_length=1)] | None = None
 
 
 LogBytes = Annotated[StrictInt, Field(ge=64 * 1024, le=10 * 1024**3)]
@@ -614,6 +621,14 @@ class LoadedTable:
         """Where the PIN hashes' pepper is kept."""
         named = self.config.access.pepper_path
         return default_pepper_path(self.config.table_id) if named is None else self.path(named)
+
+    @property
+    def staff_path(self) -> Path:
+        """Where the table's staff file is kept (controller.table.staff)."""
+        named = self.config.access.staff_path
+        if named is None:
+            return state_folder() / "staff" / f"{self.config.table_id}.staff"
+        return self.path(named)
 
     def pepper(self) -> Pepper | None:
         """The pepper this table file's PIN hashes were made with (None: none was); refused
