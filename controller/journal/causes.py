@@ -27,10 +27,28 @@ from controller.table.access import PinAttempt, RequirePins, SignOut
 from controller.table.app import SetAside, TableApp
 from controller.table.commands import Relight
 from controller.table.firmware import AllowFirmware
+from controller.table.people import (
+    PEOPLE_CALLS,
+    DealerSignIn,
+    DealerSignOut,
+    PeopleCall,
+    SitDown,
+    WalkAway,
+)
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import DeviceEvent
 
-Call = Bet | Decision | KeyedCard | PinAttempt | SignOut | RequirePins | Relight | AllowFirmware
+Call = (
+    Bet
+    | Decision
+    | KeyedCard
+    | PinAttempt
+    | SignOut
+    | RequirePins
+    | Relight
+    | AllowFirmware
+    | PeopleCall
+)
 Cause = DeviceEvent | Call | SetAside
 CALL_TYPES: tuple[type, ...] = (
     Bet,
@@ -41,6 +59,7 @@ CALL_TYPES: tuple[type, ...] = (
     RequirePins,
     Relight,
     AllowFirmware,
+    *PEOPLE_CALLS,
 )
 
 Entry = tuple[str, dict[str, Any]]
@@ -113,5 +132,7 @@ def apply_cause(app: TableApp, cause: Cause) -> None:
         app.allow_firmware(cause)
     elif isinstance(cause, SetAside):
         app.set_aside(cause)
+    elif isinstance(cause, (DealerSignIn, DealerSignOut, SitDown, WalkAway)):
+        app.people_call(cause)
     else:
         app.decide(cause)

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -63,11 +64,18 @@ from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.firmware import AllowFirmware
 from controller.table.keypad import DIGIT_KEYS
+from controller.table.people import (
+    DealerSignOut,
+    PeopleCall,
+    PeopleEvent,
+    SitDown,
+    WalkAway,
+)
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 8  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 9  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -80,6 +88,9 @@ JOURNAL_FORMAT = 8  # 1: software 0.1 (no device_command rows, inputs without th
 # the fault, card and words it names: ``HOLD_TYPED``), which older rows are compared without.
 # 7: a prompt row held its code and line; from 8 on a prompt that says what to do now also holds
 # ``shown``, the words of the prompt bar (controller.game.words.bar), compared from 8 on.
+# 8: no people at the table; from 9 on a dealer signs in and rated players sit down (``call``
+# rows of controller.table.people, ``people`` rows, a round_start's ``dealer``): a software
+# writing 8 cannot replay a journal that has them (older journals replay as they were).
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -88,6 +99,7 @@ EFFECT_KINDS = (
     "input",
     "supervisor",
     "access",
+    "people",
     "command",
     "device_command",
     "note",
@@ -123,7 +135,10 @@ class RoundMarks:
                 continue
             number = app.controller.round.number
             if item.source is State.BETTING and item.dest is State.DEALING:
-                entries.append(("round_start", {"round": number, "variant": app.rules.id}))
+                start: dict[str, Any] = {"round": number, "variant": app.rules.id}
+                if app.people.dealer_id:  # who deals it (from format 9)
+                    start |= {"dealer": app.people.dealer_id, "dealer_name": app.people.dealer_name}
+                entries.append(("round_start", start))
             elif item.dest is State.SETTLING and self.ended != number:
                 self.ended = number
                 net = net_by_player(app.controller.round.ledger)
@@ -237,6 +252,29 @@ class JournaledTable:
     def _attempt(self, attempt: Any) -> AccessEvent | None:
         event = self._journaled(attempt, lambda: self.app.apply_pin(attempt))
         return None if isinstance(event, _Refused) else event
+
+    def dealer_sign_in(self, staff_id: str, pin: str, *, source: str = "display") -> PeopleEvent:
+        """A dealer's staff number and PIN: checked, the outcome journalled, then applied."""
+        call = self.app.access.check_dealer(staff_id, pin, source=source)
+        return self._people(call)
+
+    def dealer_sign_out(self) -> PeopleEvent:
+        return self._people(DealerSignOut(self.app.access.policy.clock()))
+
+    def sit_down(self, box: int, card: str, player: str) -> PeopleEvent:
+        """A rated player sits at ``box``: a new session (its id: the table's, and random)."""
+        session = f"{self.journal.table_id}-{secrets.token_hex(5)}"
+        at = self.app.access.policy.clock()
+        return self._people(SitDown(box, card, player, session, at))
+
+    def walk_away(self, box: int) -> PeopleEvent:
+        return self._people(WalkAway(box, self.app.access.policy.clock()))
+
+    def _people(self, call: PeopleCall) -> PeopleEvent:
+        events = self._journaled(call, lambda: self.app.people_call(call))
+        if isinstance(events, _Refused):
+            return PeopleEvent("refused", False, self.unavailable or "journal unavailable")
+        return events[-1]
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""

@@ -22,7 +22,7 @@ float, str
 conversion. It knows every dataclass of :mod:`drivers.tbl21.events`, the controller's outputs
 (Prompt, LedgerEntry, DeviceCommand, StateChanged, SupervisorAction), the round's inputs
 (:mod:`controller.round.inputs`) and the table's calls (PinAttempt, SignOut, RequirePins,
-Relight, SetAside, AllowFirmware).
+Relight, SetAside, AllowFirmware, and the people calls of :mod:`controller.table.people`).
 """
 
 from __future__ import annotations
@@ -237,9 +237,18 @@ def _registry() -> dict[str, type]:
     from controller.table.app import SetAside  # noqa: PLC0415
     from controller.table.commands import Relight  # noqa: PLC0415
     from controller.table.firmware import AllowFirmware  # noqa: PLC0415
+    from controller.table.people import PEOPLE_CALLS  # noqa: PLC0415
 
     known: dict[str, type] = {cls.__name__: cls for cls in INPUT_TYPES.values()}
-    calls: tuple[type, ...] = (PinAttempt, RequirePins, SignOut, Relight, SetAside, AllowFirmware)
+    calls: tuple[type, ...] = (
+        PinAttempt,
+        RequirePins,
+        SignOut,
+        Relight,
+        SetAside,
+        AllowFirmware,
+        *PEOPLE_CALLS,
+    )
     for cls in calls:
         known[cls.__name__] = cls
     for value in vars(events).values():

@@ -47,6 +47,7 @@ from typing import Any
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
+from controller.table.people import DealerSignIn
 from controller.table.pepper import Pepper
 from controller.table.staff import NO_STAFF, Staff
 from drivers.tbl21.faults import FaultCode
@@ -506,6 +507,15 @@ class AccessControl:
             lockout_seconds=policy.lockout_seconds,
             staff_id=journalled_id,
         )
+
+    def check_dealer(self, staff_id: str, pin: str, *, source: str = "display") -> DealerSignIn:
+        """The outcome of a dealer's sign-in (the staff file's dealers), without applying it;
+        a number no dealer has is journalled as "unknown" (it may be a PIN in the wrong field)."""
+        person = self.policy.staff.check("dealer", staff_id, pin)
+        known = self.policy.staff.get(staff_id)
+        shown = staff_id if known is not None and known.role == "dealer" else "unknown"
+        name = "" if person is None else person.name
+        return DealerSignIn(shown, name, person is not None, self.policy.clock(), source)
 
     def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
         """Apply an attempt's outcome (live, or replayed from the journal)."""

@@ -72,6 +72,7 @@ from controller.table.firmware import (
     unapproved_hold,
 )
 from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
+from controller.table.people import People, PeopleCall, PeopleEvent
 from controller.table.shoewatch import Note, ShoeWatch, Step
 from drivers.tbl21.cards import DeckType
 from drivers.tbl21.events import (
@@ -155,7 +156,7 @@ class DeviceNote:
     text: str
 
 
-TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder
+TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder | PeopleEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -210,6 +211,9 @@ class TableApp:
         # memento keeps the old ones).
         self.firmware_allow: tuple[str, ...] = ()
         self.identities: dict[str, DeviceIdentity] = {}
+        # The dealer signed in and the rated players seated (controller.table.people; replaced,
+        # never changed in place): never an input of the round.
+        self.people = People()
         # Device orders wait here until sent: at once, or, when the table is journalled
         # (``hold_orders``), once the journal has them (:meth:`send_orders`).
         self.hold_orders = hold_orders
@@ -417,8 +421,20 @@ class TableApp:
         result = self._perform(
             Action.BET, {"box": box, "player": player, "amount_cents": amount_cents}
         )
+        rated = self.people.bet(box, player, amount_cents) if result.accepted else None
+        if rated is not None:
+            self._push(rated)  # the bet's session
         self._flush()
         return result
+
+    def people_call(self, call: PeopleCall) -> list[PeopleEvent]:
+        """A dealer's sign-in or sign-out, a rated player's sit-down or walk-away: what became
+        of it (controller.table.people). The round never sees it."""
+        self.people, events = self.people.apply(call, self.rules.table.boxes)
+        for event in events:
+            self._push(event)
+        self._flush()
+        return events
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
         """:meth:`decide` ``action`` with ``data`` (a script's or a test's loose data)."""
