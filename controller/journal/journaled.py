@@ -65,9 +65,13 @@ from controller.table.commands import DeviceCommands, NoDevices, Relight, send_o
 from controller.table.firmware import AllowFirmware
 from controller.table.keypad import DIGIT_KEYS
 from controller.table.people import (
+    DealerRequest,
     DealerSignOut,
+    LeaveRequest,
     PeopleCall,
     PeopleEvent,
+    PeopleRequest,
+    SeatRequest,
     SitDown,
     WalkAway,
 )
@@ -269,6 +273,16 @@ class JournaledTable:
 
     def walk_away(self, box: int) -> PeopleEvent:
         return self._people(WalkAway(box, self.app.access.policy.clock()))
+
+    def people_request(self, request: PeopleRequest) -> PeopleEvent:
+        """What the display asks of the people at the table, as its call."""
+        if isinstance(request, DealerRequest):
+            return self.dealer_sign_in(request.staff_id, request.pin)
+        if isinstance(request, SeatRequest):
+            return self.sit_down(request.box, request.card, request.player)
+        if isinstance(request, LeaveRequest):
+            return self.walk_away(request.box)
+        return self.dealer_sign_out()
 
     def _people(self, call: PeopleCall) -> PeopleEvent:
         events = self._journaled(call, lambda: self.app.people_call(call))

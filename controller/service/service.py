@@ -70,6 +70,7 @@ from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
 from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
+from controller.table.people import PEOPLE_REQUESTS, PeopleEvent, PeopleRequest
 from controller.table.staff import table_staff
 from drivers.table import TableDevices
 from drivers.tbl21.events import (
@@ -130,7 +131,7 @@ class Acknowledge:
     notice: int
 
 
-Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge
+Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge | PeopleRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -706,6 +707,10 @@ class TableService:
                 )
             self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
+        if isinstance(command, PEOPLE_REQUESTS):
+            said: list[PeopleEvent] = []
+            self._applying(lambda: said.append(self.journaled.people_request(command)))
+            return CommandReply(said[0].accepted, said[0].text)
         if isinstance(command, Pin):
             event = self.journaled.enter_pin(command.pin, staff_id=command.staff_id)
             return CommandReply(event.accepted, event.text)

@@ -23,6 +23,7 @@ import re
 import secrets
 import stat
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any, Self
 
@@ -318,7 +319,7 @@ class Display(Listen):
 
 # The demo's PINs, for the roles a demo's table file leaves without one (``croupier run --demo``,
 # or the shipped example): every demo prints them, so a live table refuses them.
-DEMO_PINS = {"supervisor": "246810", "technician": "135791"}
+DEMO_PINS = {"supervisor": "246810", "technician": "135791", "dealer": "112233"}
 
 
 class _Role(_Section):
@@ -710,12 +711,17 @@ def _roles(config: TableConfig) -> dict[str, Supervisor | Technician]:
     return {"supervisor": config.supervisor, "technician": config.technician}
 
 
-def live_pin_problems(table: LoadedTable) -> list[str]:
+def live_pin_problems(table: LoadedTable, staffed: Collection[str] = ()) -> list[str]:
     """Why ``table`` may not deal live for its PINs (empty: it may): each role needs a PIN of
-    its own, since a held table (a stray card, a lost device) waits for a supervisor or a
-    technician, and the demo PINs every demo prints are no one's own."""
+    its own (or people of that role in the staff file: ``staffed``, their roles), since a held
+    table (a stray card, a lost device) waits for a supervisor or a technician, and the demo
+    PINs every demo prints are no one's own."""
     problems: list[str] = []
-    missing = [role for role, section in _roles(table.config).items() if section.pin_hash is None]
+    missing = [
+        role
+        for role, section in _roles(table.config).items()
+        if section.pin_hash is None and role not in staffed
+    ]
     if missing:
         make = " and ".join(
             f"`croupier passwd --pin {role} --config {table.source}`" for role in missing

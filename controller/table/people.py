@@ -71,6 +71,42 @@ PeopleCall = DealerSignIn | DealerSignOut | SitDown | WalkAway
 PEOPLE_CALLS: tuple[type, ...] = (DealerSignIn, DealerSignOut, SitDown, WalkAway)
 
 
+# --- what the display asks (made into calls by the journaled table) --------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DealerRequest:
+    """A dealer's staff number and PIN keyed on the display (the PIN is never kept)."""
+
+    staff_id: str
+    pin: str = field(repr=False)
+
+
+@dataclass(frozen=True, slots=True)
+class DealerLeaves:
+    """The dealer signs out on the display."""
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRequest:
+    """Sit a rated player at a box: their card number and the name of their bets."""
+
+    box: int
+    card: str
+    player: str
+
+
+@dataclass(frozen=True, slots=True)
+class LeaveRequest:
+    """The rated player at a box walks away."""
+
+    box: int
+
+
+PeopleRequest = DealerRequest | DealerLeaves | SeatRequest | LeaveRequest
+PEOPLE_REQUESTS = (DealerRequest, DealerLeaves, SeatRequest, LeaveRequest)
+
+
 @dataclass(frozen=True, slots=True)
 class PeopleEvent:
     """What became of a people call, or a seated player's bet (journal row kind ``people``).
@@ -197,6 +233,16 @@ class People:
             player=call.player, at=call.at,
         )  # fmt: skip
         return replace(self, seats={**self.seats, call.box: seat}), [event]
+
+    def as_json(self) -> dict[str, object]:
+        """The dealer and the seats as the display and the pit's view show them."""
+        return {
+            "dealer": self.dealer(),
+            "seats": [
+                {"box": box, "card": s.card, "player": s.player, "session": s.session}
+                for box, s in sorted(self.seats.items())
+            ],
+        }
 
     def bet(self, box: int, player: str, amount_cents: int) -> PeopleEvent | None:
         """The row that gives an accepted bet its session (None: no rated player of that name

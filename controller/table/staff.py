@@ -29,7 +29,14 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from controller.table.config import LoadedTable, check_hash, hash_pepper_id, verify_secret
+from controller.table.config import (
+    DEMO_PINS,
+    LoadedTable,
+    check_hash,
+    hash_pepper_id,
+    hash_secret,
+    verify_secret,
+)
 from controller.table.pepper import Pepper, PepperError
 from controller.table.private import (
     PrivateFileError,
@@ -216,6 +223,18 @@ def save_staff(path: Path, staff: Staff, table_id: str) -> None:
         raise StaffError(path, [exc.text]) from None
     except OSError as exc:
         raise StaffError(path, [f"cannot be written ({exc.strerror or exc})"]) from None
+
+
+DEMO_DEALER_ID = "1"
+
+
+def with_demo_dealer(staff: Staff) -> tuple[Staff, Person | None]:
+    """``staff`` with the demo dealer (staff number 1, the demo dealer PIN) when it has no
+    dealer and no staff number 1: for a demo, never a live table; and the dealer added."""
+    if staff.of("dealer") or staff.get(DEMO_DEALER_ID) is not None:
+        return staff, None
+    demo = Person(DEMO_DEALER_ID, "dealer", "Demo Dealer", hash_secret(DEMO_PINS["dealer"]))
+    return Staff({**staff.people, demo.id: demo}, staff.pepper), demo
 
 
 def table_staff(table: LoadedTable) -> Staff:
