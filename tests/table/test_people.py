@@ -9,6 +9,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+from controller.cli.history import recall, render
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable
 from controller.journal.store import Journal
@@ -141,6 +142,19 @@ def test_a_rated_session_and_the_dealer_survive_a_restart_and_bets_after_it_carr
     bets = [p for p in again.rows("people") if p["event"] == "bet"]
     assert [(b["box"], b["session"]) for b in bets] == [(1, session), (1, session)]
     assert again.rows("round_start")[-1]["dealer"] == "2001"
+    rounds = recall(again.journal)
+    assert [(r.round, r.dealer) for r in rounds[:2]] == [
+        (1, "Bo Chen (2001)"),
+        (2, "Bo Chen (2001)"),
+    ]
+    assert [
+        (s["box"], s["player"], s["session"], s["amount_cents"]) for s in rounds[1].sessions
+    ] == [(1, "ann", session, 1000)]
+    text = render(rounds, path=path, table_id="T1", verified=True)
+    assert "== Round 1 (nz-pontoon)" in text
+    assert "dealt by Bo Chen (2001)" in text
+    assert f"rated     box 1 ann (card 40123) bet $10 in session {session}" in text
+    assert "people    player card 40123 (ann) sits at box 1: rated from now on" in text
     again.journal.close()
 
 
