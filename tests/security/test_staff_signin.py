@@ -10,7 +10,11 @@ from typing import Any
 
 import pytest
 
+from controller.display.halted import halted_state
+from controller.journal.errors import RecoveryMismatch
 from controller.round.spec import Action
+from controller.service.halt import Halted, Problem
+from controller.service.service import Pin
 from controller.table.config import hash_secret
 from controller.table.keypad import DIGIT_KEYS
 from controller.table.staff import Person, Staff, StaffError, load_staff, save_staff
@@ -145,3 +149,26 @@ def test_the_staff_file_is_refused_with_each_bad_line_and_when_others_may_read_i
     path.chmod(0o644)
     with pytest.raises(StaffError, match=r"chmod 600"):
         load_staff(path, LIVE_PEPPER)
+
+
+def test_at_a_table_stopped_for_a_supervisor_the_supervisor_signs_in_by_staff_number(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.sqlite3"
+    problem = Problem.of(RecoveryMismatch(3, ("note", {"device": "shoe"}), None), path)
+    halted = Halted(problem, path, staffed(Clock()))
+    try:
+        assert halted_state(halted, _table())["halted"]["by_person"] is True
+        refused = halted.submit(Pin(ANA_PIN)).result(10)
+        assert not refused.accepted
+        assert "key your staff number, then your PIN" in refused.reason
+        assert halted.submit(Pin(ANA_PIN, "1001")).result(10).accepted
+        assert halted.signed_in == "Ana Ruiz (supervisor 1001)"
+    finally:
+        halted.close()
+
+
+def _table() -> Any:
+    from tests.display.conftest import table_config  # noqa: PLC0415
+
+    return table_config()

@@ -461,7 +461,8 @@ function renderStatus(s) {
   bar.appendChild(el("span", "variant", s.table.variant_name));
   bar.appendChild(el("span", null, "bets " + s.table.limits.text));
   bar.appendChild(el("span", "strong", "Round " + s.round + ": " + s.phase));
-  const dealer = el("span", "dealer-now", s.people.dealer ? "Dealer " + s.people.dealer : "no dealer signed in");
+  const who = s.people && s.people.dealer;
+  const dealer = el("span", "dealer-now", who ? "Dealer " + who : "no dealer signed in");
   dealer.id = "status-dealer";
   bar.appendChild(dealer);
   if (s.shuffle_due) bar.appendChild(el("span", "marker shuffle", "SHUFFLE DUE"));
@@ -519,12 +520,18 @@ function buildHalted() {
   const input = el("input");
   Object.assign(input, { id: "halted-pin-input", type: "password", inputMode: "numeric", maxLength: 16, autocomplete: "off" });
   const signIn = el("button", null, "SIGN IN"); signIn.type = "submit"; signIn.id = "halted-sign-in";
-  pin.append(labelled("Supervisor PIN", input), signIn);
+  const staffNo = el("input");
+  Object.assign(staffNo, { id: "halted-pin-staff", inputMode: "numeric", maxLength: 8, autocomplete: "off", size: 5 });
+  const staffLabel = labelled("Staff number", staffNo);
+  staffLabel.id = "halted-pin-staff-label";
+  pin.append(staffLabel, labelled("Supervisor PIN", input), signIn);
   pin.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const value = input.value.trim();
     input.value = ""; // the PIN is kept nowhere on the page
-    send({ type: "pin", pin: value });
+    const message = { type: "pin", pin: value };
+    if (state && state.halted && state.halted.by_person && staffNo.value.trim()) message.staff = staffNo.value.trim();
+    send(message);
   });
   const choices = el("div", "choices"); choices.id = "halted-choices";
   choices.setAttribute("role", "group");
@@ -552,6 +559,7 @@ function renderHalted(s) {
   for (const [term, text] of rows) facts.append(el("dt", null, term), el("dd", null, text));
   const pin = document.getElementById("halted-pin");
   pin.hidden = !h.pin_set || h.signed_in !== null;
+  document.getElementById("halted-pin-staff-label").hidden = !h.by_person;
   document.getElementById("halted-sign-in").disabled = !live();
   const choices = document.getElementById("halted-choices");
   choices.replaceChildren();

@@ -38,7 +38,7 @@ function renderPit(s) {
   who += " \u00b7 key at " + s.key;
   for (const [role, until] of Object.entries(a.locked)) who += " \u00b7 " + role + " PIN locked until " + until;
   document.getElementById("pit-access").textContent = who;
-  const p = s.people;
+  const p = s.people || { dealer: null, seats: [] };
   document.getElementById("pit-dealer").textContent = p.dealer ? "dealing: " + p.dealer : "no dealer signed in";
   document.getElementById("pit-rated").textContent = p.seats.length
     ? "rated: " + p.seats.map((seat) => "box " + seat.box + " " + seat.player + " (card " + seat.card + ")").join(", ")
