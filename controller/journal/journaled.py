@@ -258,7 +258,15 @@ class JournaledTable:
         return None if isinstance(event, _Refused) else event
 
     def dealer_sign_in(self, staff_id: str, pin: str, *, source: str = "display") -> PeopleEvent:
-        """A dealer's staff number and PIN: checked, the outcome journalled, then applied."""
+        """A dealer's staff number and PIN: checked, the outcome journalled, then applied (a
+        table with no dealer on its staff file refuses at once, saying so: nothing to journal)."""
+        if not self.app.access.policy.staff.of("dealer"):
+            return PeopleEvent(
+                "refused",
+                False,
+                "no dealer is on this table's staff file: add each dealer with `croupier staff "
+                "add NUMBER --role dealer --name NAME`",
+            )
         call = self.app.access.check_dealer(staff_id, pin, source=source)
         return self._people(call)
 

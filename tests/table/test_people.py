@@ -178,3 +178,16 @@ def test_wrong_sign_ins_and_seats_are_refused_in_words_and_change_nothing(tmp_pa
     assert t.table.app.people.dealer() is None
     assert list(t.table.app.people.seats) == [1]
     t.journal.close()
+
+
+def test_a_table_without_dealers_on_its_staff_file_says_how_to_add_them(tmp_path: Path) -> None:
+    journal = Journal.open(tmp_path / "j.sqlite3", table_id="T1")
+    table = JournaledTable.start(NZ, journal)  # no staff file
+    said = table.dealer_sign_in("1", "112233")
+    assert not said.accepted
+    assert said.text == (
+        "no dealer is on this table's staff file: add each dealer with `croupier staff add "
+        "NUMBER --role dealer --name NAME`"
+    )
+    assert list(journal.iter_rows(kinds=["people", "call"])) == []
+    journal.close()
