@@ -239,7 +239,7 @@ def _access_json(app: TableApp, config: TableConfig) -> dict[str, Any]:
         "signed_in": None if app.access.signin.role is None else app.access.signin.role.value,
         "signed_in_name": None
         if app.access.signin.role is None
-        else app.access.signin.who().split(" (")[0]
+        else f"{app.access.signin.name} ({app.access.signin.staff_id})"
         if app.access.signin.staff_id
         else names[app.access.signin.role],
         "by_person": role is not None and policy.by_person(role),

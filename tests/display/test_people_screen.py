@@ -17,8 +17,12 @@ from .test_screen import LAYOUT
 
 expect.set_options(timeout=WAIT_S * 1000)
 BO_PIN = "27182818"
+ANA_PIN = "61803398"
 STAFF = Staff(
-    {"2001": Person("2001", "dealer", "Bo Chen", hash_secret(BO_PIN, pepper=LIVE_PEPPER))},
+    {
+        "2001": Person("2001", "dealer", "Bo Chen", hash_secret(BO_PIN, pepper=LIVE_PEPPER)),
+        "1001": Person("1001", "supervisor", "Ana Ruiz", hash_secret(ANA_PIN, pepper=LIVE_PEPPER)),
+    },
     LIVE_PEPPER,
 )
 
@@ -77,5 +81,15 @@ def test_a_dealer_signs_in_and_a_rated_player_sits_down_and_walks_away_on_the_sc
 
             page.click("#seat-leave")
             expect(said).to_have_text("player card 40123 (ann) left box 2: session over")
+
+            table.panel.turn_key("SUP")  # the supervisor signs in as herself
+            expect(page.locator("#access-status")).to_have_text(
+                "Key at SUP: supervisor staff number and PIN"
+            )
+            page.fill("#pin-staff", "1001")
+            page.fill("#pin-input", ANA_PIN)
+            page.click("#pin-sign-in")
+            expect(page.locator("#signed-in")).to_have_text("Ana Ruiz (1001) signed in")
+            screenshot(page, "people-supervisor-1024x600")
     finally:
         context.close()
