@@ -76,7 +76,7 @@ def test_a_dealer_signs_in_and_a_rated_player_sits_down_and_walks_away_on_the_sc
 
             pit = context.new_page()
             pit.goto(f"{table.url}view?token={VIEW_TOKEN}")
-            expect(pit.locator("#pit-dealer")).to_have_text("dealing: Bo Chen (2001)")
+            expect(pit.locator("#pit-dealer")).to_have_text("dealer Bo Chen (2001)")
             expect(pit.locator("#pit-rated")).to_have_text("rated: box 2 ann (card 40123)")
 
             page.click("#seat-leave")

@@ -39,10 +39,10 @@ function renderPit(s) {
   for (const [role, until] of Object.entries(a.locked)) who += " \u00b7 " + role + " PIN locked until " + until;
   document.getElementById("pit-access").textContent = who;
   const p = s.people || { dealer: null, seats: [] };
-  document.getElementById("pit-dealer").textContent = p.dealer ? "dealing: " + p.dealer : "no dealer signed in";
-  document.getElementById("pit-rated").textContent = p.seats.length
-    ? "rated: " + p.seats.map((seat) => "box " + seat.box + " " + seat.player + " (card " + seat.card + ")").join(", ")
-    : "no rated player seated";
+  document.getElementById("pit-dealer").textContent = p.dealer ? "dealer " + p.dealer : "no dealer signed in";
+  const rated = document.getElementById("pit-rated");
+  rated.hidden = !p.seats.length; // no room taken from the last rounds when nobody is rated
+  rated.textContent = "rated: " + p.seats.map((seat) => "box " + seat.box + " " + seat.player + " (card " + seat.card + ")").join(", ");
 
   const devices = document.getElementById("pit-devices");
   devices.replaceChildren();
