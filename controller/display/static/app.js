@@ -461,10 +461,12 @@ function renderStatus(s) {
   bar.appendChild(el("span", "variant", s.table.variant_name));
   bar.appendChild(el("span", null, "bets " + s.table.limits.text));
   bar.appendChild(el("span", "strong", "Round " + s.round + ": " + s.phase));
-  const who = s.people && s.people.dealer;
-  const dealer = el("span", "dealer-now", who ? "Dealer " + who : "no dealer signed in");
-  dealer.id = "status-dealer";
-  bar.appendChild(dealer);
+  const who = s.people && s.people.dealer; // (nothing where nobody signs in: the bar as it was)
+  if (who) {
+    const dealer = el("span", "dealer-now", "Dealer " + who);
+    dealer.id = "status-dealer";
+    bar.appendChild(dealer);
+  }
   if (s.shuffle_due) bar.appendChild(el("span", "marker shuffle", "SHUFFLE DUE"));
   const devices = document.getElementById("devices");
   devices.replaceChildren();
