@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from controller.cli.doctor import credentials_check
 from controller.cli.main import main
 from controller.table.config import load_table_config
 from controller.table.staff import table_staff
@@ -54,6 +55,9 @@ def test_staff_add_list_and_remove_keep_each_pin_as_a_peppered_hash_in_a_private
         "      1001  supervisor  Ana Ruiz",
     ]
     table = load_table_config(table_file)
+    check = credentials_check(table)  # a supervisor on the staff file stands for the role's PIN
+    assert not check.ok
+    assert check.detail.startswith("no technician PIN: a live table needs both")
     path = table.staff_path
     assert path.stat().st_mode & 0o777 == 0o600
     assert "61803398" not in path.read_text()
