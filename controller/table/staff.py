@@ -57,7 +57,8 @@ class StaffError(ValueError):
     """The staff file cannot be used: ``problems`` say where (its line) and what to do."""
 
     def __init__(self, path: Path, problems: list[str]) -> None:
-        super().__init__(f"{path}: " + "; ".join(problems))
+        said = "; ".join(problems)
+        super().__init__(said if str(path) in said else f"{path}: {said}")
         self.path = path
         self.problems = problems
 
