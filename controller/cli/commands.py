@@ -152,6 +152,45 @@ def register_passwd(commands: Subparsers) -> None:
     parser.set_defaults(handler=Deferred("passwd", "passwd"))
 
 
+def register_staff(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "staff",
+        help="add, remove or list the table's dealers, supervisors and technicians",
+        description="Each dealer, supervisor and technician signs in by their own staff number "
+        "and PIN, so the journal names who dealt, overrode, voided or burned. The staff file "
+        "([access] staff_path; by default staff/<table id>.staff in croupier's state folder) is "
+        "croupier's alone (0600) and holds each PIN as a salted scrypt hash keyed with the "
+        "table's pepper, never the PIN.",
+    )
+    parser.set_defaults(handler=lambda _args: _usage(parser))
+    actions = parser.add_subparsers(dest="staff_command", metavar="ACTION")
+    add = actions.add_parser(
+        "add",
+        help="add a person (or give them a new PIN)",
+        description=f"Add a person with their staff number, role and name; their PIN "
+        f"({PIN_DIGITS[0]}-{PIN_DIGITS[1]} digits) is read from the terminal, or one line on "
+        "stdin. An existing staff number gets the new PIN, role and name.",
+    )
+    add.add_argument("staff_id", metavar="NUMBER", help="the staff number: 1 to 8 digits")
+    add.add_argument("--role", choices=("dealer", "supervisor", "technician"), required=True)
+    add.add_argument("--name", required=True, help="the name the journal and the pit read")
+    remove = actions.add_parser("remove", help="remove a person", description="Remove a person.")
+    remove.add_argument("staff_id", metavar="NUMBER", help="their staff number")
+    listing = actions.add_parser(
+        "list", help="list the staff (never a PIN)", description="List the staff file's people."
+    )
+    for each in (add, remove, listing):
+        each.add_argument(
+            "--config",
+            metavar="FILE",
+            default=None,
+            help="the table file (default: the shipped config/table.toml)",
+        )
+    add.set_defaults(handler=Deferred("staff", "add"))
+    remove.set_defaults(handler=Deferred("staff", "remove"))
+    listing.set_defaults(handler=Deferred("staff", "listing"))
+
+
 def register_audit(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "audit",

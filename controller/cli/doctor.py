@@ -36,6 +36,7 @@ from controller.journal.store import (
 )
 from controller.service.devices import open_devices, shown_urls
 from controller.table.config import LoadedTable, live_pin_problems, load_table_config
+from controller.table.staff import NO_STAFF, STAFF_ROLES, StaffError, table_staff
 from drivers.errors import DeviceError
 
 MIN_FREE_BYTES = 200 * 1024 * 1024  # a day of rounds is a few MB; ask for a lot of room
@@ -191,9 +192,12 @@ def credentials_check(table: LoadedTable) -> Check:
             warning=True,
         )
     try:
-        problems = live_pin_problems(table)
+        staff = table_staff(table)
+        problems = live_pin_problems(table, {p.role for p in staff})
     except ConfigError as exc:
-        problems = list(exc.problems)
+        problems, staff = list(exc.problems), NO_STAFF
+    except StaffError as exc:
+        problems, staff = [f"{exc.path}: {p}" for p in exc.problems], NO_STAFF
     if problems:
         return Check(
             "credentials",
@@ -203,7 +207,15 @@ def credentials_check(table: LoadedTable) -> Check:
             "ROLE --config FILE`, then run croupier doctor again; croupier run refuses to deal "
             "live until then",
         )
-    return Check("credentials", True, "a supervisor PIN and a technician PIN of the table's own")
+    if not len(staff):
+        return Check(
+            "credentials", True, "a supervisor PIN and a technician PIN of the table's own"
+        )
+    counts = ", ".join(
+        f"{len(staff.of(role))} {role}{'' if len(staff.of(role)) == 1 else 's'}"
+        for role in STAFF_ROLES
+    )
+    return Check("credentials", True, f"the table's own PINs; on the staff file {counts}")
 
 
 def clock_check(now: datetime, last_row_at: datetime | None) -> Check:

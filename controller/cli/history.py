@@ -12,6 +12,9 @@ was recorded, never the live table. Per round:
 - ``prompts``: the prompt payloads; ``ledger``: the ledger payloads (payouts and collections);
 - ``overrides``: supervisor rows ``{action, by, detail}``;
 - ``net_cents``: the round_end row's figure, or the sum of the ledger when the round did not end;
+- ``dealer``: who dealt it ("Bo Chen (2001)", from journal format 9; null: nobody signed in);
+  ``sessions``: the bets of seated rated players, each ``{box, player, card, session,
+  amount_cents}`` (``people`` rows; the sign-ins, sit-downs and walk-aways show as steps);
 - ``steps`` (JSON only): every row of the round ``{seq, ts, kind, payload}``, in order.
 
 The text shows the same steps for a person: button presses appear as the keys of the decision
@@ -60,6 +63,8 @@ class RoundRecall:
     ledger: list[dict[str, Any]] = field(default_factory=list)
     overrides: list[dict[str, Any]] = field(default_factory=list)
     net_cents: int = 0
+    dealer: str | None = None  # who dealt it (journal format 9 on)
+    sessions: list[dict[str, Any]] = field(default_factory=list)  # rated players' bets
     steps: list[Row] = field(default_factory=list)
     inputs: dict[int, dict[str, Any]] = field(default_factory=dict)  # input rows, completed
 
@@ -76,6 +81,8 @@ class RoundRecall:
             "ledger": self.ledger,
             "overrides": self.overrides,
             "net_cents": self.net_cents,
+            "dealer": self.dealer,
+            "sessions": self.sessions,
             "steps": [
                 {"seq": r.seq, "ts": r.ts, "kind": r.kind, "payload": r.payload} for r in self.steps
             ],
@@ -94,6 +101,8 @@ def recall_round(round_id: int, rows: list[Row]) -> RoundRecall:
         if row.kind == "round_start":
             if not seen_start:  # the first mark counts (a table may mark a round again)
                 recall.variant = _text(p.get("variant"))
+                if p.get("dealer"):
+                    recall.dealer = f"{p.get('dealer_name')} ({p.get('dealer')})"
             seen_start = True
         elif row.kind == "round_end":
             recall.complete = True
@@ -123,6 +132,9 @@ def recall_round(round_id: int, rows: list[Row]) -> RoundRecall:
             recall.ledger.append(p)
         elif row.kind == "supervisor":
             recall.overrides.append(p)
+        elif row.kind == "people" and p.get("event") == "bet":
+            keep = ("box", "player", "card", "session", "amount_cents")
+            recall.sessions.append({k: p.get(k) for k in keep})
     ledger_net = sum(
         e["amount_cents"] for e in recall.ledger if isinstance(e.get("amount_cents"), int)
     )
@@ -233,7 +245,8 @@ def is_heartbeat(row: Row) -> bool:
 def _render_round(r: RoundRecall, *, everything: bool = False) -> list[str]:
     variant = f" ({r.variant})" if r.variant else ""
     until = r.ended if r.complete else "not finished"
-    lines = [f"== Round {r.round}{variant}  {r.started} .. {until}"]
+    dealt = f"  dealt by {r.dealer}" if r.dealer else ""
+    lines = [f"== Round {r.round}{variant}  {r.started} .. {until}{dealt}"]
     marked = False
     aside = [
         (int(row.payload["first_seq"]), int(row.payload["last_seq"]))
@@ -295,6 +308,14 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
         return f"{'note':<9} {p.get('device')}: {p.get('text')}"
     if kind == "access":
         return f"{'access':<9} {p.get('text')}"
+    if kind == "people":
+        if p.get("event") == "bet":
+            return (
+                f"{'rated':<9} box {p.get('box')} {p.get('player')} (card {p.get('card')}) bet "
+                f"{_money(p.get('amount_cents'))} in session {p.get('session')}"
+            )
+        said = "people" if p.get("accepted") else "refused"
+        return f"{said:<9} {p.get('text')}"
     if kind == "recovery":
         return f"{'RECOVERED':<9} {p.get('text')}"
     if kind == "notice":

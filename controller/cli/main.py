@@ -38,6 +38,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         commands.register_rules,
         commands.register_run,
         commands.register_passwd,
+        commands.register_staff,
         commands.register_audit,
         commands.register_history,
         commands.register_doctor,

@@ -12,6 +12,34 @@ from controller.table.config import DEMO_PINS, hash_secret, load_table_config
 from controller.table.pepper import PIN_DIGITS, Pepper, PepperError
 
 
+def new_pin(command: str, what: str) -> str | int:
+    """A new PIN, from the terminal (twice) or one line on stdin; or the exit status when there
+    is none (1: the two entries differ, 2: not a PIN; said on stderr, prefixed with
+    ``command``)."""
+    if sys.stdin.isatty():
+        first = getpass.getpass(f"{what} ({PIN_DIGITS[0]}-{PIN_DIGITS[1]} digits): ")
+        if getpass.getpass("again: ") != first:
+            print(f"{command}: the two entries differ", file=sys.stderr)
+            return 1
+    else:
+        first = sys.stdin.readline().rstrip("\n")
+    low, high = PIN_DIGITS
+    if not (first.isascii() and first.isdigit() and low <= len(first) <= high):
+        print(
+            f"{command}: a PIN is {low} to {high} of the digits 0-9 (the panel's digit keys)",
+            file=sys.stderr,
+        )
+        return 2
+    if first in DEMO_PINS.values():
+        print(
+            f"{command}: {first} is a demo PIN, printed by every demo and refused by a live "
+            "table: choose another",
+            file=sys.stderr,
+        )
+        return 2
+    return first
+
+
 def passwd(args: argparse.Namespace) -> int:
     if args.token:
         token = secrets.token_urlsafe(24)
@@ -24,27 +52,9 @@ def passwd(args: argparse.Namespace) -> int:
     except ConfigError as exc:
         print(f"croupier passwd: {exc}", file=sys.stderr)
         return 2
-    if sys.stdin.isatty():
-        first = getpass.getpass(f"{role} PIN ({PIN_DIGITS[0]}-{PIN_DIGITS[1]} digits): ")
-        if getpass.getpass("again: ") != first:
-            print("croupier passwd: the two entries differ", file=sys.stderr)
-            return 1
-    else:
-        first = sys.stdin.readline().rstrip("\n")
-    low, high = PIN_DIGITS
-    if not (first.isascii() and first.isdigit() and low <= len(first) <= high):
-        print(
-            f"croupier passwd: a PIN is {low} to {high} of the digits 0-9 (the panel's digit keys)",
-            file=sys.stderr,
-        )
-        return 2
-    if first in DEMO_PINS.values():
-        print(
-            f"croupier passwd: {first} is a demo PIN, printed by every demo and refused by a live "
-            "table: choose another",
-            file=sys.stderr,
-        )
-        return 2
+    first = new_pin("croupier passwd", f"{role} PIN")
+    if isinstance(first, int):
+        return first
     try:
         pepper, made = Pepper.load_or_make(table.pepper_path, table.config.table_id)
     except PepperError as exc:

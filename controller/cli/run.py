@@ -82,7 +82,9 @@ from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.halt import Halted, Problem
 from controller.service.service import TableService, prefer_the_owner
+from controller.table.access import pin_policy
 from controller.table.config import (
+    DEMO_PINS,
     Display,
     LoadedTable,
     hash_secret,
@@ -91,6 +93,7 @@ from controller.table.config import (
     with_demo_pins,
 )
 from controller.table.identity import SoftwareChanged
+from controller.table.staff import Person, table_staff, with_demo_dealer
 from drivers.errors import DeviceError
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
@@ -175,16 +178,20 @@ def _run(args: argparse.Namespace) -> int:
         demo_view: str | None = None
         if args.demo:
             table, demo_view = _with_demo_view(table)
+        staff = table_staff(table)
+        demo_person: Person | None = None
         if args.demo or table.shipped:
             table, demo_pins = with_demo_pins(table)
+            staff, demo_person = with_demo_dealer(staff)
         else:
-            refused = live_pin_problems(table)
+            refused = live_pin_problems(table, {p.role for p in staff})
             if refused:
                 raise ConfigError(table.source, refused)
         demo = DemoOptions(pace_s=args.pace, seed=args.seed)
         shipper = _shipper(table)
         service = TableService(
             table,
+            access=pin_policy(table.config, pepper=table.pepper(), staff=staff),
             actors=[demo_dealer(demo)] if args.demo else (),
             monitors=[shipper] if shipper is not None else (),
         )
@@ -296,6 +303,12 @@ def _run(args: argparse.Namespace) -> int:
         if shipper is not None:
             print(f"floor: shipping the journal to {shipper.settings.where}", flush=True)
         _print_demo_pins(demo_pins)
+        if demo_person is not None:
+            print(
+                f"demo dealer: staff number {demo_person.id}, PIN {DEMO_PINS['dealer']} (PEOPLE "
+                "on the display, between rounds) - a demo's, refused by a live table",
+                flush=True,
+            )
         if config.logs.wire_cards:
             print(
                 "warning: the debug log shows every card read, the hole card before it is "

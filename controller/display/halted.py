@@ -73,6 +73,7 @@ def halted_state(halted: Halted, table: LoadedTable) -> dict[str, Any]:
             "found": problem.found,
             "journal": problem.journal,
             "pin_set": policy.has_pin(Role.SUPERVISOR),
+            "by_person": policy.by_person(Role.SUPERVISOR),
             "signed_in": halted.signed_in,
             "locked_until": None if locked is None else when(locked),
             "choices": [

@@ -3,12 +3,16 @@
 ``{"type": "press", "key": "HIT"}``: one panel key (the same key sequences as the panel, see
 ``docs/panel.md``). ``{"type": "bet", "box": 2, "player": "ann", "amount_cents": 1000}``: a
 bet while bets are open. ``{"type": "pin", "pin": "246810"}``: sign in the role the key switch
-is at. ``{"type": "supervisor", "decision": "void"}``: a supervisor's (or technician's) decision,
+is at (``"staff": "1001"`` too where that role signs in by person: the staff number).
+``{"type": "supervisor", "decision": "void"}``: a supervisor's (or technician's) decision,
 one of ``assign``, ``burn``, ``confirm``, ``clear_lockup``, ``void``. ``{"type": "key_card",
 "card": "8S"}``: the dealer keys in the card the shoe could not read. ``{"type": "ack",
 "notice": 3}``: the dealer has read a notice (``notices`` in the state). ``{"type": "halted",
 "choice": "verify"}``: a supervisor's choice at a table stopped for a supervisor at start
-(``verify`` or ``stop``, :mod:`controller.service.halt`). Anything else - not JSON,
+(``verify`` or ``stop``, :mod:`controller.service.halt`). ``{"type": "dealer", "staff": "2001",
+"pin": "..."}`` signs a dealer in, ``{"type": "dealer_out"}`` out; ``{"type": "sit", "box": 2,
+"card": "40123", "player": "ann"}`` seats a rated player, ``{"type": "leave", "box": 2}`` walks
+them away (:mod:`controller.table.people`). Anything else - not JSON,
 an unknown type, a missing, extra or mistyped field - is answered with ``{"type": "error",
 "error": "..."}`` saying what is allowed, and changes nothing. A PIN is never repeated in an
 answer.
@@ -34,6 +38,7 @@ from controller.round.inputs import DECISION_INPUTS, Bet, KeyedCard
 from controller.round.spec import DECISIONS
 from controller.service.halt import Choice, HaltChoice
 from controller.service.service import Acknowledge, Command, Pin, Press
+from controller.table.people import DealerLeaves, DealerRequest, LeaveRequest, SeatRequest
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import Button
@@ -65,6 +70,29 @@ class BetMessage(_Message):
 class PinMessage(_Message):
     type: Literal["pin"]
     pin: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
+    staff: Annotated[str, Field(pattern=r"^[0-9]{1,8}$")] | None = None  # a person's number
+
+
+class DealerMessage(_Message):
+    type: Literal["dealer"]
+    staff: Annotated[str, Field(pattern=r"^[0-9]{1,8}$")]
+    pin: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")]
+
+
+class DealerOutMessage(_Message):
+    type: Literal["dealer_out"]
+
+
+class SitMessage(_Message):
+    type: Literal["sit"]
+    box: Annotated[StrictInt, Field(ge=1, le=7)]
+    card: Annotated[str, Field(pattern=r"^[0-9]{4,16}$")]
+    player: Annotated[str, Field(pattern=r"^[A-Za-z][A-Za-z0-9_-]{0,15}$")]
+
+
+class LeaveMessage(_Message):
+    type: Literal["leave"]
+    box: Annotated[StrictInt, Field(ge=1, le=7)]
 
 
 class SupervisorMessage(_Message):
@@ -102,10 +130,26 @@ AnyMessage = (
     | KeyCardMessage
     | AckMessage
     | HaltedMessage
+    | DealerMessage
+    | DealerOutMessage
+    | SitMessage
+    | LeaveMessage
 )
 Message = Annotated[AnyMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(Message)
-TYPES = ("press", "bet", "pin", "supervisor", "key_card", "ack", "halted")
+TYPES = (
+    "press",
+    "bet",
+    "pin",
+    "supervisor",
+    "key_card",
+    "ack",
+    "halted",
+    "dealer",
+    "dealer_out",
+    "sit",
+    "leave",
+)
 
 
 def decode_message(text: str) -> dict[str, Any]:
@@ -176,7 +220,7 @@ def command_of(data: dict[str, Any]) -> tuple[Command | HaltChoice, int | None]:
     if isinstance(message, PressMessage):
         return Press(message.key), message.id
     if isinstance(message, PinMessage):
-        return Pin(message.pin), message.id
+        return Pin(message.pin, message.staff or ""), message.id
     if isinstance(message, SupervisorMessage):
         decision = DECISION_INPUTS[DECISIONS[message.decision]]()
         return decision, message.id
@@ -190,6 +234,14 @@ def command_of(data: dict[str, Any]) -> tuple[Command | HaltChoice, int | None]:
         return Acknowledge(message.notice), message.id
     if isinstance(message, HaltedMessage):
         return HaltChoice(message.choice), message.id
+    if isinstance(message, DealerMessage):
+        return DealerRequest(message.staff, message.pin), message.id
+    if isinstance(message, DealerOutMessage):
+        return DealerLeaves(), message.id
+    if isinstance(message, SitMessage):
+        return SeatRequest(message.box, message.card, message.player), message.id
+    if isinstance(message, LeaveMessage):
+        return LeaveRequest(message.box), message.id
     return Bet(message.box, message.player, message.amount_cents), message.id
 
 
@@ -218,13 +270,18 @@ def _shown(value: Any) -> str:
 def _describe(error: Any) -> str:
     assert isinstance(error, dict)
     loc = [str(p) for p in error.get("loc", ())]
-    if loc and loc[0] in TYPES:  # the union's tag (not a field: "pin" is both)
+    tag = loc[0] if loc and loc[0] in TYPES else None
+    if tag is not None:  # the union's tag (not a field: "pin" is both)
         loc = loc[1:]
     key = ".".join(loc) or "message"
     value = error.get("input")
     kind = error.get("type")
     if key == "pin" and kind != "missing":
         return "pin: digits only, 1 to 16 of them (the value is not repeated)"
+    if key == "card" and tag == "sit" and kind != "missing":
+        return "card: a player card number, 4 to 16 digits"
+    if key == "staff" and kind != "missing":  # (perhaps a PIN keyed in the wrong field)
+        return "staff: a staff number, 1 to 8 digits (the value is not repeated)"
     if key == "decision" and kind != "missing":
         return f"decision = {_shown(value)}: not a decision; allowed: {', '.join(DECISIONS)}"
     if key == "choice" and kind != "missing":

@@ -237,7 +237,13 @@ def _access_json(app: TableApp, config: TableConfig) -> dict[str, Any]:
         "pins": policy.pins_required,
         "key_role": None if role is None else role.value,
         "signed_in": None if app.access.signin.role is None else app.access.signin.role.value,
-        "signed_in_name": None if app.access.signin.role is None else names[app.access.signin.role],
+        "signed_in_name": None
+        if app.access.signin.role is None
+        else f"{app.access.signin.name} ({app.access.signin.staff_id})"
+        if app.access.signin.staff_id
+        else names[app.access.signin.role],
+        "by_person": role is not None and policy.by_person(role),
+        "staff_keyed": app.access.staff_keyed(),
         "pin_pad": app.access.pin_pad_role() is not None,
         "pin_keyed": app.access.pin_keyed(),
         "pin_set": {r.value: policy.has_pin(r) for r in Role} if policy.pins_required else {},
@@ -342,6 +348,7 @@ def table_state(
             "keys": list(last_input.keys),
         },
         "access": _access_json(app, config),
+        "people": app.people.as_json(),
         "devices": [d.as_json() for d in devices],
         "devices_lost": lost,
         "last_rounds": [r.as_json() for r in reversed(last_rounds)],

@@ -28,6 +28,14 @@ from controller.table.app import SetAside, TableApp
 from controller.table.commands import Relight
 from controller.table.firmware import AllowFirmware
 from controller.table.integrity import IntegrityAlarm
+from controller.table.people import (
+    PEOPLE_CALLS,
+    DealerSignIn,
+    DealerSignOut,
+    PeopleCall,
+    SitDown,
+    WalkAway,
+)
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import DeviceEvent
 
@@ -41,6 +49,7 @@ Call = (
     | Relight
     | AllowFirmware
     | IntegrityAlarm
+    | PeopleCall
 )
 Cause = DeviceEvent | Call | SetAside
 CALL_TYPES: tuple[type, ...] = (
@@ -53,6 +62,7 @@ CALL_TYPES: tuple[type, ...] = (
     Relight,
     AllowFirmware,
     IntegrityAlarm,
+    *PEOPLE_CALLS,
 )
 
 Entry = tuple[str, dict[str, Any]]
@@ -127,5 +137,7 @@ def apply_cause(app: TableApp, cause: Cause) -> None:
         app.set_aside(cause)
     elif isinstance(cause, IntegrityAlarm):
         app.integrity_alarm(cause)
+    elif isinstance(cause, (DealerSignIn, DealerSignOut, SitDown, WalkAway)):
+        app.people_call(cause)
     else:
         app.decide(cause)

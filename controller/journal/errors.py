@@ -21,6 +21,7 @@ KIND_WORDS = {
     "input": "a press",
     "supervisor": "a supervisor's decision",
     "access": "a sign-in",
+    "people": "a dealer or rated player at the table",
     "command": "a command",
     "device_command": "an order to a device",
     "round_start": "the start of a round",

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 from collections import deque
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
@@ -63,11 +64,22 @@ from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.firmware import AllowFirmware
 from controller.table.keypad import DIGIT_KEYS
+from controller.table.people import (
+    DealerRequest,
+    DealerSignOut,
+    LeaveRequest,
+    PeopleCall,
+    PeopleEvent,
+    PeopleRequest,
+    SeatRequest,
+    SitDown,
+    WalkAway,
+)
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 8  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 9  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -80,6 +92,9 @@ JOURNAL_FORMAT = 8  # 1: software 0.1 (no device_command rows, inputs without th
 # the fault, card and words it names: ``HOLD_TYPED``), which older rows are compared without.
 # 7: a prompt row held its code and line; from 8 on a prompt that says what to do now also holds
 # ``shown``, the words of the prompt bar (controller.game.words.bar), compared from 8 on.
+# 8: no people at the table; from 9 on a dealer signs in and rated players sit down (``call``
+# rows of controller.table.people, ``people`` rows, a round_start's ``dealer``): a software
+# writing 8 cannot replay a journal that has them (older journals replay as they were).
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -88,6 +103,7 @@ EFFECT_KINDS = (
     "input",
     "supervisor",
     "access",
+    "people",
     "command",
     "device_command",
     "note",
@@ -123,7 +139,10 @@ class RoundMarks:
                 continue
             number = app.controller.round.number
             if item.source is State.BETTING and item.dest is State.DEALING:
-                entries.append(("round_start", {"round": number, "variant": app.rules.id}))
+                start: dict[str, Any] = {"round": number, "variant": app.rules.id}
+                if app.people.dealer_id:  # who deals it (from format 9)
+                    start |= {"dealer": app.people.dealer_id, "dealer_name": app.people.dealer_name}
+                entries.append(("round_start", start))
             elif item.dest is State.SETTLING and self.ended != number:
                 self.ended = number
                 net = net_by_player(app.controller.round.ledger)
@@ -207,13 +226,15 @@ class JournaledTable:
         """Journal and apply a device event. False when the journal cannot be written: the
         event is not applied (and must not be acknowledged, so the device sends it again).
 
-        On the PIN pad a digit is applied unjournalled (it is part of a PIN), and ``OK_`` after
-        digits is journalled as the attempt's outcome instead of as the key press."""
-        if isinstance(event, ButtonPressed) and self.app.access.pin_pad_role() is not None:
-            if event.button in DIGIT_KEYS:
+        On the PIN pad a digit is applied unjournalled (it is part of a PIN; a staff number's
+        digits are journalled, they are none), and ``OK_`` after the PIN's digits is journalled
+        as the attempt's outcome instead of as the key press."""
+        access = self.app.access
+        if isinstance(event, ButtonPressed) and access.pin_pad_role() is not None:
+            if event.button in DIGIT_KEYS and not access.keying_staff_number():
                 self.app.handle(event)
                 return True
-            if event.button is Button.OK and self.app.access.pin_keyed():
+            if event.button is Button.OK and access.attempt_ready():
                 return self._attempt(self.app.access.check_pin(source="panel")) is not None
         return self.apply(event)
 
@@ -223,9 +244,11 @@ class JournaledTable:
         done = self._journaled(cause, lambda: apply_cause(self.app, cause))
         return not isinstance(done, _Refused)
 
-    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
-        """A PIN from the display: checked, its outcome journalled, then applied."""
-        event = self._attempt(self.app.access.check_pin(pin, source=source))
+    def enter_pin(self, pin: str, *, source: str = "display", staff_id: str = "") -> AccessEvent:
+        """A PIN (and the staff number keyed with it) from the display: checked, its outcome
+        journalled, then applied."""
+        attempt = self.app.access.check_pin(pin, source=source, staff_id=staff_id)
+        event = self._attempt(attempt)
         if event is None:
             return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
         return event
@@ -233,6 +256,47 @@ class JournaledTable:
     def _attempt(self, attempt: Any) -> AccessEvent | None:
         event = self._journaled(attempt, lambda: self.app.apply_pin(attempt))
         return None if isinstance(event, _Refused) else event
+
+    def dealer_sign_in(self, staff_id: str, pin: str, *, source: str = "display") -> PeopleEvent:
+        """A dealer's staff number and PIN: checked, the outcome journalled, then applied (a
+        table with no dealer on its staff file refuses at once, saying so: nothing to journal)."""
+        if not self.app.access.policy.staff.of("dealer"):
+            return PeopleEvent(
+                "refused",
+                False,
+                "no dealer is on this table's staff file: add each dealer with `croupier staff "
+                "add NUMBER --role dealer --name NAME`",
+            )
+        call = self.app.access.check_dealer(staff_id, pin, source=source)
+        return self._people(call)
+
+    def dealer_sign_out(self) -> PeopleEvent:
+        return self._people(DealerSignOut(self.app.access.policy.clock()))
+
+    def sit_down(self, box: int, card: str, player: str) -> PeopleEvent:
+        """A rated player sits at ``box``: a new session (its id: the table's, and random)."""
+        session = f"{self.journal.table_id}-{secrets.token_hex(5)}"
+        at = self.app.access.policy.clock()
+        return self._people(SitDown(box, card, player, session, at))
+
+    def walk_away(self, box: int) -> PeopleEvent:
+        return self._people(WalkAway(box, self.app.access.policy.clock()))
+
+    def people_request(self, request: PeopleRequest) -> PeopleEvent:
+        """What the display asks of the people at the table, as its call."""
+        if isinstance(request, DealerRequest):
+            return self.dealer_sign_in(request.staff_id, request.pin)
+        if isinstance(request, SeatRequest):
+            return self.sit_down(request.box, request.card, request.player)
+        if isinstance(request, LeaveRequest):
+            return self.walk_away(request.box)
+        return self.dealer_sign_out()
+
+    def _people(self, call: PeopleCall) -> PeopleEvent:
+        events = self._journaled(call, lambda: self.app.people_call(call))
+        if isinstance(events, _Refused):
+            return PeopleEvent("refused", False, self.unavailable or "journal unavailable")
+        return events[-1]
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""

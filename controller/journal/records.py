@@ -22,7 +22,8 @@ float, str
 conversion. It knows every dataclass of :mod:`drivers.tbl21.events`, the controller's outputs
 (Prompt, LedgerEntry, DeviceCommand, StateChanged, SupervisorAction), the round's inputs
 (:mod:`controller.round.inputs`) and the table's calls (PinAttempt, SignOut, RequirePins,
-Relight, SetAside, AllowFirmware, IntegrityAlarm).
+Relight, SetAside, AllowFirmware, IntegrityAlarm, and the people calls of
+:mod:`controller.table.people`).
 """
 
 from __future__ import annotations
@@ -238,6 +239,7 @@ def _registry() -> dict[str, type]:
     from controller.table.commands import Relight  # noqa: PLC0415
     from controller.table.firmware import AllowFirmware  # noqa: PLC0415
     from controller.table.integrity import IntegrityAlarm  # noqa: PLC0415
+    from controller.table.people import PEOPLE_CALLS  # noqa: PLC0415
 
     known: dict[str, type] = {cls.__name__: cls for cls in INPUT_TYPES.values()}
     calls: tuple[type, ...] = (
@@ -248,6 +250,7 @@ def _registry() -> dict[str, type]:
         SetAside,
         AllowFirmware,
         IntegrityAlarm,
+        *PEOPLE_CALLS,
     )
     for cls in calls:
         known[cls.__name__] = cls

@@ -59,11 +59,17 @@ history, audit and recovery code that reads them):
                   sign-in, a wrong PIN, a lockout (until: wall-clock seconds), a refused
                   attempt, a sign-out or the PIN policy changed (``event`` ``policy``)
                   (:class:`controller.table.access.AccessEvent`)
+``people``        ``{event, accepted, text, box, staff_id, name, card, session, player,
+                  amount_cents, at}`` -- a dealer signed in or out, a rated player sat down or
+                  walked away, a seated player's bet with its session (``event`` ``bet``), or
+                  one of these refused (:class:`controller.table.people.PeopleEvent`; from
+                  journal format 9)
 ``command``       ``{device, command, args}`` -- a command the round asked the table to send
 ``device_command`` ``{device, command, args}`` -- a command the table sends to a device
                   (``arm_peek``, ``new_shoe``, ``light`` with the lit keys), written before it
                   is sent
-``round_start``   ``{round, variant}``
+``round_start``   ``{round, variant}``, and from journal format 9 ``dealer`` and ``dealer_name``
+                  (the staff number and name of the dealer signed in) when one is
 ``round_end``     ``{round, net_cents, net_by_player}`` -- net to the players, integer cents
                   (all of them, and per player)
 ``note``          ``{device, text}`` -- a device event worth recording that changes nothing
@@ -1399,12 +1405,17 @@ def entry_for(item: object) -> tuple[str, JSONDict]:
     from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction  # noqa: PLC0415
     from controller.table.access import AccessEvent  # noqa: PLC0415
     from controller.table.app import DeviceNote, DeviceOrder, InputResult  # noqa: PLC0415
+    from controller.table.people import PeopleEvent  # noqa: PLC0415
     from drivers.tbl21.events import DeviceEvent  # noqa: PLC0415
 
     if isinstance(item, DeviceEvent):
         return "device_event", to_record(item)
     if isinstance(item, Prompt):
         return "prompt", prompt_json(item)
+    if isinstance(item, PeopleEvent):
+        record = to_record(item)
+        del record["type"]
+        return "people", record
     if isinstance(item, LedgerEntry):
         record = to_record(item)
         del record["type"]

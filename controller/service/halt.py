@@ -184,8 +184,10 @@ class Halted:
 
     @property
     def signed_in(self) -> str | None:
-        role = self.access.signin.role
-        return None if role is None else self.access.signin.name or role.value
+        signin = self.access.signin
+        if signin.role is not None and signin.staff_id:  # a person of the staff file
+            return f"{signin.name} ({signin.role.value} {signin.staff_id})"
+        return None if signin.role is None else signin.name or signin.role.value
 
     def locked_until(self) -> float | None:
         return self.access.signin.locked_until(Role.SUPERVISOR, self.access.policy.clock())
@@ -211,7 +213,9 @@ class Halted:
         if isinstance(command, Pin):
             if not self.access.policy.has_pin(Role.SUPERVISOR):
                 return CommandReply(False, set_pin_hint(Role.SUPERVISOR))
-            attempt = self.access.check_pin(command.pin, source="display")
+            attempt = self.access.check_pin(
+                command.pin, source="display", staff_id=command.staff_id
+            )
             events = self.access.apply(attempt)
             accepted = all(e.accepted for e in events) and bool(events)
             text = "; ".join(e.text for e in events)

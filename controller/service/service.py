@@ -72,6 +72,8 @@ from controller.table.config import LoadedTable
 from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
 from controller.table.integrity import IntegrityAlarm
+from controller.table.people import PEOPLE_REQUESTS, PeopleEvent, PeopleRequest
+from controller.table.staff import table_staff
 from drivers.table import TableDevices
 from drivers.tbl21.events import (
     Button,
@@ -121,6 +123,7 @@ class Pin:
     """A PIN keyed on the display for the role the key switch is at (never kept)."""
 
     pin: str = field(repr=False)
+    staff_id: str = ""  # the staff number keyed with it, where the role signs in by person
 
 
 @dataclass(frozen=True, slots=True)
@@ -130,7 +133,7 @@ class Acknowledge:
     notice: int
 
 
-Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge
+Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge | PeopleRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -202,7 +205,9 @@ class TableService:
         self.rules = table.rules
         self.identify_s = identify_s
         self.access = (
-            access if access is not None else pin_policy(self.config, pepper=table.pepper())
+            access
+            if access is not None
+            else pin_policy(self.config, pepper=table.pepper(), staff=table_staff(table))
         )
         self.errors: list[str] = []  # bugs the owner caught (an event it could not handle)
         self.notices = Notices()  # a rebuilt round, journal trouble: until read
@@ -716,8 +721,12 @@ class TableService:
                 )
             self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
+        if isinstance(command, PEOPLE_REQUESTS):
+            said: list[PeopleEvent] = []
+            self._applying(lambda: said.append(self.journaled.people_request(command)))
+            return CommandReply(said[0].accepted, said[0].text)
         if isinstance(command, Pin):
-            event = self.journaled.enter_pin(command.pin)
+            event = self.journaled.enter_pin(command.pin, staff_id=command.staff_id)
             return CommandReply(event.accepted, event.text)
         if isinstance(command, (*DECISIONS_TYPES, KeyedCard)):
             outcome: list[InputResult] = []

@@ -47,7 +47,9 @@ from typing import Any
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
+from controller.table.people import DealerSignIn
 from controller.table.pepper import Pepper
+from controller.table.staff import NO_STAFF, Staff
 from drivers.tbl21.faults import FaultCode
 
 
@@ -81,6 +83,8 @@ class AttemptResult(StrEnum):
     NO_KEY = "no_key"  # the key is at RUN: no role to sign in
     ALREADY = "already"  # that role is signed in already
     NOT_NEEDED = "not_needed"  # a table without PINs (KEY_ONLY)
+    NEED_STAFF = "need_staff"  # the role signs in person by person: no staff number was given
+    NO_STAFF = "no_staff"  # a staff number for a role that signs in with the table's role PIN
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +99,9 @@ class PinAttempt:
     name: str = ""  # who the role is at this table (the table file's name)
     max_wrong_pins: int = DEFAULT_MAX_WRONG_PINS
     lockout_seconds: int = DEFAULT_LOCKOUT_SECONDS
+    # the staff number given (a person of the staff file; "unknown" for a number nobody has:
+    # a PIN keyed into the wrong field is never journalled); "" for the role's shared PIN
+    staff_id: str = ""
 
     @classmethod
     def from_payload(cls, payload: Mapping[str, Any]) -> PinAttempt:
@@ -149,9 +156,15 @@ class AccessPolicy:
     lockout_seconds: int = DEFAULT_LOCKOUT_SECONDS
     clock: Callable[[], float] = time.time
     pepper: Pepper | None = None  # what peppered PIN hashes were made with
+    staff: Staff = NO_STAFF  # each person's staff number and PIN (controller.table.staff)
+
+    def by_person(self, role: Role) -> bool:
+        """The role signs in person by person (the staff file names someone of it), never with
+        the table file's shared role PIN."""
+        return bool(self.staff.of(role.value))
 
     def has_pin(self, role: Role) -> bool:
-        return self.pin_hashes.get(role) is not None
+        return self.by_person(role) or self.pin_hashes.get(role) is not None
 
     def verify(self, role: Role, pin: str) -> bool:
         stored = self.pin_hashes.get(role)
@@ -167,10 +180,13 @@ KEY_ONLY = AccessPolicy(pins_required=False)
 
 
 def pin_policy(
-    config: TableConfig, clock: Callable[[], float] = time.time, pepper: Pepper | None = None
+    config: TableConfig,
+    clock: Callable[[], float] = time.time,
+    pepper: Pepper | None = None,
+    staff: Staff = NO_STAFF,
 ) -> AccessPolicy:
     """The table file's PINs and limits: what ``croupier run`` enforces (``pepper``: the
-    table's, for PIN hashes made with it)."""
+    table's, for PIN hashes made with it; ``staff``: the people who sign in one by one)."""
     return AccessPolicy(
         pins_required=True,
         pin_hashes={
@@ -182,6 +198,7 @@ def pin_policy(
         lockout_seconds=config.access.lockout_seconds,
         clock=clock,
         pepper=pepper,
+        staff=staff,
     )
 
 
@@ -218,6 +235,7 @@ class SignIn:
 
     role: Role | None = None
     name: str = ""
+    staff_id: str = ""  # the person signed in ("": the role's shared PIN)
     locks: dict[Role, RoleLock] = field(default_factory=lambda: {r: RoleLock() for r in Role})
 
     def locked_until(self, role: Role, at: float) -> float | None:
@@ -226,11 +244,15 @@ class SignIn:
 
     def who(self) -> str:
         assert self.role is not None
+        if self.staff_id:
+            return f"{self.name} ({self.role.value} {self.staff_id}, key and PIN)"
         if self.name == self.role.value:
             return f"{self.name} (key and PIN)"
         return f"{self.name} ({self.role.value}, key and PIN)"
 
-    def _person(self, role: Role, name: str) -> str:
+    def _person(self, role: Role, name: str, staff_id: str = "") -> str:
+        if staff_id:
+            return f"{role.value} {name} ({staff_id})"
         return role.value if name == role.value else f"{role.value} {name}"
 
     def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
@@ -249,6 +271,16 @@ class SignIn:
             return refused(f"the {label} is signed in already")
         if result is AttemptResult.NO_PIN:
             return refused(set_pin_hint(role))
+        if result is AttemptResult.NEED_STAFF:
+            return refused(
+                f"this table signs each {label} in by name: key your staff number, then your PIN"
+            )
+        if result is AttemptResult.NO_STAFF:
+            return refused(
+                f"nobody of the {label} role is on this table's staff list: sign in with the "
+                f"table's {label} PIN alone, without a staff number"
+            )
+        what = f"staff number or {label} PIN" if attempt.staff_id else f"{label} PIN"
         lock = self.locks[role]
         if lock.locked_until is not None and attempt.at >= lock.locked_until:
             lock.locked_until, lock.wrong = None, 0  # the lockout is over
@@ -263,13 +295,15 @@ class SignIn:
         if result is AttemptResult.RIGHT:
             lock.wrong = 0
             self.role, self.name = role, attempt.name or label
+            self.staff_id = attempt.staff_id
             key = ROLE_KEYS[role]
             return [
                 AccessEvent(
                     label,
                     "signed_in",
                     True,
-                    f"{self._person(role, self.name)} signed in until the key leaves {key}",
+                    f"{self._person(role, self.name, self.staff_id)} signed in until the key "
+                    f"leaves {key}",
                     attempt.source,
                 )
             ]
@@ -281,7 +315,7 @@ class SignIn:
                     label,
                     "wrong_pin",
                     False,
-                    f"wrong {label} PIN: {left} more in a row lock the {label} PIN for "
+                    f"wrong {what}: {left} more in a row lock the {label} PIN for "
                     f"{duration(attempt.lockout_seconds)}",
                     attempt.source,
                     wrong_in_a_row=lock.wrong,
@@ -294,7 +328,7 @@ class SignIn:
                 label,
                 "wrong_pin",
                 False,
-                f"wrong {label} PIN ({wrong} in a row)",
+                f"wrong {what} ({wrong} in a row)",
                 attempt.source,
                 wrong_in_a_row=wrong,
             ),
@@ -313,10 +347,13 @@ class SignIn:
     def sign_out(self, reason: str) -> AccessEvent | None:
         if self.role is None:
             return None
-        role, name = self.role, self.name
-        self.role, self.name = None, ""
+        role, name, staff_id = self.role, self.name, self.staff_id
+        self.role, self.name, self.staff_id = None, "", ""
         return AccessEvent(
-            role.value, "signed_out", True, f"{self._person(role, name)} signed out: {reason}"
+            role.value,
+            "signed_out",
+            True,
+            f"{self._person(role, name, staff_id)} signed out: {reason}",
         )
 
 
@@ -353,6 +390,9 @@ class AccessControl:
         self.signin = SignIn()
         self.key = "RUN"  # the key switch: RUN, SUP or TEC
         self._pin = ""  # digits keyed on the PIN pad: never output, logged or journalled
+        # the staff number keyed before the PIN, where the role signs in by person (it is no
+        # secret: its digits are journalled as the keys they are)
+        self._staff = ""
 
     @property
     def key_role(self) -> Role | None:
@@ -361,7 +401,7 @@ class AccessControl:
     def turn(self, position: str) -> bool:
         """The key switch turned; whether whoever is signed in must sign out."""
         self.key = position
-        self._pin = ""
+        self._pin = self._staff = ""
         return self.signin.role is not None and self.key_role is not self.signin.role
 
     def pin_pad_role(self) -> Role | None:
@@ -376,6 +416,21 @@ class AccessControl:
         """How many digits are keyed on the PIN pad (what the display shows as dots)."""
         return len(self._pin)
 
+    def keying_staff_number(self) -> bool:
+        """The PIN pad takes a staff number now (the role on the key signs in by person and
+        no staff number is keyed yet): its digits are journalled, never a PIN's."""
+        role = self.pin_pad_role()
+        return role is not None and self.policy.by_person(role) and not self._staff
+
+    def staff_keyed(self) -> str:
+        """The staff number keyed on the PIN pad ("" before OK takes it)."""
+        return self._staff
+
+    def attempt_ready(self) -> bool:
+        """``OK_`` now makes a PIN attempt: a PIN is keyed (after the staff number, where the
+        role signs in by person)."""
+        return bool(self._pin) and not self.keying_staff_number()
+
     def pin_key(self, button: str) -> PinPadKey:
         """A key on the PIN pad (``D0_``..``D9_``, ``CAN``, ``OK_``...)."""
         if button.startswith("D") and button[1:2].isdigit():
@@ -383,10 +438,13 @@ class AccessControl:
                 self._pin += button[1]
             return PinPadKey.KEPT
         if button == "CAN":
-            self._pin = ""
+            self._pin = self._staff = ""
             return PinPadKey.KEPT
         if button == "CAL":
             return PinPadKey.DEALER
+        if button == "OK_" and self._pin and self.keying_staff_number():
+            self._staff, self._pin = self._pin, ""
+            return PinPadKey.KEPT
         if button == "OK_" and self._pin:
             return PinPadKey.ATTEMPT
         return PinPadKey.REFUSED
@@ -394,17 +452,27 @@ class AccessControl:
     def pin_pad_refusal(self, button: str) -> str:
         role = self.pin_pad_role()
         assert role is not None
+        if self.keying_staff_number():
+            if button != "OK_":
+                return "key your staff number first: the digits 0-9, then OK (CANCEL clears)"
+            return "key your staff number digits first, then OK, then your PIN and OK"
         if button != "OK_":
             return f"enter the {role.value} PIN first: the digits 0-9, then OK (CANCEL clears)"
         return f"key in the {role.value} PIN digits first, then OK"
 
-    def check_pin(self, pin: str | None = None, *, source: str = "panel") -> PinAttempt:
-        """The outcome of a PIN attempt (``pin``, or the digits keyed on the panel), without
-        applying it. The PIN is checked only when it may count: never for a locked role."""
+    def check_pin(
+        self, pin: str | None = None, *, source: str = "panel", staff_id: str | None = None
+    ) -> PinAttempt:
+        """The outcome of a PIN attempt (``pin``, or the digits keyed on the panel; the staff
+        number ``staff_id`` or the one keyed before them), without applying it. The PIN is
+        checked only when it may count: never for a locked role."""
         text = self._pin if pin is None else pin
+        staff = (self._staff if pin is None else "") if staff_id is None else staff_id
         policy = self.policy
         role = self.key_role
         at = policy.clock()
+        name = policy.name(role) if role is not None else ""
+        journalled_id = ""
         if role is None:
             result = AttemptResult.NO_KEY
         elif not policy.pins_required:
@@ -413,8 +481,19 @@ class AccessControl:
             result = AttemptResult.ALREADY
         elif not policy.has_pin(role):
             result = AttemptResult.NO_PIN
+        elif policy.by_person(role) and not staff:
+            result = AttemptResult.NEED_STAFF
+        elif staff and not policy.by_person(role):
+            result = AttemptResult.NO_STAFF
         elif self.signin.locked_until(role, at) is not None:
             result = AttemptResult.LOCKED
+        elif staff:
+            person = policy.staff.check(role.value, staff, text)
+            known = policy.staff.get(staff)
+            journalled_id = staff if known is not None and known.role == role.value else "unknown"
+            result = AttemptResult.WRONG if person is None else AttemptResult.RIGHT
+            if person is not None:
+                name = person.name
         else:
             right = policy.verify(role, text)
             result = AttemptResult.RIGHT if right else AttemptResult.WRONG
@@ -423,14 +502,24 @@ class AccessControl:
             result,
             at,
             source,
-            name=policy.name(role) if role is not None else "",
+            name=name,
             max_wrong_pins=policy.max_wrong_pins,
             lockout_seconds=policy.lockout_seconds,
+            staff_id=journalled_id,
         )
+
+    def check_dealer(self, staff_id: str, pin: str, *, source: str = "display") -> DealerSignIn:
+        """The outcome of a dealer's sign-in (the staff file's dealers), without applying it;
+        a number no dealer has is journalled as "unknown" (it may be a PIN in the wrong field)."""
+        person = self.policy.staff.check("dealer", staff_id, pin)
+        known = self.policy.staff.get(staff_id)
+        shown = staff_id if known is not None and known.role == "dealer" else "unknown"
+        name = "" if person is None else person.name
+        return DealerSignIn(shown, name, person is not None, self.policy.clock(), source)
 
     def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
         """Apply an attempt's outcome (live, or replayed from the journal)."""
-        self._pin = ""
+        self._pin = self._staff = ""
         return self.signin.apply(attempt)
 
     def require_pins(self, required: bool) -> list[AccessEvent]:
@@ -438,7 +527,7 @@ class AccessControl:
         if required is self.policy.pins_required:
             return []
         self.policy = replace(self.policy, pins_required=required)
-        self._pin = ""
+        self._pin = self._staff = ""
         events: list[AccessEvent] = []
         signed_out = None if required else self.signin.sign_out("PINs are no longer required")
         if signed_out is not None:
@@ -483,6 +572,12 @@ class AccessControl:
         # (no clock here: a replay, at another time, must refuse with the same words)
         until = self.signin.locks[role].locked_until
         locked = "" if until is None else f"; wrong PINs locked it until {when(until)}"
+        if self.policy.by_person(role):
+            return (
+                f"a {role.value} signs in first: the staff number then OK, then the PIN then "
+                f"OK on the panel with the key at {ROLE_KEYS[role]}, or the staff number and "
+                f"PIN fields on the display{locked}"
+            )
         return (
             f"enter the {role.value} PIN: the digits 0-9 then OK on the panel with the key at "
             f"{ROLE_KEYS[role]}, or the PIN field on the display{locked}"

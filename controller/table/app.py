@@ -73,6 +73,7 @@ from controller.table.firmware import (
 )
 from controller.table.integrity import IntegrityAlarm
 from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
+from controller.table.people import People, PeopleCall, PeopleEvent
 from controller.table.shoewatch import Note, ShoeWatch, Step
 from drivers.tbl21.cards import DeckType
 from drivers.tbl21.events import (
@@ -156,7 +157,7 @@ class DeviceNote:
     text: str
 
 
-TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder
+TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder | PeopleEvent
 
 
 @dataclass(frozen=True, slots=True)
@@ -211,6 +212,9 @@ class TableApp:
         # memento keeps the old ones).
         self.firmware_allow: tuple[str, ...] = ()
         self.identities: dict[str, DeviceIdentity] = {}
+        # The dealer signed in and the rated players seated (controller.table.people; replaced,
+        # never changed in place): never an input of the round.
+        self.people = People()
         # Device orders wait here until sent: at once, or, when the table is journalled
         # (``hold_orders``), once the journal has them (:meth:`send_orders`).
         self.hold_orders = hold_orders
@@ -427,8 +431,20 @@ class TableApp:
         result = self._perform(
             Action.BET, {"box": box, "player": player, "amount_cents": amount_cents}
         )
+        rated = self.people.bet(box, player, amount_cents) if result.accepted else None
+        if rated is not None:
+            self._push(rated)  # the bet's session
         self._flush()
         return result
+
+    def people_call(self, call: PeopleCall) -> list[PeopleEvent]:
+        """A dealer's sign-in or sign-out, a rated player's sit-down or walk-away: what became
+        of it (controller.table.people). The round never sees it."""
+        self.people, events = self.people.apply(call, self.rules.table.boxes)
+        for event in events:
+            self._push(event)
+        self._flush()
+        return events
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
         """:meth:`decide` ``action`` with ``data`` (a script's or a test's loose data)."""
@@ -481,9 +497,9 @@ class TableApp:
             self._push(event)
         self._flush()
 
-    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
+    def enter_pin(self, pin: str, *, source: str = "display", staff_id: str = "") -> AccessEvent:
         """Check and apply a PIN in one step (a table without a journal)."""
-        return self.apply_pin(self.access.check_pin(pin, source=source))
+        return self.apply_pin(self.access.check_pin(pin, source=source, staff_id=staff_id))
 
     def sign_out(self, reason: str) -> AccessEvent | None:
         event = self.access.signin.sign_out(reason)

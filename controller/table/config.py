@@ -23,6 +23,7 @@ import re
 import secrets
 import stat
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import Annotated, Any, Self
 
@@ -44,6 +45,7 @@ from controller.game.prompts import money
 from controller.game.rules import CONFIG_DIR, Variant, apply_overrides, load_variant
 from controller.game.validation import config_error, shown, text_matching
 from controller.table.pepper import Pepper, PepperError, default_pepper_path
+from controller.table.private import state_folder
 
 DEFAULT_CONFIG = CONFIG_DIR / "table.toml"
 EMULATED = "emulated"
@@ -127,6 +129,9 @@ def _check_hash(value: str | None) -> str | None:
     if value is not None:
         _parse_hash(value)
     return value
+
+
+check_hash = _check_hash  # (a staff file's PIN hashes are checked as a table file's)
 
 
 # --- the model -------------------------------------------------------------------------------
@@ -316,7 +321,7 @@ class Display(Listen):
 
 # The demo's PINs, for the roles a demo's table file leaves without one (``croupier run --demo``,
 # or the shipped example): every demo prints them, so a live table refuses them.
-DEMO_PINS = {"supervisor": "246810", "technician": "135791"}
+DEMO_PINS = {"supervisor": "246810", "technician": "135791", "dealer": "112233"}
 
 
 class _Role(_Section):
@@ -351,6 +356,9 @@ class AccessSettings(_Section):
     # the PIN hashes' pepper, kept apart from this file (none: peppers/<table id>.pepper in
     # croupier's state folder); `croupier passwd --pin ROLE --config FILE` makes it
     pepper_path: Annotated[str, Field(min_length=1)] | None = None
+    # each dealer, supervisor and technician by name (none: staff/<table id>.staff in
+    # croupier's state folder); `croupier staff add --config FILE` makes it
+    staff_path: Annotated[str, Field(min_length=1)] | None = None
 
 
 LogBytes = Annotated[StrictInt, Field(ge=64 * 1024, le=10 * 1024**3)]
@@ -629,6 +637,14 @@ class LoadedTable:
         named = self.config.access.pepper_path
         return default_pepper_path(self.config.table_id) if named is None else self.path(named)
 
+    @property
+    def staff_path(self) -> Path:
+        """Where the table's staff file is kept (controller.table.staff)."""
+        named = self.config.access.staff_path
+        if named is None:
+            return state_folder() / "staff" / f"{self.config.table_id}.staff"
+        return self.path(named)
+
     def pepper(self) -> Pepper | None:
         """The pepper this table file's PIN hashes were made with (None: none was); refused
         (:class:`ConfigError`) when a hash needs a pepper that is missing or is not its own."""
@@ -709,12 +725,17 @@ def _roles(config: TableConfig) -> dict[str, Supervisor | Technician]:
     return {"supervisor": config.supervisor, "technician": config.technician}
 
 
-def live_pin_problems(table: LoadedTable) -> list[str]:
+def live_pin_problems(table: LoadedTable, staffed: Collection[str] = ()) -> list[str]:
     """Why ``table`` may not deal live for its PINs (empty: it may): each role needs a PIN of
-    its own, since a held table (a stray card, a lost device) waits for a supervisor or a
-    technician, and the demo PINs every demo prints are no one's own."""
+    its own (or people of that role in the staff file: ``staffed``, their roles), since a held
+    table (a stray card, a lost device) waits for a supervisor or a technician, and the demo
+    PINs every demo prints are no one's own."""
     problems: list[str] = []
-    missing = [role for role, section in _roles(table.config).items() if section.pin_hash is None]
+    missing = [
+        role
+        for role, section in _roles(table.config).items()
+        if section.pin_hash is None and role not in staffed
+    ]
     if missing:
         make = " and ".join(
             f"`croupier passwd --pin {role} --config {table.source}`" for role in missing

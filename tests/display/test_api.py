@@ -183,6 +183,13 @@ BAD_MESSAGES = [
     ('{"type": "key_card", "card": "ZS"}', "card: card 'ZS': rank 'Z' is not one of"),
     ('{"type": "key_card", "card": "8s"}', "card: card '8s': suit 's' is not one of"),
     ('{"type": "key_card"}', "card: required field is missing"),
+    ('{"type": "pin", "pin": "1", "staff": "73915084x"}', "staff: a staff number, 1 to 8 digits"),
+    ('{"type": "dealer", "staff": "2001"}', "pin: required field is missing"),
+    ('{"type": "dealer", "staff": "2001", "pin": "7391-5084"}', "pin: digits only, 1 to 16"),
+    ('{"type": "sit", "box": 1, "card": "12", "player": "ann"}', "card: a player card number"),
+    ('{"type": "sit", "box": 8, "card": "40123", "player": "ann"}', "box = 8"),
+    ('{"type": "sit", "box": 1, "card": "40123", "player": "<b>"}', "player = "),
+    ('{"type": "leave"}', "box: required field is missing"),
 ]
 
 

@@ -14,6 +14,8 @@ let state = null;
 let nextId = 1;
 let refusal = "";
 const sent = new Map(); // message id -> its type, until answered
+const PEOPLE_MESSAGES = new Set(["dealer", "dealer_out", "sit", "leave"]);
+let peopleOpen = false; // the dealer's and rated players' row, opened from the bet form
 let lastInput = null;
 const tools = {};
 
@@ -114,7 +116,9 @@ function buildTools() {
   place.type = "submit";
   place.id = "bet-place";
   const fields = el("div", "bet-fields");
-  fields.append(el("span", "what", "Bet"), labelled("box", box), labelled("player", player), labelled("amount $", amount), place);
+  const openPeople = button("people-open", "PEOPLE", () => { peopleOpen = !peopleOpen; render(); });
+  openPeople.setAttribute("aria-label", "dealer sign-in and rated players");
+  fields.append(el("span", "what", "Bet"), labelled("box", box), labelled("player", player), labelled("amount $", amount), place, openPeople);
   const chips = el("div", "bet-chips");
   chips.id = "bet-chips";
   chips.setAttribute("role", "group");
@@ -138,6 +142,53 @@ function buildTools() {
   });
   tools.bet = bet;
 
+  // who is at the table: the dealer signs in (staff number and PIN); a rated player sits at a
+  // box with their player card number and the name of their bets, and walks away
+  const people = el("div", "tool people");
+  people.id = "people";
+  people.setAttribute("role", "group");
+  people.setAttribute("aria-label", "dealer and rated players");
+  const dealerForm = el("form", "people-row");
+  dealerForm.id = "dealer-form";
+  const dealerNow = el("span", "what");
+  dealerNow.id = "people-dealer";
+  const dealerStaff = el("input");
+  Object.assign(dealerStaff, { id: "dealer-staff", inputMode: "numeric", maxLength: 8, autocomplete: "off", size: 5 });
+  const dealerPin = el("input");
+  Object.assign(dealerPin, { id: "dealer-pin", type: "password", inputMode: "numeric", maxLength: 16, autocomplete: "off", size: 6 });
+  const dealerIn = el("button", null, "SIGN IN");
+  dealerIn.type = "submit";
+  dealerIn.id = "dealer-sign-in";
+  dealerForm.append(dealerNow, labelled("staff no.", dealerStaff), labelled("PIN", dealerPin), dealerIn);
+  dealerForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    const pinValue = dealerPin.value.trim();
+    dealerPin.value = ""; // the PIN is kept nowhere on the page
+    send({ type: "dealer", staff: dealerStaff.value.trim(), pin: pinValue });
+  });
+  const seatForm = el("form", "people-row");
+  seatForm.id = "seat-form";
+  const seatBox = el("select");
+  seatBox.id = "seat-box";
+  const seatCard = el("input");
+  Object.assign(seatCard, { id: "seat-card", inputMode: "numeric", maxLength: 16, autocomplete: "off", size: 8 });
+  const seatPlayer = el("input");
+  Object.assign(seatPlayer, { id: "seat-player", maxLength: 16, autocomplete: "off", size: 6 });
+  const sit = el("button", null, "SIT DOWN");
+  sit.type = "submit";
+  sit.id = "seat-sit";
+  const leave = button("seat-leave", "WALK AWAY", () => send({ type: "leave", box: parseInt(seatBox.value, 10) }));
+  seatForm.append(el("span", "what", "Rated"), labelled("box", seatBox), labelled("card", seatCard), labelled("name", seatPlayer), sit, leave);
+  seatForm.addEventListener("submit", (ev) => {
+    ev.preventDefault();
+    send({ type: "sit", box: parseInt(seatBox.value, 10), card: seatCard.value.trim(), player: seatPlayer.value.trim() });
+  });
+  const said = el("div", "people-said");
+  said.id = "people-said";
+  said.setAttribute("role", "status");
+  people.append(dealerForm, seatForm, said);
+  tools.people = people;
+
   // the PIN of the role on the key switch
   const pin = el("form", "tool sign-in");
   pin.id = "pin-form";
@@ -149,12 +200,18 @@ function buildTools() {
   const signIn = el("button", null, "SIGN IN");
   signIn.type = "submit";
   signIn.id = "pin-sign-in";
-  pin.append(status, labelled("PIN", input), signIn);
+  const staffNo = el("input");
+  Object.assign(staffNo, { id: "pin-staff", inputMode: "numeric", maxLength: 8, autocomplete: "off", size: 5 });
+  const staffLabel = labelled("staff no.", staffNo);
+  staffLabel.id = "pin-staff-label";
+  pin.append(status, staffLabel, labelled("PIN", input), signIn);
   pin.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const value = input.value.trim();
     input.value = ""; // the PIN is kept nowhere on the page
-    send({ type: "pin", pin: value });
+    const message = { type: "pin", pin: value };
+    if (state && state.access.by_person && staffNo.value.trim()) message.staff = staffNo.value.trim();
+    send(message);
   });
   tools.pin = pin;
 
@@ -315,8 +372,10 @@ function renderTools(s) {
   for (const h of s.hold_banners || []) rows.push(bannerNode("hold", h.what, h.todo));
   const supervising = a.key_role !== null || a.signed_in !== null;
   if (supervising && a.pin_pad) {
-    let status = "Key at " + s.key + ": " + a.key_role + " PIN";
+    let status = "Key at " + s.key + ": " + a.key_role + (a.by_person ? " staff number and PIN" : " PIN");
+    if (a.staff_keyed) status += " (staff number " + a.staff_keyed + " keyed)";
     if (a.pin_keyed) status += " " + "\u2022".repeat(a.pin_keyed);
+    tool("pin-staff-label").hidden = !a.by_person;
     for (const [who, until] of Object.entries(a.locked)) status = who + " PIN locked until " + until;
     tool("access-status").textContent = status;
     tool("pin-sign-in").disabled = !live();
@@ -351,8 +410,10 @@ function renderTools(s) {
       for (const n of s.table.boxes) { const o = el("option", null, n); o.value = n; select.appendChild(o); }
     }
     tool("bet-place").disabled = !live();
+    tool("people-open").classList.toggle("open", peopleOpen);
     renderBetChips(s);
     rows.push(tools.bet);
+    if (peopleOpen) rows.push(renderPeople(s));
   }
   if (rows.length < 2 && s.last_rounds.length) {
     tools.history.replaceChildren(el("span", "what", "Last rounds"));
@@ -367,6 +428,35 @@ function renderTools(s) {
   }
 }
 
+// The dealer signed in and the rated players seated (the people row; never the PINs).
+function renderPeople(s) {
+  const p = s.people;
+  tool("people-dealer").textContent = p.dealer ? "Dealer " + p.dealer : "No dealer signed in";
+  const select = tool("seat-box");
+  if (select.options.length !== s.table.boxes.length) {
+    select.replaceChildren();
+    for (const n of s.table.boxes) { const o = el("option", null, n); o.value = n; select.appendChild(o); }
+  }
+  for (const id of ["dealer-sign-in", "seat-sit", "seat-leave"]) tool(id).disabled = !live();
+  const said = tool("people-said");
+  if (!said.dataset.answer) {
+    said.textContent = p.seats.length
+      ? "Rated: " + p.seats.map((seat) => "box " + seat.box + " " + seat.player + " (card " + seat.card + ")").join(", ")
+      : "No rated player seated";
+    said.className = "people-said";
+  }
+  return tools.people;
+}
+
+function showPeopleAnswer(text, refused) {
+  const said = tool("people-said");
+  said.dataset.answer = text ? "1" : "";
+  said.textContent = text ? (refused ? "Not done: " : "") + text : "";
+  said.className = "people-said" + (refused ? " refused" : " done");
+  if (!refused && tool("seat-card")) tool("seat-card").value = "";
+  setTimeout(() => { said.dataset.answer = ""; if (state) render(); }, 4000);
+}
+
 function renderStatus(s) {
   const bar = document.getElementById("status");
   bar.replaceChildren();
@@ -374,6 +464,12 @@ function renderStatus(s) {
   bar.appendChild(el("span", "variant", s.table.variant_name));
   bar.appendChild(el("span", null, "bets " + s.table.limits.text));
   bar.appendChild(el("span", "strong", "Round " + s.round + ": " + s.phase));
+  const who = s.people && s.people.dealer; // (nothing where nobody signs in: the bar as it was)
+  if (who) {
+    const dealer = el("span", "dealer-now", "Dealer " + who);
+    dealer.id = "status-dealer";
+    bar.appendChild(dealer);
+  }
   if (s.shuffle_due) bar.appendChild(el("span", "marker shuffle", "SHUFFLE DUE"));
   const devices = document.getElementById("devices");
   devices.replaceChildren();
@@ -429,12 +525,18 @@ function buildHalted() {
   const input = el("input");
   Object.assign(input, { id: "halted-pin-input", type: "password", inputMode: "numeric", maxLength: 16, autocomplete: "off" });
   const signIn = el("button", null, "SIGN IN"); signIn.type = "submit"; signIn.id = "halted-sign-in";
-  pin.append(labelled("Supervisor PIN", input), signIn);
+  const staffNo = el("input");
+  Object.assign(staffNo, { id: "halted-pin-staff", inputMode: "numeric", maxLength: 8, autocomplete: "off", size: 5 });
+  const staffLabel = labelled("Staff number", staffNo);
+  staffLabel.id = "halted-pin-staff-label";
+  pin.append(staffLabel, labelled("Supervisor PIN", input), signIn);
   pin.addEventListener("submit", (ev) => {
     ev.preventDefault();
     const value = input.value.trim();
     input.value = ""; // the PIN is kept nowhere on the page
-    send({ type: "pin", pin: value });
+    const message = { type: "pin", pin: value };
+    if (state && state.halted && state.halted.by_person && staffNo.value.trim()) message.staff = staffNo.value.trim();
+    send(message);
   });
   const choices = el("div", "choices"); choices.id = "halted-choices";
   choices.setAttribute("role", "group");
@@ -462,6 +564,7 @@ function renderHalted(s) {
   for (const [term, text] of rows) facts.append(el("dt", null, term), el("dd", null, text));
   const pin = document.getElementById("halted-pin");
   pin.hidden = !h.pin_set || h.signed_in !== null;
+  document.getElementById("halted-pin-staff-label").hidden = !h.by_person;
   document.getElementById("halted-sign-in").disabled = !live();
   const choices = document.getElementById("halted-choices");
   choices.replaceChildren();
@@ -543,6 +646,9 @@ socket = openSocket({
     if (kind === "bet") {
       showBetRefusal(refused ? msg.error || msg.reason : "");
       if (!refused) tool("bet-amount").value = ""; // placed: the next bet's chips start at 0
+    } else if (PEOPLE_MESSAGES.has(kind)) {
+      showPeopleAnswer(msg.error || msg.reason, refused);
+      render();
     } else if (refused) showRefusal(msg.error || msg.reason);
     else if (msg.type === "result") showRefusal("");
   },

@@ -38,6 +38,13 @@ function renderPit(s) {
   who += " \u00b7 key at " + s.key;
   for (const [role, until] of Object.entries(a.locked)) who += " \u00b7 " + role + " PIN locked until " + until;
   document.getElementById("pit-access").textContent = who;
+  const p = s.people || { dealer: null, seats: [] };
+  const dealer = document.getElementById("pit-dealer");
+  dealer.hidden = !p.dealer; // (nothing where nobody signs in: the page as it was)
+  dealer.textContent = p.dealer ? "dealer " + p.dealer : "";
+  const rated = document.getElementById("pit-rated");
+  rated.hidden = !p.seats.length; // no room taken from the last rounds when nobody is rated
+  rated.textContent = "rated: " + p.seats.map((seat) => "box " + seat.box + " " + seat.player + " (card " + seat.card + ")").join(", ");
 
   const devices = document.getElementById("pit-devices");
   devices.replaceChildren();
