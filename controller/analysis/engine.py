@@ -52,6 +52,7 @@ from controller.analysis.shoe import (
     plus,
     representative,
 )
+from controller.game.errors import ConfigError
 from controller.game.hands import win_odds
 from controller.game.rules import SplitMatch, Variant
 from controller.game.settlement import (
@@ -301,6 +302,16 @@ class Analysis:
 
     def __post_init__(self) -> None:
         rules = self.rules
+        if rules.double.times_per_hand > 1:  # the table deals it with cards_after = 'any'
+            raise ConfigError(
+                rules.id,
+                [
+                    f"double.times_per_hand = {rules.double.times_per_hand}: the table lets a "
+                    "hand be doubled again after drawing on, but this analysis plays each hand "
+                    "with one double at most and cannot give that game's figures yet; analyse "
+                    "it with double.times_per_hand = 1"
+                ],
+            )
         self.hidden = not rules.dealer.first_card_face_up
         self.track_initial_aces = rules.double.initial_aces_count_one
         for v in VALUES:

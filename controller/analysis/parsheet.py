@@ -189,17 +189,18 @@ def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
     if sp.allowed:
         if sp.max_hands > 2:
             out.append(("split once only", {"split.max_hands": 2}))
-        out.append(
-            (
-                f"{'no ' if sp.resplit_aces else ''}resplit aces",
-                {"split.resplit_aces": not sp.resplit_aces},
+        if not sp.split_aces_one_card:  # one-card split aces are never resplit (the round)
+            out.append(
+                (
+                    f"{'no ' if sp.resplit_aces else ''}resplit aces",
+                    {"split.resplit_aces": not sp.resplit_aces},
+                )
             )
-        )
+        one_card: dict[str, Any] = {"split.split_aces_one_card": not sp.split_aces_one_card}
+        if not sp.split_aces_one_card and sp.resplit_aces:
+            one_card["split.resplit_aces"] = False  # what one card each already means
         out.append(
-            (
-                f"split aces {'draw on' if sp.split_aces_one_card else 'take one card'}",
-                {"split.split_aces_one_card": not sp.split_aces_one_card},
-            )
+            (f"split aces {'draw on' if sp.split_aces_one_card else 'take one card'}", one_card)
         )
     if rules.surrender.allowed:
         out.append(("no surrender", {"surrender.allowed": False}))

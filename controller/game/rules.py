@@ -336,6 +336,21 @@ def _impossible_combinations(v: Variant) -> list[str]:
             f"double.max_cards = {v.double.max_cards} is below double.min_cards = "
             f"{v.double.min_cards}"
         )
+    if v.split.allowed and v.split.resplit_aces and v.split.split_aces_one_card:
+        out.append(
+            "split.resplit_aces = true cannot be dealt with split.split_aces_one_card = true: "
+            "a split ace's hand ends at its second card, so an ace dealt to it is never split "
+            "again (the table cannot deal resplitting one-card split aces yet); set "
+            "split.resplit_aces = false, or split.split_aces_one_card = false for split aces "
+            "that draw on and may be resplit"
+        )
+    if v.double.times_per_hand > 1 and v.double.cards_after is CardsAfterDouble.ONE:
+        out.append(
+            f"double.times_per_hand = {v.double.times_per_hand} cannot be dealt with "
+            "double.cards_after = 'one': the one card after a double ends the hand, so it is "
+            "never doubled again (the table cannot deal a redouble, as Spanish 21's, yet); "
+            "set double.times_per_hand = 1, or double.cards_after = 'any'"
+        )
     if v.surrender.allowed and not v.surrender.up_cards:
         out.append(
             "surrender.allowed = true needs surrender.up_cards (the dealer cards it is "
