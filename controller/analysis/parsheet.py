@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.analysis.dealer import CATEGORIES, NATURAL_INDEX, category_label
 from controller.analysis.engine import Analysis
-from controller.analysis.optimal import Generator, to_toml
+from controller.analysis.optimal import Generator, basic_strategy, to_toml
 from controller.analysis.outcomes import Outcomes
 from controller.analysis.reprice import Reach
 from controller.analysis.shoe import VALUES, Shoe, add
@@ -23,7 +23,7 @@ from controller.game.rules import Variant, load_variant
 from controller.play.strategy import Strategy, load_strategy, strategy_for, strategy_from_mapping
 from controller.table.private import make_folders, write_private
 
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # 2: issue 28 (refused what-ifs, the chart warning, basic)
 DECKS_CURVE = (1, 2, 4, 6, 8)
 Progress = Callable[[str], None]
 
@@ -32,7 +32,7 @@ Progress = Callable[[str], None]
 class Request:
     variant: str
     overrides: Mapping[str, Any]
-    strategy: str  # "shipped", "optimal" or a path
+    strategy: str  # "shipped", "optimal", "basic" or a path
     wager_cents: int = 1000
     contributions: bool = True
 
@@ -69,6 +69,23 @@ def shipped_strategy(rules: Variant, fallback: Variant | None = None) -> tuple[S
             raise
         strategy = strategy_for(fallback)
         return strategy, f"{Path(strategy.path).name} (the shipped rules' chart, played as is)"
+
+
+def chart_warning(rules: Variant, shipped: Variant) -> str | None:
+    """What to tell the user where no shipped chart fits the rules and the shipped rules' chart
+    is played as it is (None where one fits)."""
+    try:
+        strategy_for(rules)
+    except ConfigError as exc:
+        chart = Path(strategy_for(shipped).path).name
+        more = len(exc.problems) - 1
+        why = exc.problems[0] + (f", and {more} more" if more else "")
+        return (
+            f"No shipped chart fits these rules ({why}), so the figures are those of {chart}, "
+            f"the chart of {shipped.id} as shipped, played as it is: not the best play for the "
+            "changed rules. --strategy basic generates the basic strategy for these rules."
+        )
+    return None
 
 
 EdgeKey = tuple[object, ...]
@@ -255,6 +272,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     shipped = load_variant(request.variant)
     wager = request.wager_cents
     generated_toml: str | None = None
+    warning: str | None = None
     if request.strategy == "optimal":
         say("optimal play: every composition")
         optimum = Analysis(rules, Shoe.of_variant(rules), wager, None)
@@ -264,8 +282,18 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         strategy = strategy_from_mapping(data, "generated optimal strategy", rules)
         strategy_note = "generated optimal strategy (total-dependent, validated)"
         cd_edge: float | None = optimum.house_edge()
+    elif request.strategy == "basic":
+        say("basic strategy: the best play of each total")
+        data, strategy, _basic_edge, rounds = basic_strategy(rules, Shoe.of_variant(rules), wager)
+        generated_toml = to_toml(data, "basic")
+        strategy_note = (
+            "generated basic strategy (total-dependent: by total, soft or hard, pair and "
+            f"dealer's card; {rounds} rounds of improvement; validated)"
+        )
+        cd_edge = None
     elif request.strategy == "shipped":
         strategy, strategy_note = shipped_strategy(rules, shipped)
+        warning = chart_warning(rules, shipped)
         cd_edge = None
     else:
         strategy = load_strategy(request.strategy, rules)
@@ -402,6 +430,8 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             k: {r: " ".join(c) for r, c in v.items()} for k, v in strategy.tables.items()
         },
         "generated_strategy_toml": generated_toml,
+        **({"generated_strategy_kind": "basic"} if request.strategy == "basic" else {}),
+        **({"strategy_warning": warning} if warning else {}),
         "method": {
             "engine_version": ENGINE_VERSION,
             "exact": "every composition of the player's hand and the dealer's hand from the "
@@ -429,7 +459,7 @@ def par_sheet(
     before. Returns the sheet and whether it came from the cache."""
     rules = load_rules(request)
     strategy_text = ""
-    if request.strategy not in ("shipped", "optimal"):
+    if request.strategy not in ("shipped", "optimal", "basic"):
         strategy_text = Path(request.strategy).read_text(encoding="utf-8")
     key = rules_hash(rules, request, strategy_text)
     where = cache_dir() / f"{rules.id}-{key[:16]}.json"

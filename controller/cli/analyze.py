@@ -1,13 +1,14 @@
 """``croupier analyze``: the exact par sheet of a variant.
 
-``croupier analyze VARIANT [--set KEY=VALUE ...] [--strategy FILE|optimal] [--wager X]
+``croupier analyze VARIANT [--set KEY=VALUE ...] [--strategy FILE|basic|optimal] [--wager X]
 [--json] [--out DIR] [--no-cache] [--quick]``
 
 Prints the house edge, variance and the main frequencies (or the whole par sheet as JSON with
 ``--json``); ``--out DIR`` also writes ``VARIANT.json``, ``VARIANT.html`` (the report page with
-its plots), ``VARIANT.pdf`` (the par sheet as a document) and, with ``--strategy optimal``, the
-generated strategy file ``VARIANT-optimal.toml``, and nothing else (each 0600, a new DIR 0700).
-Results are cached by the hash of the rules under the user's cache directory.
+its plots), ``VARIANT.pdf`` (the par sheet as a document) and, with ``--strategy optimal`` or
+``basic``, the generated strategy file ``VARIANT-optimal.toml`` or ``VARIANT-basic.toml``, and
+nothing else (each 0600, a new DIR 0700). Results are cached by the hash of the rules under the
+user's cache directory.
 """
 
 from __future__ import annotations
@@ -40,12 +41,12 @@ def run(args: argparse.Namespace) -> int:
             overrides[key] = value
         rules = load_variant(args.variant, overrides or None)  # a bad variant or --set stops here
         strategy = args.strategy
-        if strategy not in ("shipped", "optimal"):
+        if strategy not in ("shipped", "optimal", "basic"):
             path = Path(strategy)
             if not path.is_file():
                 raise CroupierError(
                     f"--strategy {strategy!r}: no such file; give a strategy file "
-                    "(config/strategies/*.toml format) or 'optimal'"
+                    "(config/strategies/*.toml format), 'basic' or 'optimal'"
                 )
             from controller.play.strategy import load_strategy  # noqa: PLC0415
 
@@ -100,7 +101,7 @@ def write_files(
     stem = sheet["variant"]
     names = [f"{stem}.json", f"{stem}.html", f"{stem}.pdf"]
     if sheet.get("generated_strategy_toml"):
-        names.append(f"{stem}-optimal.toml")
+        names.append(f"{stem}-{sheet.get('generated_strategy_kind', 'optimal')}.toml")
     what = "the par sheet's file"
     for name in names:  # a link or a file not ours in the way: refused before any is written
         check_private(out_dir / name, what)
@@ -129,6 +130,7 @@ def summary(sheet: dict[str, Any], cached: bool, out_dir: Path | None) -> str:
         ),
         f"  shoe: {sheet['shoe']['decks']} x {sheet['shoe']['deck']} cards; "
         f"strategy: {sheet['strategy']}",
+        *([f"  NOTE: {sheet['strategy_warning']}"] if sheet.get("strategy_warning") else []),
         f"  house edge: {pct(sheet['house_edge'])}"
         + (
             f" (without the Super Bonus {pct(sheet['house_edge_without_super_bonus'])}, "

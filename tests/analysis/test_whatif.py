@@ -3,13 +3,23 @@ the table would deal no differently is never accepted silently."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from controller.analysis.engine import Analysis
-from controller.analysis.parsheet import toggles
+from controller.analysis.optimal import BASIC_ROUNDS, basic_strategy, start_chart
+from controller.analysis.parsheet import chart_warning, toggles
+from controller.analysis.report import title_fields
 from controller.analysis.shoe import Shoe
+from controller.cli.analyze import summary
 from controller.game.errors import ConfigError
 from controller.game.rules import load_variant
+from controller.play.strategy import strategy_from_mapping
+from drivers.tbl21.cards import parse_cards
+from tests.analysis.brute import brute_force_ev
+
+WAGER = 1000
 
 
 def test_resplitting_one_card_split_aces_is_refused_as_a_rule_the_table_cannot_deal() -> None:
@@ -52,3 +62,69 @@ def test_every_split_ace_toggle_of_the_par_sheet_is_a_rule_the_table_deals(varia
     names = [what for what, _ in toggles(rules)]
     assert ("resplit aces" in names) is False
     assert ("no resplit aces" in names) is (variant == "uk-pontoon")
+
+
+# --- the basic strategy (--strategy basic) and the chart that does not fit -----------------
+
+TINY = {"split.allowed": False, "shoe.burn_cards": 0, "shoe.decks": 1, "shoe.cut_card_reserve": 1}
+
+
+@pytest.mark.parametrize(
+    ("variant", "cards", "extra"),
+    [
+        ("pa-blackjack", "KS KS KS AH AH 6H 5S 4D", {"dealer.hits_soft_17": True}),
+        ("uk-pontoon", "KS KS KS KS AH 2D 3C 4H", {}),
+    ],
+)
+def test_the_basic_strategy_is_a_chart_the_table_plays_between_the_start_and_the_optimum(
+    variant: str, cards: str, extra: dict[str, object]
+) -> None:
+    """The generated basic strategy validates for the rules, is played by the round controller
+    to the analysis' own value (brute force of a tiny shoe), is no worse than the chart it
+    started from and no better than the composition-dependent optimum; for blackjack it is
+    total-dependent (no card-count rows), for pontoon its columns are the hand's cards."""
+    rules = load_variant(variant, {**TINY, "surrender.allowed": False, **extra})
+    shoe = Shoe.of_cards(parse_cards(cards))
+    data, strategy, edge, rounds = basic_strategy(rules, shoe, WAGER)
+    assert 1 <= rounds <= BASIC_ROUNDS
+    assert sorted(k for k in data if isinstance(data[k], dict)) == ["hard", "pairs", "soft"]
+    assert data["columns"] == ("dealer-up-card" if variant == "pa-blackjack" else "player-cards")
+    ev = brute_force_ev(rules, strategy, parse_cards(cards), WAGER)
+    assert -edge == pytest.approx(ev, abs=1e-12)
+    start = strategy_from_mapping(start_chart(rules), "start", rules)
+    assert ev >= Analysis(rules, shoe, WAGER, start).expected_value() - 1e-12
+    assert ev <= Analysis(rules, shoe, WAGER, None).expected_value() + 1e-12
+
+
+def test_a_chart_that_does_not_fit_the_changed_rules_is_said_in_the_summary_and_headline() -> None:
+    shipped = load_variant("pa-blackjack")
+    changed = load_variant(
+        "pa-blackjack", {"dealer.hits_soft_17": True, "surrender.allowed": False}
+    )
+    said = chart_warning(changed, shipped)
+    assert said is not None
+    assert "'Rh' surrenders, but pa-blackjack has no surrender" in said
+    assert "--strategy basic generates the basic strategy for these rules" in said
+    assert (
+        chart_warning(load_variant("pa-blackjack", {"dealer.hits_soft_17": True}), shipped) is None
+    )
+    sheet = {
+        "name": "n",
+        "variant": "pa-blackjack",
+        "overrides": {},
+        "shoe": {"decks": 6, "deck": "52", "cards": 312},
+        "strategy": "pa-blackjack.toml (the shipped rules' chart, played as is)",
+        "strategy_warning": said,
+        "house_edge": 0.006,
+        "variance": 1.3,
+        "standard_deviation": 1.14,
+        "hit_frequency": {"round_won": 0.43, "round_pushed": 0.09, "round_lost": 0.48},
+        "events": {},
+        "contributions": [],
+        "edge_by_decks": [],
+        "method": {"cpu_seconds": 1.0, "engine_version": "2"},
+    }
+    lines = summary(sheet, cached=False, out_dir=None).splitlines()
+    assert lines[2] == f"  NOTE: {said}"  # before the house edge
+    fields = dict(title_fields(sheet, datetime.now(UTC)))
+    assert fields["Strategy warning"] == said
