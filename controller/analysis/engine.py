@@ -53,7 +53,7 @@ from controller.analysis.shoe import (
     representative,
 )
 from controller.game.errors import ConfigError
-from controller.game.hands import win_odds
+from controller.game.hands import hand_value, win_odds
 from controller.game.rules import SplitMatch, Variant
 from controller.game.settlement import (
     Box,
@@ -507,11 +507,15 @@ class Analysis:
             rules = self.rules
             end = end_of_hand(rules, hand) if n >= 2 else None
             box = self._box_state(hand, 1)
+            on_totals = rules.double.on_totals  # the analysis' rule (the round has no check)
+            total_ok = not on_totals or hand_value(hand.cards).total in on_totals
             got = Facts(
                 end=end,
                 can_stand=end is None and why_not_stand(rules, hand) is None,
                 can_hit=end is None and why_not_hit(rules, hand) is None,
-                can_double=end is None and why_not_double(rules, box, hand, None, [PLAYER]) is None,
+                can_double=end is None
+                and total_ok
+                and why_not_double(rules, box, hand, None, [PLAYER]) is None,
                 can_rescue=doubled
                 and rules.double.rescue
                 and why_not_rescue(rules, hand, PLAYER) is None,

@@ -55,7 +55,7 @@ def cache_dir() -> Path:
 
 
 def load_rules(request: Request) -> Variant:
-    return load_variant(request.variant, dict(request.overrides) or None)
+    return load_variant(request.variant, dict(request.overrides) or None, analysis=True)
 
 
 def shipped_strategy(rules: Variant, fallback: Variant | None = None) -> tuple[Strategy, str]:
@@ -315,7 +315,9 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     sb: dict[str, Any] | None = None
     edge_without_sb = edge
     if rules.super_bonus.enabled:
-        no_sb = load_variant(request.variant, {**request.overrides, "super_bonus.enabled": False})
+        no_sb = load_variant(
+            request.variant, {**request.overrides, "super_bonus.enabled": False}, analysis=True
+        )
         edge_without_sb = _edge(no_sb, strategy, wager, known, priced)
         p_sb = tally.events.get("super bonus", 0.0)
         bands = []
@@ -345,7 +347,9 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         for what, overrides in toggles(rules):
             say(f"rule: {what}")
             try:
-                changed = load_variant(request.variant, {**request.overrides, **overrides})
+                changed = load_variant(
+                    request.variant, {**request.overrides, **overrides}, analysis=True
+                )
                 chart, note = shipped_strategy(changed, shipped)
                 e = _edge(
                     changed,
@@ -377,7 +381,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
                 "shoe.cut_card_reserve": min(rules.shoe.cut_card_reserve, size // 2),
             }
             try:
-                changed = load_variant(request.variant, over)
+                changed = load_variant(request.variant, over, analysis=True)
                 chart, _note = shipped_strategy(changed, shipped)
                 e = _edge(changed, chart, wager, known, priced)
                 decks.append({"decks": n, "house_edge": e})

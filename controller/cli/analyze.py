@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
         for text in args.overrides:
             key, value = parse_override(text)
             overrides[key] = value
-        rules = load_variant(args.variant, overrides or None)  # a bad variant or --set stops here
+        # a bad variant or --set stops here; the analysis takes rules no table deals yet
+        rules = load_variant(args.variant, overrides or None, analysis=True)
         strategy = args.strategy
         if strategy not in ("shipped", "optimal", "basic"):
             path = Path(strategy)
@@ -50,7 +51,7 @@ def run(args: argparse.Namespace) -> int:
                 )
             from controller.play.strategy import load_strategy  # noqa: PLC0415
 
-            load_strategy(path, load_variant(args.variant, overrides or None))
+            load_strategy(path, rules)
             strategy = str(path.resolve())
         request = Request(
             args.variant, overrides, strategy, wager_cents(args.wager), not args.quick

@@ -27,6 +27,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     model_validator,
 )
 
@@ -148,13 +149,44 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# A table's shoe takes 1-8 decks (the shoe device's own limit, drivers/shoe.py MAX_DECKS); the
+# analysis (croupier analyze --set) takes up to ANALYSED_DECKS.
+TABLE_DECKS = 8
+ANALYSED_DECKS = 16
+
+
 class ShoeRules(_Section):
     deck: DeckType
-    decks: Annotated[StrictInt, Field(ge=1, le=8)]
+    decks: Annotated[StrictInt, Field(ge=1, le=TABLE_DECKS)]
     burn_cards: Annotated[StrictInt, Field(ge=0, le=10)] = 1
     cut_card_reserve: Annotated[StrictInt, Field(ge=0)] = Field(
         description="cards left behind the cut card"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reserve_per_deck(cls, data: Any) -> Any:
+        """``cut_card_reserve_per_deck = 13``: the reserve is that many cards a deck, so it
+        follows ``decks`` (``--set shoe.decks=1`` needs no reserve of its own). It becomes
+        ``cut_card_reserve``; the two together are refused (one says it)."""
+        if not isinstance(data, dict) or "cut_card_reserve_per_deck" not in data:
+            return data
+        out = dict(data)
+        per_deck = out.pop("cut_card_reserve_per_deck")
+        if "cut_card_reserve" in out:
+            raise ValueError(
+                "give shoe.cut_card_reserve or shoe.cut_card_reserve_per_deck, not both"
+            )
+        if isinstance(per_deck, bool) or not isinstance(per_deck, int) or per_deck < 0:
+            raise ValueError(
+                f"shoe.cut_card_reserve_per_deck = {per_deck}: must be a whole number of "
+                "cards, 0 or more"
+            )
+        decks = out.get("decks")
+        # (where decks is itself wrong, its own error says so: no second one for the reserve)
+        whole = isinstance(decks, int) and not isinstance(decks, bool)
+        out["cut_card_reserve"] = per_deck * decks if isinstance(decks, int) and whole else per_deck
+        return out
 
 
 class TableRules(_Section):
@@ -218,6 +250,10 @@ class DoubleRules(_Section):
     max_total_after_two: Annotated[StrictInt, Field(ge=0, le=21)] = 21
     amount: DoubleAmount = DoubleAmount.ORIGINAL
     times_per_hand: Annotated[StrictInt, Field(ge=1, le=3)] = 1
+    # the totals a hand may be doubled on (its total as it counts: an ace as 11 where that does
+    # not bust), such as [9, 10, 11]; empty: any total. The analysis' rule only (see
+    # table_refusals): the round does not check it yet.
+    on_totals: tuple[Annotated[StrictInt, Field(ge=4, le=21)], ...] = ()
     cards_after: CardsAfterDouble = CardsAfterDouble.ONE
     after_split: StrictBool = True
     on_split_aces: StrictBool = False
@@ -278,8 +314,10 @@ class Variant(_Section):
     dealer_natural: DealerNaturalRules = DealerNaturalRules()
 
     @model_validator(mode="after")
-    def _combinations(self) -> Variant:
+    def _combinations(self, info: ValidationInfo) -> Variant:
         problems = list(_impossible_combinations(self))
+        if not (info.context or {}).get("analysis"):
+            problems += table_refusals(self)
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -304,6 +342,33 @@ class Variant(_Section):
             ):
                 return band.amount_cents
         return 0
+
+
+class AnalysedShoeRules(ShoeRules):
+    """The shoe as ``croupier analyze`` takes it: up to :data:`ANALYSED_DECKS` decks."""
+
+    decks: Annotated[StrictInt, Field(ge=1, le=ANALYSED_DECKS)]
+
+
+class AnalysedVariant(Variant):
+    """A variant as ``croupier analyze`` takes it (:func:`variant_from_mapping` with
+    ``analysis``): more decks than a table's shoe holds, and the rules of
+    :func:`table_refusals`."""
+
+    shoe: AnalysedShoeRules
+
+
+def table_refusals(v: Variant) -> list[str]:
+    """Rules the analysis models but a table cannot deal yet: refused for every use but
+    ``croupier analyze`` (which validates with ``analysis=True``), each saying why."""
+    out: list[str] = []
+    if v.double.on_totals:
+        out.append(
+            f"double.on_totals = {list(v.double.on_totals)}: the table does not check a "
+            "double's total yet (it would let any total double); croupier analyze --set "
+            "double.on_totals=... analyses the rule"
+        )
+    return out
 
 
 def _impossible_combinations(v: Variant) -> list[str]:
@@ -392,10 +457,17 @@ def _impossible_combinations(v: Variant) -> list[str]:
 
 
 def variant_from_mapping(
-    data: Mapping[str, Any], source: str, overridden: Collection[str] = ()
+    data: Mapping[str, Any],
+    source: str,
+    overridden: Collection[str] = (),
+    *,
+    analysis: bool = False,
 ) -> Variant:
+    """Validate ``data``; ``analysis``: for ``croupier analyze``, which also takes the rules a
+    table cannot deal yet (:func:`table_refusals`)."""
     try:
-        return Variant.model_validate(dict(data))
+        model = AnalysedVariant if analysis else Variant
+        return model.model_validate(dict(data), context={"analysis": analysis})
     except ValidationError as exc:
         raise config_error(source, exc, Variant, overridden) from None
 
@@ -430,8 +502,15 @@ def _no_variant(text: str) -> str:
     )
 
 
-def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Variant:
-    """Load and validate a variant by id or path, optionally with ``section.key`` overrides."""
+def load_variant(
+    name_or_path: str | Path,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    analysis: bool = False,
+) -> Variant:
+    """Load and validate a variant by id or path, optionally with ``section.key`` overrides
+    (``analysis``: see :func:`variant_from_mapping`). An override of the cut card's reserve
+    replaces the file's, whichever way either gives it (cards, or cards per deck)."""
     if not str(name_or_path).strip():
         raise ConfigError(
             "variant", [f"no variant named: give one of {', '.join(VARIANT_IDS)} or a file"]
@@ -443,8 +522,16 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), [f"not valid TOML: {exc}"]) from None
     if overrides:
+        shoe = data.get("shoe")
+        if isinstance(shoe, dict):
+            for given, other in (
+                ("cut_card_reserve", "cut_card_reserve_per_deck"),
+                ("cut_card_reserve_per_deck", "cut_card_reserve"),
+            ):
+                if f"shoe.{given}" in overrides:
+                    data = {**data, "shoe": {k: v for k, v in shoe.items() if k != other}}
         data = apply_overrides(data, overrides, str(path))
-    return variant_from_mapping(data, str(path), tuple(overrides or ()))
+    return variant_from_mapping(data, str(path), tuple(overrides or ()), analysis=analysis)
 
 
 def apply_overrides(

@@ -9,7 +9,7 @@ import pytest
 
 from controller.analysis.engine import Analysis
 from controller.analysis.optimal import BASIC_ROUNDS, basic_strategy, start_chart
-from controller.analysis.parsheet import chart_warning, toggles
+from controller.analysis.parsheet import chart_warning, shipped_strategy, toggles
 from controller.analysis.report import title_fields
 from controller.analysis.shoe import Shoe
 from controller.cli.analyze import summary
@@ -128,3 +128,55 @@ def test_a_chart_that_does_not_fit_the_changed_rules_is_said_in_the_summary_and_
     assert lines[2] == f"  NOTE: {said}"  # before the house edge
     fields = dict(title_fields(sheet, datetime.now(UTC)))
     assert fields["Strategy warning"] == said
+
+
+# --- rules a user asks about that had no key ---------------------------------------------------
+
+
+def test_more_decks_than_a_shoe_holds_are_analysed_but_refused_for_a_table() -> None:
+    with pytest.raises(ConfigError, match=r"shoe\.decks = 12 \(an override\): must be a whole"):
+        load_variant("pa-blackjack", {"shoe.decks": 12})
+    rules = load_variant("pa-blackjack", {"shoe.decks": 12}, analysis=True)
+    assert (rules.shoe.decks, rules.shoe.cut_card_reserve) == (12, 12 * 13)
+
+
+def test_the_cut_card_reserve_follows_the_decks_unless_given_in_cards() -> None:
+    assert load_variant("pa-blackjack").shoe.cut_card_reserve == 78  # 13 a deck, as shipped
+    assert load_variant("pa-blackjack", {"shoe.decks": 1}).shoe.cut_card_reserve == 13
+    given = {"shoe.decks": 1, "shoe.cut_card_reserve": 10}
+    assert load_variant("pa-blackjack", given).shoe.cut_card_reserve == 10
+    both = {"shoe.cut_card_reserve": 10, "shoe.cut_card_reserve_per_deck": 13}
+    with pytest.raises(
+        ConfigError, match=r"give shoe\.cut_card_reserve or shoe\.cut_card_reserve_"
+    ):
+        load_variant("pa-blackjack", both)
+
+
+def test_doubling_on_some_totals_only_is_refused_for_a_table_the_round_would_deal_otherwise() -> (
+    None
+):
+    with pytest.raises(ConfigError, match="the table does not check a double's total yet"):
+        load_variant("pa-blackjack", {"double.on_totals": [10, 11]})
+
+
+# Peter Griffin, The Theory of Blackjack, rule effects in percent for a basic strategy player,
+# as tabulated at http://www.cliquiz.com/5 ("Double on 10-11 only: -0.26 -0.21 -0.18; Double
+# on 9-10-11 only: -0.13 -0.11 -0.09" for 1 deck, 2 decks, multi-deck); the same sizes as
+# Wikipedia's "between 0.09% (8 decks) and 0.15% (1 deck) for the 9-11 rule, and between 0.17%
+# (8 decks) and 0.26% (single deck) for the 10-11 rule". Rounded effects of other base rules:
+# agreement to 0.025 points.
+@pytest.mark.parametrize(("decks", "published"), [(1, (0.26, 0.13)), (8, (0.18, 0.09))])
+def test_doubling_on_some_totals_only_costs_the_published_points(
+    decks: int, published: tuple[float, float]
+) -> None:
+    shipped = load_variant("pa-blackjack")
+
+    def edge(extra: dict[str, object]) -> float:
+        rules = load_variant("pa-blackjack", {"shoe.decks": decks, **extra}, analysis=True)
+        strategy, _note = shipped_strategy(rules, shipped)  # Dh where no double: hit
+        return Analysis(rules, Shoe.of_variant(rules), WAGER, strategy).house_edge()
+
+    base = edge({})
+    ten_eleven = 100 * (edge({"double.on_totals": [10, 11]}) - base)
+    nine_eleven = 100 * (edge({"double.on_totals": [9, 10, 11]}) - base)
+    assert (ten_eleven, nine_eleven) == pytest.approx(published, abs=0.025)
