@@ -216,6 +216,8 @@ def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
         one_card: dict[str, Any] = {"split.split_aces_one_card": not sp.split_aces_one_card}
         if not sp.split_aces_one_card and sp.resplit_aces:
             one_card["split.resplit_aces"] = False  # what one card each already means
+        if not sp.split_aces_one_card and dbl.on_split_aces:
+            one_card["double.on_split_aces"] = False  # (the same)
         out.append(
             (f"split aces {'draw on' if sp.split_aces_one_card else 'take one card'}", one_card)
         )

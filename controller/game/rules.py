@@ -409,6 +409,13 @@ def _impossible_combinations(v: Variant) -> list[str]:
             "split.resplit_aces = false, or split.split_aces_one_card = false for split aces "
             "that draw on and may be resplit"
         )
+    if v.split.allowed and v.double.on_split_aces and v.split.split_aces_one_card:
+        out.append(
+            "double.on_split_aces = true cannot be dealt with split.split_aces_one_card = "
+            "true: a split ace's hand ends at its second card, before any double (the table "
+            "cannot deal doubling one-card split aces yet); set double.on_split_aces = false, "
+            "or split.split_aces_one_card = false for split aces that draw on"
+        )
     if v.double.times_per_hand > 1 and v.double.cards_after is CardsAfterDouble.ONE:
         out.append(
             f"double.times_per_hand = {v.double.times_per_hand} cannot be dealt with "

@@ -30,6 +30,11 @@ def test_resplitting_one_card_split_aces_is_refused_as_a_rule_the_table_cannot_d
     assert "the table cannot deal resplitting one-card split aces yet" in said
 
 
+def test_doubling_one_card_split_aces_is_refused_as_a_rule_the_table_cannot_deal() -> None:
+    with pytest.raises(ConfigError, match="the table cannot deal doubling one-card split aces"):
+        load_variant("pa-blackjack", {"double.on_split_aces": True})
+
+
 def test_resplitting_aces_that_draw_on_is_still_a_rule() -> None:
     rules = load_variant(
         "pa-blackjack", {"split.resplit_aces": True, "split.split_aces_one_card": False}
