@@ -71,6 +71,36 @@ def shipped_strategy(rules: Variant, fallback: Variant | None = None) -> tuple[S
         return strategy, f"{Path(strategy.path).name} (the shipped rules' chart, played as is)"
 
 
+# The variant keys no par sheet figure depends on, and why: a --set of one is said, not
+# silently taken (issue 28). Every other key changes some figure of some variant
+# (tests/analysis/test_whatif.py holds the list and where each is shown).
+NO_FIGURE: dict[str, str] = {
+    "id": "it names the game",
+    "name": "it names the game",
+    "sources": "it names the rules' sources",
+    "table.": "the par sheet is figured for one box with one wager, doubled in full",
+    "shoe.burn_cards": "each round is figured from a freshly shuffled shoe",
+    "shoe.cut_card_reserve": "each round is figured from a freshly shuffled shoe",
+    "shoe.cut_card_reserve_per_deck": "each round is figured from a freshly shuffled shoe",
+    "surrender.settles": "it says when a surrendered half is taken, not how much",
+    "payouts.natural_paid_at_once": "it says when a natural is paid, not how much",
+    "insurance.max_fraction": "the strategies never insure; insurance is figured per unit",
+    "insurance.natural_boxes_may_insure": "the strategies never insure",
+    "insurance.up_cards": "the strategies never insure; insurance is figured against an ace",
+}
+
+
+def no_figure_notes(overrides: Mapping[str, Any]) -> list[str]:
+    """A sentence for each override no figure of the par sheet depends on."""
+    out = []
+    for key, value in overrides.items():
+        for prefix, why in NO_FIGURE.items():
+            if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+                out.append(f"--set {key}={value} changes no figure of the par sheet: {why}")
+                break
+    return out
+
+
 def chart_warning(rules: Variant, shipped: Variant) -> str | None:
     """What to tell the user where no shipped chart fits the rules and the shipped rules' chart
     is played as it is (None where one fits)."""

@@ -32,7 +32,11 @@ from controller.table.private import (
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.analysis.parsheet import Request, par_sheet  # noqa: PLC0415 (numpy: lazy)
+    from controller.analysis.parsheet import (  # noqa: PLC0415 (numpy: lazy)
+        Request,
+        no_figure_notes,
+        par_sheet,
+    )
 
     try:
         overrides: dict[str, Any] = {}
@@ -41,6 +45,8 @@ def run(args: argparse.Namespace) -> int:
             overrides[key] = value
         # a bad variant or --set stops here; the analysis takes rules no table deals yet
         rules = load_variant(args.variant, overrides or None, analysis=True)
+        for note in no_figure_notes(overrides):
+            print(f"croupier analyze: note: {note}", file=sys.stderr)
         strategy = args.strategy
         if strategy not in ("shipped", "optimal", "basic"):
             path = Path(strategy)

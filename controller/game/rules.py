@@ -416,6 +416,20 @@ def _impossible_combinations(v: Variant) -> list[str]:
             "cannot deal doubling one-card split aces yet); set double.on_split_aces = false, "
             "or split.split_aces_one_card = false for split aces that draw on"
         )
+    if v.surrender.allowed:
+        checked = v.has_hole_card and v.dealer.peek_up_cards
+        if v.surrender.timing is SurrenderTiming.EARLY and checked:
+            out.append(
+                "surrender.timing = 'early' cannot be dealt with a hole card the dealer checks: "
+                "the table offers surrender after the check (late) whatever this says (the "
+                "table cannot deal early surrender yet); set surrender.timing = 'late'"
+            )
+        if v.surrender.timing is SurrenderTiming.LATE and not v.has_hole_card:
+            out.append(
+                "surrender.timing = 'late' cannot be dealt with dealer.second_card = "
+                "'after-boxes': surrender comes before the dealer's second card, which is early; "
+                "set surrender.timing = 'early'"
+            )
     if v.double.times_per_hand > 1 and v.double.cards_after is CardsAfterDouble.ONE:
         out.append(
             f"double.times_per_hand = {v.double.times_per_hand} cannot be dealt with "

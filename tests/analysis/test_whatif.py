@@ -6,15 +6,22 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
+from pydantic import BaseModel
 
 from controller.analysis.engine import Analysis
 from controller.analysis.optimal import BASIC_ROUNDS, basic_strategy, start_chart
-from controller.analysis.parsheet import chart_warning, shipped_strategy, toggles
+from controller.analysis.parsheet import (
+    chart_warning,
+    no_figure_notes,
+    shipped_strategy,
+    toggles,
+)
 from controller.analysis.report import title_fields
 from controller.analysis.shoe import Shoe
 from controller.cli.analyze import summary
+from controller.cli.main import main
 from controller.game.errors import ConfigError
-from controller.game.rules import load_variant
+from controller.game.rules import Variant, load_variant
 from controller.play.strategy import strategy_from_mapping
 from drivers.tbl21.cards import parse_cards
 from tests.analysis.brute import brute_force_ev
@@ -33,6 +40,12 @@ def test_resplitting_one_card_split_aces_is_refused_as_a_rule_the_table_cannot_d
 def test_doubling_one_card_split_aces_is_refused_as_a_rule_the_table_cannot_deal() -> None:
     with pytest.raises(ConfigError, match="the table cannot deal doubling one-card split aces"):
         load_variant("pa-blackjack", {"double.on_split_aces": True})
+
+
+@pytest.mark.parametrize(("variant", "timing"), [("pa-blackjack", "early"), ("nz-pontoon", "late")])
+def test_a_surrender_timing_the_table_would_not_deal_is_refused(variant: str, timing: str) -> None:
+    with pytest.raises(ConfigError, match=f"surrender.timing = '{timing}' cannot be dealt"):
+        load_variant(variant, {"surrender.timing": timing})
 
 
 def test_resplitting_aces_that_draw_on_is_still_a_rule() -> None:
@@ -185,3 +198,93 @@ def test_doubling_on_some_totals_only_costs_the_published_points(
     ten_eleven = 100 * (edge({"double.on_totals": [10, 11]}) - base)
     nine_eleven = 100 * (edge({"double.on_totals": [9, 10, 11]}) - base)
     assert (ten_eleven, nine_eleven) == pytest.approx(published, abs=0.025)
+
+
+# --- no --set key is silently inert ------------------------------------------------------------
+
+# Where each key that no_figure_notes does not name is shown changing a figure: a rule toggle of
+# a shipped par sheet (bench/parsheet_same.py writes them), a test, or a validation refusal.
+SHOWN: dict[str, str] = {
+    "shoe.deck": "test_tiny_shoes (the Spanish 48-card shoe: pontoon-blackjack, nz-pontoon)",
+    "shoe.decks": "toggle '8 decks instead of 6', the decks curve",
+    "dealer.second_card": "test_tiny_shoes (NZ's after-boxes against the hole card)",
+    "dealer.first_card_face_up": "test_tiny_shoes (uk-pontoon: both dealer cards face down)",
+    "dealer.peek_up_cards": "test_published (the no-hole-card games against the peek)",
+    "dealer.hits_soft_17": "toggle 'dealer hits soft 17'",
+    "dealer.stands_on_five_cards": "toggle 'dealer draws past five cards'",
+    "hands.ties": "toggle 'ties to the dealer'",
+    "hands.natural_after_split": "toggle 'natural after a split'",
+    "hands.five_card_trick": "toggle 'no five-card trick'",
+    "hands.dealer_five_card_trick": "toggle 'no dealer five-card trick'",
+    "hands.stand_minimum": "test_tiny_shoes (stand on 15: uk-pontoon)",
+    "hands.max_cards": "test_tiny_shoes (uk-pontoon's five-card limit)",
+    "payouts.win": "test_reprice (payouts re-priced)",
+    "payouts.natural": "toggle 'natural pays 2:1'",
+    "payouts.five_card_trick": "test_reprice (payouts re-priced)",
+    "payouts.twenty_one_paid_at_once": "toggle '21 not paid at once'",
+    "payouts.bonus": "toggle 'no bonus table'",
+    "payouts.rounding": "settle_round at --wager (a fraction of a cent at odds)",
+    "super_bonus.enabled": "the Super Bonus section (its cost at each band)",
+    "super_bonus.hand": "the Super Bonus section (one hand only: 7-7-7 suited)",
+    "super_bonus.dealer_first_rank": "test_tiny_shoes (nz-pontoon: 7-7-7 against a dealer 7)",
+    "super_bonus.bands": "the Super Bonus section (its cost at each band)",
+    "super_bonus.other_wagers_cents": "the Super Bonus section (the table bonus's cost)",
+    "super_bonus.paid_on_doubled": "test_reprice (the Super Bonus re-priced)",
+    "super_bonus.paid_on_split": "test_reprice (the Super Bonus re-priced)",
+    "double.allowed": "test_tiny_shoes (pa-blackjack's doubles)",
+    "double.min_cards": "test_tiny_shoes (nz-pontoon: doubles on 2 or more cards)",
+    "double.max_cards": "toggle 'double on two cards only'",
+    "double.max_total_after_two": "test_tiny_shoes (nz-pontoon: a third card below 21)",
+    "double.amount": "the full wager doubled (docs/analysis.md: never worse than less)",
+    "double.times_per_hand": "refused above 1 (validation, or the analysis)",
+    "double.on_totals": "test_doubling_on_some_totals_only_costs_the_published_points",
+    "double.cards_after": "toggle 'one card after a double'",
+    "double.after_split": "toggle 'no double after split'",
+    "double.on_split_aces": "refused with one-card split aces; pontoon's split aces draw on",
+    "double.initial_aces_count_one": "toggle 'initial aces count normally on a double'",
+    "double.bonus_odds_on_doubled": "test_tiny_shoes (nz-pontoon's doubled bonus hands)",
+    "double.rescue": "toggle 'no rescue'",
+    "split.allowed": "test_published (appendix 9's split values)",
+    "split.match": "pairs by rank or value (K-Q): the split's legality, why_not_split",
+    "split.max_hands": "toggle 'split once only'",
+    "split.resplit_aces": "toggle 'no resplit aces' (refused with one-card split aces)",
+    "split.split_aces_one_card": "toggle 'split aces draw on'",
+    "surrender.allowed": "toggle 'no surrender'",
+    "surrender.timing": "refused where the table would deal the other timing (validation)",
+    "surrender.up_cards": "test_tiny_shoes (nz-pontoon: surrender against A, K, Q, J)",
+    "surrender.dealer_natural_takes_all": "test_reprice (surrender re-priced)",
+    "insurance.allowed": "the insurance section",
+    "insurance.pays": "the insurance section (its edge per unit insured)",
+    "dealer_natural.against_doubles": "toggle 'dealer natural takes doubles and splits too'",
+    "dealer_natural.against_splits": "toggle 'dealer natural takes doubles and splits too'",
+}
+
+
+def _keys(model: type[BaseModel], prefix: str = "") -> list[str]:
+    out = []
+    for name, field in model.model_fields.items():
+        kind = field.annotation
+        if isinstance(kind, type) and issubclass(kind, BaseModel):
+            out += _keys(kind, f"{prefix}{name}.")
+        else:
+            out.append(prefix + name)
+    return out
+
+
+def test_every_variant_key_changes_a_figure_or_is_said_to_change_none() -> None:
+    """A key added to the variant without saying where it changes a figure, or that it changes
+    none (and croupier analyze then says so on the terminal), fails here."""
+    keys = [*_keys(Variant), "shoe.cut_card_reserve_per_deck"]
+    noted = {k for k in keys if no_figure_notes({k: 1})}
+    assert noted.isdisjoint(SHOWN)
+    assert sorted(set(keys) - noted - set(SHOWN)) == []
+    assert sorted(set(SHOWN) - set(keys)) == []
+
+
+def test_a_set_that_changes_no_figure_is_said_on_the_terminal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["analyze", "pa-blackjack", "--set", "table.boxes=3", "--strategy", "/no/file"])
+    assert code == 2  # (stopped by the strategy file, after the note)
+    err = capsys.readouterr().err
+    assert "note: --set table.boxes=3 changes no figure of the par sheet: the par sheet is " in err
