@@ -210,6 +210,10 @@ class HandRules(_Section):
     dealer_five_card_trick: StrictBool = False
     stand_minimum: Annotated[StrictInt, Field(ge=0, le=21)] = 0
     max_cards: Annotated[StrictInt, Field(ge=0, le=12)] = 0  # 0: no limit
+    # false: a 21 (not a natural) may still be hit or doubled, as in the published online
+    # Pontoon (a soft 21 doubled for the five-card trick). The analysis' rule only (see
+    # table_refusals): the round ends every 21.
+    twenty_one_ends_hand: StrictBool = True
 
 
 class BonusRow(_Section):
@@ -362,6 +366,12 @@ def table_refusals(v: Variant) -> list[str]:
     """Rules the analysis models but a table cannot deal yet: refused for every use but
     ``croupier analyze`` (which validates with ``analysis=True``), each saying why."""
     out: list[str] = []
+    if not v.hands.twenty_one_ends_hand:
+        out.append(
+            "hands.twenty_one_ends_hand = false: the table ends every 21 (a chart has no row "
+            "for it either); croupier analyze --set hands.twenty_one_ends_hand=false analyses "
+            "the rule for the best play"
+        )
     if v.double.on_totals:
         out.append(
             f"double.on_totals = {list(v.double.on_totals)}: the table does not check a "

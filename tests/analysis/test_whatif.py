@@ -8,7 +8,7 @@ from datetime import UTC, datetime
 import pytest
 from pydantic import BaseModel
 
-from controller.analysis.engine import Analysis
+from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.optimal import BASIC_ROUNDS, basic_strategy, start_chart
 from controller.analysis.parsheet import (
     chart_warning,
@@ -17,7 +17,7 @@ from controller.analysis.parsheet import (
     toggles,
 )
 from controller.analysis.report import title_fields
-from controller.analysis.shoe import Shoe
+from controller.analysis.shoe import ZERO, Shoe, comp_of
 from controller.cli.analyze import summary
 from controller.cli.main import main
 from controller.game.errors import ConfigError
@@ -218,6 +218,7 @@ SHOWN: dict[str, str] = {
     "hands.dealer_five_card_trick": "toggle 'no dealer five-card trick'",
     "hands.stand_minimum": "test_tiny_shoes (stand on 15: uk-pontoon)",
     "hands.max_cards": "test_tiny_shoes (uk-pontoon's five-card limit)",
+    "hands.twenty_one_ends_hand": "test_a_21_that_plays_on_is_the_analysis_rule_only_...",
     "payouts.win": "test_reprice (payouts re-priced)",
     "payouts.natural": "toggle 'natural pays 2:1'",
     "payouts.five_card_trick": "test_reprice (payouts re-priced)",
@@ -288,3 +289,31 @@ def test_a_set_that_changes_no_figure_is_said_on_the_terminal(
     assert code == 2  # (stopped by the strategy file, after the note)
     err = capsys.readouterr().err
     assert "note: --set table.boxes=3 changes no figure of the par sheet: the par sheet is " in err
+
+
+def test_a_21_that_plays_on_is_the_analysis_rule_only_and_the_best_play_may_hit_it() -> None:
+    """hands.twenty_one_ends_hand = false: refused for a table (the round ends every 21);
+    analysed, a three-card soft 21 may be hit or doubled (for pontoon's five-card trick), the
+    best play is worth no less than with the 21 ending the hand, and a chart (no row for 21)
+    stands on it: its value is the same either way."""
+    with pytest.raises(ConfigError, match="the table ends every 21"):
+        load_variant("pontoon-blackjack", {"hands.twenty_one_ends_hand": False})
+    tiny = {**TINY, "double.max_total_after_two": 21}
+    ends = load_variant("pontoon-blackjack", tiny, analysis=True)
+    plays_on = load_variant(
+        "pontoon-blackjack", {**tiny, "hands.twenty_one_ends_hand": False}, analysis=True
+    )
+    shoe = Shoe.of_cards(parse_cards("KS KS AH 5D 5C 2D 3C 4H 2S"))
+    soft_21 = comp_of((1, 5, 5))  # A-5-5
+    ctx = Ctx(10, ZERO)
+    before = Analysis(ends, shoe).facts(ctx, soft_21, 0, False)
+    after = Analysis(plays_on, shoe).facts(ctx, soft_21, 0, False)
+    assert (before.end, before.can_hit, before.can_double) == ("21", False, False)
+    assert (after.end, after.can_hit, after.can_double) == (None, True, True)
+    assert Analysis(plays_on, shoe).expected_value() > Analysis(ends, shoe).expected_value()
+    data = start_chart(ends)
+    chart_ends = strategy_from_mapping(data, "chart", ends)
+    chart_plays_on = strategy_from_mapping(data, "chart", plays_on)
+    assert Analysis(plays_on, shoe, WAGER, chart_plays_on).expected_value() == pytest.approx(
+        Analysis(ends, shoe, WAGER, chart_ends).expected_value(), abs=1e-12
+    )
