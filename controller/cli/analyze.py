@@ -47,6 +47,13 @@ def run(args: argparse.Namespace) -> int:
         rules = load_variant(args.variant, overrides or None, analysis=True)
         for note in no_figure_notes(overrides):
             print(f"croupier analyze: note: {note}", file=sys.stderr)
+        if not rules.hands.twenty_one_ends_hand and args.strategy != "optimal":
+            print(
+                "croupier analyze: note: a strategy file has no row for 21 and stands on it, "
+                "so with a chart a 21 that does not end the hand changes no figure; "
+                "--strategy optimal plays it (the composition-dependent optimum)",
+                file=sys.stderr,
+            )
         strategy = args.strategy
         if strategy not in ("shipped", "optimal", "basic"):
             path = Path(strategy)

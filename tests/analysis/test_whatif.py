@@ -317,3 +317,13 @@ def test_a_21_that_plays_on_is_the_analysis_rule_only_and_the_best_play_may_hit_
     assert Analysis(plays_on, shoe, WAGER, chart_plays_on).expected_value() == pytest.approx(
         Analysis(ends, shoe, WAGER, chart_ends).expected_value(), abs=1e-12
     )
+
+
+def test_the_21_rule_with_a_chart_is_said_to_change_no_figure(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    argv = ["analyze", "pontoon-blackjack", "--set", "hands.twenty_one_ends_hand=false"]
+    assert main([*argv, "--strategy", "/no/file"]) == 2
+    assert "with a chart a 21 that does not end the hand changes no figure" in (
+        capsys.readouterr().err
+    )
