@@ -312,7 +312,10 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         data = generator.run()
         generated_toml = to_toml(data)
         strategy = strategy_from_mapping(data, "generated optimal strategy", rules)
-        strategy_note = "generated optimal strategy (total-dependent, validated)"
+        strategy_note = (
+            "generated optimal strategy (the best play per cell of the strategy file: total, "
+            "cards and dealer's card; validated)"
+        )
         cd_edge: float | None = optimum.house_edge()
     elif request.strategy == "basic":
         say("basic strategy: the best play of each total")
