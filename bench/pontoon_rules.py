@@ -30,6 +30,18 @@ STEPS: list[tuple[str, str, dict[str, Any]]] = [
     ),
     (
         "pontoon-blackjack",
+        "8 decks, one double at any point on any total, and a 21 does not end the hand (the "
+        "publisher's chart)",
+        {
+            "shoe.decks": 8,
+            "shoe.cut_card_reserve": 104,
+            "double.max_cards": 0,
+            "double.max_total_after_two": 21,
+            "hands.twenty_one_ends_hand": False,
+        },
+    ),
+    (
+        "pontoon-blackjack",
         "... and split aces take one card, no resplit of aces",
         {
             "shoe.decks": 8,
@@ -84,7 +96,7 @@ STEPS: list[tuple[str, str, dict[str, Any]]] = [
 
 def main() -> int:
     for variant, step, overrides in STEPS:
-        rules = load_variant(variant, overrides or None)
+        rules = load_variant(variant, overrides or None, analysis=True)
         shipped = load_variant(variant)
         t = time.process_time()
         best = Analysis(rules, Shoe.of_variant(rules)).house_edge()

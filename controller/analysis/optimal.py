@@ -17,8 +17,9 @@ from collections.abc import Iterable
 
 from controller.analysis.engine import Analysis, Ctx, Rows
 from controller.analysis.outcomes import Outcomes
-from controller.analysis.shoe import ZERO, Comp, comp_of, representative
+from controller.analysis.shoe import ZERO, Comp, Shoe, comp_of, representative
 from controller.game.hands import hand_value
+from controller.game.rules import BonusHand, Variant
 from controller.play.strategy import (
     CARD_COLUMNS,
     HARD_ROWS,
@@ -27,6 +28,8 @@ from controller.play.strategy import (
     SOFT_ROWS,
     UP_COLUMNS,
     UP_INDEX,
+    Strategy,
+    strategy_from_mapping,
 )
 from controller.round.spec import Action
 
@@ -45,12 +48,25 @@ CODE_ACTIONS: dict[str, tuple[Action, Action | None]] = {
 
 
 class Generator:
-    def __init__(self, analysis: Analysis) -> None:
-        if analysis.strategy is not None:
-            raise ValueError("the generator works from the optimum (an Analysis without strategy)")
+    """The best code of each cell of the file format. From the optimum (``analysis`` without a
+    strategy): each action's value is the optimum's after it. With ``pooled`` (the basic
+    strategy, :func:`basic_strategy`), ``analysis`` plays a chart: each action's value is the
+    chart's after it, the reach is the chart's, and a hard or soft total is one cell whatever
+    its number of cards where no rule looks at the number (a cell nobody reaches keeps
+    ``previous``'s code)."""
+
+    def __init__(
+        self,
+        analysis: Analysis,
+        *,
+        pooled: bool = False,
+        previous: dict[str, object] | None = None,
+    ) -> None:
         self.a = analysis
         self.rules = analysis.rules
         self.by_up = analysis.rules.dealer.first_card_face_up
+        self.pooled = pooled
+        self.previous = previous or {}
         # cell -> action -> weighted value; cell -> weight
         self.values: defaultdict[Cell, defaultdict[str, float]] = defaultdict(
             lambda: defaultdict(float)
@@ -73,7 +89,7 @@ class Generator:
             row = "AA" if comp[0] == 2 else ("TT" if comp[9] == 2 else str(cards[0].points) * 2)
             return ("pairs", row, 2, col)
         section = "soft" if value.soft else "hard"
-        return (section, str(value.total), min(n, 7) if self.by_up else 2, col)
+        return (section, str(value.total), min(n, 7) if self.by_up and not self.pooled else 2, col)
 
     def visit(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, mass: float, rows: Rows) -> None:
         a = self.a
@@ -119,7 +135,10 @@ class Generator:
             facts = a.facts(ctx, comp, i0, False)
             if facts.end is None:
                 rows = a.rows(up, comp)
-                values, _split, _surr = a.root_values(ctx, comp, i0, rows, pair=p1 == p2)
+                if a.strategy is None:
+                    values, _split, _surr = a.root_values(ctx, comp, i0, rows, pair=p1 == p2)
+                else:
+                    values = self.root_values(ctx, comp, i0, rows, pair=p1 == p2)
                 mass = prob  # the values are W form: they carry the no-natural weight
                 self._note(self.cell(ctx, comp, i0, False, pair=p1 == p2), values, mass)
                 if p1 == p2:  # the same hand as a total (when it may not split)
@@ -129,6 +148,31 @@ class Generator:
                     self._note(self.cell(ctx, comp, i0, False, pair=False), plain, mass)
             out.box(up, p1, p2, prob)
         return self.table()
+
+    def root_values(
+        self, ctx: Ctx, comp: Comp, i0: int, rows: Rows, pair: bool
+    ) -> dict[Action, float]:
+        """Every first decision's value where the chart plays on after it."""
+        a = self.a
+        hand, facts, can_split, can_surrender = a._root_options(ctx, comp, i0, pair)
+        values = {act: a.action_value(ctx, comp, i0, False, rows, act) for act in a.legal(facts)}
+        if can_split:
+            values[Action.SPLIT] = a.split_value(ctx.up, hand.cards[0].points)
+        if can_surrender:
+            payoff = a.payoff(hand.cards, False, False, ctx, surrendered=True)
+            values[Action.SURRENDER] = float(a.dealer_of(ctx.up, rows) @ payoff)
+        return values
+
+    def _previous(self, section: str, row: str, col: str) -> str | None:
+        """The code ``previous`` gave this cell (None: no previous chart)."""
+        table = self.previous.get(section)
+        if not isinstance(table, dict) or row not in table:
+            return None
+        codes = str(table[row]).split()
+        columns = UP_COLUMNS if self.by_up else CARD_COLUMNS
+        if len(codes) == 1:
+            return codes[0]
+        return codes[columns.index(col)] if col in columns else None
 
     # --- writing the file --------------------------------------------------------------------
 
@@ -192,6 +236,8 @@ class Generator:
             for col in columns:
                 cell: Cell = (section, row, ncards, col)
                 code = self.best_code(cell, codes_for(section, row, ncards, col))
+                if code is None:
+                    code = self._previous(section, row, col)
                 out.append(code or default(section, row, ncards, col))
             return out
 
@@ -200,7 +246,7 @@ class Generator:
             for row in rows:
                 base[row] = "  ".join(row_codes(section, row, 2))
             data[section] = base
-            if self.by_up:
+            if self.by_up and not self.pooled:
                 previous = {row: base[row].split() for row in rows}
                 for n in range(3, 8):
                     over: dict[str, str] = {}
@@ -231,6 +277,8 @@ class Generator:
             else:
                 cell = ("pairs", row, 2, "2")
                 code = self.best_code(cell, codes_for("pairs", row, 2, "2"))
+                if code is None:
+                    code = self._previous("pairs", row, "2")
                 pairs[row] = code or default("pairs", row, 2, "2")
         data["pairs"] = pairs
         if rules.double.rescue:
@@ -243,11 +291,23 @@ class Generator:
         return data
 
 
-def to_toml(data: dict[str, object]) -> str:
-    """The strategy as a TOML file in the shipped files' layout."""
+def to_toml(data: dict[str, object], kind: str = "optimal") -> str:
+    """The strategy as a TOML file in the shipped files' layout (``kind``: "optimal" or
+    "basic", what it was generated as)."""
+    header = (
+        [
+            "# Generated by `croupier analyze --strategy basic`: the total-dependent basic",
+            "# strategy, the best play of each total given the rest of the chart, by exact",
+            "# analysis (see docs/analysis.md).",
+        ]
+        if kind == "basic"
+        else [
+            "# Generated by `croupier analyze --strategy optimal`: the best total-dependent play",
+            "# of each cell by exact analysis (see docs/analysis.md).",
+        ]
+    )
     lines = [
-        "# Generated by `croupier analyze --strategy optimal`: the best total-dependent play",
-        "# of each cell by exact analysis (see docs/analysis.md).",
+        *header,
         f'variant = "{data["variant"]}"',
         f'name = "{data["name"]}"',
         "sources = [" + ", ".join(f'"{s}"' for s in data["sources"]) + "]",  # type: ignore[attr-defined]
@@ -261,3 +321,84 @@ def to_toml(data: dict[str, object]) -> str:
             for row, codes in value.items():
                 lines.append(f'{row} = "{codes}"')
     return "\n".join(lines) + "\n"
+
+
+BASIC_ROUNDS = 8  # chart improvements at most (each is one exact analysis of a chart)
+CARD_COUNT_BONUSES = {BonusHand.FIVE_CARD_21, BonusHand.SIX_CARD_21, BonusHand.SEVEN_PLUS_CARD_21}
+
+
+def counts_cards(rules: Variant) -> bool:
+    """Whether a rule pays or limits the player's hand by its number of cards (a five-card
+    trick, a card limit, a stand minimum lifted at five cards, an n-card 21 bonus): there the
+    number of cards is part of the hand's total for a basic strategy, as published pontoon
+    charts have it."""
+    return bool(
+        rules.hands.five_card_trick
+        or rules.hands.max_cards
+        or rules.hands.stand_minimum
+        or any(row.hand in CARD_COUNT_BONUSES for row in rules.payouts.bonus)
+    )
+
+
+def start_chart(rules: Variant) -> dict[str, object]:
+    """The chart the basic strategy starts from: stand on 17 or more (or where the rules want
+    a stand minimum, on it), hit below; no double, split or surrender."""
+    by_up = rules.dealer.first_card_face_up
+    columns = UP_COLUMNS if by_up else CARD_COLUMNS
+    stand_at = max(17, rules.hands.stand_minimum)
+
+    def row(total: int) -> str:
+        return "  ".join(
+            "S" if total >= stand_at or (not by_up and col == "5+") else "H" for col in columns
+        )
+
+    pair_totals = {"AA": 12, "TT": 20} | {str(v) * 2: 2 * v for v in range(2, 10)}
+    data: dict[str, object] = {
+        "variant": rules.id,
+        "name": f"Basic strategy for {rules.id} (generated by croupier analyze)",
+        "sources": [
+            "croupier analyze: exact analysis, the best play of each total given the rest "
+            "of the chart"
+        ],
+        "columns": "dealer-up-card" if by_up else "player-cards",
+        "insurance": "never",
+        "hard": {r: row(int(r)) for r in HARD_ROWS},
+        "soft": {r: row(int(r)) for r in SOFT_ROWS},
+        "pairs": {
+            r: (row(pair_totals[r]) if by_up else row(pair_totals[r]).split()[0]) for r in PAIR_ROWS
+        },
+    }
+    if rules.double.rescue:
+        data["rescue"] = {r: " ".join("S" for _ in UP_COLUMNS) for r in RESCUE_ROWS}
+    return data
+
+
+def basic_strategy(
+    rules: Variant, shoe: Shoe, wager_cents: int
+) -> tuple[dict[str, object], Strategy, float, int]:
+    """The total-dependent basic strategy for ``rules``: one play per total (hard, soft or a
+    pair) and dealer's card, whatever the cards that make the total (and their number, where
+    no rule looks at it: :func:`counts_cards`). Found by improving a chart cell by cell: each
+    round plays the chart exactly, and every cell takes the code whose value, with the chart
+    played after it and summed over the hands the chart reaches in the cell, is highest;
+    until the chart no longer changes (or :data:`BASIC_ROUNDS`). Returns the chart (the best
+    met), its validated strategy, its house edge and the rounds taken."""
+    data = start_chart(rules)
+    best: tuple[float, dict[str, object], Strategy] | None = None
+    seen: list[dict[str, object]] = []
+    rounds = 0
+    for rounds in range(1, BASIC_ROUNDS + 1):  # noqa: B007 (the count is returned)
+        strategy = strategy_from_mapping(data, "generated basic strategy", rules)
+        analysis = Analysis(rules, shoe, wager_cents, strategy)
+        generator = Generator(analysis, pooled=not counts_cards(rules), previous=data)
+        improved = generator.run()
+        improved["name"], improved["sources"] = data["name"], data["sources"]
+        edge = analysis.house_edge()
+        if best is None or edge < best[0]:
+            best = (edge, data, strategy)
+        if improved == data or improved in seen:
+            break
+        seen.append(data)
+        data = improved
+    assert best is not None
+    return best[1], best[2], best[0], rounds

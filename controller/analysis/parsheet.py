@@ -14,7 +14,7 @@ from typing import Any
 
 from controller.analysis.dealer import CATEGORIES, NATURAL_INDEX, category_label
 from controller.analysis.engine import Analysis
-from controller.analysis.optimal import Generator, to_toml
+from controller.analysis.optimal import Generator, basic_strategy, to_toml
 from controller.analysis.outcomes import Outcomes
 from controller.analysis.reprice import Reach
 from controller.analysis.shoe import VALUES, Shoe, add
@@ -23,7 +23,7 @@ from controller.game.rules import Variant, load_variant
 from controller.play.strategy import Strategy, load_strategy, strategy_for, strategy_from_mapping
 from controller.table.private import make_folders, write_private
 
-ENGINE_VERSION = "1"
+ENGINE_VERSION = "2"  # 2: issue 28 (refused what-ifs, the chart warning, basic)
 DECKS_CURVE = (1, 2, 4, 6, 8)
 Progress = Callable[[str], None]
 
@@ -32,7 +32,7 @@ Progress = Callable[[str], None]
 class Request:
     variant: str
     overrides: Mapping[str, Any]
-    strategy: str  # "shipped", "optimal" or a path
+    strategy: str  # "shipped", "optimal", "basic" or a path
     wager_cents: int = 1000
     contributions: bool = True
 
@@ -55,7 +55,7 @@ def cache_dir() -> Path:
 
 
 def load_rules(request: Request) -> Variant:
-    return load_variant(request.variant, dict(request.overrides) or None)
+    return load_variant(request.variant, dict(request.overrides) or None, analysis=True)
 
 
 def shipped_strategy(rules: Variant, fallback: Variant | None = None) -> tuple[Strategy, str]:
@@ -69,6 +69,53 @@ def shipped_strategy(rules: Variant, fallback: Variant | None = None) -> tuple[S
             raise
         strategy = strategy_for(fallback)
         return strategy, f"{Path(strategy.path).name} (the shipped rules' chart, played as is)"
+
+
+# The variant keys no par sheet figure depends on, and why: a --set of one is said, not
+# silently taken (issue 28). Every other key changes some figure of some variant
+# (tests/analysis/test_whatif.py holds the list and where each is shown).
+NO_FIGURE: dict[str, str] = {
+    "id": "it names the game",
+    "name": "it names the game",
+    "sources": "it names the rules' sources",
+    "table.": "the par sheet is figured for one box with one wager, doubled in full",
+    "shoe.burn_cards": "each round is figured from a freshly shuffled shoe",
+    "shoe.cut_card_reserve": "each round is figured from a freshly shuffled shoe",
+    "shoe.cut_card_reserve_per_deck": "each round is figured from a freshly shuffled shoe",
+    "surrender.settles": "it says when a surrendered half is taken, not how much",
+    "payouts.natural_paid_at_once": "it says when a natural is paid, not how much",
+    "insurance.max_fraction": "the strategies never insure; insurance is figured per unit",
+    "insurance.natural_boxes_may_insure": "the strategies never insure",
+    "insurance.up_cards": "the strategies never insure; insurance is figured against an ace",
+}
+
+
+def no_figure_notes(overrides: Mapping[str, Any]) -> list[str]:
+    """A sentence for each override no figure of the par sheet depends on."""
+    out = []
+    for key, value in overrides.items():
+        for prefix, why in NO_FIGURE.items():
+            if key == prefix or (prefix.endswith(".") and key.startswith(prefix)):
+                out.append(f"--set {key}={value} changes no figure of the par sheet: {why}")
+                break
+    return out
+
+
+def chart_warning(rules: Variant, shipped: Variant) -> str | None:
+    """What to tell the user where no shipped chart fits the rules and the shipped rules' chart
+    is played as it is (None where one fits)."""
+    try:
+        strategy_for(rules)
+    except ConfigError as exc:
+        chart = Path(strategy_for(shipped).path).name
+        more = len(exc.problems) - 1
+        why = exc.problems[0] + (f", and {more} more" if more else "")
+        return (
+            f"No shipped chart fits these rules ({why}), so the figures are those of {chart}, "
+            f"the chart of {shipped.id} as shipped, played as it is: not the best play for the "
+            "changed rules. --strategy basic generates the basic strategy for these rules."
+        )
+    return None
 
 
 EdgeKey = tuple[object, ...]
@@ -189,17 +236,20 @@ def toggles(rules: Variant) -> list[tuple[str, dict[str, Any]]]:
     if sp.allowed:
         if sp.max_hands > 2:
             out.append(("split once only", {"split.max_hands": 2}))
-        out.append(
-            (
-                f"{'no ' if sp.resplit_aces else ''}resplit aces",
-                {"split.resplit_aces": not sp.resplit_aces},
+        if not sp.split_aces_one_card:  # one-card split aces are never resplit (the round)
+            out.append(
+                (
+                    f"{'no ' if sp.resplit_aces else ''}resplit aces",
+                    {"split.resplit_aces": not sp.resplit_aces},
+                )
             )
-        )
+        one_card: dict[str, Any] = {"split.split_aces_one_card": not sp.split_aces_one_card}
+        if not sp.split_aces_one_card and sp.resplit_aces:
+            one_card["split.resplit_aces"] = False  # what one card each already means
+        if not sp.split_aces_one_card and dbl.on_split_aces:
+            one_card["double.on_split_aces"] = False  # (the same)
         out.append(
-            (
-                f"split aces {'draw on' if sp.split_aces_one_card else 'take one card'}",
-                {"split.split_aces_one_card": not sp.split_aces_one_card},
-            )
+            (f"split aces {'draw on' if sp.split_aces_one_card else 'take one card'}", one_card)
         )
     if rules.surrender.allowed:
         out.append(("no surrender", {"surrender.allowed": False}))
@@ -254,6 +304,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     shipped = load_variant(request.variant)
     wager = request.wager_cents
     generated_toml: str | None = None
+    warning: str | None = None
     if request.strategy == "optimal":
         say("optimal play: every composition")
         optimum = Analysis(rules, Shoe.of_variant(rules), wager, None)
@@ -261,10 +312,23 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         data = generator.run()
         generated_toml = to_toml(data)
         strategy = strategy_from_mapping(data, "generated optimal strategy", rules)
-        strategy_note = "generated optimal strategy (total-dependent, validated)"
+        strategy_note = (
+            "generated optimal strategy (the best play per cell of the strategy file: total, "
+            "cards and dealer's card; validated)"
+        )
         cd_edge: float | None = optimum.house_edge()
+    elif request.strategy == "basic":
+        say("basic strategy: the best play of each total")
+        data, strategy, _basic_edge, rounds = basic_strategy(rules, Shoe.of_variant(rules), wager)
+        generated_toml = to_toml(data, "basic")
+        strategy_note = (
+            "generated basic strategy (total-dependent: by total, soft or hard, pair and "
+            f"dealer's card; {rounds} rounds of improvement; validated)"
+        )
+        cd_edge = None
     elif request.strategy == "shipped":
         strategy, strategy_note = shipped_strategy(rules, shipped)
+        warning = chart_warning(rules, shipped)
         cd_edge = None
     else:
         strategy = load_strategy(request.strategy, rules)
@@ -286,7 +350,9 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
     sb: dict[str, Any] | None = None
     edge_without_sb = edge
     if rules.super_bonus.enabled:
-        no_sb = load_variant(request.variant, {**request.overrides, "super_bonus.enabled": False})
+        no_sb = load_variant(
+            request.variant, {**request.overrides, "super_bonus.enabled": False}, analysis=True
+        )
         edge_without_sb = _edge(no_sb, strategy, wager, known, priced)
         p_sb = tally.events.get("super bonus", 0.0)
         bands = []
@@ -316,7 +382,9 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         for what, overrides in toggles(rules):
             say(f"rule: {what}")
             try:
-                changed = load_variant(request.variant, {**request.overrides, **overrides})
+                changed = load_variant(
+                    request.variant, {**request.overrides, **overrides}, analysis=True
+                )
                 chart, note = shipped_strategy(changed, shipped)
                 e = _edge(
                     changed,
@@ -348,7 +416,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
                 "shoe.cut_card_reserve": min(rules.shoe.cut_card_reserve, size // 2),
             }
             try:
-                changed = load_variant(request.variant, over)
+                changed = load_variant(request.variant, over, analysis=True)
                 chart, _note = shipped_strategy(changed, shipped)
                 e = _edge(changed, chart, wager, known, priced)
                 decks.append({"decks": n, "house_edge": e})
@@ -401,6 +469,8 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             k: {r: " ".join(c) for r, c in v.items()} for k, v in strategy.tables.items()
         },
         "generated_strategy_toml": generated_toml,
+        **({"generated_strategy_kind": "basic"} if request.strategy == "basic" else {}),
+        **({"strategy_warning": warning} if warning else {}),
         "method": {
             "engine_version": ENGINE_VERSION,
             "exact": "every composition of the player's hand and the dealer's hand from the "
@@ -428,7 +498,7 @@ def par_sheet(
     before. Returns the sheet and whether it came from the cache."""
     rules = load_rules(request)
     strategy_text = ""
-    if request.strategy not in ("shipped", "optimal"):
+    if request.strategy not in ("shipped", "optimal", "basic"):
         strategy_text = Path(request.strategy).read_text(encoding="utf-8")
     key = rules_hash(rules, request, strategy_text)
     where = cache_dir() / f"{rules.id}-{key[:16]}.json"

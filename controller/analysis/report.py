@@ -250,6 +250,8 @@ def title_fields(sheet: dict[str, Any], produced: datetime) -> list[tuple[str, s
         ("Shoe", f"{shoe['decks']} x {shoe['deck']}-card decks ({shoe['cards']} cards)"),
         ("Strategy", sheet["strategy"]),
     ]
+    if sheet.get("strategy_warning"):
+        rows.append(("Strategy warning", sheet["strategy_warning"]))
     if sheet.get("super_bonus"):
         rows.append(("Super Bonus figured at", f"a wager of {money(sheet['wager_cents'])}"))
     rows += [
@@ -575,7 +577,15 @@ def method_section(sheet: dict[str, Any], rules: Variant) -> Section:
             f"a wager of {money(sheet['wager_cents'])} in the house edge, and at each band's "
             "smallest and largest wager in its table."
         )
-    if sheet.get("generated_strategy_toml"):
+    if sheet.get("generated_strategy_kind") == "basic":
+        items.append(
+            "The generated basic strategy is total-dependent: one play per total (hard, soft or "
+            "a pair) and dealer's card, whatever cards make the total. Each cell takes the play "
+            "whose value, with the chart played after it and summed over the hands the chart "
+            "reaches in the cell, is highest, round after round until the chart stays the same; "
+            "its exact value is the house edge."
+        )
+    elif sheet.get("generated_strategy_toml"):
         items.append(
             "The generated strategy is the composition-dependent optimum written per cell of "
             "the strategy file (total, soft, cards, dealer's card); its own exact value is the "

@@ -1,13 +1,14 @@
 """``croupier analyze``: the exact par sheet of a variant.
 
-``croupier analyze VARIANT [--set KEY=VALUE ...] [--strategy FILE|optimal] [--wager X]
+``croupier analyze VARIANT [--set KEY=VALUE ...] [--strategy FILE|basic|optimal] [--wager X]
 [--json] [--out DIR] [--no-cache] [--quick]``
 
 Prints the house edge, variance and the main frequencies (or the whole par sheet as JSON with
 ``--json``); ``--out DIR`` also writes ``VARIANT.json``, ``VARIANT.html`` (the report page with
-its plots), ``VARIANT.pdf`` (the par sheet as a document) and, with ``--strategy optimal``, the
-generated strategy file ``VARIANT-optimal.toml``, and nothing else (each 0600, a new DIR 0700).
-Results are cached by the hash of the rules under the user's cache directory.
+its plots), ``VARIANT.pdf`` (the par sheet as a document) and, with ``--strategy optimal`` or
+``basic``, the generated strategy file ``VARIANT-optimal.toml`` or ``VARIANT-basic.toml``, and
+nothing else (each 0600, a new DIR 0700). Results are cached by the hash of the rules under the
+user's cache directory.
 """
 
 from __future__ import annotations
@@ -31,25 +32,39 @@ from controller.table.private import (
 
 
 def run(args: argparse.Namespace) -> int:
-    from controller.analysis.parsheet import Request, par_sheet  # noqa: PLC0415 (numpy: lazy)
+    from controller.analysis.parsheet import (  # noqa: PLC0415 (numpy: lazy)
+        Request,
+        no_figure_notes,
+        par_sheet,
+    )
 
     try:
         overrides: dict[str, Any] = {}
         for text in args.overrides:
             key, value = parse_override(text)
             overrides[key] = value
-        rules = load_variant(args.variant, overrides or None)  # a bad variant or --set stops here
+        # a bad variant or --set stops here; the analysis takes rules no table deals yet
+        rules = load_variant(args.variant, overrides or None, analysis=True)
+        for note in no_figure_notes(overrides):
+            print(f"croupier analyze: note: {note}", file=sys.stderr)
+        if not rules.hands.twenty_one_ends_hand and args.strategy != "optimal":
+            print(
+                "croupier analyze: note: a strategy file has no row for 21 and stands on it, "
+                "so with a chart a 21 that does not end the hand changes no figure; "
+                "--strategy optimal plays it (the composition-dependent optimum)",
+                file=sys.stderr,
+            )
         strategy = args.strategy
-        if strategy not in ("shipped", "optimal"):
+        if strategy not in ("shipped", "optimal", "basic"):
             path = Path(strategy)
             if not path.is_file():
                 raise CroupierError(
                     f"--strategy {strategy!r}: no such file; give a strategy file "
-                    "(config/strategies/*.toml format) or 'optimal'"
+                    "(config/strategies/*.toml format), 'basic' or 'optimal'"
                 )
             from controller.play.strategy import load_strategy  # noqa: PLC0415
 
-            load_strategy(path, load_variant(args.variant, overrides or None))
+            load_strategy(path, rules)
             strategy = str(path.resolve())
         request = Request(
             args.variant, overrides, strategy, wager_cents(args.wager), not args.quick
@@ -100,7 +115,7 @@ def write_files(
     stem = sheet["variant"]
     names = [f"{stem}.json", f"{stem}.html", f"{stem}.pdf"]
     if sheet.get("generated_strategy_toml"):
-        names.append(f"{stem}-optimal.toml")
+        names.append(f"{stem}-{sheet.get('generated_strategy_kind', 'optimal')}.toml")
     what = "the par sheet's file"
     for name in names:  # a link or a file not ours in the way: refused before any is written
         check_private(out_dir / name, what)
@@ -129,6 +144,7 @@ def summary(sheet: dict[str, Any], cached: bool, out_dir: Path | None) -> str:
         ),
         f"  shoe: {sheet['shoe']['decks']} x {sheet['shoe']['deck']} cards; "
         f"strategy: {sheet['strategy']}",
+        *([f"  NOTE: {sheet['strategy_warning']}"] if sheet.get("strategy_warning") else []),
         f"  house edge: {pct(sheet['house_edge'])}"
         + (
             f" (without the Super Bonus {pct(sheet['house_edge_without_super_bonus'])}, "

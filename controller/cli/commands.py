@@ -619,8 +619,9 @@ def register_analyze(commands: Subparsers) -> None:
     parser.add_argument(
         "--strategy",
         default="shipped",
-        metavar="FILE|optimal",
-        help="the shipped basic strategy (default), a strategy file, or 'optimal' (the best "
+        metavar="FILE|basic|optimal",
+        help="the shipped basic strategy (default), a strategy file, 'basic' (the "
+        "total-dependent basic strategy generated for the rules) or 'optimal' (the best "
         "play, written out as a strategy file)",
     )
     parser.add_argument(
@@ -631,7 +632,7 @@ def register_analyze(commands: Subparsers) -> None:
         "--out",
         metavar="DIR",
         help="write the par sheet here: VARIANT.json, VARIANT.html, VARIANT.pdf (and with "
-        "--strategy optimal VARIANT-optimal.toml)",
+        "--strategy optimal or basic VARIANT-optimal.toml or VARIANT-basic.toml)",
     )
     parser.add_argument("--no-cache", action="store_true", help="recompute even if cached")
     parser.add_argument(

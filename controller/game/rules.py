@@ -27,6 +27,7 @@ from pydantic import (
     StrictBool,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     model_validator,
 )
 
@@ -148,13 +149,44 @@ class _Section(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+# A table's shoe takes 1-8 decks (the shoe device's own limit, drivers/shoe.py MAX_DECKS); the
+# analysis (croupier analyze --set) takes up to ANALYSED_DECKS.
+TABLE_DECKS = 8
+ANALYSED_DECKS = 16
+
+
 class ShoeRules(_Section):
     deck: DeckType
-    decks: Annotated[StrictInt, Field(ge=1, le=8)]
+    decks: Annotated[StrictInt, Field(ge=1, le=TABLE_DECKS)]
     burn_cards: Annotated[StrictInt, Field(ge=0, le=10)] = 1
     cut_card_reserve: Annotated[StrictInt, Field(ge=0)] = Field(
         description="cards left behind the cut card"
     )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reserve_per_deck(cls, data: Any) -> Any:
+        """``cut_card_reserve_per_deck = 13``: the reserve is that many cards a deck, so it
+        follows ``decks`` (``--set shoe.decks=1`` needs no reserve of its own). It becomes
+        ``cut_card_reserve``; the two together are refused (one says it)."""
+        if not isinstance(data, dict) or "cut_card_reserve_per_deck" not in data:
+            return data
+        out = dict(data)
+        per_deck = out.pop("cut_card_reserve_per_deck")
+        if "cut_card_reserve" in out:
+            raise ValueError(
+                "give shoe.cut_card_reserve or shoe.cut_card_reserve_per_deck, not both"
+            )
+        if isinstance(per_deck, bool) or not isinstance(per_deck, int) or per_deck < 0:
+            raise ValueError(
+                f"shoe.cut_card_reserve_per_deck = {per_deck}: must be a whole number of "
+                "cards, 0 or more"
+            )
+        decks = out.get("decks")
+        # (where decks is itself wrong, its own error says so: no second one for the reserve)
+        whole = isinstance(decks, int) and not isinstance(decks, bool)
+        out["cut_card_reserve"] = per_deck * decks if isinstance(decks, int) and whole else per_deck
+        return out
 
 
 class TableRules(_Section):
@@ -178,6 +210,10 @@ class HandRules(_Section):
     dealer_five_card_trick: StrictBool = False
     stand_minimum: Annotated[StrictInt, Field(ge=0, le=21)] = 0
     max_cards: Annotated[StrictInt, Field(ge=0, le=12)] = 0  # 0: no limit
+    # false: a 21 (not a natural) may still be hit or doubled, as in the published online
+    # Pontoon (a soft 21 doubled for the five-card trick). The analysis' rule only (see
+    # table_refusals): the round ends every 21.
+    twenty_one_ends_hand: StrictBool = True
 
 
 class BonusRow(_Section):
@@ -218,6 +254,10 @@ class DoubleRules(_Section):
     max_total_after_two: Annotated[StrictInt, Field(ge=0, le=21)] = 21
     amount: DoubleAmount = DoubleAmount.ORIGINAL
     times_per_hand: Annotated[StrictInt, Field(ge=1, le=3)] = 1
+    # the totals a hand may be doubled on (its total as it counts: an ace as 11 where that does
+    # not bust), such as [9, 10, 11]; empty: any total. The analysis' rule only (see
+    # table_refusals): the round does not check it yet.
+    on_totals: tuple[Annotated[StrictInt, Field(ge=4, le=21)], ...] = ()
     cards_after: CardsAfterDouble = CardsAfterDouble.ONE
     after_split: StrictBool = True
     on_split_aces: StrictBool = False
@@ -278,8 +318,10 @@ class Variant(_Section):
     dealer_natural: DealerNaturalRules = DealerNaturalRules()
 
     @model_validator(mode="after")
-    def _combinations(self) -> Variant:
+    def _combinations(self, info: ValidationInfo) -> Variant:
         problems = list(_impossible_combinations(self))
+        if not (info.context or {}).get("analysis"):
+            problems += table_refusals(self)
         if problems:
             raise ValueError("; ".join(problems))
         return self
@@ -304,6 +346,39 @@ class Variant(_Section):
             ):
                 return band.amount_cents
         return 0
+
+
+class AnalysedShoeRules(ShoeRules):
+    """The shoe as ``croupier analyze`` takes it: up to :data:`ANALYSED_DECKS` decks."""
+
+    decks: Annotated[StrictInt, Field(ge=1, le=ANALYSED_DECKS)]
+
+
+class AnalysedVariant(Variant):
+    """A variant as ``croupier analyze`` takes it (:func:`variant_from_mapping` with
+    ``analysis``): more decks than a table's shoe holds, and the rules of
+    :func:`table_refusals`."""
+
+    shoe: AnalysedShoeRules
+
+
+def table_refusals(v: Variant) -> list[str]:
+    """Rules the analysis models but a table cannot deal yet: refused for every use but
+    ``croupier analyze`` (which validates with ``analysis=True``), each saying why."""
+    out: list[str] = []
+    if not v.hands.twenty_one_ends_hand:
+        out.append(
+            "hands.twenty_one_ends_hand = false: the table ends every 21 (a chart has no row "
+            "for it either); croupier analyze --set hands.twenty_one_ends_hand=false analyses "
+            "the rule for the best play"
+        )
+    if v.double.on_totals:
+        out.append(
+            f"double.on_totals = {list(v.double.on_totals)}: the table does not check a "
+            "double's total yet (it would let any total double); croupier analyze --set "
+            "double.on_totals=... analyses the rule"
+        )
+    return out
 
 
 def _impossible_combinations(v: Variant) -> list[str]:
@@ -335,6 +410,42 @@ def _impossible_combinations(v: Variant) -> list[str]:
         out.append(
             f"double.max_cards = {v.double.max_cards} is below double.min_cards = "
             f"{v.double.min_cards}"
+        )
+    if v.split.allowed and v.split.resplit_aces and v.split.split_aces_one_card:
+        out.append(
+            "split.resplit_aces = true cannot be dealt with split.split_aces_one_card = true: "
+            "a split ace's hand ends at its second card, so an ace dealt to it is never split "
+            "again (the table cannot deal resplitting one-card split aces yet); set "
+            "split.resplit_aces = false, or split.split_aces_one_card = false for split aces "
+            "that draw on and may be resplit"
+        )
+    if v.split.allowed and v.double.on_split_aces and v.split.split_aces_one_card:
+        out.append(
+            "double.on_split_aces = true cannot be dealt with split.split_aces_one_card = "
+            "true: a split ace's hand ends at its second card, before any double (the table "
+            "cannot deal doubling one-card split aces yet); set double.on_split_aces = false, "
+            "or split.split_aces_one_card = false for split aces that draw on"
+        )
+    if v.surrender.allowed:
+        checked = v.has_hole_card and v.dealer.peek_up_cards
+        if v.surrender.timing is SurrenderTiming.EARLY and checked:
+            out.append(
+                "surrender.timing = 'early' cannot be dealt with a hole card the dealer checks: "
+                "the table offers surrender after the check (late) whatever this says (the "
+                "table cannot deal early surrender yet); set surrender.timing = 'late'"
+            )
+        if v.surrender.timing is SurrenderTiming.LATE and not v.has_hole_card:
+            out.append(
+                "surrender.timing = 'late' cannot be dealt with dealer.second_card = "
+                "'after-boxes': surrender comes before the dealer's second card, which is early; "
+                "set surrender.timing = 'early'"
+            )
+    if v.double.times_per_hand > 1 and v.double.cards_after is CardsAfterDouble.ONE:
+        out.append(
+            f"double.times_per_hand = {v.double.times_per_hand} cannot be dealt with "
+            "double.cards_after = 'one': the one card after a double ends the hand, so it is "
+            "never doubled again (the table cannot deal a redouble, as Spanish 21's, yet); "
+            "set double.times_per_hand = 1, or double.cards_after = 'any'"
         )
     if v.surrender.allowed and not v.surrender.up_cards:
         out.append(
@@ -377,10 +488,17 @@ def _impossible_combinations(v: Variant) -> list[str]:
 
 
 def variant_from_mapping(
-    data: Mapping[str, Any], source: str, overridden: Collection[str] = ()
+    data: Mapping[str, Any],
+    source: str,
+    overridden: Collection[str] = (),
+    *,
+    analysis: bool = False,
 ) -> Variant:
+    """Validate ``data``; ``analysis``: for ``croupier analyze``, which also takes the rules a
+    table cannot deal yet (:func:`table_refusals`)."""
     try:
-        return Variant.model_validate(dict(data))
+        model = AnalysedVariant if analysis else Variant
+        return model.model_validate(dict(data), context={"analysis": analysis})
     except ValidationError as exc:
         raise config_error(source, exc, Variant, overridden) from None
 
@@ -415,8 +533,15 @@ def _no_variant(text: str) -> str:
     )
 
 
-def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None = None) -> Variant:
-    """Load and validate a variant by id or path, optionally with ``section.key`` overrides."""
+def load_variant(
+    name_or_path: str | Path,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    analysis: bool = False,
+) -> Variant:
+    """Load and validate a variant by id or path, optionally with ``section.key`` overrides
+    (``analysis``: see :func:`variant_from_mapping`). An override of the cut card's reserve
+    replaces the file's, whichever way either gives it (cards, or cards per deck)."""
     if not str(name_or_path).strip():
         raise ConfigError(
             "variant", [f"no variant named: give one of {', '.join(VARIANT_IDS)} or a file"]
@@ -428,8 +553,16 @@ def load_variant(name_or_path: str | Path, overrides: Mapping[str, Any] | None =
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise ConfigError(str(path), [f"not valid TOML: {exc}"]) from None
     if overrides:
+        shoe = data.get("shoe")
+        if isinstance(shoe, dict):
+            for given, other in (
+                ("cut_card_reserve", "cut_card_reserve_per_deck"),
+                ("cut_card_reserve_per_deck", "cut_card_reserve"),
+            ):
+                if f"shoe.{given}" in overrides:
+                    data = {**data, "shoe": {k: v for k, v in shoe.items() if k != other}}
         data = apply_overrides(data, overrides, str(path))
-    return variant_from_mapping(data, str(path), tuple(overrides or ()))
+    return variant_from_mapping(data, str(path), tuple(overrides or ()), analysis=analysis)
 
 
 def apply_overrides(
