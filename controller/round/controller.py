@@ -6,11 +6,21 @@ shoe, a peek result, a button decision, a supervisor's resolution) is an :class:
 An action that is not allowed now raises :class:`ActionRefused` with the reason and changes
 nothing.
 
-How an action runs: the handler checks it against the rules (no change on refusal), applies it to
-the round data, works out where the procedure goes next, and only then moves the machine with the
-action's trigger and that destination. The machine holds the declared (state, action) ->
-destinations of :data:`SPEC` and nothing else, so a move outside the spec is impossible and a
-test can walk every state x action pair.
+The machine is built once from :data:`SPEC`, the one table of what may happen: one trigger per
+action, one transition per declared (state, action) -> destination. How an action runs, all of
+it inside the machine's trigger:
+
+* a trigger the state does not declare is refused by the machine (``MachineError``);
+* the machine's ``prepare_event`` callback decides the move: the action's handler checks it
+  against the rules (a refusal raises before anything changes), applies it to the round data
+  and works out where the procedure goes next;
+* each declared transition's condition accepts only that destination, so the machine takes the
+  one transition the procedure chose (a destination outside the spec takes none: a bug);
+* ``before_state_change`` records the move (:class:`StateChanged`, and the supervisor's
+  decision); a move that stays in its state is an internal transition (no exit, no entry),
+  except another hand's turn, which enters ``playing`` again;
+* the states' ``on_enter`` callbacks tell the dealer what the state waits for (a headless
+  controller has none).
 
 What the controller emits goes to ``outbox`` in order (prompts, ledger entries, device commands,
 panel lights); the caller drains it (the journal first, then the display and the panel).
@@ -25,6 +35,7 @@ from typing import Any
 
 import structlog
 from transitions import Machine, MachineError
+from transitions import State as MachineState
 
 from controller.game.hands import dealer_must_draw, hand_value, is_natural
 from controller.game.holds import KIND_CAUSES, HoldCause, HoldKind, HoldReason
@@ -115,10 +126,20 @@ from drivers.tbl21.cards import Card
 log = structlog.get_logger("croupier.round")
 
 
-_TRIGGERS = {(a, d): f"{a.value}>{d.value}" for (_, a), dests in SPEC.items() for d in dests}
-_TRIGGER_ACTIONS = {name: a for (a, _), name in _TRIGGERS.items()}
 _STATES = {s.value: s for s in State}
 _ACTIONS: dict[object, Action] = {a.value: a for a in Action}
+
+
+def _machine_dest(source: State, dest: State) -> str | None:
+    """The transition's destination for the machine: a move that stays in its state is internal
+    (``None``: no exit, no entry), except another hand's turn, which enters ``playing`` again
+    (its entry tells the dealer which hand)."""
+    return None if dest is source and dest is not S.PLAYING else dest.value
+
+
+def _lands_in(dest: State) -> Callable[[Any], bool]:
+    """The condition of a transition to ``dest``: the procedure decided on ``dest``."""
+    return lambda event: event.dest is dest
 
 
 @dataclass(frozen=True, slots=True)
@@ -192,20 +213,33 @@ class RoundController:
         self._model = _Model()
         if start is State.BURN and rules.shoe.burn_cards == 0:
             start = State.BETTING
+        entries = {
+            S.SHUFFLE: self._on_enter_shuffle,
+            S.BURN: self._on_enter_burn,
+            S.BETTING: self._on_enter_betting,
+            S.PLAYING: self._on_enter_playing,
+        }
         self._machine = Machine(
             model=self._model,
-            states=[s.value for s in State],
+            states=[
+                MachineState(s.value, on_enter=entries[s] if prompts and s in entries else None)
+                for s in State
+            ],
             initial=start.value,
             auto_transitions=False,
             queued=False,  # no callback triggers the machine again
             send_event=True,
-            after_state_change=self._record_change,
+            prepare_event=self._decide,
+            before_state_change=self._record_change,
         )
         for (source, action), dests in SPEC.items():
             for dest in dests:
-                # One trigger per declared move: no destination condition to evaluate for each
-                # candidate (a third of the machine's time), and any undeclared move is refused.
-                self._machine.add_transition(_TRIGGERS[action, dest], source.value, dest.value)
+                self._machine.add_transition(
+                    action.value,
+                    source.value,
+                    _machine_dest(source, dest),
+                    conditions=_lands_in(dest),
+                )
         self._handlers: dict[Action, Callable[[Any], State]] = {
             A.SHUFFLE: self._shuffle,
             A.BET: self._bet,
@@ -230,7 +264,8 @@ class RoundController:
             A.CLEAR_LOCKUP: self._clear_lockup,
             A.VOID: self._void,
         }
-        self._enter_prompt(State(start))
+        if prompts and start in entries:
+            entries[start](None)  # the machine enters its initial state without callbacks
 
     # --- facade ---------------------------------------------------------------------------------
 
@@ -252,35 +287,17 @@ class RoundController:
         else:
             given, action = action, action.action
         source = self.state
-        if (source, action) not in SPEC:
+        try:
+            moved = self._model.trigger(action.value, given=given, data=data)
+        except MachineError:
             raise ActionRefused(
                 action, source, f"{describe(action)} is not possible {when(source)}"
-            )
-        # Handlers check everything before they change anything, so a refusal leaves the round
-        # as it was (the spec walk and the stateful test hold them to that).
-        try:
-            move = given if given is not None else parse_input(action, data)
-            dest = self._handlers[action](move)
+            ) from None
         except (_Refusal, InputError) as refusal:
             raise ActionRefused(action, source, str(refusal)) from None
-        if dest not in SPEC[source, action]:
-            raise SpecViolation(f"{source.value} --{action.value}--> {dest.value} is not in SPEC")
-        if dest is source:
-            # A move that stays in its state (a bet, another card of the deal or of the dealer's
-            # hand: a third of a round's moves) was checked against SPEC above and leaves the
-            # machine as it is, so it is recorded without the cost of a machine trigger.
-            self._emit(StateChanged(source, dest, action))
-        else:
-            try:
-                moved = self._model.trigger(_TRIGGERS[action, dest])
-            except MachineError as exc:  # pragma: no cover - SPEC and the machine agree
-                raise SpecViolation(str(exc)) from exc
-            if not moved:  # pragma: no cover
-                raise SpecViolation(f"the machine did not move {source.value} -> {dest.value}")
-        if isinstance(move, Decision):
-            self._emit(SupervisorAction(action, move.by or "supervisor", move.detail()))
-        self._enter_prompt(dest, source)
-        return dest
+        if not moved:
+            raise SpecViolation(f"{source.value} --{action.value}--> no declared state in SPEC")
+        return self.state
 
     def drain(self) -> list[Output]:
         out, self.outbox = self.outbox, []
@@ -302,7 +319,7 @@ class RoundController:
     def restore(self, memento: RoundMemento) -> None:
         """Put the controller back as it was at :meth:`memento` (once per memento): whatever
         was performed since is undone, without a state change or an output."""
-        self._model.state = memento.state
+        self._machine.set_state(memento.state, model=self._model)
         self.round = memento.round
         fields = vars(self.round)
         fields.clear()
@@ -325,10 +342,22 @@ class RoundController:
 
     # --- machine plumbing ------------------------------------------------------------------------
 
+    def _decide(self, event: Any) -> None:
+        """The machine's ``prepare_event``: check the move against the rules (a refusal raises
+        before anything changes), apply it and decide the destination (``event.dest``), which
+        the conditions of the declared transitions then choose among."""
+        action = _ACTIONS[event.event.name]
+        given: Input | None = event.kwargs["given"]
+        event.move = given if given is not None else parse_input(action, event.kwargs["data"])
+        event.dest = self._handlers[action](event.move)
+
     def _record_change(self, event: Any) -> None:
-        source = _STATES[event.transition.source]
-        dest = _STATES[event.transition.dest]
-        self._emit(StateChanged(source, dest, _TRIGGER_ACTIONS[event.event.name]))
+        """The machine's ``before_state_change``: the move, as it is recorded."""
+        action = _ACTIONS[event.event.name]
+        self._emit(StateChanged(_STATES[event.transition.source], event.dest, action))
+        move = event.move
+        if isinstance(move, Decision):
+            self._emit(SupervisorAction(action, move.by or "supervisor", move.detail()))
 
     def _emit(self, item: Output) -> None:
         self.outbox.append(item)
@@ -345,31 +374,35 @@ class RoundController:
         self.table.holds.append(hold)
         self._prompt(code, say, hold=replace(hold))
 
-    def _enter_prompt(self, dest: State, source: State | None = None) -> None:
-        if (dest is source and dest not in (S.PLAYING,)) or not self.prompts:
+    # entry prompts: the states' on_enter callbacks (only when prompts are made) --------------
+
+    def _on_enter_shuffle(self, event: Any) -> None:
+        self._prompt(PromptCode.SHUFFLE, Say.LOAD_SHOE)
+
+    def _on_enter_burn(self, event: Any) -> None:
+        self._prompt(PromptCode.BURN, Say.BURN, count=self.table.burn_left)
+
+    def _on_enter_betting(self, event: Any) -> None:
+        self._prompt(PromptCode.PLACE_BETS, Say.TAKE_BETS, count=self.round.number)
+
+    def _on_enter_playing(self, event: Any) -> None:
+        if self.round.turn is None:
             return
-        if dest is S.SHUFFLE:
-            self._prompt(PromptCode.SHUFFLE, Say.LOAD_SHOE)
-        elif dest is S.BURN:
-            self._prompt(PromptCode.BURN, Say.BURN, count=self.table.burn_left)
-        elif dest is S.BETTING:
-            self._prompt(PromptCode.PLACE_BETS, Say.TAKE_BETS, count=self.round.number)
-        elif dest is S.PLAYING and self.round.turn is not None:
-            box, index = self.round.turn
-            hand = self.round.hand(box, index)
-            options = tuple(a.value for a in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) if self.can(a))
-            self._prompt(
-                PromptCode.PLAYER_TURN,
-                Say.TURN,
-                box=box,
-                hand=index + 1,
-                player=self.round.boxes[box].controller,
-                count=len(self.round.boxes[box].hands),
-                cards=tuple(hand.cards),
-                total=total(self.rules, hand),
-                soft=hand_value(hand.cards).soft and not hand.doubles,
-                options=options,
-            )
+        box, index = self.round.turn
+        hand = self.round.hand(box, index)
+        options = tuple(a.value for a in (A.HIT, A.STAND, A.DOUBLE, A.SPLIT) if self.can(a))
+        self._prompt(
+            PromptCode.PLAYER_TURN,
+            Say.TURN,
+            box=box,
+            hand=index + 1,
+            player=self.round.boxes[box].controller,
+            count=len(self.round.boxes[box].hands),
+            cards=tuple(hand.cards),
+            total=total(self.rules, hand),
+            soft=hand_value(hand.cards).soft and not hand.doubles,
+            options=options,
+        )
 
     def can(self, action: Action) -> bool:
         """Whether a decision on the hand in play would be accepted now."""
