@@ -34,7 +34,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import structlog
-from transitions import Machine, MachineError
+from transitions import Event, Machine, MachineError, Transition
 from transitions import State as MachineState
 
 from controller.game.hands import dealer_must_draw, hand_value, is_natural
@@ -142,6 +142,33 @@ def _lands_in(dest: State) -> Callable[[Any], bool]:
     return lambda event: event.dest is dest
 
 
+class _DecidedEvent(Event):
+    """An action's event: of the transitions declared from the state, the one tried is the one
+    to the destination the procedure decided (looked up rather than each declared destination's
+    condition tried in turn: a round's moves are the controller engine's hot path); its
+    condition is checked all the same, and no such transition means none is taken."""
+
+    def __init__(self, name: str, machine: Machine) -> None:
+        super().__init__(name, machine)
+        self.to: dict[tuple[str, str], Transition] = {}
+
+    def add_transition(self, transition: Transition) -> None:
+        super().add_transition(transition)
+        self.to[transition.source, transition.dest or transition.source] = transition
+
+    def _process(self, event_data: Any) -> bool:  # (an EventData with the decided dest)
+        self.machine.callbacks(self.machine.prepare_event, event_data)
+        transition = self.to.get((event_data.state.name, event_data.dest))
+        if transition is not None:
+            event_data.transition = transition
+            event_data.result = transition.execute(event_data)
+        return bool(event_data.result)
+
+
+class _RoundMachine(Machine):
+    event_cls = _DecidedEvent
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceCommand:
     """A command for a device, for the application to send (the controller does no I/O)."""
@@ -219,7 +246,7 @@ class RoundController:
             S.BETTING: self._on_enter_betting,
             S.PLAYING: self._on_enter_playing,
         }
-        self._machine = Machine(
+        self._machine = _RoundMachine(
             model=self._model,
             states=[
                 MachineState(s.value, on_enter=entries[s] if prompts and s in entries else None)
@@ -273,6 +300,18 @@ class RoundController:
     def state(self) -> State:
         return _STATES[self._model.state]
 
+    def declared_moves(self) -> dict[tuple[State, Action], tuple[State, ...]]:
+        """What the machine declares: (state, action) -> the states it may lead to (a move
+        that stays in its state is an internal transition). Built from :data:`SPEC`: equal to
+        it."""
+        moves: dict[tuple[State, Action], tuple[State, ...]] = {}
+        for name, event in self._machine.events.items():
+            for source, transitions in event.transitions.items():
+                moves[_STATES[source], _ACTIONS[name]] = tuple(
+                    _STATES[t.dest or source] for t in transitions
+                )
+        return moves
+
     def allowed_actions(self) -> set[Action]:
         """The actions the spec allows now (a decision may still be refused by the rules)."""
         return {a for (s, a) in SPEC if s is self.state}
@@ -288,7 +327,8 @@ class RoundController:
             given, action = action, action.action
         source = self.state
         try:
-            moved = self._model.trigger(action.value, given=given, data=data)
+            event = self._machine.events[action.value]  # (model.trigger(name) without its hop)
+            moved = event.trigger(self._model, given=given, data=data)
         except MachineError:
             raise ActionRefused(
                 action, source, f"{describe(action)} is not possible {when(source)}"
