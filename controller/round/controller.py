@@ -192,7 +192,32 @@ class SupervisorAction:
     detail: str
 
 
-Output = Prompt | LedgerEntry | DeviceCommand | StateChanged | SupervisorAction
+@dataclass(frozen=True, slots=True)
+class RoundStarted:
+    """The round's cards are being dealt: bets are closed (the move out of betting)."""
+
+    number: int
+    variant: str
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    """The round is settled, once (a hold while settling that resumes into settling does not end
+    it again): what it made each player, in cents (+ paid to them)."""
+
+    number: int
+    net_by_player: tuple[tuple[str, int], ...]
+
+
+Output = (
+    Prompt
+    | LedgerEntry
+    | DeviceCommand
+    | StateChanged
+    | RoundStarted
+    | RoundEnded
+    | SupervisorAction
+)
 
 
 @dataclass
@@ -394,7 +419,14 @@ class RoundController:
     def _record_change(self, event: Any) -> None:
         """The machine's ``before_state_change``: the move, as it is recorded."""
         action = _ACTIONS[event.event.name]
-        self._emit(StateChanged(_STATES[event.transition.source], event.dest, action))
+        source, dest = _STATES[event.transition.source], event.dest
+        self._emit(StateChanged(source, dest, action))
+        number = self.round.number
+        if source is S.BETTING and dest is S.DEALING:
+            self._emit(RoundStarted(number, self.rules.id))
+        elif dest is S.SETTLING and self.table.ended_round != number:
+            self.table.ended_round = number
+            self._emit(RoundEnded(number, tuple(net_by_player(self.round.ledger).items())))
         move = event.move
         if isinstance(move, Decision):
             self._emit(SupervisorAction(action, move.by or "supervisor", move.detail()))
