@@ -48,13 +48,12 @@ import structlog
 
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import Variant
-from controller.game.settlement import net_by_player
 from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
 from controller.journal.records import to_value
 from controller.journal.store import Journal, Row, entry_for
-from controller.round.controller import StateChanged
+from controller.round.controller import RoundEnded, RoundStarted
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.model import RoundState
 from controller.round.spec import Action, State
@@ -123,35 +122,33 @@ _REFUSED = _Refused()
 
 
 class RoundMarks:
-    """The ``round_start`` and ``round_end`` rows among a table's effects (a round ends once,
-    even when a hold while settling resumes into settling again)."""
+    """The ``round_start`` and ``round_end`` rows among a table's effects: the round's own
+    :class:`RoundStarted` and :class:`RoundEnded` (a round ends once, even when a hold while
+    settling resumes into settling again: the round says so once)."""
 
     def __init__(self) -> None:
         self.ended: int | None = None  # the last round whose round_end was written
 
     def entries(self, app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry]:
-        """The rows for a batch of table outputs, with the round marks where a round
-        starts or ends."""
+        """The rows for a batch of table outputs, the round marks among them."""
         entries: list[Entry] = []
         for item in outputs:
-            entries.append(entry_for(item))
-            if not isinstance(item, StateChanged):
-                continue
-            number = app.controller.round.number
-            if item.source is State.BETTING and item.dest is State.DEALING:
-                start: dict[str, Any] = {"round": number, "variant": app.rules.id}
+            if isinstance(item, RoundStarted):
+                start: dict[str, Any] = {"round": item.number, "variant": item.variant}
                 if app.people.dealer_id:  # who deals it (from format 9)
                     start |= {"dealer": app.people.dealer_id, "dealer_name": app.people.dealer_name}
                 entries.append(("round_start", start))
-            elif item.dest is State.SETTLING and self.ended != number:
-                self.ended = number
-                net = net_by_player(app.controller.round.ledger)
+            elif isinstance(item, RoundEnded):
+                self.ended = item.number
+                net = dict(item.net_by_player)
                 end = {
-                    "round": number,
+                    "round": item.number,
                     "net_cents": sum(net.values()),  # to the players, all of them
                     "net_by_player": net,
                 }
                 entries.append(("round_end", end))
+            else:
+                entries.append(entry_for(item))
         return entries
 
 

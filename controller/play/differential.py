@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from controller.game.prompts import Prompt
 from controller.play.simulate import SimConfig, run_chunk
 from controller.play.tally import Tally
-from controller.round.controller import Output, StateChanged
+from controller.round.controller import Output, RoundEnded, RoundStarted, StateChanged
 from controller.round.spec import Action, State
 
 __all__ = ["Difference", "compare_engines", "first_difference"]
@@ -106,7 +106,10 @@ def compare_engines(config: SimConfig, chunk: int) -> Difference | None:
     kernel = dataclasses.replace(config, engine="kernel")
     got = run_chunk(kernel, chunk, rounds, None, traced)
     counted = run_chunk(kernel, chunk, rounds)
-    shown: Sequence[object] = [item for item in controller if not isinstance(item, Prompt)]
+    # The prompts and the round's start and end marks are the controller's alone (the kernel
+    # plays the moves, the money and the device commands, not what is said about them).
+    said = (Prompt, RoundStarted, RoundEnded)
+    shown: Sequence[object] = [item for item in controller if not isinstance(item, said)]
     kernel_items: Sequence[object] = traced
     if config.shoe_file is not None:
         shown, kernel_items = _finished_rounds(shown), _finished_rounds(traced)

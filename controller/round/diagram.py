@@ -43,7 +43,10 @@ def document() -> str:
         "# The round machine\n\n"
         "Generated from `controller/round/` by `python -m controller.round.diagram`; do not edit.\n"
         "Every state also has `hold` (to `hold`) and every state of a dealt round has `void`\n"
-        "(to `settling`, supervisor only); those arrows are left out of the picture.\n\n"
+        "(to `settling`, supervisor only); those arrows are left out of the picture.\n"
+        "The controller's `transitions` machine is built from the same table (`SPEC`), one\n"
+        "transition per arrow; an arrow back to its own state is an internal transition\n"
+        "(no exit, no entry prompt), except into `playing`, entered again for the next hand.\n\n"
         "```mermaid\n" + round_diagram_mermaid().strip() + "\n```\n"
     )
 

@@ -22,3 +22,8 @@ class SpecViolation(CroupierError):
 
 class InputError(CroupierError):
     """Data that cannot make an input (a missing field, a wrong type); nothing was changed."""
+
+
+class Refusal(Exception):
+    """A handler's refusal of a move, raised before anything changed; the controller's
+    ``perform`` turns it into :class:`ActionRefused` with the state and the action."""

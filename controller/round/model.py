@@ -410,3 +410,4 @@ class TableStatus:
     resume_state: State | None = None
     cards_burned: int = 0  # burn cards of new shoes and irregular cards a supervisor burned
     shoe_number: int = 1  # 1 for the shoe the table started with, +1 at each shuffle
+    ended_round: int = 0  # the last round whose end was announced (a round ends once)

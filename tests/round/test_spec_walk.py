@@ -146,3 +146,9 @@ def test_spec_pairs_outside_it_are_refused_with_the_state_named() -> None:
     c = REACH[State.BETTING]()
     with pytest.raises(ActionRefused, match="hit is not possible while bets are open"):
         c.perform(Action.HIT, box=1)
+
+
+def test_the_machine_declares_what_the_spec_says_and_nothing_else() -> None:
+    """The machine is built from SPEC, the one table: the walk above walks the machine."""
+    for variant in (NZ, PA):
+        assert RoundController(variant).declared_moves() == SPEC

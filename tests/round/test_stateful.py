@@ -3,7 +3,8 @@
 Invariants after every step: every card read is somewhere (a hand, the dealer, burned, or held
 for a decision); no stake is settled twice and a finished round has settled every stake; no
 prompt shows the hole card before the reveal; a refused action changes nothing (state, round,
-money, table status, outputs).
+money, table status, outputs, and all else a memento holds: the undo stack, what the dealer was
+last told), so a journal has nothing to record for it.
 """
 
 import copy
@@ -64,6 +65,7 @@ class RoundMachine(RuleBasedStateMachine):
         round_before = self.c.round
         state, kept, table = self.c.state, copy_round(self.c.round), copy.deepcopy(self.c.table)
         outbox = list(self.c.outbox)
+        memento = self.c.memento()
         try:
             self.c.perform(action, **kw)
         except ActionRefused:
@@ -76,6 +78,9 @@ class RoundMachine(RuleBasedStateMachine):
             assert self.c.outbox == outbox, (
                 f"{action} refused but said {self.c.outbox[len(outbox) :]}"
             )
+            # ... nor anything else a move may change (the machine's state, the undo stack, the
+            # prompt on the bar): the memento taken now equals the one taken before.
+            assert self.c.memento() == memento, f"{action} refused but changed the controller"
             return
         if action in (Action.CARD, Action.CONFIRM_CARD):  # read by the shoe, or keyed in
             self.cards_in += 1
