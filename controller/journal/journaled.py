@@ -39,26 +39,40 @@ from __future__ import annotations
 import json
 import re
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import structlog
 
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import Variant
-from controller.game.settlement import net_by_player
-from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
+from controller.journal.causes import cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
 from controller.journal.records import to_value
-from controller.journal.store import Journal, Row, entry_for
-from controller.round.controller import StateChanged
+from controller.journal.rows import Entry, RoundMarks
+from controller.journal.store import Journal, Row
 from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
 from controller.round.model import RoundState
 from controller.round.spec import Action, State
-from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
-from controller.table.app import DeviceOrder, InputResult, SetAside, TableApp, TableOutput
+from controller.table.access import (
+    KEY_ONLY,
+    AccessEvent,
+    AccessPolicy,
+    PinAttempt,
+    RequirePins,
+    SignOut,
+)
+from controller.table.app import (
+    Applied,
+    Cause,
+    DeviceOrder,
+    InputResult,
+    SetAside,
+    TableApp,
+    TableOutput,
+)
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.firmware import AllowFirmware
@@ -95,46 +109,6 @@ EFFECT_KINDS = (
 MARK_KINDS = ("round_start", "round_end")
 FINISHED_KEPT = 100  # finished rounds a replay keeps: the most [display] last_rounds may list
 
-Entry = tuple[str, dict[str, Any]]
-T = TypeVar("T")
-
-
-class _Refused:
-    """A cause the journal could not take: nothing was applied."""
-
-
-_REFUSED = _Refused()
-
-
-class RoundMarks:
-    """The ``round_start`` and ``round_end`` rows among a table's effects (a round ends once,
-    even when a hold while settling resumes into settling again)."""
-
-    def __init__(self) -> None:
-        self.ended: int | None = None  # the last round whose round_end was written
-
-    def entries(self, app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry]:
-        """The rows for a batch of table outputs, with the round marks where a round
-        starts or ends."""
-        entries: list[Entry] = []
-        for item in outputs:
-            entries.append(entry_for(item))
-            if not isinstance(item, StateChanged):
-                continue
-            number = app.controller.round.number
-            if item.source is State.BETTING and item.dest is State.DEALING:
-                entries.append(("round_start", {"round": number, "variant": app.rules.id}))
-            elif item.dest is State.SETTLING and self.ended != number:
-                self.ended = number
-                net = net_by_player(app.controller.round.ledger)
-                end = {
-                    "round": number,
-                    "net_cents": sum(net.values()),  # to the players, all of them
-                    "net_by_player": net,
-                }
-                entries.append(("round_end", end))
-        return entries
-
 
 class JournaledTable:
     """A :class:`TableApp` whose causes and effects are journaled first."""
@@ -156,12 +130,11 @@ class JournaledTable:
         self.recovery: RecoveryReport | None = None  # set when the table was rebuilt
         self.unavailable: str | None = None  # why the journal could not be written last time
         self.unsent: list[DeviceOrder] = []  # a recovered tail's commands, for the devices
-        self._pending: list[TableOutput] = []  # the table's outputs, as they come
-        self._unwritten: list[Entry] = []  # their rows, until the journal has them
-        self._unshown: list[TableOutput] = []  # ... and the outputs, shown once it does
-        app.hold_orders = True  # commands leave once journalled (``_flush``)
-        app.set_output_sink(self._pending.append)
-        self._flush()
+        self._unwritten: list[Entry] = []  # rows the journal could not take yet
+        self._unshown: list[TableOutput] = []  # ... and their outputs, shown once it does
+        self._seen = app.output_mark()  # the table's outputs up to here have their rows
+        self.marks.follow(app)
+        app.hold_orders = True  # commands leave once journalled (``_written``)
 
     @classmethod
     def start(
@@ -205,34 +178,46 @@ class JournaledTable:
 
     def handle(self, event: DeviceEvent) -> bool:
         """Journal and apply a device event. False when the journal cannot be written: the
-        event is not applied (and must not be acknowledged, so the device sends it again).
+        event is not applied (and must not be acknowledged, so the device sends it again)."""
+        return self.apply(event) is not None
+
+    def apply(self, cause: Cause) -> Applied | None:
+        """Give a cause to the table, journalled with its effects (:meth:`_journaled`); None
+        (nothing applied) when the journal cannot be written.
 
         On the PIN pad a digit is applied unjournalled (it is part of a PIN), and ``OK_`` after
-        digits is journalled as the attempt's outcome instead of as the key press."""
-        if isinstance(event, ButtonPressed) and self.app.access.pin_pad_role() is not None:
-            if event.button in DIGIT_KEYS:
-                self.app.handle(event)
-                return True
-            if event.button is Button.OK and self.app.access.pin_keyed():
-                return self._attempt(self.app.access.check_pin(source="panel")) is not None
-        return self.apply(event)
+        digits is journalled as the attempt's outcome instead of as the key press. A bet is
+        checked against the table's limits before it is recorded (one check for the display,
+        the demo's players and scripts); the round checks the game's rules."""
+        access = self.app.access
+        if isinstance(cause, ButtonPressed) and access.pin_pad_role() is not None:
+            if cause.button in DIGIT_KEYS:
+                return self.app.apply(cause)
+            if cause.button is Button.OK and access.pin_keyed():
+                cause = access.check_pin(source="panel")
+        elif isinstance(cause, Bet) and self.limits is not None:
+            refusal = self.limits.refusal(cause.box, cause.amount_cents, self.app.controller.state)
+            if refusal is not None:
+                log.info("bet refused", box=cause.box, reason=refusal)
+                return Applied([], InputResult(Action.BET, False, refusal))
+        return self._journaled(cause)
 
-    def apply(self, cause: Cause) -> bool:
-        """Give a cause to the table, journalled with its effects; False (nothing applied) when
-        the journal cannot be written."""
-        done = self._journaled(cause, lambda: apply_cause(self.app, cause))
-        return not isinstance(done, _Refused)
+    def answer(self, cause: Cause) -> InputResult | AccessEvent:
+        """:meth:`apply` a call and say what became of it (refused, with the journal's trouble,
+        when the journal cannot be written)."""
+        applied = self.apply(cause)
+        if applied is not None:
+            return applied.result or InputResult(None, True)
+        if isinstance(cause, PinAttempt):
+            return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
+        reason = self.unavailable or "the journal cannot be written"
+        return InputResult(getattr(cause, "action", None), False, reason)
 
     def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
         """A PIN from the display: checked, its outcome journalled, then applied."""
-        event = self._attempt(self.app.access.check_pin(pin, source=source))
-        if event is None:
-            return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
+        event = self.answer(self.app.access.check_pin(pin, source=source))
+        assert isinstance(event, AccessEvent)
         return event
-
-    def _attempt(self, attempt: Any) -> AccessEvent | None:
-        event = self._journaled(attempt, lambda: self.app.apply_pin(attempt))
-        return None if isinstance(event, _Refused) else event
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""
@@ -252,16 +237,10 @@ class JournaledTable:
             self.apply(SignOut(reason))
 
     def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
-        """A bet, checked against the table's limits before it is recorded (one check for the
-        display, the demo's players and scripts); the round checks the game's rules."""
-        if self.limits is not None:
-            refusal = self.limits.refusal(box, amount_cents, self.app.controller.state)
-            if refusal is not None:
-                log.info("bet refused", box=box, reason=refusal)
-                return InputResult(Action.BET, False, refusal)
-        bet = Bet(box, player, amount_cents)
-        result = self._journaled(bet, lambda: self.app.place_bet(box, player, amount_cents))
-        return self._unrecorded(Action.BET) if isinstance(result, _Refused) else result
+        """A bet (:meth:`answer` of a :class:`Bet`)."""
+        result = self.answer(Bet(box, player, amount_cents))
+        assert isinstance(result, InputResult)
+        return result
 
     def supervisor(self, action: Action, **data: Any) -> InputResult:
         """A supervisor's decision or the dealer's keyed-in card (loose data: a script's)."""
@@ -271,72 +250,71 @@ class JournaledTable:
 
     def decide(self, move: Decision | KeyedCard) -> InputResult:
         """A supervisor's decision or the dealer's keyed-in card, decided and journalled."""
-        result = self._journaled(move, lambda: self.app.decide(move))
-        return self._unrecorded(move.action) if isinstance(result, _Refused) else result
-
-    def _unrecorded(self, action: Action) -> InputResult:
-        reason = self.unavailable or "the journal cannot be written"
-        return InputResult(action, False, reason)
+        result = self.answer(move)
+        assert isinstance(result, InputResult)
+        return result
 
     def replay(self, kind: str, payload: dict[str, Any]) -> None:
         """Feed a recorded cause (a ``device_event`` or ``call`` row's payload) to the table,
         journaled like a live one (a restarted session catching up with its script)."""
         self.apply(read_cause(kind, payload))
 
-    def _journaled(self, cause: Cause, act: Callable[[], T]) -> T | _Refused:
-        """Apply a cause with ``act`` and journal it: the effects still waiting for the journal,
-        the cause's row, then its effects' rows, in that order and in ONE transaction (one
-        commit, one sync of the file), before anyone is shown any of it, any command leaves
-        for a device or the cause's event is acknowledged. If the journal cannot take them the
-        table is put back exactly as it was before the cause (:meth:`TableApp.restore`), the
-        dealer is told, and :data:`_REFUSED` is returned: nothing is applied, and a device
-        event is left unacknowledged, so the device sends it again. A crash before the commit
-        leaves the journal as before the cause, and the device sends the event again.
+    def _journaled(self, cause: Cause) -> Applied | None:
+        """Memento, apply, commit, show (or restore): the table applies the cause and returns
+        what it made; the effects still waiting for the journal, the cause's row, then its
+        effects' rows are committed in that order and in ONE transaction (one commit, one sync
+        of the file); only then is anyone shown any of it, any command sent for a device or the
+        cause's event acknowledged. If the journal cannot take them the table is put back
+        exactly as it was before the cause (:meth:`TableApp.restore`), the dealer is told, and
+        None is returned: nothing is applied, and a device event is left unacknowledged, so the
+        device sends it again. A crash before the commit leaves the journal as before the
+        cause, and the device sends the event again.
 
         While the journal is failing (it failed last time), the cause is committed on its own
         first, as before any effect: a journal that still fails then refuses it before the
         table has done anything with it."""
+        app = self.app
         if self.unavailable is not None:
             if not self._cause(cause):
-                return _REFUSED
-            result = act()
+                return None
+            applied = app.apply(cause)
             self._flush()
-            return result
+            return applied
         self._collect()  # outputs made outside a cause: rows now, as the table is before it
         kind, payload = cause_row(cause)
-        came_in = self.app.controller.round.number
-        saved, ended = self.app.memento(), self.marks.ended
+        came_in = app.controller.round.number
+        saved, marks = app.memento(), self.marks.saved()
         try:
-            result = act()
+            applied = app.apply(cause)
         except Exception:
             # A fault in the table itself: the cause is journalled as it always was (a replay
             # meets the same fault) and its effects so far follow it before the next cause.
-            partial = self._pending[:]
-            self._pending.clear()
+            mark, self._seen = self._seen, app.output_mark()
+            partial = app.outputs_since(mark)
             self._cause(cause)
-            self._pending.extend(partial)
+            self._unwritten += self.marks.entries(app, partial)
+            self._unshown += partial
             raise
-        effects = self.marks.entries(self.app, self._pending)
+        effects = self.marks.entries(app, applied.outputs)
         try:
             self.journal.append_groups(
                 [
                     (self._unwritten, came_in),
                     ([(kind, payload)], came_in),
-                    (effects, self.app.controller.round.number),
+                    (effects, app.controller.round.number),
                 ]
             )
         except JournalUnavailable as exc:
-            self._pending.clear()  # (the table's sink holds this very list)
-            self.app.restore(saved)
-            self.marks.ended = ended
+            app.restore(saved)
+            self.marks.restore(marks)
             self._unavailable(exc, "input not applied")
-            return _REFUSED
+            return None
         self.unavailable = None
-        entries, outputs = [*self._unwritten, *effects], [*self._unshown, *self._pending]
+        self._seen = app.output_mark()
+        entries, outputs = [*self._unwritten, *effects], [*self._unshown, *applied.outputs]
         self._unwritten, self._unshown = [], []
-        self._pending.clear()
         self._written(entries, outputs)
-        return result
+        return applied
 
     def _cause(self, cause: Cause) -> bool:
         """Commit a cause on its own before it is applied (while the journal is failing); on
@@ -344,8 +322,7 @@ class JournaledTable:
         failed after their cause) go first."""
         kind, payload = cause_row(cause)
         try:
-            if self._pending or self._unwritten:
-                self._flush(raising=True)
+            self._flush(raising=True)
             self.journal.append(kind, payload, round_id=self.app.controller.round.number)
         except JournalUnavailable as exc:
             self._unavailable(exc, "input not applied")
@@ -363,12 +340,14 @@ class JournaledTable:
     # --- effects --------------------------------------------------------------------------------
 
     def _collect(self) -> None:
-        """The table's new outputs as rows (with the round marks they make now), waiting for
-        the journal."""
-        if self._pending:
-            self._unwritten += self.marks.entries(self.app, self._pending)
-            self._unshown += self._pending
-            self._pending.clear()  # (the table's sink holds this very list)
+        """The table's outputs not yet given a row (made outside a cause, or by a cause the
+        table failed in) as rows (with the round marks they make now), waiting for the
+        journal."""
+        stray = self.app.outputs_since(self._seen)
+        self._seen = self.app.output_mark()
+        if stray:
+            self._unwritten += self.marks.entries(self.app, stray)
+            self._unshown += stray
 
     def _flush(self, *, raising: bool = False) -> None:
         """Commit the table's new effects, then show them and send its commands. If the journal
@@ -561,20 +540,26 @@ def replay(
     # The journal says when PINs became required (a journal from before them replays as it was).
     app = TableApp(rules, NoDevices(), start=start, access=_key_only(access), hold_orders=True)
     marks = RoundMarks()
+    marks.follow(app)
     replayed: list[_Replayed] = []
     journaled: list[tuple[int, Entry, int]] = []  # (seq, entry, format)
     causes = 0
     fmt = JOURNAL_FORMAT  # rows before any software row: written by this format (tests)
-
-    def sink(item: TableOutput) -> None:
-        entries = marks.entries(app, [item])
-        replayed.extend(
-            _Replayed(entry, item if i == 0 else None, fmt) for i, entry in enumerate(entries)
-        )
-
-    app.set_output_sink(sink)
     finished: deque[RoundState] = deque(maxlen=FINISHED_KEPT)
     count = 0  # rounds finished
+
+    def apply(cause: Cause) -> None:
+        nonlocal causes, count
+        for item in app.apply(cause).outputs:
+            entries = marks.entries(app, [item])
+            replayed.extend(
+                _Replayed(entry, item if i == 0 else None, fmt) for i, entry in enumerate(entries)
+            )
+        causes += 1
+        closed = marks.take_closed()
+        finished.extend(closed)
+        count += len(closed)
+
     asides = [_aside(row) for row in journal.iter_rows(kinds=["set_aside"])]
     if then is not None:
         asides.append(then)
@@ -585,19 +570,13 @@ def replay(
         elif any(a.first_seq <= row.seq <= a.last_seq for a in asides):
             continue  # set aside by a supervisor: neither applied nor compared
         elif row.kind in CAUSE_KINDS:
-            before = app.controller.round
-            apply_cause(app, read_cause(row.kind, row.payload, row.seq))
-            causes += 1
-            if app.controller.round.number != before.number:
-                finished.append(before)
-                count += 1
+            apply(read_cause(row.kind, row.payload, row.seq))
         elif (row.kind in EFFECT_KINDS or row.kind in MARK_KINDS) and _kept(
             (row.kind, dict(row.payload)), fmt
         ):
             journaled.append((row.seq, (row.kind, dict(row.payload)), fmt))
     if then is not None:
-        apply_cause(app, then)
-        causes += 1
+        apply(then)
     app.send_orders()  # nowhere: the replay's commands were sent when they were journalled
     compared = [r for r in replayed if _kept(r.entry, r.format)]
     for index, (seq, expected, expected_fmt) in enumerate(journaled):

@@ -649,7 +649,6 @@ class TableService:
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
         assert self.app is not None
-        before = self.app.controller.round
         fn()
         for text in self.journaled.journal.clock_reports():
             self._notice(NoticeKind.CLOCK, text)
@@ -659,9 +658,7 @@ class TableService:
             # The journal has every output; the display reads the last few dozen. Without this
             # a table that runs for days grows by about 10 KB a round (the soak run showed it).
             self.app.trim_outputs(self.keep_outputs)
-        if self.app.controller.round is not before and self.app.controller.round.number != (
-            before.number
-        ):
+        for before in self.journaled.marks.take_closed():
             self.rounds_completed += 1
             summary = summarize(before)
             self.last_rounds.append(summary)

@@ -18,7 +18,6 @@ reason, and changes nothing.
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -37,6 +36,7 @@ from controller.round.controller import (
 from controller.round.errors import ActionRefused, InputError
 from controller.round.inputs import (
     DECISIONS_TYPES,
+    Bet,
     Decision,
     DrawnCard,
     Hold,
@@ -56,11 +56,13 @@ from controller.table.access import (
     AccessPolicy,
     PinAttempt,
     PinPadKey,
+    RequirePins,
     Role,
+    SignOut,
     technician_lockup,
 )
 from controller.table.bets import same_player
-from controller.table.commands import DeviceCommands, NoDevices, send_order
+from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.errors import EntryError
 from controller.table.firmware import (
     AllowFirmware,
@@ -157,6 +159,24 @@ class DeviceNote:
 
 TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder
 
+# What a table is given: a driver event, or one of its calls (a bet, a supervisor's or
+# technician's decision, the dealer's keyed-in card, a PIN attempt's outcome, a sign-out, the PIN
+# policy or the firmware allowed changed, the panel's lights told again), or a supervisor's
+# set-aside at a table stopped for one. Each is journalled as its record before anything it
+# makes is shown (controller.journal.causes).
+Call = Bet | Decision | KeyedCard | PinAttempt | SignOut | RequirePins | Relight | AllowFirmware
+Cause = DeviceEvent | Call | SetAside
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What a cause made (:meth:`TableApp.apply`): the table's outputs, in order, and what
+    became of a call (the input's result, or a PIN attempt's last event; None for a device
+    event and for the calls that answer nothing)."""
+
+    outputs: list[TableOutput]
+    result: InputResult | AccessEvent | None = None
+
 
 @dataclass(frozen=True, slots=True)
 class TableMemento:
@@ -182,7 +202,6 @@ class TableApp:
         commands: DeviceCommands | None = None,
         *,
         start: State = State.BURN,
-        on_output: Callable[[TableOutput], None] | None = None,
         access: AccessPolicy = KEY_ONLY,
         hold_orders: bool = False,
     ) -> None:
@@ -204,7 +223,6 @@ class TableApp:
         self.card_in_reader = False
         self._peek_arm: str | None = None
         self._peek_held = False  # a hold interrupted the peek
-        self._on_output = on_output
         # The firmware hashes that may deal (empty: any; journalled as a cause, AllowFirmware),
         # and each device's last identification (both replaced, never changed in place: a
         # memento keeps the old ones).
@@ -219,9 +237,36 @@ class TableApp:
         # (:meth:`relight`), journalled like every other.
         self._orders.clear()
 
-    def set_output_sink(self, sink: Callable[[TableOutput], None] | None) -> None:
-        """Where each output goes as it is produced (besides ``outputs``): the journal."""
-        self._on_output = sink
+    def apply(self, cause: Cause) -> Applied:
+        """Apply one cause; what it made is returned (and kept in ``outputs``). Never raises
+        for bad input: refusals are outputs. The table does no I/O here: its device orders wait
+        for :meth:`send_orders` when ``hold_orders`` (a journalled table's)."""
+        mark = self.output_mark()
+        result = self._given(cause)
+        return Applied(self.outputs_since(mark), result)
+
+    def _given(self, cause: Cause) -> InputResult | AccessEvent | None:
+        if isinstance(cause, DeviceEvent):
+            self.handle(cause)
+            return None
+        if isinstance(cause, Bet):
+            return self.place_bet(cause.box, cause.player, cause.amount_cents)
+        if isinstance(cause, PinAttempt):
+            return self.apply_pin(cause)
+        if isinstance(cause, SignOut):
+            return self.sign_out(cause.reason)
+        if isinstance(cause, RequirePins):
+            self.require_pins(cause.required)
+            return None
+        if isinstance(cause, Relight):
+            self.relight()
+            return None
+        if isinstance(cause, AllowFirmware):
+            self.allow_firmware(cause)
+            return None
+        if isinstance(cause, SetAside):
+            return self.set_aside(cause)
+        return self.decide(cause)
 
     # --- events ----------------------------------------------------------------------------------
 
@@ -665,8 +710,6 @@ class TableApp:
 
     def _push(self, item: TableOutput) -> None:
         self.outputs.append(item)
-        if self._on_output is not None:
-            self._on_output(item)
 
     def _flush(self) -> None:
         self._hold_unapproved()
