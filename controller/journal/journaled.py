@@ -41,7 +41,7 @@ import re
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import structlog
 
@@ -53,7 +53,7 @@ from controller.journal.logs import bind_round
 from controller.journal.records import to_value
 from controller.journal.rows import Entry, RoundMarks
 from controller.journal.store import Journal, Row
-from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
+from controller.round.inputs import Bet, Decision, KeyedCard
 from controller.round.model import RoundState
 from controller.round.spec import Action, State
 from controller.table.access import (
@@ -202,22 +202,22 @@ class JournaledTable:
                 return Applied([], InputResult(Action.BET, False, refusal))
         return self._journaled(cause)
 
-    def answer(self, cause: Cause) -> InputResult | AccessEvent:
-        """:meth:`apply` a call and say what became of it (refused, with the journal's trouble,
-        when the journal cannot be written)."""
-        applied = self.apply(cause)
-        if applied is not None:
-            return applied.result or InputResult(None, True)
-        if isinstance(cause, PinAttempt):
-            return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
-        reason = self.unavailable or "the journal cannot be written"
-        return InputResult(getattr(cause, "action", None), False, reason)
+    @overload
+    def answer(self, call: Bet | Decision | KeyedCard) -> InputResult: ...
 
-    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
-        """A PIN from the display: checked, its outcome journalled, then applied."""
-        event = self.answer(self.app.access.check_pin(pin, source=source))
-        assert isinstance(event, AccessEvent)
-        return event
+    @overload
+    def answer(self, call: PinAttempt) -> AccessEvent: ...
+
+    def answer(self, call: Bet | Decision | KeyedCard | PinAttempt) -> InputResult | AccessEvent:
+        """:meth:`apply` a call that is answered (a bet, a decision, a keyed-in card, a PIN
+        attempt's outcome) and say what became of it (refused, with the journal's trouble, when
+        the journal cannot be written)."""
+        applied = self.apply(call)
+        if applied is not None and applied.result is not None:
+            return applied.result
+        if isinstance(call, PinAttempt):
+            return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
+        return InputResult(call.action, False, self.unavailable or "the journal cannot be written")
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""
@@ -235,24 +235,6 @@ class JournaledTable:
         """Sign out whoever is signed in (journalled as a cause first)."""
         if self.app.access.signin.role is not None:
             self.apply(SignOut(reason))
-
-    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
-        """A bet (:meth:`answer` of a :class:`Bet`)."""
-        result = self.answer(Bet(box, player, amount_cents))
-        assert isinstance(result, InputResult)
-        return result
-
-    def supervisor(self, action: Action, **data: Any) -> InputResult:
-        """A supervisor's decision or the dealer's keyed-in card (loose data: a script's)."""
-        move = parse_input(action, data)
-        assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
-        return self.decide(move)
-
-    def decide(self, move: Decision | KeyedCard) -> InputResult:
-        """A supervisor's decision or the dealer's keyed-in card, decided and journalled."""
-        result = self.answer(move)
-        assert isinstance(result, InputResult)
-        return result
 
     def replay(self, kind: str, payload: dict[str, Any]) -> None:
         """Feed a recorded cause (a ``device_event`` or ``call`` row's payload) to the table,

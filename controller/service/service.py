@@ -57,14 +57,14 @@ from controller.journal.journaled import (
 from controller.journal.lock import JournalLock
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
-from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
+from controller.round.inputs import Bet, Decision, KeyedCard
 from controller.service.devices import check_device_urls, open_devices, shown_urls
 from controller.service.history import RoundSummary, summarize
 from controller.service.notices import Notice, NoticeKind, Notices
 from controller.service.retention import prune_confirmed
 from controller.table import identity
 from controller.table.access import AccessEvent, AccessPolicy, pin_policy
-from controller.table.app import InputResult, TableApp
+from controller.table.app import Applied, Cause, InputResult, TableApp
 from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
@@ -670,25 +670,10 @@ class TableService:
             del self.last_rounds[: -self.config.display.last_rounds]
 
     def _command(self, command: Command) -> CommandReply:
+        """Carry out a command: each is a typed cause for the journaled table (a key pressed on
+        the display is the panel's key press), but acknowledging a notice, which is the
+        service's own."""
         assert self.app is not None
-        app = self.app
-        if isinstance(command, Press):
-            start = app.output_mark()
-            press = ButtonPressed(
-                device=DISPLAY_REF, at=time.monotonic(), seq=0, button=command.button, held_ms=0
-            )
-
-            taken: list[bool] = []
-            self._applying(lambda: taken.append(self.journaled.handle(press)))
-            if not taken[0]:
-                return CommandReply(False, self._not_recorded(f"the {command.button.value} key"))
-            results = [
-                o for o in app.outputs_since(start) if isinstance(o, (InputResult, AccessEvent))
-            ]
-            refused = next((r for r in results if not r.accepted), None)
-            if refused is not None:
-                return CommandReply(False, _why(refused))
-            return CommandReply(True, _why(results[-1]) if results else "")
         if isinstance(command, Acknowledge):
             notice = self.notices.find(command.notice)
             if notice is None:
@@ -699,15 +684,32 @@ class TableService:
                 )
             self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
+        cause: Cause
         if isinstance(command, Pin):
-            event = self.journaled.enter_pin(command.pin)
-            return CommandReply(event.accepted, event.text)
-        if isinstance(command, (*DECISIONS_TYPES, KeyedCard)):
-            outcome: list[InputResult] = []
-            self._applying(lambda: outcome.append(self.journaled.decide(command)))
-            return CommandReply(outcome[0].accepted, outcome[0].reason)
-        result = self.journaled.place_bet(command.box, command.player, command.amount_cents)
-        return CommandReply(result.accepted, result.reason)
+            cause = self.app.access.check_pin(command.pin, source="display")
+        elif isinstance(command, Press):
+            cause = ButtonPressed(
+                device=DISPLAY_REF, at=time.monotonic(), seq=0, button=command.button, held_ms=0
+            )
+        else:
+            cause = command
+        done: list[Applied | None] = []
+        self._applying(lambda: done.append(self.journaled.apply(cause)))
+        applied = done[0]
+        if isinstance(command, Press):
+            if applied is None:
+                return CommandReply(False, self._not_recorded(f"the {command.button.value} key"))
+            results = [o for o in applied.outputs if isinstance(o, (InputResult, AccessEvent))]
+            refused = next((r for r in results if not r.accepted), None)
+            if refused is not None:
+                return CommandReply(False, _why(refused))
+            return CommandReply(True, _why(results[-1]) if results else "")
+        if applied is None or applied.result is None:
+            why = self.journaled.unavailable
+            if isinstance(command, Pin):
+                return CommandReply(False, why or "journal unavailable")
+            return CommandReply(False, why or "the journal cannot be written")
+        return CommandReply(applied.result.accepted, _why(applied.result))
 
     def _publish(self) -> None:
         if self.app is not None:

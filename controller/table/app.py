@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import structlog
 
@@ -178,6 +178,14 @@ class Applied:
     result: InputResult | AccessEvent | None = None
 
 
+def decision(action: Action, **data: Any) -> Decision | KeyedCard:
+    """A supervisor's decision or the dealer's keyed-in card from loose data (a script's or a
+    test's); :class:`~controller.round.errors.InputError` when the data is not one."""
+    move = parse_input(action, data)
+    assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
+    return move
+
+
 @dataclass(frozen=True, slots=True)
 class TableMemento:
     """Everything a cause may change in a :class:`TableApp`, copied (:meth:`TableApp.memento`);
@@ -245,28 +253,41 @@ class TableApp:
         result = self._given(cause)
         return Applied(self.outputs_since(mark), result)
 
+    @overload
+    def answer(self, call: Bet | Decision | KeyedCard) -> InputResult: ...
+
+    @overload
+    def answer(self, call: PinAttempt) -> AccessEvent: ...
+
+    def answer(self, call: Bet | Decision | KeyedCard | PinAttempt) -> InputResult | AccessEvent:
+        """:meth:`apply` a call that is answered (a bet, a decision, a keyed-in card, a PIN
+        attempt's outcome): what became of it."""
+        result = self.apply(call).result
+        assert result is not None
+        return result
+
     def _given(self, cause: Cause) -> InputResult | AccessEvent | None:
         if isinstance(cause, DeviceEvent):
             self.handle(cause)
             return None
         if isinstance(cause, Bet):
-            return self.place_bet(cause.box, cause.player, cause.amount_cents)
+            return self._bet(cause.box, cause.player, cause.amount_cents)
         if isinstance(cause, PinAttempt):
-            return self.apply_pin(cause)
+            return self._apply_pin(cause)
         if isinstance(cause, SignOut):
-            return self.sign_out(cause.reason)
+            return self._sign_out(cause.reason)
         if isinstance(cause, RequirePins):
-            self.require_pins(cause.required)
+            self._require_pins(cause.required)
             return None
         if isinstance(cause, Relight):
-            self.relight()
+            self._relight()
             return None
         if isinstance(cause, AllowFirmware):
-            self.allow_firmware(cause)
+            self._allow_firmware(cause)
             return None
         if isinstance(cause, SetAside):
-            return self.set_aside(cause)
-        return self.decide(cause)
+            return self._set_aside(cause)
+        return self._decide(cause)
 
     # --- events ----------------------------------------------------------------------------------
 
@@ -301,7 +322,7 @@ class TableApp:
             position = event.position.value
             self._note(device, f"key switch at {position}")
             if self.access.turn(position):
-                self.sign_out(f"the key turned to {position}")
+                self._sign_out(f"the key turned to {position}")
         elif isinstance(event, FaultRaised):
             self._note(device, f"fault raised: {event.name} ({event.severity.value})")
             self._steps(device, self.shoe.fault(event, device.label))
@@ -392,7 +413,7 @@ class TableApp:
         log.warning("device changed in the middle of a round", device=label, detail=detail)
         self._apply(Hold(HoldKind.LOCKUP, detail, label, HoldCause.DEVICE_CHANGED))
 
-    def allow_firmware(self, call: AllowFirmware) -> None:
+    def _allow_firmware(self, call: AllowFirmware) -> None:
         """From now on only the firmware ``call`` lists deals (empty: any)."""
         self.firmware_allow = call.hashes
         listed = ", ".join(call.hashes) if call.hashes else "any (the list is empty)"
@@ -454,7 +475,7 @@ class TableApp:
 
     # --- dealer input (panel buttons, or the display) --------------------------------------------
 
-    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
+    def _bet(self, box: int, player: str, amount_cents: int) -> InputResult:
         """Record a bet (from the display or a scripted session); a name already on the round
         but for case is that player (:func:`~controller.table.bets.same_player`)."""
         boxes = self.controller.round.boxes.values()
@@ -465,19 +486,7 @@ class TableApp:
         self._flush()
         return result
 
-    def supervisor(self, action: Action, **data: Any) -> InputResult:
-        """:meth:`decide` ``action`` with ``data`` (a script's or a test's loose data)."""
-        try:
-            move = parse_input(action, data)
-        except InputError as bad:
-            result = InputResult(action, False, str(bad))
-            self._push(result)
-            self._flush()
-            return result
-        assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
-        return self.decide(move)
-
-    def decide(self, move: Decision | KeyedCard) -> InputResult:
+    def _decide(self, move: Decision | KeyedCard) -> InputResult:
         """A supervisor's (or technician's) decision, or the dealer's keyed-in card. A decision
         needs the key switch at SUP (TEC: a technician's) and, at a table that takes PINs, that
         role signed in; who decided is then the signed-in person, whatever ``by`` says."""
@@ -499,7 +508,7 @@ class TableApp:
 
     # --- roles and PINs (controller.table.access) ------------------------------------------------
 
-    def apply_pin(self, attempt: PinAttempt) -> AccessEvent:
+    def _apply_pin(self, attempt: PinAttempt) -> AccessEvent:
         """Apply an attempt's outcome (live, or replayed from the journal); the last event."""
         events = self.access.apply(attempt)
         for event in events:
@@ -509,18 +518,14 @@ class TableApp:
         self._flush()
         return events[-1]
 
-    def require_pins(self, required: bool) -> None:
+    def _require_pins(self, required: bool) -> None:
         """From now on decisions need (or no longer need) a PIN besides the key: the table
         journals when its policy changes, so a journal written before PINs replays as it was."""
         for event in self.access.require_pins(required):
             self._push(event)
         self._flush()
 
-    def enter_pin(self, pin: str, *, source: str = "display") -> AccessEvent:
-        """Check and apply a PIN in one step (a table without a journal)."""
-        return self.apply_pin(self.access.check_pin(pin, source=source))
-
-    def sign_out(self, reason: str) -> AccessEvent | None:
+    def _sign_out(self, reason: str) -> AccessEvent | None:
         event = self.access.signin.sign_out(reason)
         if event is not None:
             self._push(event)
@@ -533,7 +538,7 @@ class TableApp:
         if what is PinPadKey.DEALER:
             self._button(button)
         elif what is PinPadKey.ATTEMPT:
-            self.apply_pin(self.access.check_pin(source="panel"))
+            self._apply_pin(self.access.check_pin(source="panel"))
         elif what is PinPadKey.REFUSED:
             reason = self.access.pin_pad_refusal(button.value)
             self._push(InputResult(DECISION_KEYS.get(button), False, reason, (button.value,)))
@@ -752,7 +757,7 @@ class TableApp:
         self._push(order)
         self._orders.append(order)
 
-    def set_aside(self, aside: SetAside) -> InputResult | None:
+    def _set_aside(self, aside: SetAside) -> InputResult | None:
         """Apply a supervisor's :class:`SetAside`: the shoe is where the set-aside rows left it,
         and the round is void if one is open (None: no round was open, nothing to return). The
         supervisor's authority was checked where the decision was taken (the PIN on the halted
@@ -765,7 +770,7 @@ class TableApp:
         self._flush()
         return result
 
-    def relight(self) -> None:
+    def _relight(self) -> None:
         """Tell the panel its lights again, as they are now."""
         self._order("panel", "light", *sorted(b.value for b in self.lit))
         self._flush()
