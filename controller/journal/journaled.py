@@ -264,7 +264,7 @@ class JournaledTable:
             return applied
         self._collect()  # outputs made outside a cause: rows now, as the table is before it
         kind, payload = cause_row(cause)
-        came_in = app.controller.round.number
+        came_in = app.round_number
         saved, marks = app.memento(), self.marks.saved()
         try:
             applied = app.apply(cause)
@@ -283,7 +283,7 @@ class JournaledTable:
                 [
                     (self._unwritten, came_in),
                     ([(kind, payload)], came_in),
-                    (effects, app.controller.round.number),
+                    (effects, app.round_number),
                 ]
             )
         except JournalUnavailable as exc:
@@ -305,7 +305,7 @@ class JournaledTable:
         kind, payload = cause_row(cause)
         try:
             self._flush(raising=True)
-            self.journal.append(kind, payload, round_id=self.app.controller.round.number)
+            self.journal.append(kind, payload, round_id=self.app.round_number)
         except JournalUnavailable as exc:
             self._unavailable(exc, "input not applied")
             return False
@@ -338,7 +338,7 @@ class JournaledTable:
         if not self._unwritten:
             return
         entries = self._unwritten
-        round_id = self.app.controller.round.number
+        round_id = self.app.round_number
         try:
             self.journal.append_many(entries, round_id=round_id)
         except JournalUnavailable as exc:
@@ -357,7 +357,7 @@ class JournaledTable:
             bind_round(
                 table_id=self.journal.table_id,
                 shoe_id=f"{self.journal.table_id}-shoe{table.shoe_number}",
-                round_id=self.app.controller.round.number,
+                round_id=self.app.round_number,
             )
         if self.show is not None:
             for item in outputs:
@@ -456,7 +456,7 @@ class PreparedTable:
         done = self.replayed
         missing = done.missing
         if missing:
-            journal.append_many([m.entry for m in missing], round_id=app.controller.round.number)
+            journal.append_many([m.entry for m in missing], round_id=app.round_number)
         app.commands = commands if commands is not None else NoDevices()
         table = JournaledTable(app, journal, show=show, marks=done.marks, limits=limits)
         table.unsent = [m.item for m in missing if isinstance(m.item, DeviceOrder)]
@@ -464,7 +464,7 @@ class PreparedTable:
             done.causes,
             done.checked,
             len(missing),
-            app.controller.round.number,
+            app.round_number,
             app.controller.state,
         )
         table.recovery = report

@@ -101,7 +101,7 @@ class RoundMarks:
         """The rows for a batch of table outputs, with the round marks where a round
         starts or ends."""
         entries: list[Entry] = []
-        number = app.controller.round.number
+        number = app.round_number
         for item in outputs:
             entries.append(entry_for(item))
             if not isinstance(item, StateChanged):

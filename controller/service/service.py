@@ -462,7 +462,7 @@ class TableService:
     def _run(self) -> None:
         assert self.app is not None
         # Every record the owner logs names the table and the round (thread-local binding).
-        bind_round(table_id=self.config.table_id, round_id=self.app.controller.round.number)
+        bind_round(table_id=self.config.table_id, round_id=self.app.round_number)
         while not self._stopping.is_set():
             try:
                 item = self._inbox.get(timeout=ACTOR_TICK_S if self.actors else None)
@@ -515,7 +515,7 @@ class TableService:
 
     def _marker(self) -> tuple[int, int]:
         assert self.app is not None
-        return self.app.output_mark(), self.app.controller.round.number
+        return self.app.output_mark(), self.app.round_number
 
     def _tick_actors(self) -> None:
         now = time.monotonic()
@@ -622,7 +622,7 @@ class TableService:
         try:
             journaled.journal.append_many(
                 [("notice", {"event": e, **n.as_json()}) for e, n in rows],
-                round_id=journaled.app.controller.round.number,
+                round_id=journaled.app.round_number,
             )
         except JournalUnavailable:
             log.warning("notice not journalled: the journal is unavailable", what=event)
@@ -666,7 +666,7 @@ class TableService:
             log.info(
                 "round over", round=summary.number, net_cents=dict(summary.net), void=summary.void
             )
-            bind_round(round_id=self.app.controller.round.number)
+            bind_round(round_id=self.app.round_number)
             del self.last_rounds[: -self.config.display.last_rounds]
 
     def _command(self, command: Command) -> CommandReply:

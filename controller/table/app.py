@@ -826,6 +826,11 @@ class TableApp:
 
     # --- views -----------------------------------------------------------------------------------
 
+    @property
+    def round_number(self) -> int:
+        """The number of the round open now (the journal's ``round_id``)."""
+        return self.controller.round.number
+
     def output_mark(self) -> int:
         """A position in the table's outputs that stays valid across :meth:`trim_outputs`."""
         return self.outputs_trimmed + len(self.outputs)
