@@ -1,4 +1,5 @@
-"""The causes the journal records before the table applies them, as typed objects, and back.
+"""The causes the journal records (in one transaction with what applying them made, before
+anyone is shown any of it), as rows, and back into the typed objects.
 
 A cause is a driver event (row kind ``device_event``), a supervisor's :class:`SetAside` at a
 table stopped for a supervisor (row kind ``set_aside``), or one of the table's *calls* (row kind

@@ -111,7 +111,8 @@ FINISHED_KEPT = 100  # finished rounds a replay keeps: the most [display] last_r
 
 
 class JournaledTable:
-    """A :class:`TableApp` whose causes and effects are journaled first."""
+    """A :class:`TableApp` whose causes are applied, then journaled with their effects before
+    anyone is shown them (memento, apply, commit, show; or restore)."""
 
     def __init__(
         self,

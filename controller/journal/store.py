@@ -33,8 +33,9 @@ history, audit and recovery code that reads them):
                   bet (``{"type": "Bet", box, player, amount_cents}``), a supervisor's decision
                   (``{"type": "Void", by}``...), the dealer's keyed-in card (``KeyedCard``), a
                   PIN attempt's outcome, never the PIN (``PinAttempt``), a sign-out
-                  (``SignOut``), the PIN policy (``RequirePins``); written before the table
-                  applies it (with ``device_event``, the causes a recovery replays). Journals
+                  (``SignOut``), the PIN policy (``RequirePins``); written just before the rows
+                  of what applying it made, in the same transaction (with ``device_event``,
+                  the causes a recovery replays). Journals
                   written before software 0.2 hold ``{method, args}`` rows instead
 ``set_aside``     ``{type: "SetAside", first_seq, last_seq, round, draw_no, cards, reason, by}``
                   -- a supervisor's decision at a table stopped for a supervisor: the rows

@@ -13,6 +13,10 @@ with (:mod:`controller.table.keypad`), who may decide what (the key switch, the 
 sign-in: :mod:`controller.table.access`), and the shoe's draw numbers, pushbacks and reloads
 (:mod:`controller.table.shoewatch`). A press on a key that is not lit is refused with the
 reason, and changes nothing.
+
+Every cause (a driver event or one of the table's calls: :data:`Cause`) comes in through
+:meth:`TableApp.apply`, which returns what it made (:class:`Applied`) to its caller: the
+journaled table (:mod:`controller.journal.journaled`) commits it, then shows it.
 """
 
 from __future__ import annotations
