@@ -195,7 +195,7 @@ class JournaledTable:
             if cause.button in DIGIT_KEYS:
                 return self.app.apply(cause)
             if cause.button is Button.OK and access.pin_keyed():
-                cause = access.check_pin(source="panel")
+                return self._journaled(access.check_pin(source="panel"))
         elif isinstance(cause, Bet) and self.limits is not None:
             refusal = self.limits.refusal(cause.box, cause.amount_cents, self.app.controller.state)
             if refusal is not None:
