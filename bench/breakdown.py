@@ -13,7 +13,7 @@ the card's frame written on the pty to the state published), clipped to it:
   fsync), split into ``commit_cause`` (a commit with a cause row: the cause alone before the
   one-transaction change, the cause with its effects after), ``commit_effects`` (effects alone)
   and ``commit_other`` (notices, the stop row...); ``rows``: the hashing and inserting in them;
-- ``apply``: the table applying the cause (:func:`apply_cause`: the round controller);
+- ``apply``: the table applying the cause (:meth:`TableApp.apply`: the round controller);
 - ``send_orders``: the device commands leaving for the drivers; ``ack``: the card's event
   confirmed to its driver;
 - ``log``: the logging handlers (the audit log's JSON lines, the debug log);
@@ -36,7 +36,6 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
-import controller.journal.journaled as journaled_module
 from controller.display.hub import StateHub
 from controller.journal.store import Journal
 from controller.service.service import TableService
@@ -130,7 +129,7 @@ class Breakdown:
         self._undo.append(lambda: setattr(Journal, name, append_many))
         self._wrap(Journal, "_write", commit_label)
         self._wrap(Journal, "_insert", "rows")
-        self._wrap(journaled_module, "apply_cause", "apply")
+        self._wrap(TableApp, "apply", "apply")
         self._wrap(TableApp, "send_orders", "send_orders")
         self._wrap(TableDevices, "confirm", "ack")
         self._wrap(logging.Handler, "handle", "log")

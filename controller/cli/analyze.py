@@ -78,12 +78,12 @@ def run(args: argparse.Namespace) -> int:
                 print(f"  {message}", file=sys.stderr, flush=True)
 
         sheet, cached = par_sheet(request, progress, use_cache=not args.no_cache)
-    except CroupierError as exc:  # a bad variant, --set or strategy file (ConfigError too)
-        print(f"croupier analyze: {exc}", file=sys.stderr)
-        return 2
     except PrivateFileError as exc:  # the cache file: a link or a file not ours in its place
         print(f"croupier analyze: {exc}", file=sys.stderr)
         return 1
+    except CroupierError as exc:  # a bad variant, --set or strategy file (ConfigError too)
+        print(f"croupier analyze: {exc}", file=sys.stderr)
+        return 2
     except OSError as exc:
         print(f"croupier analyze: cannot write {exc.filename}: {exc.strerror}", file=sys.stderr)
         return 1

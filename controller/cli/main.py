@@ -14,7 +14,9 @@ if TYPE_CHECKING:
 
 from controller import __version__
 from controller.cli import commands
+from controller.game.errors import CroupierError
 from drivers import watch
+from drivers.errors import DeviceError
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -84,6 +86,11 @@ def _main(argv: Sequence[str] | None) -> int:
     handler: Callable[[argparse.Namespace], int] = args.handler
     try:
         return handler(args)
+    except (CroupierError, DeviceError) as exc:
+        # A mistake (a file, an argument, a device) a command did not say in its own words:
+        # said in the error's, never as a traceback.
+        print(f"croupier {args.command}: {exc}", file=sys.stderr)
+        return 1
     except BrokenPipeError:
         # The reader went away (``croupier history | head``): stop quietly, like other tools.
         devnull = os.open(os.devnull, os.O_WRONLY)

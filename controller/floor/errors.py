@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+from controller.game.errors import CroupierError
 
-class FloorError(Exception):
+
+class FloorError(CroupierError):
     """The floor cannot do what was asked (its database, a cluster, a file); the text says why."""
 
 
@@ -12,5 +14,6 @@ class ShipRefused(FloorError):
     broken link); shipping waits until someone looks."""
 
 
-class BadPeriod(ValueError):
-    pass
+class BadPeriod(FloorError, ValueError):
+    """A period (``--since``, ``--until``, a report's days) that cannot be read; the text says
+    what is allowed."""

@@ -1,4 +1,5 @@
-"""The causes the journal records before the table applies them, as typed objects, and back.
+"""The causes the journal records (in one transaction with what applying them made, before
+anyone is shown any of it), as rows, and back into the typed objects.
 
 A cause is a driver event (row kind ``device_event``), a supervisor's :class:`SetAside` at a
 table stopped for a supervisor (row kind ``set_aside``), or one of the table's *calls* (row kind
@@ -6,7 +7,8 @@ table stopped for a supervisor (row kind ``set_aside``), or one of the table's *
 attempt's outcome, a sign-out, a change of the PIN policy or of the firmware allowed, the
 panel's lights told again once the devices are open. Each is journalled as its record
 (:func:`controller.journal.records.to_record`: ``{"type": "Bet", "box": 2, ...}``) and read back
-into the same object, which :func:`apply_cause` gives to the table exactly as the live one was.
+into the same object, which :meth:`~controller.table.app.TableApp.apply` is given exactly as the
+live one was.
 
 Journals written before the calls were typed hold ``{"method": "place_bet", "args": {...}}``,
 ``{"method": "supervisor", "action": "void", "args": {...}}``, ``{"method": "pin", ...}``,
@@ -21,37 +23,19 @@ from typing import Any
 
 from controller.journal.errors import RecordError, RecoveryMismatch
 from controller.journal.records import from_record, to_record
-from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
+from controller.round.inputs import DECISIONS_TYPES, Bet, KeyedCard, parse_input
 from controller.round.spec import Action
 from controller.table.access import PinAttempt, RequirePins, SignOut
-from controller.table.app import SetAside, TableApp
+from controller.table.app import Call, Cause, SetAside
 from controller.table.commands import Relight
 from controller.table.firmware import AllowFirmware
 from controller.table.integrity import IntegrityAlarm
 from controller.table.people import (
     PEOPLE_CALLS,
-    DealerSignIn,
-    DealerSignOut,
-    PeopleCall,
-    SitDown,
-    WalkAway,
 )
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import DeviceEvent
 
-Call = (
-    Bet
-    | Decision
-    | KeyedCard
-    | PinAttempt
-    | SignOut
-    | RequirePins
-    | Relight
-    | AllowFirmware
-    | IntegrityAlarm
-    | PeopleCall
-)
-Cause = DeviceEvent | Call | SetAside
 CALL_TYPES: tuple[type, ...] = (
     Bet,
     *DECISIONS_TYPES,
@@ -115,29 +99,3 @@ def _legacy_call(payload: Mapping[str, Any]) -> Call:
     if method == "require_pins":
         return RequirePins(bool(payload["required"]))
     raise ValueError(f"unknown call method {method!r}")
-
-
-def apply_cause(app: TableApp, cause: Cause) -> None:
-    """Give one cause to the table, as the live one was given."""
-    if isinstance(cause, DeviceEvent):
-        app.handle(cause)
-    elif isinstance(cause, Bet):
-        app.place_bet(cause.box, cause.player, cause.amount_cents)
-    elif isinstance(cause, PinAttempt):
-        app.apply_pin(cause)
-    elif isinstance(cause, SignOut):
-        app.sign_out(cause.reason)
-    elif isinstance(cause, RequirePins):
-        app.require_pins(cause.required)
-    elif isinstance(cause, Relight):
-        app.relight()
-    elif isinstance(cause, AllowFirmware):
-        app.allow_firmware(cause)
-    elif isinstance(cause, SetAside):
-        app.set_aside(cause)
-    elif isinstance(cause, IntegrityAlarm):
-        app.integrity_alarm(cause)
-    elif isinstance(cause, (DealerSignIn, DealerSignOut, SitDown, WalkAway)):
-        app.people_call(cause)
-    else:
-        app.decide(cause)

@@ -53,7 +53,11 @@ def entry_words(entry: Entry | None) -> str:
     return f"{said} ({fields})" if fields else said
 
 
-class JournalUnavailable(CroupierError):
+class JournalError(CroupierError):
+    """Base of the journal package's errors (the CLI says them without a traceback)."""
+
+
+class JournalUnavailable(JournalError):
     """The journal cannot be opened, read or written: disk full, read-only, locked, corrupt.
 
     ``cause`` is a short code (``disk_full``, ``read_only``, ``locked``, ``corrupt``,
@@ -69,7 +73,7 @@ class JournalUnavailable(CroupierError):
         super().__init__(message)
 
 
-class RecoveryMismatch(CroupierError):
+class RecoveryMismatch(JournalError):
     """Replaying the journal does not give what the journal recorded: supervisor verification."""
 
     def __init__(self, seq: int, expected: Entry, replayed: Entry | None) -> None:
@@ -82,11 +86,11 @@ class RecoveryMismatch(CroupierError):
         )
 
 
-class RecordError(CroupierError, ValueError):
+class RecordError(JournalError, ValueError):
     """A record that cannot be read back: unknown type, missing field, or a wrong value."""
 
 
-class ChainBroken(CroupierError):
+class ChainBroken(JournalError):
     """The journal's hash chain does not verify: a row was edited, deleted or added by hand.
 
     ``seq`` is the first broken row (None: the journal as a whole, e.g. its head record) and
@@ -105,7 +109,7 @@ class ChainBroken(CroupierError):
         )
 
 
-class VariantConflict(CroupierError):
+class VariantConflict(JournalError):
     """The journal holds rounds of another variant than the one this start would deal."""
 
     def __init__(

@@ -40,25 +40,40 @@ import json
 import re
 import secrets
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any, TypeVar
+from typing import Any, overload
 
 import structlog
 
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import Variant
-from controller.journal.causes import Cause, apply_cause, cause_row, read_cause
+from controller.journal.causes import cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
 from controller.journal.records import to_value
-from controller.journal.store import Journal, Row, entry_for
-from controller.round.controller import RoundEnded, RoundStarted
-from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard, parse_input
+from controller.journal.rows import Entry, RoundMarks
+from controller.journal.store import Journal, Row
+from controller.round.inputs import Bet, Decision, KeyedCard
 from controller.round.model import RoundState
 from controller.round.spec import Action, State
-from controller.table.access import KEY_ONLY, AccessEvent, AccessPolicy, RequirePins, SignOut
-from controller.table.app import DeviceOrder, InputResult, SetAside, TableApp, TableOutput
+from controller.table.access import (
+    KEY_ONLY,
+    AccessEvent,
+    AccessPolicy,
+    PinAttempt,
+    RequirePins,
+    SignOut,
+)
+from controller.table.app import (
+    Applied,
+    Cause,
+    DeviceOrder,
+    InputResult,
+    SetAside,
+    TableApp,
+    TableOutput,
+)
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.firmware import AllowFirmware
@@ -110,50 +125,10 @@ EFFECT_KINDS = (
 MARK_KINDS = ("round_start", "round_end")
 FINISHED_KEPT = 100  # finished rounds a replay keeps: the most [display] last_rounds may list
 
-Entry = tuple[str, dict[str, Any]]
-T = TypeVar("T")
-
-
-class _Refused:
-    """A cause the journal could not take: nothing was applied."""
-
-
-_REFUSED = _Refused()
-
-
-class RoundMarks:
-    """The ``round_start`` and ``round_end`` rows among a table's effects: the round's own
-    :class:`RoundStarted` and :class:`RoundEnded` (a round ends once, even when a hold while
-    settling resumes into settling again: the round says so once)."""
-
-    def __init__(self) -> None:
-        self.ended: int | None = None  # the last round whose round_end was written
-
-    def entries(self, app: TableApp, outputs: Iterable[TableOutput]) -> list[Entry]:
-        """The rows for a batch of table outputs, the round marks among them."""
-        entries: list[Entry] = []
-        for item in outputs:
-            if isinstance(item, RoundStarted):
-                start: dict[str, Any] = {"round": item.number, "variant": item.variant}
-                if app.people.dealer_id:  # who deals it (from format 9)
-                    start |= {"dealer": app.people.dealer_id, "dealer_name": app.people.dealer_name}
-                entries.append(("round_start", start))
-            elif isinstance(item, RoundEnded):
-                self.ended = item.number
-                net = dict(item.net_by_player)
-                end = {
-                    "round": item.number,
-                    "net_cents": sum(net.values()),  # to the players, all of them
-                    "net_by_player": net,
-                }
-                entries.append(("round_end", end))
-            else:
-                entries.append(entry_for(item))
-        return entries
-
 
 class JournaledTable:
-    """A :class:`TableApp` whose causes and effects are journaled first."""
+    """A :class:`TableApp` whose causes are applied, then journaled with their effects before
+    anyone is shown them (memento, apply, commit, show; or restore)."""
 
     def __init__(
         self,
@@ -172,12 +147,11 @@ class JournaledTable:
         self.recovery: RecoveryReport | None = None  # set when the table was rebuilt
         self.unavailable: str | None = None  # why the journal could not be written last time
         self.unsent: list[DeviceOrder] = []  # a recovered tail's commands, for the devices
-        self._pending: list[TableOutput] = []  # the table's outputs, as they come
-        self._unwritten: list[Entry] = []  # their rows, until the journal has them
-        self._unshown: list[TableOutput] = []  # ... and the outputs, shown once it does
-        app.hold_orders = True  # commands leave once journalled (``_flush``)
-        app.set_output_sink(self._pending.append)
-        self._flush()
+        self._unwritten: list[Entry] = []  # rows the journal could not take yet
+        self._unshown: list[TableOutput] = []  # ... and their outputs, shown once it does
+        self._seen = app.output_mark()  # the table's outputs up to here have their rows
+        self.marks.follow(app)
+        app.hold_orders = True  # commands leave once journalled (``_written``)
 
     @classmethod
     def start(
@@ -221,38 +195,47 @@ class JournaledTable:
 
     def handle(self, event: DeviceEvent) -> bool:
         """Journal and apply a device event. False when the journal cannot be written: the
-        event is not applied (and must not be acknowledged, so the device sends it again).
+        event is not applied (and must not be acknowledged, so the device sends it again)."""
+        return self.apply(event) is not None
+
+    def apply(self, cause: Cause) -> Applied | None:
+        """Give a cause to the table, journalled with its effects (:meth:`_journaled`); None
+        (nothing applied) when the journal cannot be written.
 
         On the PIN pad a digit is applied unjournalled (it is part of a PIN; a staff number's
         digits are journalled, they are none), and ``OK_`` after the PIN's digits is journalled
-        as the attempt's outcome instead of as the key press."""
+        as the attempt's outcome instead of as the key press. A bet is checked against the
+        table's limits before it is recorded (one check for the display, the demo's players and
+        scripts); the round checks the game's rules."""
         access = self.app.access
-        if isinstance(event, ButtonPressed) and access.pin_pad_role() is not None:
-            if event.button in DIGIT_KEYS and not access.keying_staff_number():
-                self.app.handle(event)
-                return True
-            if event.button is Button.OK and access.attempt_ready():
-                return self._attempt(self.app.access.check_pin(source="panel")) is not None
-        return self.apply(event)
+        if isinstance(cause, ButtonPressed) and access.pin_pad_role() is not None:
+            if cause.button in DIGIT_KEYS and not access.keying_staff_number():
+                return self.app.apply(cause)
+            if cause.button is Button.OK and access.attempt_ready():
+                return self._journaled(access.check_pin(source="panel"))
+        elif isinstance(cause, Bet) and self.limits is not None:
+            refusal = self.limits.refusal(cause.box, cause.amount_cents, self.app.controller.state)
+            if refusal is not None:
+                log.info("bet refused", box=cause.box, reason=refusal)
+                return Applied([], InputResult(Action.BET, False, refusal))
+        return self._journaled(cause)
 
-    def apply(self, cause: Cause) -> bool:
-        """Give a cause to the table, journalled with its effects; False (nothing applied) when
-        the journal cannot be written."""
-        done = self._journaled(cause, lambda: apply_cause(self.app, cause))
-        return not isinstance(done, _Refused)
+    @overload
+    def answer(self, call: Bet | Decision | KeyedCard) -> InputResult: ...
 
-    def enter_pin(self, pin: str, *, source: str = "display", staff_id: str = "") -> AccessEvent:
-        """A PIN (and the staff number keyed with it) from the display: checked, its outcome
-        journalled, then applied."""
-        attempt = self.app.access.check_pin(pin, source=source, staff_id=staff_id)
-        event = self._attempt(attempt)
-        if event is None:
+    @overload
+    def answer(self, call: PinAttempt) -> AccessEvent: ...
+
+    def answer(self, call: Bet | Decision | KeyedCard | PinAttempt) -> InputResult | AccessEvent:
+        """:meth:`apply` a call that is answered (a bet, a decision, a keyed-in card, a PIN
+        attempt's outcome) and say what became of it (refused, with the journal's trouble, when
+        the journal cannot be written)."""
+        applied = self.apply(call)
+        if applied is not None and isinstance(applied.result, (InputResult, AccessEvent)):
+            return applied.result
+        if isinstance(call, PinAttempt):
             return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
-        return event
-
-    def _attempt(self, attempt: Any) -> AccessEvent | None:
-        event = self._journaled(attempt, lambda: self.app.apply_pin(attempt))
-        return None if isinstance(event, _Refused) else event
+        return InputResult(call.action, False, self.unavailable or "the journal cannot be written")
 
     def dealer_sign_in(self, staff_id: str, pin: str, *, source: str = "display") -> PeopleEvent:
         """A dealer's staff number and PIN: checked, the outcome journalled, then applied (a
@@ -290,10 +273,10 @@ class JournaledTable:
         return self.dealer_sign_out()
 
     def _people(self, call: PeopleCall) -> PeopleEvent:
-        events = self._journaled(call, lambda: self.app.people_call(call))
-        if isinstance(events, _Refused):
+        applied = self.apply(call)
+        if applied is None or not isinstance(applied.result, PeopleEvent):
             return PeopleEvent("refused", False, self.unavailable or "journal unavailable")
-        return events[-1]
+        return applied.result
 
     def require_pins(self, required: bool) -> None:
         """Journal (as a cause) and apply a change of the table's PIN policy."""
@@ -312,92 +295,67 @@ class JournaledTable:
         if self.app.access.signin.role is not None:
             self.apply(SignOut(reason))
 
-    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
-        """A bet, checked against the table's limits before it is recorded (one check for the
-        display, the demo's players and scripts); the round checks the game's rules."""
-        if self.limits is not None:
-            refusal = self.limits.refusal(box, amount_cents, self.app.controller.state)
-            if refusal is not None:
-                log.info("bet refused", box=box, reason=refusal)
-                return InputResult(Action.BET, False, refusal)
-        bet = Bet(box, player, amount_cents)
-        result = self._journaled(bet, lambda: self.app.place_bet(box, player, amount_cents))
-        return self._unrecorded(Action.BET) if isinstance(result, _Refused) else result
-
-    def supervisor(self, action: Action, **data: Any) -> InputResult:
-        """A supervisor's decision or the dealer's keyed-in card (loose data: a script's)."""
-        move = parse_input(action, data)
-        assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
-        return self.decide(move)
-
-    def decide(self, move: Decision | KeyedCard) -> InputResult:
-        """A supervisor's decision or the dealer's keyed-in card, decided and journalled."""
-        result = self._journaled(move, lambda: self.app.decide(move))
-        return self._unrecorded(move.action) if isinstance(result, _Refused) else result
-
-    def _unrecorded(self, action: Action) -> InputResult:
-        reason = self.unavailable or "the journal cannot be written"
-        return InputResult(action, False, reason)
-
     def replay(self, kind: str, payload: dict[str, Any]) -> None:
         """Feed a recorded cause (a ``device_event`` or ``call`` row's payload) to the table,
         journaled like a live one (a restarted session catching up with its script)."""
         self.apply(read_cause(kind, payload))
 
-    def _journaled(self, cause: Cause, act: Callable[[], T]) -> T | _Refused:
-        """Apply a cause with ``act`` and journal it: the effects still waiting for the journal,
-        the cause's row, then its effects' rows, in that order and in ONE transaction (one
-        commit, one sync of the file), before anyone is shown any of it, any command leaves
-        for a device or the cause's event is acknowledged. If the journal cannot take them the
-        table is put back exactly as it was before the cause (:meth:`TableApp.restore`), the
-        dealer is told, and :data:`_REFUSED` is returned: nothing is applied, and a device
-        event is left unacknowledged, so the device sends it again. A crash before the commit
-        leaves the journal as before the cause, and the device sends the event again.
+    def _journaled(self, cause: Cause) -> Applied | None:
+        """Memento, apply, commit, show (or restore): the table applies the cause and returns
+        what it made; the effects still waiting for the journal, the cause's row, then its
+        effects' rows are committed in that order and in ONE transaction (one commit, one sync
+        of the file); only then is anyone shown any of it, any command sent for a device or the
+        cause's event acknowledged. If the journal cannot take them the table is put back
+        exactly as it was before the cause (:meth:`TableApp.restore`), the dealer is told, and
+        None is returned: nothing is applied, and a device event is left unacknowledged, so the
+        device sends it again. A crash before the commit leaves the journal as before the
+        cause, and the device sends the event again.
 
         While the journal is failing (it failed last time), the cause is committed on its own
         first, as before any effect: a journal that still fails then refuses it before the
         table has done anything with it."""
+        app = self.app
         if self.unavailable is not None:
             if not self._cause(cause):
-                return _REFUSED
-            result = act()
+                return None
+            applied = app.apply(cause)
             self._flush()
-            return result
+            return applied
         self._collect()  # outputs made outside a cause: rows now, as the table is before it
         kind, payload = cause_row(cause)
-        came_in = self.app.controller.round.number
-        saved, ended = self.app.memento(), self.marks.ended
+        came_in = app.round_number
+        saved, marks = app.memento(), self.marks.saved()
         try:
-            result = act()
+            applied = app.apply(cause)
         except Exception:
             # A fault in the table itself: the cause is journalled as it always was (a replay
             # meets the same fault) and its effects so far follow it before the next cause.
-            partial = self._pending[:]
-            self._pending.clear()
+            mark, self._seen = self._seen, app.output_mark()
+            partial = app.outputs_since(mark)
             self._cause(cause)
-            self._pending.extend(partial)
+            self._unwritten += self.marks.entries(app, partial)
+            self._unshown += partial
             raise
-        effects = self.marks.entries(self.app, self._pending)
+        effects = self.marks.entries(app, applied.outputs)
         try:
             self.journal.append_groups(
                 [
                     (self._unwritten, came_in),
                     ([(kind, payload)], came_in),
-                    (effects, self.app.controller.round.number),
+                    (effects, app.round_number),
                 ]
             )
         except JournalUnavailable as exc:
-            self._pending.clear()  # (the table's sink holds this very list)
-            self.app.restore(saved)
-            self.marks.ended = ended
+            app.restore(saved)
+            self.marks.restore(marks)
             self._unavailable(exc, "input not applied")
-            return _REFUSED
+            return None
         self.unavailable = None
-        entries, outputs = [*self._unwritten, *effects], [*self._unshown, *self._pending]
+        self._seen = app.output_mark()
+        entries, outputs = [*self._unwritten, *effects], [*self._unshown, *applied.outputs]
         self._unwritten, self._unshown = [], []
-        self._pending.clear()
         self._written(entries, outputs)
-        return result
+        return applied
 
     def _cause(self, cause: Cause) -> bool:
         """Commit a cause on its own before it is applied (while the journal is failing); on
@@ -405,9 +363,8 @@ class JournaledTable:
         failed after their cause) go first."""
         kind, payload = cause_row(cause)
         try:
-            if self._pending or self._unwritten:
-                self._flush(raising=True)
-            self.journal.append(kind, payload, round_id=self.app.controller.round.number)
+            self._flush(raising=True)
+            self.journal.append(kind, payload, round_id=self.app.round_number)
         except JournalUnavailable as exc:
             self._unavailable(exc, "input not applied")
             return False
@@ -424,12 +381,14 @@ class JournaledTable:
     # --- effects --------------------------------------------------------------------------------
 
     def _collect(self) -> None:
-        """The table's new outputs as rows (with the round marks they make now), waiting for
-        the journal."""
-        if self._pending:
-            self._unwritten += self.marks.entries(self.app, self._pending)
-            self._unshown += self._pending
-            self._pending.clear()  # (the table's sink holds this very list)
+        """The table's outputs not yet given a row (made outside a cause, or by a cause the
+        table failed in) as rows (with the round marks they make now), waiting for the
+        journal."""
+        stray = self.app.outputs_since(self._seen)
+        self._seen = self.app.output_mark()
+        if stray:
+            self._unwritten += self.marks.entries(self.app, stray)
+            self._unshown += stray
 
     def _flush(self, *, raising: bool = False) -> None:
         """Commit the table's new effects, then show them and send its commands. If the journal
@@ -438,7 +397,7 @@ class JournaledTable:
         if not self._unwritten:
             return
         entries = self._unwritten
-        round_id = self.app.controller.round.number
+        round_id = self.app.round_number
         try:
             self.journal.append_many(entries, round_id=round_id)
         except JournalUnavailable as exc:
@@ -457,7 +416,7 @@ class JournaledTable:
             bind_round(
                 table_id=self.journal.table_id,
                 shoe_id=f"{self.journal.table_id}-shoe{table.shoe_number}",
-                round_id=self.app.controller.round.number,
+                round_id=self.app.round_number,
             )
         if self.show is not None:
             for item in outputs:
@@ -556,7 +515,7 @@ class PreparedTable:
         done = self.replayed
         missing = done.missing
         if missing:
-            journal.append_many([m.entry for m in missing], round_id=app.controller.round.number)
+            journal.append_many([m.entry for m in missing], round_id=app.round_number)
         app.commands = commands if commands is not None else NoDevices()
         table = JournaledTable(app, journal, show=show, marks=done.marks, limits=limits)
         table.unsent = [m.item for m in missing if isinstance(m.item, DeviceOrder)]
@@ -564,7 +523,7 @@ class PreparedTable:
             done.causes,
             done.checked,
             len(missing),
-            app.controller.round.number,
+            app.round_number,
             app.controller.state,
         )
         table.recovery = report
@@ -622,20 +581,26 @@ def replay(
     # The journal says when PINs became required (a journal from before them replays as it was).
     app = TableApp(rules, NoDevices(), start=start, access=_key_only(access), hold_orders=True)
     marks = RoundMarks()
+    marks.follow(app)
     replayed: list[_Replayed] = []
     journaled: list[tuple[int, Entry, int]] = []  # (seq, entry, format)
     causes = 0
     fmt = JOURNAL_FORMAT  # rows before any software row: written by this format (tests)
-
-    def sink(item: TableOutput) -> None:
-        entries = marks.entries(app, [item])
-        replayed.extend(
-            _Replayed(entry, item if i == 0 else None, fmt) for i, entry in enumerate(entries)
-        )
-
-    app.set_output_sink(sink)
     finished: deque[RoundState] = deque(maxlen=FINISHED_KEPT)
     count = 0  # rounds finished
+
+    def apply(cause: Cause) -> None:
+        nonlocal causes, count
+        for item in app.apply(cause).outputs:
+            entries = marks.entries(app, [item])
+            replayed.extend(
+                _Replayed(entry, item if i == 0 else None, fmt) for i, entry in enumerate(entries)
+            )
+        causes += 1
+        closed = marks.take_closed()
+        finished.extend(closed)
+        count += len(closed)
+
     asides = [_aside(row) for row in journal.iter_rows(kinds=["set_aside"])]
     if then is not None:
         asides.append(then)
@@ -646,19 +611,13 @@ def replay(
         elif any(a.first_seq <= row.seq <= a.last_seq for a in asides):
             continue  # set aside by a supervisor: neither applied nor compared
         elif row.kind in CAUSE_KINDS:
-            before = app.controller.round
-            apply_cause(app, read_cause(row.kind, row.payload, row.seq))
-            causes += 1
-            if app.controller.round.number != before.number:
-                finished.append(before)
-                count += 1
+            apply(read_cause(row.kind, row.payload, row.seq))
         elif (row.kind in EFFECT_KINDS or row.kind in MARK_KINDS) and _kept(
             (row.kind, dict(row.payload)), fmt
         ):
             journaled.append((row.seq, (row.kind, dict(row.payload)), fmt))
     if then is not None:
-        apply_cause(app, then)
-        causes += 1
+        apply(then)
     app.send_orders()  # nowhere: the replay's commands were sent when they were journalled
     compared = [r for r in replayed if _kept(r.entry, r.format)]
     for index, (seq, expected, expected_fmt) in enumerate(journaled):

@@ -37,6 +37,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from controller.journal.errors import JournalError
 from controller.table.private import PrivateFileError, read_private_json, write_private_json
 
 KEY_BYTES = 32
@@ -44,7 +45,7 @@ _ROW_LABEL = b"croupier journal row\x00"
 _HEAD_LABEL = b"croupier journal head\x00"
 
 
-class SealError(ValueError):
+class SealError(JournalError, ValueError):
     """The table key or the head record cannot be used (``str`` says why and what to do)."""
 
 

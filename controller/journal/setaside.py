@@ -31,7 +31,7 @@ from controller.game.prompts import money
 from controller.game.rules import Variant
 from controller.game.settlement import LedgerEntry
 from controller.journal.causes import cause_row
-from controller.journal.errors import RecoveryMismatch
+from controller.journal.errors import JournalError, RecoveryMismatch
 from controller.journal.journaled import CAUSE_KINDS, replay
 from controller.journal.store import Journal, Row
 from controller.round.spec import State
@@ -40,7 +40,7 @@ from controller.table.app import SetAside
 from drivers.tbl21.events import CardDrawn, ShoeLoaded
 
 
-class CannotSetAside(Exception):
+class CannotSetAside(JournalError):
     """The round cannot be voided from here; the message says why in the supervisor's words."""
 
 

@@ -33,8 +33,9 @@ history, audit and recovery code that reads them):
                   bet (``{"type": "Bet", box, player, amount_cents}``), a supervisor's decision
                   (``{"type": "Void", by}``...), the dealer's keyed-in card (``KeyedCard``), a
                   PIN attempt's outcome, never the PIN (``PinAttempt``), a sign-out
-                  (``SignOut``), the PIN policy (``RequirePins``); written before the table
-                  applies it (with ``device_event``, the causes a recovery replays). Journals
+                  (``SignOut``), the PIN policy (``RequirePins``); written just before the rows
+                  of what applying it made, in the same transaction (with ``device_event``,
+                  the causes a recovery replays). Journals
                   written before software 0.2 hold ``{method, args}`` rows instead
 ``set_aside``     ``{type: "SetAside", first_seq, last_seq, round, draw_no, cards, reason, by}``
                   -- a supervisor's decision at a table stopped for a supervisor: the rows
@@ -83,7 +84,8 @@ history, audit and recovery code that reads them):
                   hash and ts of the last pruned row, so the chain verifies from here on
 ================  ===========================================================================
 
-:func:`entry_for` turns a controller or table output into its ``(kind, payload)``.
+:func:`controller.journal.rows.entry_for` turns a controller or table output into its
+``(kind, payload)``: the store only stores.
 
 When the journal cannot be opened, read or written,
 :class:`~controller.journal.errors.JournalUnavailable` says why, with one of these messages
@@ -133,7 +135,6 @@ import structlog
 
 from controller.journal import whereabouts
 from controller.journal.errors import KIND_WORDS, JournalUnavailable
-from controller.journal.records import to_record
 from controller.journal.seal import (
     Head,
     SealError,
@@ -1392,76 +1393,3 @@ def _read_only_place(path: Path) -> bool:
     if path.exists() and not os.access(path, os.W_OK):
         return True
     return folder.is_dir() and not os.access(folder, os.W_OK)
-
-
-# --- outputs as rows -------------------------------------------------------------------------
-
-
-def entry_for(item: object) -> tuple[str, JSONDict]:
-    """The ``(kind, payload)`` row of a controller or table output, or of a device event."""
-    from controller.game.prompts import Prompt  # noqa: PLC0415
-    from controller.game.settlement import LedgerEntry  # noqa: PLC0415
-    from controller.game.words import prompt_json  # noqa: PLC0415
-    from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction  # noqa: PLC0415
-    from controller.table.access import AccessEvent  # noqa: PLC0415
-    from controller.table.app import DeviceNote, DeviceOrder, InputResult  # noqa: PLC0415
-    from controller.table.people import PeopleEvent  # noqa: PLC0415
-    from drivers.tbl21.events import DeviceEvent  # noqa: PLC0415
-
-    if isinstance(item, DeviceEvent):
-        return "device_event", to_record(item)
-    if isinstance(item, Prompt):
-        return "prompt", prompt_json(item)
-    if isinstance(item, PeopleEvent):
-        record = to_record(item)
-        del record["type"]
-        return "people", record
-    if isinstance(item, LedgerEntry):
-        record = to_record(item)
-        del record["type"]
-        return "ledger", record
-    if isinstance(item, StateChanged):
-        return "state", {
-            "source": item.source.value,
-            "dest": item.dest.value,
-            "action": item.action.value,
-        }
-    if isinstance(item, SupervisorAction):
-        return "supervisor", {"action": item.action.value, "by": item.by, "detail": item.detail}
-    if isinstance(item, DeviceCommand):
-        return "command", {
-            "device": item.device,
-            "command": item.command,
-            "args": list(item.args),
-        }
-    if isinstance(item, DeviceOrder):
-        return "device_command", {
-            "device": item.device,
-            "command": item.command,
-            "args": list(item.args),
-        }
-    if isinstance(item, InputResult):
-        return "input", {
-            "action": None if item.action is None else item.action.value,
-            "data": input_data(item.move),
-            "accepted": item.accepted,
-            "reason": item.reason,
-            "keys": list(item.keys),
-            "by": item.by,
-        }
-    if isinstance(item, AccessEvent):
-        record = to_record(item)
-        del record["type"]
-        return "access", record
-    if isinstance(item, DeviceNote):
-        return "note", {"device": item.device, "text": item.text}
-    raise TypeError(f"no journal row kind for a {type(item).__name__}")
-
-
-def input_data(move: object) -> JSONDict:
-    """An input's data as an ``input`` row holds it: its fields that are set, but who (``by``,
-    a field of its own in the row)."""
-    if move is None:
-        return {}
-    record = to_record(move)
-    return {k: v for k, v in record.items() if k not in ("type", "by") and v is not None}

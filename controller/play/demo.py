@@ -20,6 +20,7 @@ from dataclasses import dataclass
 
 from controller.game.errors import ConfigError
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
 from controller.service.service import ActorFactory, TableService
 from controller.table.app import InputResult, TableApp
@@ -74,7 +75,7 @@ def demo_dealer(options: DemoOptions) -> ActorFactory:
             increment_cents=config.limits.increment_cents,
             pace_s=options.pace_s,
             seed=options.seed,
-            place_bet=service.journaled.place_bet,
+            bet=service.journaled.answer,
         )
 
     return seat
@@ -106,11 +107,11 @@ class DemoDealer:
         increment_cents: int,
         pace_s: float,
         seed: int = 7,
-        place_bet: Callable[[int, str, int], object] | None = None,
+        bet: Callable[[Bet], object] | None = None,
     ) -> None:
         self.app = app
         # Bets go in like the display's: through the journaled table when there is one.
-        self.place_bet = place_bet if place_bet is not None else app.place_bet
+        self.bet = bet if bet is not None else app.answer
         self.shoe = shoe
         self.reader = reader
         self.panel = panel
@@ -179,7 +180,7 @@ class DemoDealer:
         steps //= self.increment_cents
         for number in self.boxes:
             cents = self.min_cents + self.increment_cents * self.rng.randint(0, steps)
-            self.place_bet(number, PLAYERS[number - 1], cents)
+            self.bet(Bet(number, PLAYERS[number - 1], cents))
 
     def _draw(self, now: float) -> bool:
         app = self.app

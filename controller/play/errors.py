@@ -23,7 +23,7 @@ class KernelError(CroupierError):
     the settlement's entries): a bug, never a user's mistake."""
 
 
-class StrategyError(ValueError):
+class StrategyError(CroupierError, ValueError):
     """decide() was asked about a hand no decision exists for (bust, finished)."""
 
 

@@ -16,8 +16,9 @@ from typing import Any, Protocol
 from controller.play.autoplay import SUPERVISOR_ACTIONS, TableEvent, reader_outcome
 from controller.play.errors import PlayError
 from controller.round.errors import ActionRefused
+from controller.round.inputs import Bet, Decision, KeyedCard
 from controller.round.spec import Action
-from controller.table.app import InputResult, TableApp
+from controller.table.app import InputResult, TableApp, decision
 from controller.table.keypad import keys_for
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
@@ -50,9 +51,7 @@ class EventTable(Protocol):
 
     def handle(self, event: DeviceEvent) -> object: ...
 
-    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult: ...
-
-    def supervisor(self, action: Action, **data: Any) -> InputResult: ...
+    def answer(self, call: Bet | Decision | KeyedCard) -> InputResult: ...
 
 
 class EventHands:
@@ -107,7 +106,7 @@ class EventHands:
 
     def enter(self, action: Action, data: dict[str, Any]) -> None:
         if action is Action.BET:
-            result = self.table.place_bet(data["box"], data["player"], data["amount_cents"])
+            result = self.table.answer(Bet(data["box"], data["player"], data["amount_cents"]))
             if not result.accepted:
                 raise ActionRefused(action, self.app.controller.state, result.reason)
             return
@@ -132,12 +131,14 @@ class EventHands:
         elif event.kind == "supervisor":
             self._send(DeviceType.PANEL, KeySwitch, position=KeyPosition.SUPERVISOR)
             action = SUPERVISOR_ACTIONS[event.data["decision"]]
-            result = self.table.supervisor(action, by="supervisor")
+            result = self.table.answer(decision(action, by="supervisor"))
             self._send(DeviceType.PANEL, KeySwitch, position=KeyPosition.RUN)
             if not result.accepted:
                 raise ActionRefused(action, self.app.controller.state, result.reason)
         elif event.kind == "key_card":
-            result = self.table.supervisor(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+            result = self.table.answer(
+                decision(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+            )
             if not result.accepted:
                 raise ActionRefused(Action.KEY_CARD, self.app.controller.state, result.reason)
         elif event.kind in ("unplug", "replug"):

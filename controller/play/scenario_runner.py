@@ -59,11 +59,12 @@ from controller.play.scenario_report import (
     WagerReport,
 )
 from controller.round.errors import ActionRefused
+from controller.round.inputs import Bet
 from controller.round.model import RoundState, total
 from controller.round.spec import Action
 from controller.service.service import TableService
 from controller.table.access import KEY_ONLY
-from controller.table.app import InputResult, TableApp
+from controller.table.app import InputResult, TableApp, decision
 from controller.table.config import LoadedTable, TableConfig
 from controller.table.keypad import keys_for
 from drivers.tbl21.cards import Card
@@ -133,8 +134,8 @@ class DeviceHands(Hands):
 
     def enter(self, action: Action, data: dict[str, Any]) -> None:
         if action is Action.BET:
-            placed = self.service.journaled.place_bet(
-                data["box"], data["player"], data["amount_cents"]
+            placed = self.service.journaled.answer(
+                Bet(data["box"], data["player"], data["amount_cents"])
             )
             if not placed.accepted:
                 raise ActionRefused(action, self.app.controller.state, placed.reason)
@@ -176,13 +177,15 @@ class DeviceHands(Hands):
             self._turn_key("SUP")
             try:
                 action = SUPERVISOR_ACTIONS[event.data["decision"]]
-                result = journaled.supervisor(action, by="supervisor")
+                result = journaled.answer(decision(action, by="supervisor"))
             finally:
                 self._turn_key("RUN")
             if not result.accepted:
                 raise ActionRefused(action, app.controller.state, result.reason)
         elif event.kind == "key_card":
-            result = journaled.supervisor(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+            result = journaled.answer(
+                decision(Action.KEY_CARD, card=Card.parse(event.data["card"]))
+            )
             if not result.accepted:
                 raise ActionRefused(Action.KEY_CARD, app.controller.state, result.reason)
         elif event.kind == "unreadable_card":

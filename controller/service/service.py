@@ -57,7 +57,7 @@ from controller.journal.journaled import (
 from controller.journal.lock import JournalLock
 from controller.journal.logs import bind_round
 from controller.journal.store import Journal
-from controller.round.inputs import DECISIONS_TYPES, Bet, Decision, KeyedCard
+from controller.round.inputs import Bet, Decision, KeyedCard
 from controller.service import integrity
 from controller.service.devices import check_device_urls, open_devices, shown_urls
 from controller.service.history import RoundSummary, summarize
@@ -65,7 +65,7 @@ from controller.service.notices import Notice, NoticeKind, Notices
 from controller.service.retention import prune_confirmed
 from controller.table import identity
 from controller.table.access import AccessEvent, AccessPolicy, pin_policy
-from controller.table.app import InputResult, TableApp
+from controller.table.app import Applied, Cause, InputResult, TableApp
 from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
@@ -475,7 +475,7 @@ class TableService:
     def _run(self) -> None:
         assert self.app is not None
         # Every record the owner logs names the table and the round (thread-local binding).
-        bind_round(table_id=self.config.table_id, round_id=self.app.controller.round.number)
+        bind_round(table_id=self.config.table_id, round_id=self.app.round_number)
         while not self._stopping.is_set():
             try:
                 item = self._inbox.get(timeout=ACTOR_TICK_S if self.actors else None)
@@ -531,7 +531,7 @@ class TableService:
 
     def _marker(self) -> tuple[int, int]:
         assert self.app is not None
-        return self.app.output_mark(), self.app.controller.round.number
+        return self.app.output_mark(), self.app.round_number
 
     def _alarm(self, alarm: IntegrityAlarm) -> None:
         self.journaled.apply(alarm)
@@ -641,7 +641,7 @@ class TableService:
         try:
             journaled.journal.append_many(
                 [("notice", {"event": e, **n.as_json()}) for e, n in rows],
-                round_id=journaled.app.controller.round.number,
+                round_id=journaled.app.round_number,
             )
         except JournalUnavailable:
             log.warning("notice not journalled: the journal is unavailable", what=event)
@@ -668,7 +668,6 @@ class TableService:
     def _applying(self, fn: Callable[[], None]) -> None:
         """Run ``fn`` against the table; note a round that ended in it."""
         assert self.app is not None
-        before = self.app.controller.round
         fn()
         for text in self.journaled.journal.clock_reports():
             self._notice(NoticeKind.CLOCK, text)
@@ -678,9 +677,7 @@ class TableService:
             # The journal has every output; the display reads the last few dozen. Without this
             # a table that runs for days grows by about 10 KB a round (the soak run showed it).
             self.app.trim_outputs(self.keep_outputs)
-        if self.app.controller.round is not before and self.app.controller.round.number != (
-            before.number
-        ):
+        for before in self.journaled.marks.take_closed():
             self.rounds_completed += 1
             summary = summarize(before)
             self.last_rounds.append(summary)
@@ -688,29 +685,14 @@ class TableService:
             log.info(
                 "round over", round=summary.number, net_cents=dict(summary.net), void=summary.void
             )
-            bind_round(round_id=self.app.controller.round.number)
+            bind_round(round_id=self.app.round_number)
             del self.last_rounds[: -self.config.display.last_rounds]
 
     def _command(self, command: Command) -> CommandReply:
+        """Carry out a command: each is a typed cause for the journaled table (a key pressed on
+        the display is the panel's key press), but acknowledging a notice, which is the
+        service's own."""
         assert self.app is not None
-        app = self.app
-        if isinstance(command, Press):
-            start = app.output_mark()
-            press = ButtonPressed(
-                device=DISPLAY_REF, at=time.monotonic(), seq=0, button=command.button, held_ms=0
-            )
-
-            taken: list[bool] = []
-            self._applying(lambda: taken.append(self.journaled.handle(press)))
-            if not taken[0]:
-                return CommandReply(False, self._not_recorded(f"the {command.button.value} key"))
-            results = [
-                o for o in app.outputs_since(start) if isinstance(o, (InputResult, AccessEvent))
-            ]
-            refused = next((r for r in results if not r.accepted), None)
-            if refused is not None:
-                return CommandReply(False, _why(refused))
-            return CommandReply(True, _why(results[-1]) if results else "")
         if isinstance(command, Acknowledge):
             notice = self.notices.find(command.notice)
             if notice is None:
@@ -725,15 +707,34 @@ class TableService:
             said: list[PeopleEvent] = []
             self._applying(lambda: said.append(self.journaled.people_request(command)))
             return CommandReply(said[0].accepted, said[0].text)
+        cause: Cause
         if isinstance(command, Pin):
-            event = self.journaled.enter_pin(command.pin, staff_id=command.staff_id)
-            return CommandReply(event.accepted, event.text)
-        if isinstance(command, (*DECISIONS_TYPES, KeyedCard)):
-            outcome: list[InputResult] = []
-            self._applying(lambda: outcome.append(self.journaled.decide(command)))
-            return CommandReply(outcome[0].accepted, outcome[0].reason)
-        result = self.journaled.place_bet(command.box, command.player, command.amount_cents)
-        return CommandReply(result.accepted, result.reason)
+            cause = self.app.access.check_pin(
+                command.pin, source="display", staff_id=command.staff_id
+            )
+        elif isinstance(command, Press):
+            cause = ButtonPressed(
+                device=DISPLAY_REF, at=time.monotonic(), seq=0, button=command.button, held_ms=0
+            )
+        else:
+            cause = command
+        done: list[Applied | None] = []
+        self._applying(lambda: done.append(self.journaled.apply(cause)))
+        applied = done[0]
+        if isinstance(command, Press):
+            if applied is None:
+                return CommandReply(False, self._not_recorded(f"the {command.button.value} key"))
+            results = [o for o in applied.outputs if isinstance(o, (InputResult, AccessEvent))]
+            refused = next((r for r in results if not r.accepted), None)
+            if refused is not None:
+                return CommandReply(False, _why(refused))
+            return CommandReply(True, _why(results[-1]) if results else "")
+        if applied is None or applied.result is None:
+            why = self.journaled.unavailable
+            if isinstance(command, Pin):
+                return CommandReply(False, why or "journal unavailable")
+            return CommandReply(False, why or "the journal cannot be written")
+        return CommandReply(applied.result.accepted, _why(applied.result))
 
     def _publish(self) -> None:
         if self.app is not None:
@@ -742,8 +743,8 @@ class TableService:
             self._guarded(partial(observer, self), "an observer")
 
 
-def _why(item: InputResult | AccessEvent) -> str:
-    return item.text if isinstance(item, AccessEvent) else item.reason
+def _why(item: InputResult | AccessEvent | PeopleEvent) -> str:
+    return item.reason if isinstance(item, InputResult) else item.text
 
 
 # What a config row's fingerprint is of, in the dealer's words.

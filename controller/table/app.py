@@ -13,14 +13,17 @@ with (:mod:`controller.table.keypad`), who may decide what (the key switch, the 
 sign-in: :mod:`controller.table.access`), and the shoe's draw numbers, pushbacks and reloads
 (:mod:`controller.table.shoewatch`). A press on a key that is not lit is refused with the
 reason, and changes nothing.
+
+Every cause (a driver event or one of the table's calls: :data:`Cause`) comes in through
+:meth:`TableApp.apply`, which returns what it made (:class:`Applied`) to its caller: the
+journaled table (:mod:`controller.journal.journaled`) commits it, then shows it.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import structlog
 
@@ -37,6 +40,7 @@ from controller.round.controller import (
 from controller.round.errors import ActionRefused, InputError
 from controller.round.inputs import (
     DECISIONS_TYPES,
+    Bet,
     Decision,
     DrawnCard,
     Hold,
@@ -56,11 +60,13 @@ from controller.table.access import (
     AccessPolicy,
     PinAttempt,
     PinPadKey,
+    RequirePins,
     Role,
+    SignOut,
     technician_lockup,
 )
 from controller.table.bets import same_player
-from controller.table.commands import DeviceCommands, NoDevices, send_order
+from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
 from controller.table.errors import EntryError
 from controller.table.firmware import (
     AllowFirmware,
@@ -73,7 +79,15 @@ from controller.table.firmware import (
 )
 from controller.table.integrity import IntegrityAlarm
 from controller.table.keypad import DECISION_KEYS, DIGIT_KEYS, PanelEntry, dealer_keys, why_dark
-from controller.table.people import People, PeopleCall, PeopleEvent
+from controller.table.people import (
+    DealerSignIn,
+    DealerSignOut,
+    People,
+    PeopleCall,
+    PeopleEvent,
+    SitDown,
+    WalkAway,
+)
 from controller.table.shoewatch import Note, ShoeWatch, Step
 from drivers.tbl21.cards import DeckType
 from drivers.tbl21.events import (
@@ -159,6 +173,44 @@ class DeviceNote:
 
 TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder | PeopleEvent
 
+# What a table is given: a driver event, or one of its calls (a bet, a supervisor's or
+# technician's decision, the dealer's keyed-in card, a PIN attempt's outcome, a sign-out, the PIN
+# policy or the firmware allowed changed, the panel's lights told again, a live-integrity alarm,
+# a dealer's sign-in or a rated player's sit-down or walk-away), or a supervisor's set-aside at a
+# table stopped for one. Each is journalled as its record before anything it makes is shown
+# (controller.journal.causes).
+Call = (
+    Bet
+    | Decision
+    | KeyedCard
+    | PinAttempt
+    | SignOut
+    | RequirePins
+    | Relight
+    | AllowFirmware
+    | IntegrityAlarm
+    | PeopleCall
+)
+Cause = DeviceEvent | Call | SetAside
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """What a cause made (:meth:`TableApp.apply`): the table's outputs, in order, and what
+    became of a call (the input's result, or a PIN attempt's last event; None for a device
+    event and for the calls that answer nothing)."""
+
+    outputs: list[TableOutput]
+    result: InputResult | AccessEvent | PeopleEvent | None = None
+
+
+def decision(action: Action, **data: Any) -> Decision | KeyedCard:
+    """A supervisor's decision or the dealer's keyed-in card from loose data (a script's or a
+    test's); :class:`~controller.round.errors.InputError` when the data is not one."""
+    move = parse_input(action, data)
+    assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
+    return move
+
 
 @dataclass(frozen=True, slots=True)
 class TableMemento:
@@ -184,7 +236,6 @@ class TableApp:
         commands: DeviceCommands | None = None,
         *,
         start: State = State.BURN,
-        on_output: Callable[[TableOutput], None] | None = None,
         access: AccessPolicy = KEY_ONLY,
         hold_orders: bool = False,
     ) -> None:
@@ -206,7 +257,6 @@ class TableApp:
         self.card_in_reader = False
         self._peek_arm: str | None = None
         self._peek_held = False  # a hold interrupted the peek
-        self._on_output = on_output
         # The firmware hashes that may deal (empty: any; journalled as a cause, AllowFirmware),
         # and each device's last identification (both replaced, never changed in place: a
         # memento keeps the old ones).
@@ -224,9 +274,54 @@ class TableApp:
         # (:meth:`relight`), journalled like every other.
         self._orders.clear()
 
-    def set_output_sink(self, sink: Callable[[TableOutput], None] | None) -> None:
-        """Where each output goes as it is produced (besides ``outputs``): the journal."""
-        self._on_output = sink
+    def apply(self, cause: Cause) -> Applied:
+        """Apply one cause; what it made is returned (and kept in ``outputs``). Never raises
+        for bad input: refusals are outputs. The table does no I/O here: its device orders wait
+        for :meth:`send_orders` when ``hold_orders`` (a journalled table's)."""
+        mark = self.output_mark()
+        result = self._given(cause)
+        return Applied(self.outputs_since(mark), result)
+
+    @overload
+    def answer(self, call: Bet | Decision | KeyedCard) -> InputResult: ...
+
+    @overload
+    def answer(self, call: PinAttempt) -> AccessEvent: ...
+
+    def answer(self, call: Bet | Decision | KeyedCard | PinAttempt) -> InputResult | AccessEvent:
+        """:meth:`apply` a call that is answered (a bet, a decision, a keyed-in card, a PIN
+        attempt's outcome): what became of it."""
+        result = self.apply(call).result
+        assert isinstance(result, (InputResult, AccessEvent)), result
+        return result
+
+    def _given(self, cause: Cause) -> InputResult | AccessEvent | PeopleEvent | None:
+        if isinstance(cause, DeviceEvent):
+            self.handle(cause)
+            return None
+        if isinstance(cause, Bet):
+            return self._bet(cause.box, cause.player, cause.amount_cents)
+        if isinstance(cause, PinAttempt):
+            return self._apply_pin(cause)
+        if isinstance(cause, SignOut):
+            return self._sign_out(cause.reason)
+        if isinstance(cause, RequirePins):
+            self._require_pins(cause.required)
+            return None
+        if isinstance(cause, Relight):
+            self._relight()
+            return None
+        if isinstance(cause, AllowFirmware):
+            self._allow_firmware(cause)
+            return None
+        if isinstance(cause, SetAside):
+            return self._set_aside(cause)
+        if isinstance(cause, IntegrityAlarm):
+            self._integrity_alarm(cause)
+            return None
+        if isinstance(cause, (DealerSignIn, DealerSignOut, SitDown, WalkAway)):
+            return self._people_call(cause)
+        return self._decide(cause)
 
     # --- events ----------------------------------------------------------------------------------
 
@@ -261,7 +356,7 @@ class TableApp:
             position = event.position.value
             self._note(device, f"key switch at {position}")
             if self.access.turn(position):
-                self.sign_out(f"the key turned to {position}")
+                self._sign_out(f"the key turned to {position}")
         elif isinstance(event, FaultRaised):
             self._note(device, f"fault raised: {event.name} ({event.severity.value})")
             self._steps(device, self.shoe.fault(event, device.label))
@@ -352,14 +447,14 @@ class TableApp:
         log.warning("device changed in the middle of a round", device=label, detail=detail)
         self._apply(Hold(HoldKind.LOCKUP, detail, label, HoldCause.DEVICE_CHANGED))
 
-    def allow_firmware(self, call: AllowFirmware) -> None:
+    def _allow_firmware(self, call: AllowFirmware) -> None:
         """From now on only the firmware ``call`` lists deals (empty: any)."""
         self.firmware_allow = call.hashes
         listed = ", ".join(call.hashes) if call.hashes else "any (the list is empty)"
         self._push(DeviceNote("table", f"firmware allowed from now on: {listed}"))
         self._flush()
 
-    def integrity_alarm(self, alarm: IntegrityAlarm) -> None:
+    def _integrity_alarm(self, alarm: IntegrityAlarm) -> None:
         """Hold for a supervisor: a journal row or a rules file changed behind the table's back
         (:mod:`controller.table.integrity`)."""
         log.warning("integrity alarm", cause=alarm.cause.value, about=alarm.about)
@@ -423,7 +518,7 @@ class TableApp:
 
     # --- dealer input (panel buttons, or the display) --------------------------------------------
 
-    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
+    def _bet(self, box: int, player: str, amount_cents: int) -> InputResult:
         """Record a bet (from the display or a scripted session); a name already on the round
         but for case is that player (:func:`~controller.table.bets.same_player`)."""
         boxes = self.controller.round.boxes.values()
@@ -437,28 +532,16 @@ class TableApp:
         self._flush()
         return result
 
-    def people_call(self, call: PeopleCall) -> list[PeopleEvent]:
+    def _people_call(self, call: PeopleCall) -> PeopleEvent | None:
         """A dealer's sign-in or sign-out, a rated player's sit-down or walk-away: what became
         of it (controller.table.people). The round never sees it."""
         self.people, events = self.people.apply(call, self.rules.table.boxes)
         for event in events:
             self._push(event)
         self._flush()
-        return events
+        return events[-1] if events else None
 
-    def supervisor(self, action: Action, **data: Any) -> InputResult:
-        """:meth:`decide` ``action`` with ``data`` (a script's or a test's loose data)."""
-        try:
-            move = parse_input(action, data)
-        except InputError as bad:
-            result = InputResult(action, False, str(bad))
-            self._push(result)
-            self._flush()
-            return result
-        assert isinstance(move, (*DECISIONS_TYPES, KeyedCard)), move
-        return self.decide(move)
-
-    def decide(self, move: Decision | KeyedCard) -> InputResult:
+    def _decide(self, move: Decision | KeyedCard) -> InputResult:
         """A supervisor's (or technician's) decision, or the dealer's keyed-in card. A decision
         needs the key switch at SUP (TEC: a technician's) and, at a table that takes PINs, that
         role signed in; who decided is then the signed-in person, whatever ``by`` says."""
@@ -480,7 +563,7 @@ class TableApp:
 
     # --- roles and PINs (controller.table.access) ------------------------------------------------
 
-    def apply_pin(self, attempt: PinAttempt) -> AccessEvent:
+    def _apply_pin(self, attempt: PinAttempt) -> AccessEvent:
         """Apply an attempt's outcome (live, or replayed from the journal); the last event."""
         events = self.access.apply(attempt)
         for event in events:
@@ -490,18 +573,14 @@ class TableApp:
         self._flush()
         return events[-1]
 
-    def require_pins(self, required: bool) -> None:
+    def _require_pins(self, required: bool) -> None:
         """From now on decisions need (or no longer need) a PIN besides the key: the table
         journals when its policy changes, so a journal written before PINs replays as it was."""
         for event in self.access.require_pins(required):
             self._push(event)
         self._flush()
 
-    def enter_pin(self, pin: str, *, source: str = "display", staff_id: str = "") -> AccessEvent:
-        """Check and apply a PIN in one step (a table without a journal)."""
-        return self.apply_pin(self.access.check_pin(pin, source=source, staff_id=staff_id))
-
-    def sign_out(self, reason: str) -> AccessEvent | None:
+    def _sign_out(self, reason: str) -> AccessEvent | None:
         event = self.access.signin.sign_out(reason)
         if event is not None:
             self._push(event)
@@ -514,7 +593,7 @@ class TableApp:
         if what is PinPadKey.DEALER:
             self._button(button)
         elif what is PinPadKey.ATTEMPT:
-            self.apply_pin(self.access.check_pin(source="panel"))
+            self._apply_pin(self.access.check_pin(source="panel"))
         elif what is PinPadKey.REFUSED:
             reason = self.access.pin_pad_refusal(button.value)
             self._push(InputResult(DECISION_KEYS.get(button), False, reason, (button.value,)))
@@ -691,8 +770,6 @@ class TableApp:
 
     def _push(self, item: TableOutput) -> None:
         self.outputs.append(item)
-        if self._on_output is not None:
-            self._on_output(item)
 
     def _flush(self) -> None:
         self._hold_unapproved()
@@ -735,7 +812,7 @@ class TableApp:
         self._push(order)
         self._orders.append(order)
 
-    def set_aside(self, aside: SetAside) -> InputResult | None:
+    def _set_aside(self, aside: SetAside) -> InputResult | None:
         """Apply a supervisor's :class:`SetAside`: the shoe is where the set-aside rows left it,
         and the round is void if one is open (None: no round was open, nothing to return). The
         supervisor's authority was checked where the decision was taken (the PIN on the halted
@@ -748,7 +825,7 @@ class TableApp:
         self._flush()
         return result
 
-    def relight(self) -> None:
+    def _relight(self) -> None:
         """Tell the panel its lights again, as they are now."""
         self._order("panel", "light", *sorted(b.value for b in self.lit))
         self._flush()
@@ -803,6 +880,11 @@ class TableApp:
         return dealer_keys(self.controller, self.rules.table.wagers_per_box)
 
     # --- views -----------------------------------------------------------------------------------
+
+    @property
+    def round_number(self) -> int:
+        """The number of the round open now (the journal's ``round_id``)."""
+        return self.controller.round.number
 
     def output_mark(self) -> int:
         """A position in the table's outputs that stays valid across :meth:`trim_outputs`."""

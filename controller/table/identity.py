@@ -34,7 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import controller
-from controller.game.errors import CroupierError
+from controller.table.errors import TableError
 
 DISTRIBUTION = "croupier"
 PACKAGES = ("controller", "drivers", "sim_hardware")
@@ -44,7 +44,7 @@ SOURCE_ROOT = Path(controller.__file__).resolve().parent.parent
 STRATEGIES = Path(controller.__file__).resolve().parent / "defaults" / "strategies"
 
 
-class SoftwareChanged(CroupierError):
+class SoftwareChanged(TableError):
     """The installed files are not those the package's record lists: the start deals nothing."""
 
     def __init__(self, identity: Software) -> None:

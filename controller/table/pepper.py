@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
+from controller.table.errors import TableError
 from controller.table.private import (
     PrivateFileError,
     make_folders,
@@ -45,7 +46,7 @@ _PIN_LABEL = b"croupier pin\x00"
 WHAT = "the table's PIN pepper"
 
 
-class PepperError(ValueError):
+class PepperError(TableError, ValueError):
     """The pepper cannot be used (``str`` says why and what to do)."""
 
 

@@ -24,6 +24,8 @@ import stat
 from pathlib import Path
 from typing import Any
 
+from controller.table.errors import TableError
+
 FILE_MODE = 0o600
 FOLDER_MODE = 0o700
 STATE_ENV = "CROUPIER_STATE_DIR"
@@ -41,7 +43,7 @@ def state_folder() -> Path:
     return base / "croupier"
 
 
-class PrivateFileError(OSError):
+class PrivateFileError(TableError, OSError):
     """A file croupier keeps to itself cannot be used (``text`` says why, in words)."""
 
     def __init__(self, path: Path, text: str) -> None:

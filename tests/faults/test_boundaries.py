@@ -114,7 +114,7 @@ def pty_table(folder: Path, rounds: int = ROUNDS) -> Iterator[Table]:
                 increment_cents=limits.increment_cents,
                 pace_s=0.0,
                 seed=3,
-                place_bet=service.journaled.place_bet,
+                bet=service.journaled.answer,
             )
             return UpTo(dealer, service, rounds)
 

@@ -14,6 +14,7 @@ import pytest
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
 from controller.game.words import hold_words
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
 from controller.table.app import TableApp
 from drivers.table import TableDevices, open_table
@@ -88,7 +89,7 @@ def test_a_ten_at_a_spanish_48_game_is_an_irregularity_never_dealt_or_settled(
         assert app.controller.hold_reasons == []  # nothing said, nothing refused yet
         shoe.draw()
         pump(table, app, lambda: app.controller.state is State.BETTING, "the burn card applied")
-        app.place_bet(1, "ann", 1000)
+        app.answer(Bet(1, "ann", 1000))
         app.controller.perform(Action.DEAL)
         shoe.draw()
         pump(table, app, lambda: app.controller.state is State.HOLD, "the table holding")

@@ -8,6 +8,7 @@ from pathlib import Path
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable
 from controller.journal.store import Journal
+from controller.round.inputs import Bet
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -57,7 +58,7 @@ def test_every_device_command_is_in_the_journal_before_the_device_gets_it(tmp_pa
     table = JournaledTable.start(load_variant("pa-blackjack"), journal, devices)
     table.devices_ready()
     table.handle(card("2C", 1))  # the burn card: bets open, the panel's keys change
-    table.place_bet(1, "ann", 1000)
+    table.answer(Bet(1, "ann", 1000))
     table.handle(ButtonPressed(device=PANEL, at=0.0, seq=1, button=Button.DEAL, held_ms=0))
     for draw_no, text in enumerate(["9H", "KD", "7C", "5S"], start=2):
         table.handle(card(text, draw_no))

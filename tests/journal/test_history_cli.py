@@ -13,7 +13,8 @@ import pytest
 from controller.cli.main import main
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.settlement import EntryKind, LedgerEntry
-from controller.journal.store import Journal, entry_for
+from controller.journal.rows import entry_for
+from controller.journal.store import Journal
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.round.controller import StateChanged, SupervisorAction
 from controller.round.phases import PHASES

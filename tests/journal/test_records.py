@@ -18,7 +18,8 @@ from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.settlement import EntryKind, LedgerEntry
 from controller.journal.errors import RecordError
 from controller.journal.records import from_record, to_record, to_value
-from controller.journal.store import canonical_json, entry_for
+from controller.journal.rows import entry_for
+from controller.journal.store import canonical_json
 from controller.round.controller import DeviceCommand, StateChanged, SupervisorAction
 from controller.round.inputs import KeyedCard
 from controller.round.spec import Action, State

@@ -15,7 +15,9 @@ from controller.play.autoplay import play_rounds
 from controller.play.event_hands import EventHands
 from controller.play.scenario_file import ScriptedShoe
 from controller.play.scenario_runner import output_cursor, scripted_rounds
+from controller.round.inputs import Bet, Decision, KeyedCard
 from controller.round.spec import State
+from controller.table.app import InputResult
 from tests.scenario_file.test_scenarios import EXPECTED
 
 from .sessions import journaled, net, plain, play, rules_of, scenario
@@ -30,11 +32,8 @@ class EventTableApp:
     def handle(self, event: object) -> None:
         self.app.handle(event)  # type: ignore[arg-type]
 
-    def place_bet(self, box: int, player: str, amount_cents: int):  # type: ignore[no-untyped-def]
-        return self.app.place_bet(box, player, amount_cents)
-
-    def supervisor(self, action, **data):  # type: ignore[no-untyped-def]
-        return self.app.supervisor(action, **data)
+    def answer(self, call: Bet | Decision | KeyedCard) -> InputResult:
+        return self.app.answer(call)
 
 
 SCRIPTED = sorted(n for n in EXPECTED if n != "nz_cut_card_then_shuffle")
@@ -123,7 +122,7 @@ def test_a_journal_that_cannot_be_written_refuses_bets_and_tells_the_dealer(
     full = _fill(journal)
     assert "the disk is full" in str(full)
     before = (table.controller.state, table.controller.round)
-    result = table.place_bet(1, "ann", 1000)
+    result = table.answer(Bet(1, "ann", 1000))
     assert not result.accepted
     assert "the disk is full" in result.reason
     assert "no round can start until the journal can be written" in result.reason
@@ -132,7 +131,7 @@ def test_a_journal_that_cannot_be_written_refuses_bets_and_tells_the_dealer(
     assert prompts[-1].code is PromptCode.JOURNAL_UNAVAILABLE
     # Space is freed: the same bet is recorded and taken.
     journal._db.execute(f"PRAGMA max_page_count = {pages * 100}")
-    assert table.place_bet(1, "ann", 1000).accepted
+    assert table.answer(Bet(1, "ann", 1000)).accepted
 
 
 def _fill(journal: Journal) -> JournalUnavailable:

@@ -15,7 +15,7 @@ from controller.journal.journaled import CAUSE_KINDS, JournaledTable
 from controller.journal.store import Journal
 from controller.play.event_hands import EventHands
 from controller.play.scenario_file import ScriptedShoe
-from controller.round.spec import Action
+from controller.round.inputs import Bet, Decision, KeyedCard
 from controller.table.app import InputResult, TableApp, TableOutput
 from drivers.tbl21.events import DeviceEvent
 from tests.scenario_file.test_scenarios import EXPECTED
@@ -90,12 +90,8 @@ class FailingFirst:
     def handle(self, event: DeviceEvent) -> bool:
         return bool(self._twice(lambda: self.table.handle(event)))
 
-    def place_bet(self, box: int, player: str, amount_cents: int) -> InputResult:
-        result: InputResult = self._twice(lambda: self.table.place_bet(box, player, amount_cents))
-        return result
-
-    def supervisor(self, action: Action, **data: Any) -> InputResult:
-        result: InputResult = self._twice(lambda: self.table.supervisor(action, **data))
+    def answer(self, call: Bet | Decision | KeyedCard) -> InputResult:
+        result: InputResult = self._twice(lambda: self.table.answer(call))
         return result
 
 

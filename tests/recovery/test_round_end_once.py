@@ -9,7 +9,9 @@ from pathlib import Path
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable, recover
 from controller.journal.store import Journal
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
+from controller.table.app import decision
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -49,7 +51,7 @@ def dealt(path: Path) -> JournaledTable:
     """nz-pontoon, ann on box 1 with 10.00, dealt 9H (box), 7C (dealer), TD (box): 19."""
     table = JournaledTable.start(NZ, Journal.open(path, table_id="T1"))
     table.handle(card("2C", 1))  # the burn card
-    table.place_bet(1, "ann", 1000)
+    table.answer(Bet(1, "ann", 1000))
     press(table, Button.DEAL, 1)
     for draw_no, text in enumerate(["9H", "7C", "JD"], start=2):
         table.handle(card(text, draw_no))
@@ -77,6 +79,6 @@ def test_a_round_voided_from_a_hold_ends_once_with_every_wager_returned(tmp_path
     table = dealt(tmp_path / "j.sqlite3")
     table.handle(LinkLost(device=SHOE, at=1.0, reason="unplugged", last_reply_at=None))
     table.handle(KeySwitch(device=PANEL, at=1.5, seq=3, position=KeyPosition.SUPERVISOR))
-    result = table.supervisor(Action.VOID, by="sue")
+    result = table.answer(decision(Action.VOID, by="sue"))
     assert result.accepted, result.reason
     assert round_ends(table.journal) == [{"round": 1, "net_cents": 0, "net_by_player": {"ann": 0}}]

@@ -15,6 +15,7 @@ from controller.journal.setaside import CannotSetAside, plan, write
 from controller.journal.store import Journal
 from controller.play.event_hands import EventHands
 from controller.play.scenario_file import ScriptedShoe
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card
 
@@ -174,7 +175,7 @@ def test_a_disagreement_while_bets_are_taken_sets_the_rows_aside_with_nothing_to
     sc = scenario("nz_insurance")
     assert isinstance(sc.shoe, ScriptedShoe)
     EventHands(table, iter(sc.shoe.cards)).draw()
-    table.place_bet(1, "ann", 1000)
+    table.answer(Bet(1, "ann", 1000))
     table.journal.close()
     seq = _forge(path)
     with Journal.open(path, table_id="T1") as journal:

@@ -11,7 +11,9 @@ from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable, recover
 from controller.journal.store import Journal
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
+from controller.table.app import decision
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -61,7 +63,7 @@ def test_the_count_of_the_shoes_cards_is_rebuilt_on_restart(tmp_path: Path) -> N
     path = tmp_path / "j.sqlite3"
     live = JournaledTable.start(RULES, Journal.open(path, table_id="T1"))
     card(live, "AS", 1)  # burn
-    live.place_bet(1, "ann", 1000)
+    live.answer(Bet(1, "ann", 1000))
     deal(live)
     for draw_no, text in enumerate(["AS", "7S", "AS"], start=2):
         card(live, text, draw_no)
@@ -69,7 +71,7 @@ def test_the_count_of_the_shoes_cards_is_rebuilt_on_restart(tmp_path: Path) -> N
         card(live, "AS", draw_no)
     live.handle(KeySwitch(device=PANEL, at=0.0, seq=0, position=KeyPosition.SUPERVISOR))
     for _ in range(3):
-        assert live.supervisor(Action.BURN_CARD, by="sue").accepted
+        assert live.answer(decision(Action.BURN_CARD, by="sue")).accepted
     counts = dict(live.app.shoe.counts)
     rebuilt = restarted(path, live)
     assert dict(rebuilt.app.shoe.counts) == counts == {AS: 6, Card.parse("7S"): 1}
@@ -85,7 +87,7 @@ def test_a_lost_draw_count_and_an_unapproved_device_replay_as_they_were(tmp_path
     live.allow_firmware(["A90DFD37667C8C8C"])
     identified(live, SHOE, "S-1", "A90DFD37667C8C8C")
     card(live, "2C", 1)  # burn
-    live.place_bet(1, "ann", 1000)
+    live.answer(Bet(1, "ann", 1000))
     deal(live)
     for draw_no, text in enumerate(["5H", "7S", "6D"], start=2):
         card(live, text, draw_no)

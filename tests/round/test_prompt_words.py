@@ -31,6 +31,7 @@ from controller.round.inputs import (
     Void,
 )
 from controller.round.spec import State
+from controller.table.commands import Relight
 from tests.round.jargon import jargon
 from tests.round.walk import CARD_STATES, Walk
 
@@ -45,7 +46,7 @@ def _do(walk: Walk, *moves: Input) -> None:
                 walk.app.controller.perform(move)
             except Exception as refused:  # a supervisor decision the moment does not allow
                 raise AssertionError(f"{move} refused: {refused}") from None
-    walk.app.relight()  # (the table's own outputs of the moves)
+    walk.app.apply(Relight())  # (the table's own outputs of the moves)
 
 
 def detour(walk: Walk, rng: random.Random) -> None:

@@ -12,6 +12,7 @@ import random
 
 from controller.game.hands import is_natural
 from controller.game.rules import Variant
+from controller.round.inputs import Bet
 from controller.round.spec import State
 from controller.table.app import InputResult, TableApp
 from controller.table.keypad import BOX_KEYS, DECISION_KEYS, WAGER_KEYS
@@ -116,7 +117,7 @@ class Walk:
                 self.rounds += 1
                 for number in self.rng.sample(range(1, 4), self.rng.randint(1, 3)):
                     for player in PLAYERS[: self.rng.randint(1, self.rules.table.wagers_per_box)]:
-                        app.place_bet(number, player, self.rng.choice((500, 1000, 2500)))
+                        app.answer(Bet(number, player, self.rng.choice((500, 1000, 2500))))
             self.press(Button.DEAL)
         elif state is State.SHUFFLE and app.shoe.shuffle_requested:
             self.seq += 1

@@ -9,6 +9,7 @@ from typing import Any
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable
 from controller.journal.store import Journal
+from controller.round.inputs import Bet
 from controller.table.access import AccessEvent, AccessPolicy, Role
 from controller.table.app import InputResult, TableApp
 from controller.table.config import hash_secret
@@ -82,7 +83,7 @@ class PinTable:
         self.draw_no = self.table.app.shoe.last_draw_no or 0
         if deal:
             self.card("2C")
-            self.table.place_bet(1, "ann", 1000)
+            self.table.answer(Bet(1, "ann", 1000))
             self.press(Button.DEAL)
             for text in ("9H", "7C", "3D"):
                 self.card(text)

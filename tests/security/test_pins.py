@@ -14,6 +14,7 @@ from structlog.testing import capture_logs
 from controller.game.holds import HoldKind
 from controller.round.spec import Action, State
 from controller.table.access import KEY_ONLY, Role
+from controller.table.app import decision
 from drivers.tbl21.events import Button, KeyPosition
 
 from .conftest import (
@@ -84,7 +85,7 @@ def test_five_wrong_pins_lock_the_role_for_the_configured_time_and_a_right_pin_i
     before = _round(t)
     t.press(Button.HIT)
     assert not t.last_input().accepted
-    assert t.table.supervisor(Action.BURN_CARD).reason.endswith(
+    assert t.table.answer(decision(Action.BURN_CARD)).reason.endswith(
         "; wrong PINs locked it until 08:02:00 UTC"
     )
     assert _round(t) == before
@@ -135,8 +136,11 @@ def test_every_attempt_right_or_wrong_and_every_sign_out_is_journalled_without_t
         t.pin(SUPERVISOR_PIN)
         t.key(KeyPosition.RUN)
         t.key(KeyPosition.SUPERVISOR)
-        assert t.table.enter_pin(WRONG).event == "wrong_pin"
-        assert t.table.enter_pin(SUPERVISOR_PIN).event == "signed_in"
+        assert t.table.answer(t.app.access.check_pin(WRONG, source="display")).event == "wrong_pin"
+        assert (
+            t.table.answer(t.app.access.check_pin(SUPERVISOR_PIN, source="display")).event
+            == "signed_in"
+        )
         t.key(KeyPosition.TECHNICIAN)  # the supervisor's key leaves SUP
         t.pin(SUPERVISOR_PIN)  # the supervisor's PIN is not the technician's
 
@@ -188,7 +192,7 @@ def test_a_supervisor_decision_without_the_pin_is_refused_and_changes_nothing(
     assert t.last_input().reason == "key in the supervisor PIN digits first, then OK"
     t.press(Button.DEAL, held=True)  # the void key does nothing either
     for action in (Action.ASSIGN_CARD, Action.BURN_CARD, Action.VOID, Action.CLEAR_LOCKUP):
-        result = t.table.supervisor(action, by="somebody")
+        result = t.table.answer(decision(action, by="somebody"))
         assert not result.accepted
         assert result.reason.startswith("enter the supervisor PIN: the digits 0-9 then OK on")
     assert _round(t) == before
@@ -209,7 +213,7 @@ def test_turning_the_key_away_signs_the_role_out(tmp_path: Path) -> None:
     t.key(KeyPosition.SUPERVISOR)  # back at SUP: the PIN again
     assert t.app.access.pin_pad_role() is Role.SUPERVISOR
     assert t.app.supervisor_choices() == []
-    assert not t.table.supervisor(Action.BURN_CARD).accepted
+    assert not t.table.answer(decision(Action.BURN_CARD)).accepted
     assert state(t) is State.HOLD
     t.close()
 
@@ -222,7 +226,7 @@ def test_a_lockout_survives_a_restart_that_replays_the_journal(tmp_path: Path) -
     t.key(KeyPosition.SUPERVISOR)
     for _ in range(5):
         t.pin(WRONG)
-    assert not t.table.supervisor(Action.VOID).accepted  # refused while locked
+    assert not t.table.answer(decision(Action.VOID)).accepted  # refused while locked
     t.close()
 
     clock.now += 60
@@ -257,7 +261,7 @@ def test_a_restart_signs_out_whoever_was_signed_in_and_replays_to_the_same_state
     again = PinTable(path, pins(clock), deal=False)
     assert again.app.access.signin.role is None
     assert _access_rows(again)[-1]["text"] == "supervisor sue signed out: the table restarted"
-    assert not again.table.supervisor(Action.BURN_CARD).accepted
+    assert not again.table.answer(decision(Action.BURN_CARD)).accepted
     again.close()
     third = PinTable(path, pins(clock), deal=False)  # the sign-out replays like the rest
     assert third.app.access.signin.role is None
@@ -278,7 +282,7 @@ def test_a_role_without_a_pin_in_the_table_file_decides_nothing_and_is_told_how_
         "in the table file"
     )
     assert t.pin("12345678").text == hint
-    assert t.table.supervisor(Action.BURN_CARD).reason == hint
+    assert t.table.answer(decision(Action.BURN_CARD)).reason == hint
     assert state(t) is State.HOLD
     t.close()
 
@@ -292,7 +296,7 @@ def test_a_technician_clears_a_hardware_lockup_but_nothing_that_moves_money_or_d
     t.fault(0x31)  # LAMP_FAIL: the shoe locks up
     assert state(t) is State.HOLD
     assert t.app.supervisor_choices() == ["clear_lockup"]
-    void = t.table.supervisor(Action.VOID)
+    void = t.table.answer(decision(Action.VOID))
     assert void.reason == (
         "a technician may clear only a device's hardware lockup; void needs the supervisor "
         "(key at SUP and the supervisor PIN)"
@@ -307,7 +311,7 @@ def test_a_technician_clears_a_hardware_lockup_but_nothing_that_moves_money_or_d
     t.fault(0x13)  # CARD_UNEXPECTED: which cards count is the supervisor's to decide
     t.press(Button.OK)
     assert t.last_input().reason == "with the technician key, OK_ decides nothing now"
-    assert not t.table.supervisor(Action.CLEAR_LOCKUP).accepted
+    assert not t.table.answer(decision(Action.CLEAR_LOCKUP)).accepted
     assert state(t) is State.HOLD
     t.key(KeyPosition.SUPERVISOR)
     t.pin(SUPERVISOR_PIN)

@@ -12,9 +12,12 @@ import pytest
 
 from controller.display.halted import halted_state
 from controller.journal.errors import RecoveryMismatch
+from controller.journal.journaled import JournaledTable
 from controller.round.spec import Action
 from controller.service.halt import Halted, Problem
 from controller.service.service import Pin
+from controller.table.access import AccessEvent
+from controller.table.app import decision
 from controller.table.config import hash_secret
 from controller.table.keypad import DIGIT_KEYS
 from controller.table.staff import Person, Staff, StaffError, load_staff, save_staff
@@ -48,6 +51,12 @@ def _key_staff_number(t: PinTable, number: str) -> None:
     t.press(Button.OK)
 
 
+def _pin(t: Any, pin: str, staff_id: str = "") -> AccessEvent:
+    """A PIN (and the staff number keyed with it) on the display, as the service gives it."""
+    table: JournaledTable = t.table
+    return table.answer(table.app.access.check_pin(pin, source="display", staff_id=staff_id))
+
+
 def test_a_supervisor_signs_in_by_staff_number_and_pin_and_the_journal_names_who_voided(
     tmp_path: Path,
 ) -> None:
@@ -56,7 +65,7 @@ def test_a_supervisor_signs_in_by_staff_number_and_pin_and_the_journal_names_who
     t = PinTable(path, staffed(clock))
     t.card("8S")  # nobody asked for it: the table holds
     t.key(KeyPosition.SUPERVISOR)
-    shared = t.table.enter_pin(SUPERVISOR_PIN)  # the role's shared PIN signs nobody in now
+    shared = _pin(t, SUPERVISOR_PIN)  # the role's shared PIN signs nobody in now
     assert not shared.accepted
     assert "key your staff number, then your PIN" in shared.text
     t.press(Button.HIT)  # on the panel: the staff number first
@@ -64,8 +73,8 @@ def test_a_supervisor_signs_in_by_staff_number_and_pin_and_the_journal_names_who
     _key_staff_number(t, "1001")
     signed = t.pin(ANA_PIN)
     assert signed.text == "supervisor Ana Ruiz (1001) signed in until the key leaves SUP"
-    assert t.table.supervisor(Action.BURN_CARD).accepted
-    assert t.table.supervisor(Action.VOID).accepted
+    assert t.table.answer(decision(Action.BURN_CARD)).accepted
+    assert t.table.answer(decision(Action.VOID)).accepted
     overrides = _rows(t, "supervisor")
     assert [(o["action"], o["by"]) for o in overrides] == [
         ("burn_card", "Ana Ruiz (supervisor 1001, key and PIN)"),
@@ -94,16 +103,16 @@ def test_a_wrong_pin_or_unknown_staff_number_counts_toward_the_lockout_and_never
     t = PinTable(tmp_path / "j.sqlite3", staffed(clock))
     t.card("8S")
     t.key(KeyPosition.SUPERVISOR)
-    wrong = t.table.enter_pin(BO_PIN, staff_id="1001")
+    wrong = _pin(t, BO_PIN, staff_id="1001")
     assert wrong.text.startswith("wrong staff number or supervisor PIN: 4 more in a row lock")
-    typo = t.table.enter_pin(ANA_PIN, staff_id="61803398")  # the PIN keyed as the number
+    typo = _pin(t, ANA_PIN, staff_id="61803398")  # the PIN keyed as the number
     assert typo.wrong_in_a_row == 2
-    dealer = t.table.enter_pin(BO_PIN, staff_id="2001")  # a dealer is no supervisor
+    dealer = _pin(t, BO_PIN, staff_id="2001")  # a dealer is no supervisor
     assert dealer.event == "wrong_pin"
     attempts = [p for p in _rows(t, "call") if p.get("type") == "PinAttempt"]
     assert [a["staff_id"] for a in attempts] == ["1001", "unknown", "unknown"]
     assert ANA_PIN not in "".join(r.payload_json for r in t.journal.iter_rows())
-    assert t.table.enter_pin(ANA_PIN, staff_id="1001").event == "signed_in"
+    assert _pin(t, ANA_PIN, staff_id="1001").event == "signed_in"
     t.close()
 
 
@@ -114,10 +123,10 @@ def test_a_role_nobody_on_the_staff_has_keeps_the_shared_pin_and_refuses_a_staff
     t = PinTable(tmp_path / "j.sqlite3", pins(clock))  # no staff file: as before
     t.card("8S")
     t.key(KeyPosition.SUPERVISOR)
-    refused = t.table.enter_pin(SUPERVISOR_PIN, staff_id="1001")
+    refused = _pin(t, SUPERVISOR_PIN, staff_id="1001")
     assert "sign in with the table's supervisor PIN alone" in refused.text
     assert t.pin(SUPERVISOR_PIN).text == "supervisor sue signed in until the key leaves SUP"
-    assert t.table.supervisor(Action.VOID).accepted
+    assert t.table.answer(decision(Action.VOID)).accepted
     assert _rows(t, "supervisor")[-1]["by"] == "sue (supervisor, key and PIN)"
     t.close()
 

@@ -8,8 +8,9 @@ from __future__ import annotations
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
 from controller.game.words import hold_words, plain
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
-from controller.table.app import TableApp
+from controller.table.app import TableApp, decision
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -53,7 +54,7 @@ def in_play() -> tuple[TableApp, Shoe]:
     app = TableApp(load_variant("nz-pontoon"))
     shoe = Shoe(app)
     shoe.draw("AS")  # burn
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     for text in ("AS", "7S", "AS"):
         shoe.draw(text)
@@ -86,11 +87,11 @@ def test_the_card_over_the_count_can_be_burned_but_not_given_to_a_hand() -> None
         shoe.draw("AS")  # aces 4 to 6 held as cards out of turn, burned; the 7th over the count
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=0, position=KeyPosition.SUPERVISOR))
     for _ in range(3):
-        assert app.supervisor(Action.BURN_CARD, by="sue").accepted
+        assert app.answer(decision(Action.BURN_CARD, by="sue")).accepted
     assert app.controller.hold_reasons[0].kept_out
     assert "assign" not in app.supervisor_choices()
     assert "burn" in app.supervisor_choices()
-    refused = app.supervisor(Action.ASSIGN_CARD, by="sue")
+    refused = app.answer(decision(Action.ASSIGN_CARD, by="sue"))
     assert not refused.accepted
     assert "burn it or void the round" in refused.reason
     # at the panel, HIT assigns nothing either: CAN burns
@@ -118,7 +119,7 @@ def test_the_count_starts_afresh_with_a_new_shoe() -> None:
     for _ in range(5):  # between rounds: each a card out of turn, burned
         shoe.draw("AS")
         app.handle(KeySwitch(device=PANEL, at=0.0, seq=0, position=KeyPosition.SUPERVISOR))
-        assert app.supervisor(Action.BURN_CARD, by="sue").accepted
+        assert app.answer(decision(Action.BURN_CARD, by="sue")).accepted
     assert app.shoe.counts[AS] == 6
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=4, position=KeyPosition.RUN))
     app.handle(ButtonPressed(device=PANEL, at=0.0, seq=5, button=Button.SHUFFLE, held_ms=0))

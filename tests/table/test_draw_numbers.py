@@ -2,8 +2,9 @@
 
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
-from controller.table.app import TableApp
+from controller.table.app import TableApp, decision
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     CardDrawn,
@@ -30,7 +31,7 @@ def card(app: TableApp, text: str, draw_no: int, seq: int) -> None:
 def dealt_table() -> TableApp:
     app = TableApp(load_variant("nz-pontoon"))
     card(app, "2C", 1, 0)  # burn
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     return app
 
@@ -62,8 +63,8 @@ def test_an_unreadable_card_leaves_a_gap_of_one_that_is_expected() -> None:
     app.handle(FaultRaised(device=SHOE, at=0.0, seq=2, code=0x10, severity=Severity.WARNING,
                            text="CARD_UNREADABLE"))  # fmt: skip
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=3, position=KeyPosition.SUPERVISOR))
-    app.supervisor(Action.KEY_CARD, card=Card.parse("7C"))
-    app.supervisor(Action.CONFIRM_CARD, by="sue")
+    app.answer(decision(Action.KEY_CARD, card=Card.parse("7C")))
+    app.answer(decision(Action.CONFIRM_CARD, by="sue"))
     card(app, "6D", 4, 3)
     assert app.controller.state is not State.HOLD
     assert app.controller.round.dealer.cards == [Card.parse("7C")]
@@ -99,7 +100,7 @@ def hit_due_table() -> TableApp:
     app = TableApp(load_variant("nz-pontoon"))
     shoe_identified(app, "S-1", 1)
     shoe_card(app, "2C", 1, 0, boot=1)  # burn
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     shoe_card(app, "5H", 2, 1, boot=1)  # box 1
     shoe_card(app, "7S", 3, 2, boot=1)  # the dealer
@@ -154,9 +155,9 @@ def test_the_supervisor_gives_the_first_waiting_card_to_the_hand_it_was_due_to()
     shoe_card(app, "KD", 2, 1, boot=2)
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=0, position=KeyPosition.SUPERVISOR))
     assert "assign" in app.supervisor_choices()
-    assert app.supervisor(Action.CLEAR_LOCKUP, by="sue").accepted
-    assert app.supervisor(Action.ASSIGN_CARD, by="sue").accepted
-    assert app.supervisor(Action.BURN_CARD, by="sue").accepted
+    assert app.answer(decision(Action.CLEAR_LOCKUP, by="sue")).accepted
+    assert app.answer(decision(Action.ASSIGN_CARD, by="sue")).accepted
+    assert app.answer(decision(Action.BURN_CARD, by="sue")).accepted
     hand = app.controller.round.boxes[1].hands[0]
     assert hand.cards == [Card.parse("5H"), Card.parse("6D"), Card.parse("9C")]
     assert app.controller.state is State.PLAYING

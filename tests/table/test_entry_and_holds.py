@@ -9,6 +9,7 @@ still chosen after it.
 from __future__ import annotations
 
 from controller.game.rules import load_variant
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
 from controller.table.app import InputResult, TableApp
 from drivers.tbl21.cards import Card
@@ -35,8 +36,8 @@ class Table:
         self.draw_no = 0
         self.seq = 0
         self.card("2C")  # burn
-        self.app.place_bet(1, "ann", 1000)
-        self.app.place_bet(2, "bob", 1000)
+        self.app.answer(Bet(1, "ann", 1000))
+        self.app.answer(Bet(2, "bob", 1000))
         self.press(Button.DEAL)
         for text in ("9H", "KD", "7C", "3D", "8S"):  # box 1 9-3, box 2 K-8, dealer 7
             self.card(text)

@@ -8,8 +8,9 @@ from __future__ import annotations
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
 from controller.game.words import hold_words, plain
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
-from controller.table.app import DeviceNote, TableApp
+from controller.table.app import DeviceNote, TableApp, decision
 from controller.table.firmware import AllowFirmware
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
@@ -46,7 +47,7 @@ def supervisor_key(app: TableApp) -> None:
 
 def test_a_device_with_firmware_not_on_the_list_holds_the_table_and_says_what_to_do() -> None:
     app = TableApp(load_variant("nz-pontoon"))
-    app.allow_firmware(AllowFirmware.of([GOOD.lower()]))
+    app.apply(AllowFirmware.of([GOOD.lower()]))
     identify(app, SHOE, "S-1", GOOD)
     assert app.controller.hold_reasons == []
     identify(app, PEEK, "P-9", OTHER, "6.6.6")
@@ -60,17 +61,17 @@ def test_a_device_with_firmware_not_on_the_list_holds_the_table_and_says_what_to
     )
     assert "install approved firmware on the hole-card reader" in words["todo"]
     assert "devices.firmware_allow" in words["todo"]
-    assert not app.place_bet(1, "ann", 1000).accepted  # never deals
+    assert not app.answer(Bet(1, "ann", 1000)).accepted  # never deals
 
 
 def test_the_hold_for_unapproved_firmware_cannot_be_cleared_while_the_device_stays_so() -> None:
     app = TableApp(load_variant("nz-pontoon"))
-    app.allow_firmware(AllowFirmware.of([GOOD]))
+    app.apply(AllowFirmware.of([GOOD]))
     identify(app, SHOE, "S-1", OTHER)
     supervisor_key(app)
     assert "clear_lockup" not in app.supervisor_choices()
     assert Button.OK not in app.lit
-    refused = app.supervisor(Action.CLEAR_LOCKUP, by="sue")
+    refused = app.answer(decision(Action.CLEAR_LOCKUP, by="sue"))
     assert not refused.accepted
     assert "the shoe still runs firmware this table does not allow" in refused.reason
     app.handle(ButtonPressed(device=PANEL, at=0.0, seq=1, button=Button.OK, held_ms=0))
@@ -78,27 +79,27 @@ def test_the_hold_for_unapproved_firmware_cannot_be_cleared_while_the_device_sta
     # approved firmware installed: the shoe identifies again, and the supervisor clears the hold
     identify(app, SHOE, "S-1", GOOD, "1.1")
     assert "clear_lockup" in app.supervisor_choices()
-    assert app.supervisor(Action.CLEAR_LOCKUP, by="sue").accepted
+    assert app.answer(decision(Action.CLEAR_LOCKUP, by="sue")).accepted
     assert app.controller.state is State.BURN
 
 
 def test_a_void_does_not_let_an_unapproved_device_deal() -> None:
     app = TableApp(load_variant("nz-pontoon"))
     draw(app, "2C", 1)  # burn
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     draw(app, "5H", 2)
-    app.allow_firmware(AllowFirmware.of([GOOD]))
+    app.apply(AllowFirmware.of([GOOD]))
     identify(app, PANEL, "B-1", OTHER)
     supervisor_key(app)
-    assert app.supervisor(Action.VOID, by="sue").accepted
+    assert app.answer(decision(Action.VOID, by="sue")).accepted
     assert app.holding()  # held again at once: the panel is still unapproved
     assert any("FIRMWARE_NOT_APPROVED" in h.detail for h in app.controller.hold_reasons)
 
 
 def test_an_empty_list_lets_any_firmware_deal() -> None:
     app = TableApp(load_variant("nz-pontoon"))
-    app.allow_firmware(AllowFirmware.of([]))
+    app.apply(AllowFirmware.of([]))
     identify(app, SHOE, "S-1", OTHER)
     assert app.controller.hold_reasons == []
 
@@ -107,7 +108,7 @@ def test_another_unit_in_the_middle_of_a_round_holds_for_a_supervisor() -> None:
     app = TableApp(load_variant("nz-pontoon"))
     identify(app, SHOE, "S-1", GOOD)
     draw(app, "2C", 1)
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     identify(app, SHOE, "S-2", OTHER, "6.6.6")
     (hold,) = app.controller.hold_reasons
@@ -118,7 +119,7 @@ def test_another_unit_in_the_middle_of_a_round_holds_for_a_supervisor() -> None:
         "the shoe came back as another unit or with other firmware"
     )
     supervisor_key(app)
-    assert app.supervisor(Action.CLEAR_LOCKUP, by="sue").accepted
+    assert app.answer(decision(Action.CLEAR_LOCKUP, by="sue")).accepted
     assert app.controller.state is State.DEALING
 
 

@@ -5,6 +5,7 @@ is sensed. (Found by the fault suite: the round used to wait in PEEK for ever.)"
 from __future__ import annotations
 
 from controller.game.rules import load_variant
+from controller.round.inputs import Bet
 from controller.round.spec import State
 from controller.table.app import TableApp
 from drivers.tbl21.cards import Card
@@ -43,7 +44,7 @@ def at_the_peek() -> tuple[TableApp, Recorder]:
     app = TableApp(load_variant("pa-blackjack"), recorder)
     for draw_no, text in enumerate(["2C"], start=1):  # the burn card
         app.handle(card(text, draw_no))
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     for draw_no, text in enumerate(["9H", "KD", "7C", "5S"], start=2):
         app.handle(card(text, draw_no))

@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.rules import load_variant
+from controller.round.inputs import Bet
 from controller.round.spec import State
 from controller.table.keypad import DECISION_KEYS
 from drivers.tbl21.cards import Card
@@ -69,7 +70,7 @@ def test_nz_insurance_is_dark_against_a_jack_and_says_it_is_offered_only_against
     walk = Walk(load_variant("nz-pontoon"), random.Random(0))
     walk.deck = [Card.parse("2C")]
     walk.step()  # the burn card
-    walk.app.place_bet(1, "ann", 1000)
+    walk.app.answer(Bet(1, "ann", 1000))
     walk.press(Button.DEAL)
     for text in ("9H", "JD", "6S"):  # box 1 9-6, the dealer's jack: the surrender window
         walk.deck = [Card.parse(text)]

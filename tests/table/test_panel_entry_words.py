@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 
 from controller.game.rules import load_variant
+from controller.round.inputs import Bet
 from controller.round.spec import State
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import Button
@@ -20,8 +21,8 @@ def _insurance_window(variant: str = "pa-blackjack") -> Walk:
     walk = Walk(load_variant(variant), random.Random(0))
     walk.deck = [Card.parse("2C")]
     walk.step()  # the burn card
-    assert walk.app.place_bet(1, "ann", 1000).accepted
-    assert walk.app.place_bet(2, "bob", 1000).accepted
+    assert walk.app.answer(Bet(1, "ann", 1000)).accepted
+    assert walk.app.answer(Bet(2, "bob", 1000)).accepted
     walk.press(Button.DEAL)
     for text in DEAL:
         walk.deck = [Card.parse(text)]
@@ -67,7 +68,7 @@ def test_a_wager_position_the_box_does_not_have_says_how_many_wagers_it_has() ->
     assert walk.app.rules.table.wagers_per_box == 3
     walk.deck = [Card.parse("2C")]
     walk.step()
-    assert walk.app.place_bet(1, "ann", 1000).accepted
+    assert walk.app.answer(Bet(1, "ann", 1000)).accepted
     walk.press(Button.DEAL)
     for text in ("9H", "7C", "3D"):  # box 1 9 3 against the dealer's 7: box 1 in play
         walk.deck = [Card.parse(text)]

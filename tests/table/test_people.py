@@ -13,6 +13,7 @@ from controller.cli.history import recall, render
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable
 from controller.journal.store import Journal
+from controller.round.inputs import Bet
 from controller.round.spec import State
 from controller.table.access import KEY_ONLY
 from controller.table.config import hash_secret
@@ -57,8 +58,8 @@ class Table:
         )
 
     def play(self, number: int) -> None:
-        assert self.table.place_bet(1, "ann", 1000).accepted
-        assert self.table.place_bet(2, "bob", 500).accepted
+        assert self.table.answer(Bet(1, "ann", 1000)).accepted
+        assert self.table.answer(Bet(2, "bob", 500)).accepted
         self.press(Button.DEAL)
         cards = ROUNDS[number]
         for text in cards[:5]:

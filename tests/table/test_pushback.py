@@ -7,8 +7,9 @@ from __future__ import annotations
 
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
-from controller.table.app import TableApp
+from controller.table.app import TableApp, decision
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     CardDrawn,
@@ -46,7 +47,7 @@ def pushed_back_9h() -> TableApp:
     """nz-pontoon, ann on box 1: 9H dealt to the box, then the shoe pushes it back."""
     app = TableApp(load_variant("nz-pontoon"))
     card(app, "2C", 1)  # burn
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     card(app, "9H", 2)
     pushback(app)
@@ -55,7 +56,7 @@ def pushed_back_9h() -> TableApp:
 
 def clear_lockup(app: TableApp) -> None:
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=1, position=KeyPosition.SUPERVISOR))
-    assert app.supervisor(Action.CLEAR_LOCKUP, by="sue").accepted
+    assert app.answer(decision(Action.CLEAR_LOCKUP, by="sue")).accepted
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=2, position=KeyPosition.RUN))
 
 
@@ -83,11 +84,11 @@ def test_another_card_instead_of_the_pushed_back_one_is_held_for_the_supervisor(
 def test_after_a_void_the_pushed_back_card_comes_out_as_a_new_card() -> None:
     app = pushed_back_9h()
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=1, position=KeyPosition.SUPERVISOR))
-    assert app.supervisor(Action.VOID, by="sue").accepted
+    assert app.answer(decision(Action.VOID, by="sue")).accepted
     app.handle(KeySwitch(device=PANEL, at=0.0, seq=2, position=KeyPosition.RUN))
     assert app.shoe.pushed_back is None
     app.controller.perform("ok")  # the void settled: next round
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     card(app, "9H", 3)
     assert app.controller.round.boxes[1].hands[0].cards == [Card.parse("9H")]

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from controller.game.holds import HoldKind
 from controller.game.rules import load_variant
+from controller.round.inputs import Bet
 from controller.round.spec import State
 from controller.table.app import TableApp
 from drivers.tbl21.cards import Card
@@ -26,7 +27,7 @@ def loaded(app: TableApp) -> None:
 def test_a_new_shoe_nobody_asked_for_in_the_middle_of_a_round_locks_the_table_up() -> None:
     app = TableApp(load_variant("nz-pontoon"))
     card(app, "2C", 1)  # burn
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     app.controller.perform("deal")
     card(app, "9H", 2)
     loaded(app)

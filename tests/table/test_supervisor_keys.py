@@ -2,8 +2,9 @@
 
 from controller.game.rules import load_variant
 from controller.game.settlement import EntryKind
+from controller.round.inputs import Bet
 from controller.round.spec import Action, State
-from controller.table.app import TableApp
+from controller.table.app import TableApp, decision
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
@@ -27,7 +28,7 @@ class Table:
         self.seq = 0
         for text in ("2C",):  # burn
             self.card(text)
-        self.app.place_bet(1, "ann", 1000)
+        self.app.answer(Bet(1, "ann", 1000))
         self.press(Button.DEAL)
         for text in ("9H", "7C", "3D"):  # box 1 9-3, dealer 7: box 1 to play
             self.card(text)
@@ -89,7 +90,7 @@ def test_deal_lights_only_once_there_are_bets_and_shuffle_only_while_there_are_n
                          remaining=100, quality=99))  # fmt: skip
     assert Button.DEAL not in app.lit
     assert Button.SHUFFLE in app.lit
-    app.place_bet(1, "ann", 1000)
+    app.answer(Bet(1, "ann", 1000))
     assert Button.DEAL in app.lit
     assert Button.SHUFFLE not in app.lit
 
@@ -98,18 +99,18 @@ def test_a_supervisor_decision_needs_the_supervisor_key() -> None:
     """(The round takes whatever decision it is given: who may decide is the table's.)"""
     t = Table()
     t.card("8S")  # nobody asked for it: the table holds
-    refused = t.app.supervisor(Action.BURN_CARD)
+    refused = t.app.answer(decision(Action.BURN_CARD))
     assert not refused.accepted
     assert "supervisor key" in refused.reason
     assert t.app.holding()
     t.key(KeyPosition.SUPERVISOR)
-    assert t.app.supervisor(Action.BURN_CARD).accepted
+    assert t.app.answer(decision(Action.BURN_CARD)).accepted
     assert t.app.controller.state is State.PLAYING
 
 
 def test_a_void_needs_the_supervisor_key() -> None:
     t = Table()
-    refused = t.app.supervisor(Action.VOID)
+    refused = t.app.answer(decision(Action.VOID))
     assert not refused.accepted
     assert "supervisor key" in refused.reason
     assert t.app.controller.state is State.PLAYING
