@@ -88,7 +88,9 @@ def _main(argv: Sequence[str] | None) -> int:
         return handler(args)
     except (CroupierError, DeviceError) as exc:
         # A mistake (a file, an argument, a device) a command did not say in its own words:
-        # said in the error's, never as a traceback.
+        # said in the error's, never as a traceback. A bug goes out with its traceback.
+        if getattr(exc, "bug", False):
+            raise
         print(f"croupier {args.command}: {exc}", file=sys.stderr)
         return 1
     except BrokenPipeError:

@@ -6,6 +6,10 @@ from __future__ import annotations
 class CroupierError(Exception):
     """Base of every error the controller raises on purpose."""
 
+    # A bug (the code disagrees with itself), never a user's mistake: the command line lets it
+    # out with its traceback, for the report, instead of saying it as a user's mistake.
+    bug = False
+
 
 class ConfigError(CroupierError):
     """A configuration file (variant, table, strategy) that cannot be used.

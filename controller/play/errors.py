@@ -22,6 +22,8 @@ class KernelError(CroupierError):
     """The kernel and the rules disagree (a move outside SPEC, cached counts that differ from
     the settlement's entries): a bug, never a user's mistake."""
 
+    bug = True
+
 
 class StrategyError(CroupierError, ValueError):
     """decide() was asked about a hand no decision exists for (bust, finished)."""

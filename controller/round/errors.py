@@ -19,6 +19,8 @@ class ActionRefused(CroupierError):
 class SpecViolation(CroupierError):
     """The procedure tried a move the spec does not declare (a bug; the move was undone)."""
 
+    bug = True
+
 
 class InputError(CroupierError):
     """Data that cannot make an input (a missing field, a wrong type); nothing was changed."""

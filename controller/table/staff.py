@@ -37,6 +37,7 @@ from controller.table.config import (
     hash_secret,
     verify_secret,
 )
+from controller.table.errors import TableError
 from controller.table.pepper import Pepper, PepperError
 from controller.table.private import (
     PrivateFileError,
@@ -53,7 +54,7 @@ MAX_STAFF_BYTES = 1 << 20
 WHAT = "the table's staff file"
 
 
-class StaffError(ValueError):
+class StaffError(TableError, ValueError):
     """The staff file cannot be used: ``problems`` say where (its line) and what to do."""
 
     def __init__(self, path: Path, problems: list[str]) -> None:
