@@ -69,9 +69,12 @@ def test_emulate_prints_three_device_paths_serves_them_and_stops_on_sigterm(
             f"{EmulatedShoe(decks=1, seed=3).cards_left[0]};0001"
         ]
 
+    made = {p: os.stat(p).st_ctime_ns for p in paths.values()}  # when each pty was made
     emulator.send_signal(signal.SIGTERM)
     assert emulator.wait(timeout=10) == 0
-    assert not any(os.path.exists(p) for p in paths.values())
+    # Each pty is gone: its path no longer exists, or (tests run side by side) another
+    # program's new pty took its number since, made later than it.
+    assert not any(_same_pty(p, made[p]) for p in paths.values())
 
 
 def test_a_bad_card_file_stops_emulate_with_the_card_and_its_position(tmp_path: Path) -> None:
@@ -196,3 +199,10 @@ def test_lines_that_arrive_together_on_stdin_are_all_carried_out() -> None:
         "draw 2: 7S, 310 left",
         "draw 3: 5H, 309 left",
     ]
+
+
+def _same_pty(path: str, made_ns: int) -> bool:
+    try:
+        return os.stat(path).st_ctime_ns == made_ns
+    except FileNotFoundError:
+        return False
