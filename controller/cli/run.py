@@ -69,6 +69,7 @@ from controller.floor.shipper import Shipper
 from controller.game.errors import ConfigError
 from controller.game.prompts import money
 from controller.game.rules import load_variant
+from controller.game.words import card_shown
 from controller.journal.errors import (
     ChainBroken,
     JournalUnavailable,
@@ -95,8 +96,6 @@ from controller.table.config import (
 from controller.table.identity import SoftwareChanged
 from controller.table.staff import Person, table_staff, with_demo_dealer
 from drivers.errors import DeviceError
-from drivers.tbl21.cards import Card
-from drivers.tbl21.errors import CardNotationError
 from drivers.transport import show_wire_cards
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.emulate import Console
@@ -528,7 +527,7 @@ def _on_signals(stop: threading.Event, why: list[str] | None = None) -> Callable
 def round_line(summary: dict[str, Any]) -> str:
     """A finished round for the terminal, in words: 'round 4 over: dealer 10♦ 7♠ (17); ann won
     $10, bob lost $5' (whose money went where, the cards as a person reads them)."""
-    cards = " ".join(_card_shown(c) for c in summary["dealer"])
+    cards = " ".join(card_shown(c) for c in summary["dealer"])
     total = f" ({summary['dealer_total']})" if summary.get("dealer_total") else ""
     nets = []
     for n in summary["net"]:
@@ -537,16 +536,6 @@ def round_line(summary: dict[str, Any]) -> str:
         nets.append(f"{n['player']} {said}" + (f" {money(abs(cents))}" if cents else ""))
     void = " (void)" if summary.get("void") else ""
     return f"round {summary['round']} over{void}: dealer {cards}{total}; " + ", ".join(nets)
-
-
-def _card_shown(code: str) -> str:
-    """'TD' as '10♦' (a code that is no card as it is)."""
-    try:
-        card = Card.parse(code)
-    except CardNotationError:
-        return code
-    rank = "10" if card.rank.value == "T" else card.rank.value
-    return rank + card.suit.symbol
 
 
 def _with_demo_view(table: LoadedTable) -> tuple[LoadedTable, str | None]:

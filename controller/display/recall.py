@@ -90,7 +90,8 @@ def recall_round(number: int, rows: list[Row]) -> dict[str, Any]:
                 told_to = str(p.get("text", ""))
             else:
                 kind = "money" if code in MONEY else "told"
-                steps.append({"at": at, "kind": kind, "text": str(p.get("text", ""))})
+                said = p.get("shown") or p.get("text", "")  # the bar's words, where recorded
+                steps.append({"at": at, "kind": kind, "text": str(said)})
     if complete:
         net = next(
             (

@@ -22,6 +22,7 @@ from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money
 from controller.game.rules import format_odds
 from drivers.tbl21.cards import Card
+from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import BUTTON_WORDS, Button
 
 DEVICE_WORDS = {"shoe": "the shoe", "peek": "the hole-card reader", "panel": "the button panel"}
@@ -612,9 +613,22 @@ def recall_refused(action: str | None, reason: str) -> str:
     return f"Refused ({what}): {reason}"
 
 
+def card_shown(code: str) -> str:
+    """A recorded card as a person reads it: 'TD' as '10♦' (a code that is no card as it is)."""
+    try:
+        card = Card.parse(code)
+    except CardNotationError:
+        return code
+    rank = "10" if card.rank.value == "T" else card.rank.value
+    return rank + card.suit.symbol
+
+
 def recall_card(card: str, draw_no: object) -> str:
     """A card the shoe recorded (its draw number), or one keyed in (None)."""
-    return f"card {card} (draw {draw_no})" if isinstance(draw_no, int) else f"card {card} keyed in"
+    shown = card_shown(card)
+    return (
+        f"card {shown} (draw {draw_no})" if isinstance(draw_no, int) else f"card {shown} keyed in"
+    )
 
 
 def recall_round_over(net_cents: int, *, complete: bool) -> str:
