@@ -45,14 +45,14 @@ def run(args: argparse.Namespace) -> int:
             overrides[key] = value
         # a bad variant or --set stops here; the analysis takes rules no table deals yet
         rules = load_variant(args.variant, overrides or None, analysis=True)
-        for note in no_figure_notes(overrides):
-            print(f"croupier analyze: note: {note}", file=sys.stderr)
+        inert = no_figure_notes(overrides)
+        if inert:  # a what-if the par sheet cannot answer is refused, never silently taken
+            raise CroupierError("; ".join(f"{note}, so it is refused" for note in inert))
         if not rules.hands.twenty_one_ends_hand and args.strategy != "optimal":
-            print(
-                "croupier analyze: note: a strategy file has no row for 21 and stands on it, "
-                "so with a chart a 21 that does not end the hand changes no figure; "
-                "--strategy optimal plays it (the composition-dependent optimum)",
-                file=sys.stderr,
+            raise CroupierError(
+                "--set hands.twenty_one_ends_hand=false changes no figure with a chart (a "
+                "strategy file has no row for 21 and stands on it), so it is refused with one; "
+                "--strategy optimal plays it (the composition-dependent optimum)"
             )
         strategy = args.strategy
         if strategy not in ("shipped", "optimal", "basic"):

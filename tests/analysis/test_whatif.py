@@ -272,9 +272,9 @@ def _keys(model: type[BaseModel], prefix: str = "") -> list[str]:
     return out
 
 
-def test_every_variant_key_changes_a_figure_or_is_said_to_change_none() -> None:
+def test_every_variant_key_changes_a_figure_or_is_refused_with_why() -> None:
     """A key added to the variant without saying where it changes a figure, or that it changes
-    none (and croupier analyze then says so on the terminal), fails here."""
+    none (and croupier analyze then refuses it, saying why), fails here."""
     keys = [*_keys(Variant), "shoe.cut_card_reserve_per_deck"]
     noted = {k for k in keys if no_figure_notes({k: 1})}
     assert noted.isdisjoint(SHOWN)
@@ -282,13 +282,14 @@ def test_every_variant_key_changes_a_figure_or_is_said_to_change_none() -> None:
     assert sorted(set(SHOWN) - set(keys)) == []
 
 
-def test_a_set_that_changes_no_figure_is_said_on_the_terminal(
+def test_a_set_that_changes_no_figure_is_refused_saying_why(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    code = main(["analyze", "pa-blackjack", "--set", "table.boxes=3", "--strategy", "/no/file"])
-    assert code == 2  # (stopped by the strategy file, after the note)
+    code = main(["analyze", "pa-blackjack", "--set", "table.boxes=3"])
+    assert code == 2  # (refused before any figure is worked out)
     err = capsys.readouterr().err
-    assert "note: --set table.boxes=3 changes no figure of the par sheet: the par sheet is " in err
+    assert "--set table.boxes=3 changes no figure of the par sheet: the par sheet is " in err
+    assert err.rstrip().endswith("so it is refused")
 
 
 def test_a_21_that_plays_on_is_the_analysis_rule_only_and_the_best_play_may_hit_it() -> None:
@@ -319,11 +320,11 @@ def test_a_21_that_plays_on_is_the_analysis_rule_only_and_the_best_play_may_hit_
     )
 
 
-def test_the_21_rule_with_a_chart_is_said_to_change_no_figure(
+def test_the_21_rule_with_a_chart_is_refused_and_points_to_the_optimum(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
     argv = ["analyze", "pontoon-blackjack", "--set", "hands.twenty_one_ends_hand=false"]
-    assert main([*argv, "--strategy", "/no/file"]) == 2
-    assert "with a chart a 21 that does not end the hand changes no figure" in (
-        capsys.readouterr().err
-    )
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert "changes no figure with a chart" in err
+    assert "--strategy optimal plays it" in err
