@@ -293,7 +293,8 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
             return f"{'called':<9} the dealer pressed {keys or 'a key'}: a supervisor is called{by}"
         return f"{'decision':<9} {str(action).upper()}{data}{keyed}{by}"
     if kind == "prompt":
-        return f"{'prompt':<9} {p.get('code')}: {p.get('text', '')}"
+        # what the dealer's bar showed (journal format 8 on), else the prompt's line
+        return f"{'prompt':<9} {p.get('code')}: {p.get('shown', p.get('text', ''))}"
     if kind == "ledger":
         hand = f" hand {p['hand']}" if p.get("hand") is not None else ""
         odds = f" at {p['odds']}" if p.get("odds") else ""

@@ -44,8 +44,9 @@ def identity_json(service: TableService) -> dict[str, Any] | None:
     }
 
 
-def state_of(service: TableService) -> dict[str, Any]:
-    """The display state of an open table (on its owner's thread)."""
+def state_of(service: TableService, identity: dict[str, Any] | None) -> dict[str, Any]:
+    """The display state of an open table (on its owner's thread), with ``identity`` (its
+    start's :func:`identity_json`)."""
     assert service.app is not None
     state = table_state(
         service.app,
@@ -56,7 +57,7 @@ def state_of(service: TableService) -> dict[str, Any]:
         demo=any(actor.name == "demo" for actor in service.actors),
     )
     state["rounds_at_start"] = service.rounds_at_start  # (rebuilt from the journal)
-    state["identity"] = identity_json(service)
+    state["identity"] = identity
     state["notices"] = [
         {**n, "text": say(n["text"])} for n in (x.as_json() for x in service.notices.open())
     ]
@@ -107,6 +108,8 @@ class StateHub:
         self._message = ""
         self._version = 0
         self._listeners: list[Callable[[], None]] = []
+        # identity_json of a start, worked out once: (its software, its config row, the words)
+        self._identity: tuple[object, object, dict[str, Any] | None] | None = None
 
     @classmethod
     def attach(cls, service: TableService) -> StateHub:
@@ -118,9 +121,21 @@ class StateHub:
     def update(self, service: TableService) -> None:
         """The service's observer: build the state now (owner's thread) and publish it."""
         self.shift.update(service)
-        state = state_of(service)
+        state = state_of(service, self.identity(service))
         state["shift"] = self.shift.as_json()
         self.publish(state)
+
+    def identity(self, service: TableService) -> dict[str, Any] | None:
+        """:func:`identity_json` of the service's start: worked out again only when a start
+        sets another software identity or config row (not at every publication)."""
+        known = self._identity
+        if known is None or known[0] is not service.software or known[1] is not service.config_row:
+            known = self._identity = (
+                service.software,
+                service.config_row,
+                identity_json(service),
+            )
+        return known[2]
 
     def publish(self, state: dict[str, Any]) -> None:
         with self._lock:

@@ -22,6 +22,7 @@ from controller.floor.rounds import clock, round_detail, summarize, summed
 from controller.floor.shipper import rows_behind
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
+from controller.table.identity import CHANGE_WORDS
 from drivers.tbl21.faults import fault_name
 
 LAG_ALERT_S = 10.0  # the shipper's oldest unshipped row older than this
@@ -41,13 +42,6 @@ IDENTITY_KEYS = (
     "table_sha256",
     "changed",
 )
-CHANGE_WORDS = {
-    "software": "the software",
-    "software_sha256": "the software",
-    "variant_sha256": "the variant file (its rules)",
-    "strategy_sha256": "the strategy file",
-    "table_sha256": "the table file",
-}
 _LIVE_KINDS = frozenset({"prompt", "input", "ledger", "supervisor", "round_start", "round_end"})
 DEVICE_STATUS = {
     "DeviceIdentified": "connected",

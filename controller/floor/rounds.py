@@ -85,6 +85,27 @@ def prompt_parts(text: str, split: Iterable[int] = ()) -> list[dict[str, str]]:
     return out
 
 
+# A run of card codes side by side in the bar's recorded words ("8C8D 16 - HIT or STAND").
+_CARD_RUN = re.compile(r"(?<![0-9A-Za-z])((?:[2-9TJQKA][CDHS])+)(?![0-9A-Za-z])")
+
+
+def shown_parts(shown: str) -> list[dict[str, str]]:
+    """The prompt bar's words as the journal recorded them (``shown``, journal format 8 on:
+    :func:`controller.game.words.plain`, cards as their codes) as parts again: the words the
+    dealer read, unchanged, with each card a card."""
+    out: list[dict[str, str]] = []
+    at = 0
+    for run in _CARD_RUN.finditer(shown):
+        if run.start() > at:
+            out.append({"text": shown[at : run.start()]})
+        codes = run.group(1)
+        out.extend({"card": codes[i : i + 2]} for i in range(0, len(codes), 2))
+        at = run.end()
+    if at < len(shown):
+        out.append({"text": shown[at:]})
+    return out
+
+
 def _amount(amount: int, odds: object) -> str:
     """A settlement's money for the pit: ``+$30 at 3:2``, ``-$7``, ``$0``."""
     sign = "+" if amount > 0 else ""
@@ -100,6 +121,7 @@ def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, A
     overrides: list[dict[str, Any]] = []
     target = ""
     prompt = ""
+    on_bar = False  # the prompt is the bar's words as shown (journal format 8 on)
     first_ts: str | None = None
     result: dict[str, Any] = {"round": None, "start": None, "end": None, "net_cents": None}
     for row in rows:
@@ -109,7 +131,8 @@ def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, A
         if row.kind == "round_start":
             result["start"] = row.ts
         elif row.kind == "prompt":
-            prompt = str(p.get("text", prompt))
+            on_bar = "shown" in p
+            prompt = str(p["shown"] if on_bar else p.get("text", prompt))
             if p.get("code") in _TARGET_PROMPTS:
                 target = _target(p)
         elif row.kind == "device_event" and p.get("type") == "CardDrawn":
@@ -163,7 +186,9 @@ def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, A
     result["in_play"] = result["end"] is None
     result["prompt"] = prompt if result["in_play"] else ""
     split_boxes = {int(c["to"].split()[1]) for c in cards if " hand " in str(c["to"])}
-    result["prompt_parts"] = prompt_parts(result["prompt"], split_boxes)
+    result["prompt_parts"] = (
+        shown_parts(result["prompt"]) if on_bar else prompt_parts(result["prompt"], split_boxes)
+    )
     # where each entry settles: "box 2", or "box 2 hand 1" where the box was split
     split = {e["box"] for e in ledger if isinstance(e["hand"], int) and e["hand"] > 1}
     for e in ledger:

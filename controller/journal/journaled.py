@@ -93,7 +93,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 9  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 10  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -109,6 +109,11 @@ JOURNAL_FORMAT = 9  # 1: software 0.1 (no device_command rows, inputs without th
 # 8: no people at the table; from 9 on a dealer signs in and rated players sit down (``call``
 # rows of controller.table.people, ``people`` rows, a round_start's ``dealer``): a software
 # writing 8 cannot replay a journal that has them (older journals replay as they were).
+# 9: a fresh table's opening prompt (before any cause) was shown and not journalled; from 10 on
+# it is the first effect row of the table's first start (:meth:`JournaledTable.opening`). A
+# replay does not compare it: it is the start's, made by the rules of that start (which may
+# change before a card is dealt, flagged), not by a cause.
+OPENING_FORMAT = 10
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -422,6 +427,16 @@ class JournaledTable:
             for item in outputs:
                 self.show(item)
 
+    def opening(self) -> None:
+        """Journal, then show, what a fresh table first tells the dealer (its opening prompt,
+        made before any cause): the start's effect, written like any other (it waits for the
+        journal if the journal cannot take it). Its panel lights are not among them: nobody
+        was told the keys yet (:meth:`devices_ready`)."""
+        said = opening_prompts(self.app)
+        self._unwritten += self.marks.entries(self.app, said)
+        self._unshown += said
+        self._flush()
+
     def devices_ready(self) -> None:
         """The devices are open: send the commands of a recovered tail (journalled now, never
         sent before the crash), then tell the panel its lights as they are (a restarted panel
@@ -430,6 +445,11 @@ class JournaledTable:
         for order in unsent:
             send_order(self.app.commands, order)
         self.apply(Relight())
+
+
+def opening_prompts(app: TableApp) -> list[TableOutput]:
+    """The prompts a table made as it was built, before any cause (a fresh table's opening)."""
+    return [item for item in app.outputs if isinstance(item, Prompt)]
 
 
 @dataclass(frozen=True, slots=True)
@@ -510,6 +530,7 @@ class PreparedTable:
         if self.replayed is None:
             app.commands = commands if commands is not None else NoDevices()
             table = JournaledTable(app, journal, show=show, limits=limits)
+            table.opening()
             table.require_pins(access.pins_required)
             return table
         done = self.replayed
@@ -608,9 +629,12 @@ def replay(
         if row.kind == "software":
             fmt = int(row.payload.get("journal_format", 1))
             app.entry_outlives_holds = fmt < 5
-        elif any(a.first_seq <= row.seq <= a.last_seq for a in asides):
+            continue
+        if row.kind == "prompt" and causes == 0 and fmt >= OPENING_FORMAT:
+            continue  # the opening: made by the rules of its start, not by a cause
+        if any(a.first_seq <= row.seq <= a.last_seq for a in asides):
             continue  # set aside by a supervisor: neither applied nor compared
-        elif row.kind in CAUSE_KINDS:
+        if row.kind in CAUSE_KINDS:
             apply(read_cause(row.kind, row.payload, row.seq))
         elif (row.kind in EFFECT_KINDS or row.kind in MARK_KINDS) and _kept(
             (row.kind, dict(row.payload)), fmt

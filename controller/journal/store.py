@@ -52,6 +52,8 @@ history, audit and recovery code that reads them):
                   amount_cents, odds, text}`` (the fields set, and the prompt's line) and, from
                   journal format 8, ``shown``: the prompt bar's words for a prompt that says
                   what to do now
+                  (from format 10 a fresh table's first start writes its opening prompt,
+                  before any cause: what the dealer was first told)
 ``ledger``        ``{box, player, hand, kind, amount_cents, stake_cents, odds, reason}``
                   (amounts in integer cents, signed from the player's side; odds ``"3:2"``)
 ``state``         ``{source, dest, action}`` -- a round state change

@@ -602,7 +602,7 @@ class TableService:
         row["changed"] = changed
         self.config_row = row
         if changed:
-            what = _and(list(dict.fromkeys(_CHANGED_WORDS[name] for name in changed)))
+            what = _and(list(dict.fromkeys(identity.CHANGE_WORDS[name] for name in changed)))
             text = (
                 f"Since the last start {what} changed (the table's record keeps both versions' "
                 "fingerprints)."
@@ -745,17 +745,6 @@ class TableService:
 
 def _why(item: InputResult | AccessEvent | PeopleEvent) -> str:
     return item.reason if isinstance(item, InputResult) else item.text
-
-
-# What a config row's fingerprint is of, in the dealer's words.
-_CHANGED_WORDS = {
-    "software": "the software",
-    "software_sha256": "the software",
-    "variant_sha256": "the game's rules file",
-    "strategy_sha256": "the strategy file",
-    "table_sha256": "the table file",
-}
-assert set(_CHANGED_WORDS) == set(identity.WATCHED)
 
 
 def _and(items: list[str]) -> str:

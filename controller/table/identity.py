@@ -40,6 +40,16 @@ DISTRIBUTION = "croupier"
 PACKAGES = ("controller", "drivers", "sim_hardware")
 # the config row's values a start compares with the last start's (a change is told and alerted)
 WATCHED = ("software", "software_sha256", "variant_sha256", "strategy_sha256", "table_sha256")
+# What each watched fingerprint is of, in the dealer's words: the dealer's notice of a change
+# (controller.service) and the floor's alert (controller.floor.live) say it alike.
+CHANGE_WORDS = {
+    "software": "the software",
+    "software_sha256": "the software",
+    "variant_sha256": "the game's rules file",
+    "strategy_sha256": "the strategy file",
+    "table_sha256": "the table file",
+}
+assert set(CHANGE_WORDS) == set(WATCHED)
 SOURCE_ROOT = Path(controller.__file__).resolve().parent.parent
 STRATEGIES = Path(controller.__file__).resolve().parent / "defaults" / "strategies"
 

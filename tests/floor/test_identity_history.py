@@ -34,8 +34,9 @@ def test_a_start_whose_software_or_rules_changed_raises_an_alert_until_acknowled
     )
     (alert,) = [a for a in view.alerts(NOW) if a.kind == "identity"]
     assert alert.text == (
-        "changed since its last start: the software, the variant file (its rules) "
-        "(now croupier 0.3.0)"
+        # the rules file in the dealer's words (one wording, controller.table.identity): was
+        # "the variant file (its rules)" before the two lists were folded into one
+        "changed since its last start: the software, the game's rules file (now croupier 0.3.0)"
     )
     assert alert.since == row_ts(2)  # when the table started on it
     view.acks[alert.key] = Ack("pat", NOW)

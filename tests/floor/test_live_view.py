@@ -10,9 +10,12 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from controller.floor.live import Ack, ShipperWord, TableView
-from controller.floor.rounds import prompt_parts, round_detail
+from controller.floor.rounds import prompt_parts, round_detail, shown_parts
 from controller.floor.shipper import Backlog
+from controller.game.prompts import Prompt, PromptCode, Say
+from controller.game.words import prompt_json, shown
 from controller.journal.store import Row
+from drivers.tbl21.cards import Card
 
 AUCKLAND = ZoneInfo("Pacific/Auckland")
 SHIFT = datetime(2026, 12, 4, 14, 0, tzinfo=AUCKLAND)  # 01:00 UTC
@@ -181,6 +184,31 @@ def test_a_prompt_names_the_hand_only_where_the_box_was_split_and_keeps_other_wo
     ]
     assert prompt_parts("Round 5: take the bets, then press DEAL.") == [
         {"text": "Round 5: take the bets, then press DEAL."}
+    ]
+
+
+def test_a_prompt_that_records_the_bars_words_is_shown_in_those_words() -> None:
+    # a prompt row from journal format 8 on: the dealer's bar is recorded beside the line
+    turn = Prompt(PromptCode.PLAYER_TURN, Say.TURN, box=2, hand=1, player="bo", count=1,
+                  cards=(Card.parse("8C"), Card.parse("8D")), total=16,
+                  options=("hit", "stand", "double", "split"))  # fmt: skip
+    row = Rows()
+    view = TableView("t1", SHIFT)
+    for r in _in_play(row, 7)[:-1]:
+        view.feed(r)
+    view.feed(row(7, "prompt", prompt_json(turn)))
+    live = view.as_json(NOW)["live"]
+    assert live["prompt"] == "Box 2: 8C8D 16 - HIT, STAND, DOUBLE or SPLIT" == shown(turn)
+    assert live["prompt_parts"] == [
+        {"text": "Box 2: "},
+        {"card": "8C"},
+        {"card": "8D"},
+        {"text": " 16 - HIT, STAND, DOUBLE or SPLIT"},
+    ]
+    assert shown_parts("Offer insurance and surrender against AH, then press OK") == [
+        {"text": "Offer insurance and surrender against "},
+        {"card": "AH"},
+        {"text": ", then press OK"},
     ]
 
 

@@ -226,6 +226,22 @@ def test_text_is_headed_as_a_recall_and_shows_the_steps_in_order(
     assert "NONE" not in text  # a CALL is said in words, not as an action that is none
 
 
+def test_a_prompt_that_records_the_bars_words_is_recalled_in_those_words(
+    journal: Journal, capsys: pytest.CaptureFixture[str]
+) -> None:
+    turn = Prompt(PromptCode.PLAYER_TURN, Say.TURN, box=2, hand=1, player="bo", count=1,
+                  cards=(Card.parse("8C"), Card.parse("8D")), total=16,
+                  options=("hit", "stand", "double", "split"))  # fmt: skip
+    journal.append("software", {"version": "0.1.0"})
+    rows = [("round_start", {"round": 1, "variant": "nz-pontoon"}), entry_for(turn)]
+    journal.append_many([*rows, ("round_end", {"round": 1, "net_cents": 0})], round_id=1)
+    status, out, _ = history(journal.path, capsys)
+    assert status == 0
+    # what the dealer's bar showed (journal format 8 on), not the prompt's one-line form
+    assert "prompt    PLAYER_TURN: Box 2: 8C8D 16 - HIT, STAND, DOUBLE or SPLIT" in out
+    assert "hit, stand, double, split" not in out
+
+
 def test_last_n_shows_the_newest_rounds(
     two_rounds: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -106,6 +106,29 @@ def test_a_fresh_journal_starts_a_fresh_table(tmp_path: Path) -> None:
     assert table.recovery is None
 
 
+def test_a_fresh_table_journals_its_opening_prompt_once_before_any_cause(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "j.sqlite3"
+    shown: list[object] = []
+    table = JournaledTable.start(
+        rules_of(scenario("nz_insurance")), Journal.open(path, table_id="T1"), show=shown.append
+    )
+    first = table.journal.rows()[0]
+    # what the dealer was first told, as the bar showed it, before anything was done
+    assert (first.kind, first.payload["code"]) == ("prompt", "BURN")
+    assert first.payload["shown"] == "Burn 1 card from the new shoe"
+    assert shown == [table.app.outputs[0]]
+    assert table.app.outputs[0] == table.app.last_prompt()
+    table.journal.close()
+    # a restart replays the journal (the opening is the first start's, not written again)
+    rebuilt = recover(rules_of(scenario("nz_insurance")), Journal.open(path, table_id="T1"))
+    assert rebuilt.recovery is not None
+    assert rebuilt.recovery.effects_written == 0
+    openings = [r for r in rebuilt.journal.rows(kinds=["prompt"]) if r.payload["code"] == "BURN"]
+    assert [r.seq for r in openings] == [first.seq]
+
+
 def test_a_journal_that_cannot_be_written_refuses_bets_and_tells_the_dealer(
     tmp_path: Path,
 ) -> None:
