@@ -28,12 +28,13 @@ def _target(payload: dict[str, Any]) -> str:
     if isinstance(box, int):
         hand = payload.get("hand")
         return f"box {box}" + (f" hand {hand}" if isinstance(hand, int) and hand > 1 else "")
-    text = str(payload.get("text", ""))
-    if "dealer" in text or payload.get("code") in ("DEALER_DRAWS", "PEEK", "REVEAL"):
+    code = payload.get("code")
+    # a deal with no box is the dealer's card (their first, second or hole card)
+    if code in ("DEAL", "DEALER_DRAWS", "PEEK", "REVEAL"):
         return "dealer"
-    if payload.get("code") == "BURN":
+    if code == "BURN":
         return "burn"
-    return text
+    return str(payload.get("text", ""))
 
 
 # What the journal's prompt says, as the dealer's screen says it: cards as cards, the choices by
