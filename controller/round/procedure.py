@@ -11,6 +11,7 @@ from typing import Any
 from controller.game.hands import dealer_must_draw, hand_value, is_natural
 from controller.game.holds import KIND_CAUSES, HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money
+from controller.game.refusals import Why, WhyNot
 from controller.game.settlement import (
     EntryKind,
     LedgerEntry,
@@ -70,7 +71,7 @@ from controller.round.model import (
     why_not_stand,
 )
 from controller.round.outputs import DeviceCommand, Output
-from controller.round.spec import S, State, when
+from controller.round.spec import S, State
 from drivers.tbl21.cards import Card
 
 
@@ -519,7 +520,7 @@ class Procedure(RoundData):
             return self._reveal()
         if state is S.SETTLING:
             return self._next_round()
-        raise Refusal(f"nothing to acknowledge {when(state)}")  # pragma: no cover
+        raise Refusal(WhyNot(Why.NOTHING_TO_ACKNOWLEDGE, state=state.value))  # pragma: no cover
 
     def _reveal(self) -> State:
         dealer = self.round.dealer
