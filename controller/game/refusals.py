@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from enum import StrEnum
 
+from controller.game.holds import HoldKind
 from drivers.tbl21.cards import Card
 
 
@@ -57,6 +58,25 @@ class Why(StrEnum):
     NOTHING_TO_ACKNOWLEDGE = "nothing_to_acknowledge"  # state
     NO_BETS = "no_bets"
     BETS_ON_TABLE = "bets_on_table"
+    BOX_OUT_OF_RANGE = "box_out_of_range"  # box: the box asked, count: the table's boxes
+    BET_NEEDS_PLAYER = "bet_needs_player"
+    BET_NOT_POSITIVE = "bet_not_positive"  # cents: the amount asked
+    BET_INCREMENT = "bet_increment"  # cents: the table increment
+    ALREADY_WAGERED = "already_wagered"  # player, box
+    BOX_FULL = "box_full"  # box, count: the wagers a box takes, game
+    NO_HAND_IN_PLAY = "no_hand_in_play"
+    NOT_IN_PLAY = "not_in_play"  # box: the box asked, in_play, hand (0: the box alone)
+    HOLD_FROM_CARD = "hold_from_card"  # kind
+    NO_HOLD_TO_CLEAR = "no_hold_to_clear"  # kind
+    HOLD_NEEDS_SUPERVISOR = "hold_needs_supervisor"  # kind
+    NOTHING_WAITING = "nothing_waiting"  # kind
+    NO_HAND_FOR_CARD = "no_hand_for_card"
+    CARD_NOT_IN_SHOE = "card_not_in_shoe"  # detail: the hold's record of the card
+    NOT_KEYED_YET = "not_keyed_yet"
+    NOTHING_TO_VOID = "nothing_to_void"
+    BOX_MISSING = "box_missing"
+    NO_BET_ON_BOX = "no_bet_on_box"  # box
+    AMOUNT_MISSING = "amount_missing"
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,3 +96,7 @@ class WhyNot:
     cards: tuple[Card, ...] = ()
     ranks: tuple[str, ...] = ()
     match: str = ""
+    in_play: int = 0  # the box in play
+    hand: int = 0  # the hand in play (1 for the first)
+    kind: HoldKind | None = None  # a hold's kind
+    detail: str = ""  # a hold's record (the technician's words, carried as they are)

@@ -660,6 +660,11 @@ def state_words(state: str) -> str:
     return STATE_WORDS[state]
 
 
+def _kind(w: WhyNot) -> str:
+    """A hold's kind as the refusals have always named it (its value: "device_lost")."""
+    return w.kind.value if w.kind is not None else "any"
+
+
 def _double_cards(w: WhyNot) -> str:
     allowed = f"{w.low}-{w.high}" if w.high else f"{w.low} or more"
     return f"double needs {allowed} cards, the hand has {w.count}"
@@ -720,6 +725,38 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.NOTHING_TO_ACKNOWLEDGE: lambda w: f"nothing to acknowledge {state_words(w.state)}",
     Why.NO_BETS: lambda w: "no bets on the table",
     Why.BETS_ON_TABLE: lambda w: "bets are on the table: settle or clear them first",
+    Why.BOX_OUT_OF_RANGE: lambda w: f"box must be 1-{w.count}, got {w.box}",
+    Why.BET_NEEDS_PLAYER: lambda w: "a bet needs a player",
+    Why.BET_NOT_POSITIVE: lambda w: f"a bet must be more than 0, got {w.cents} cents",
+    Why.BET_INCREMENT: lambda w: (
+        f"a bet must be a multiple of the table increment {money(w.cents)}"
+    ),
+    Why.ALREADY_WAGERED: lambda w: f"{w.player!r} already has a wager on box {w.box}",
+    Why.BOX_FULL: lambda w: (
+        f"box {w.box} already has {w.count} wager{'' if w.count == 1 else 's'}, the most "
+        f"{w.game} allows"
+    ),
+    Why.NO_HAND_IN_PLAY: lambda w: "no hand is in play",
+    Why.NOT_IN_PLAY: lambda w: (
+        f"box {w.box} is not in play; box {w.in_play}"
+        + (f" hand {w.hand}" if w.hand else "")
+        + " is"
+    ),
+    Why.HOLD_FROM_CARD: lambda w: f"a {_kind(w)} hold comes from a card, not from a hold request",
+    Why.NO_HOLD_TO_CLEAR: lambda w: f"no {_kind(w)} hold to clear",
+    Why.HOLD_NEEDS_SUPERVISOR: lambda w: f"a {_kind(w)} hold is cleared by a supervisor decision",
+    Why.NOTHING_WAITING: lambda w: (
+        f"there is no {_kind(w).replace('_', ' ')} waiting for a decision"
+    ),
+    Why.NO_HAND_FOR_CARD: lambda w: (
+        "no hand is in play to take the card: burn it or void the round"
+    ),
+    Why.CARD_NOT_IN_SHOE: lambda w: f"{w.detail}: burn it or void the round",
+    Why.NOT_KEYED_YET: lambda w: "the dealer has not keyed the card in yet",
+    Why.NOTHING_TO_VOID: lambda w: "no round has been dealt: there is nothing to void",
+    Why.BOX_MISSING: lambda w: "box is missing",
+    Why.NO_BET_ON_BOX: lambda w: f"box {w.box} has no bet this round",
+    Why.AMOUNT_MISSING: lambda w: "amount_cents must be a whole number, got None",
 }
 assert set(_REFUSALS) == set(Why)
 

@@ -220,8 +220,7 @@ class RoundController(Offers):
             why = WhyNot(Why.NOT_NOW, action=action.value, state=source.value)
             raise ActionRefused(action, source, refusal_words(why), why) from None
         except Refusal as refusal:
-            typed = None if isinstance(refusal.why, str) else refusal.why
-            raise ActionRefused(action, source, str(refusal), typed) from None
+            raise ActionRefused(action, source, str(refusal), refusal.why) from None
         except InputError as refusal:
             raise ActionRefused(action, source, str(refusal)) from None
         if not moved:

@@ -34,12 +34,12 @@ class InputError(CroupierError):
 class Refusal(Exception):
     """A handler's refusal of a move, raised before anything changed; the controller's
     ``perform`` turns it into :class:`ActionRefused` with the state and the action. It carries
-    the typed reason (:class:`~controller.game.refusals.WhyNot`), said by
-    :func:`~controller.game.words.refusal_words`, or (for the refusals not yet typed) words."""
+    the typed reason (:class:`~controller.game.refusals.WhyNot`), never words: str() says it
+    with :func:`~controller.game.words.refusal_words`."""
 
-    def __init__(self, why: WhyNot | str) -> None:
+    def __init__(self, why: WhyNot) -> None:
         self.why = why
         super().__init__(why)
 
     def __str__(self) -> str:
-        return self.why if isinstance(self.why, str) else refusal_words(self.why)
+        return refusal_words(self.why)

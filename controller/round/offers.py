@@ -101,7 +101,7 @@ class Offers(Procedure):
         if amount is None and wager is not None:
             amount = wager.amount_cents // 2
         if amount is None:
-            raise Refusal("amount_cents must be a whole number, got None")
+            raise Refusal(WhyNot(Why.AMOUNT_MISSING))
         amount_cents = amount
         reason = why_not_insure(self.rules, box, player, amount_cents)
         if reason:
@@ -136,7 +136,7 @@ class Offers(Procedure):
         box_no, index = self.round.turn
         box = self.round.boxes[box_no]
         if move.box is not None and move.box != box_no:
-            raise Refusal(f"box {move.box} is not in play; box {box_no} is")
+            raise Refusal(WhyNot(Why.NOT_IN_PLAY, box=move.box, in_play=box_no))
         hand = box.hands[index]
         player = move.player or box.controller
         reason = why_not_rescue(self.rules, hand, player)
