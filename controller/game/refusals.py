@@ -8,8 +8,8 @@ terminal, the journal's ``reason``, the scenario report).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import StrEnum
+from typing import NamedTuple
 
 from controller.game.holds import HoldKind
 from drivers.tbl21.cards import Card
@@ -23,11 +23,11 @@ class Why(StrEnum):
     SECOND_CARD_OWED = "second_card_owed"
     ONE_CARD_AFTER_DOUBLE = "one_card_after_double"
     HAS_21 = "has_21"
-    STAND_MINIMUM = "stand_minimum"  # count: the total a stand needs
+    STAND_MINIMUM = "stand_minimum"  # number: the total a stand needs
     NO_DOUBLE = "no_double"  # game: the variant's id
-    DOUBLE_TIMES = "double_times"  # count: the doubles a hand may take
-    DOUBLE_CARDS = "double_cards"  # low, high (0: no upper limit), count: the hand's cards
-    DOUBLE_TOTAL = "double_total"  # count: the highest total a double on 3+ cards may have
+    DOUBLE_TIMES = "double_times"  # number: the doubles a hand may take
+    DOUBLE_CARDS = "double_cards"  # low, high (0: no upper limit), number: the hand's cards
+    DOUBLE_TOTAL = "double_total"  # number: the highest total a double on 3+ cards may have
     NO_DOUBLE_AFTER_SPLIT = "no_double_after_split"
     SPLIT_ACES_NO_DOUBLE = "split_aces_no_double"
     NO_PLAYER_JOINS = "no_player_joins"
@@ -39,7 +39,7 @@ class Why(StrEnum):
     NO_SPLIT = "no_split"  # game
     SPLIT_NEEDS_PAIR = "split_needs_pair"
     NOT_A_PAIR = "not_a_pair"  # cards, match: what must match ("rank", "value")
-    MAX_HANDS = "max_hands"  # count
+    MAX_HANDS = "max_hands"  # number
     ACES_SPLIT_ONCE = "aces_split_once"
     NO_RESCUE = "no_rescue"  # game
     NO_STAKE_ON_HAND = "no_stake_on_hand"  # player
@@ -58,12 +58,12 @@ class Why(StrEnum):
     NOTHING_TO_ACKNOWLEDGE = "nothing_to_acknowledge"  # state
     NO_BETS = "no_bets"
     BETS_ON_TABLE = "bets_on_table"
-    BOX_OUT_OF_RANGE = "box_out_of_range"  # box: the box asked, count: the table's boxes
+    BOX_OUT_OF_RANGE = "box_out_of_range"  # box: the box asked, number: the table's boxes
     BET_NEEDS_PLAYER = "bet_needs_player"
     BET_NOT_POSITIVE = "bet_not_positive"  # cents: the amount asked
     BET_INCREMENT = "bet_increment"  # cents: the table increment
     ALREADY_WAGERED = "already_wagered"  # player, box
-    BOX_FULL = "box_full"  # box, count: the wagers a box takes, game
+    BOX_FULL = "box_full"  # box, number: the wagers a box takes, game
     NO_HAND_IN_PLAY = "no_hand_in_play"
     NOT_IN_PLAY = "not_in_play"  # box: the box asked, in_play, hand (0: the box alone)
     HOLD_FROM_CARD = "hold_from_card"  # kind
@@ -79,9 +79,10 @@ class Why(StrEnum):
     AMOUNT_MISSING = "amount_missing"
 
 
-@dataclass(frozen=True, slots=True)
-class WhyNot:
-    """A refusal as values; :func:`controller.game.words.refusal_words` says it."""
+class WhyNot(NamedTuple):
+    """A refusal as values; :func:`controller.game.words.refusal_words` says it. (A named tuple:
+    a value, and cheap to make, since the strategies ask the checks on every hand; a frozen
+    dataclass took four times as long.)"""
 
     code: Why
     action: str = ""  # an action's value ("hit", "assign_card"), or an offer's name
@@ -89,7 +90,7 @@ class WhyNot:
     game: str = ""  # a variant's id
     player: str = ""
     box: int = 0
-    count: int = 0
+    number: int = 0
     low: int = 0
     high: int = 0
     cents: int = 0

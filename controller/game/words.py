@@ -667,7 +667,7 @@ def _kind(w: WhyNot) -> str:
 
 def _double_cards(w: WhyNot) -> str:
     allowed = f"{w.low}-{w.high}" if w.high else f"{w.low} or more"
-    return f"double needs {allowed} cards, the hand has {w.count}"
+    return f"double needs {allowed} cards, the hand has {w.number}"
 
 
 _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
@@ -676,13 +676,15 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.SECOND_CARD_OWED: lambda w: "the hand is still owed its second card",
     Why.ONE_CARD_AFTER_DOUBLE: lambda w: "only one card after a double",
     Why.HAS_21: lambda w: "the hand already has 21",
-    Why.STAND_MINIMUM: lambda w: f"stand needs {w.count} or five cards",
+    Why.STAND_MINIMUM: lambda w: f"stand needs {w.number} or five cards",
     Why.NO_DOUBLE: lambda w: f"{w.game} has no double down",
     Why.DOUBLE_TIMES: lambda w: (
-        "a hand may be doubled " + ("once only" if w.count == 1 else f"{w.count} times only")
+        "a hand may be doubled " + ("once only" if w.number == 1 else f"{w.number} times only")
     ),
     Why.DOUBLE_CARDS: _double_cards,
-    Why.DOUBLE_TOTAL: lambda w: f"double on three or more cards needs a total of {w.count} or less",
+    Why.DOUBLE_TOTAL: lambda w: (
+        f"double on three or more cards needs a total of {w.number} or less"
+    ),
     Why.NO_DOUBLE_AFTER_SPLIT: lambda w: "no double after a split",
     Why.SPLIT_ACES_NO_DOUBLE: lambda w: "split aces cannot be doubled",
     Why.NO_PLAYER_JOINS: lambda w: "no player joins the double",
@@ -702,7 +704,7 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.NOT_A_PAIR: lambda w: (
         f"{' and '.join(str(c) for c in w.cards)} are not a pair ({w.match} must match)"
     ),
-    Why.MAX_HANDS: lambda w: f"at most {w.count} hands per box",
+    Why.MAX_HANDS: lambda w: f"at most {w.number} hands per box",
     Why.ACES_SPLIT_ONCE: lambda w: "aces may be split only once",
     Why.NO_RESCUE: lambda w: f"{w.game} has no double-down rescue",
     Why.NO_STAKE_ON_HAND: lambda w: f"{w.player!r} has no stake on this hand",
@@ -725,7 +727,7 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.NOTHING_TO_ACKNOWLEDGE: lambda w: f"nothing to acknowledge {state_words(w.state)}",
     Why.NO_BETS: lambda w: "no bets on the table",
     Why.BETS_ON_TABLE: lambda w: "bets are on the table: settle or clear them first",
-    Why.BOX_OUT_OF_RANGE: lambda w: f"box must be 1-{w.count}, got {w.box}",
+    Why.BOX_OUT_OF_RANGE: lambda w: f"box must be 1-{w.number}, got {w.box}",
     Why.BET_NEEDS_PLAYER: lambda w: "a bet needs a player",
     Why.BET_NOT_POSITIVE: lambda w: f"a bet must be more than 0, got {w.cents} cents",
     Why.BET_INCREMENT: lambda w: (
@@ -733,7 +735,7 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     ),
     Why.ALREADY_WAGERED: lambda w: f"{w.player!r} already has a wager on box {w.box}",
     Why.BOX_FULL: lambda w: (
-        f"box {w.box} already has {w.count} wager{'' if w.count == 1 else 's'}, the most "
+        f"box {w.box} already has {w.number} wager{'' if w.number == 1 else 's'}, the most "
         f"{w.game} allows"
     ),
     Why.NO_HAND_IN_PLAY: lambda w: "no hand is in play",

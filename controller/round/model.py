@@ -271,7 +271,7 @@ def why_not_stand(rules: Variant, hand: HandState) -> WhyNot | None:
         return WhyNot(Why.HAND_FINISHED)
     minimum = rules.hands.stand_minimum
     if minimum and total(rules, hand) < minimum and len(hand.cards) < 5:
-        return WhyNot(Why.STAND_MINIMUM, count=minimum)
+        return WhyNot(Why.STAND_MINIMUM, number=minimum)
     return None
 
 
@@ -284,13 +284,13 @@ def why_not_double(
     if hand.finished:
         return WhyNot(Why.HAND_FINISHED)
     if hand.doubles >= d.times_per_hand:
-        return WhyNot(Why.DOUBLE_TIMES, count=d.times_per_hand)
+        return WhyNot(Why.DOUBLE_TIMES, number=d.times_per_hand)
     n = len(hand.cards)
     if n < d.min_cards or (d.max_cards and n > d.max_cards):
-        return WhyNot(Why.DOUBLE_CARDS, low=d.min_cards, high=d.max_cards or 0, count=n)
+        return WhyNot(Why.DOUBLE_CARDS, low=d.min_cards, high=d.max_cards or 0, number=n)
     value = total(rules, hand)
     if n > 2 and value > d.max_total_after_two:
-        return WhyNot(Why.DOUBLE_TOTAL, count=d.max_total_after_two)
+        return WhyNot(Why.DOUBLE_TOTAL, number=d.max_total_after_two)
     if value >= 21:
         return WhyNot(Why.HAS_21)
     if hand.from_split and not d.after_split:
@@ -330,7 +330,7 @@ def why_not_split(rules: Variant, box: BoxState, hand: HandState) -> WhyNot | No
     if not pair:
         return WhyNot(Why.NOT_A_PAIR, cards=(a, b), match=s.match.value)
     if len(box.hands) >= s.max_hands:
-        return WhyNot(Why.MAX_HANDS, count=s.max_hands)
+        return WhyNot(Why.MAX_HANDS, number=s.max_hands)
     if a.is_ace and hand.from_split and not s.resplit_aces:
         return WhyNot(Why.ACES_SPLIT_ONCE)
     return None

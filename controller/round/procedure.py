@@ -111,7 +111,7 @@ class Procedure(RoundData):
     def _bet(self, move: Bet) -> State:
         box_no, player, amount = move.box, move.player, move.amount_cents
         if not 1 <= box_no <= self.rules.table.boxes:
-            raise Refusal(WhyNot(Why.BOX_OUT_OF_RANGE, box=box_no, count=self.rules.table.boxes))
+            raise Refusal(WhyNot(Why.BOX_OUT_OF_RANGE, box=box_no, number=self.rules.table.boxes))
         if not player:
             raise Refusal(WhyNot(Why.BET_NEEDS_PLAYER))
         if amount <= 0:
@@ -124,7 +124,7 @@ class Procedure(RoundData):
             raise Refusal(WhyNot(Why.ALREADY_WAGERED, player=player, box=box_no))
         if box is not None and len(box.wagers) >= self.rules.table.wagers_per_box:
             most = self.rules.table.wagers_per_box
-            raise Refusal(WhyNot(Why.BOX_FULL, box=box_no, count=most, game=self.rules.id))
+            raise Refusal(WhyNot(Why.BOX_FULL, box=box_no, number=most, game=self.rules.id))
         self._push_undo()
         if box is None:
             box = BoxState(box_no, [])
