@@ -6,12 +6,21 @@ An AST check over controller/: outside the words module, a prompt is never built
 string or an f-string given to ``Prompt(...)`` or the round's ``_prompt(...)``), and a hold's
 ``detail`` or a prompt's rendered words (``line(...)``, ``shown(...)``, ``plain(bar(...))``) are
 never compared, searched or cut up (``==``, ``in``, ``startswith``, ``partition``...).
+
+A refusal is typed too: outside the words module, the round's refusal (``Refusal(...)``) is never
+given words, and a refusal check (a function named ``why_not*``, ``_none_left``) never returns
+words: they give a :class:`~controller.game.refusals.WhyNot`, which ``refusal_words`` says.
 """
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+
+from controller.game.holds import HoldKind
+from controller.game.refusals import Why, WhyNot
+from controller.game.words import STATE_WORDS, refusal_words
+from controller.round.spec import State
 
 ROOT = Path(__file__).resolve().parents[1] / "controller"
 WORDS = ROOT / "game" / "words.py"
@@ -22,6 +31,31 @@ STRING_READS = frozenset(
 )
 RENDERED = frozenset({"line", "shown", "plain", "bar", "hold_text", "prompt_json"})
 BUILDERS = frozenset({"Prompt", "_prompt"})
+REFUSERS = frozenset({"Refusal", "WhyNot"})
+
+
+def _is_words(node: ast.expr | None) -> bool:
+    """Whether ``node`` is a sentence made here: a string, an f-string, or strings joined."""
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str)
+    if isinstance(node, ast.BinOp):
+        return _is_words(node.left) or _is_words(node.right)
+    if isinstance(node, ast.BoolOp):
+        return any(_is_words(v) for v in node.values)
+    if isinstance(node, ast.IfExp):
+        return _is_words(node.body) or _is_words(node.orelse)
+    return False
+
+
+def _refusal_checks(tree: ast.AST) -> list[ast.FunctionDef]:
+    return [
+        node
+        for node in ast.walk(tree)
+        if isinstance(node, ast.FunctionDef)
+        and (node.name.lstrip("_").startswith("why_not") or node.name == "_none_left")
+    ]
 
 
 def _words_of(node: ast.expr, holds: bool) -> bool:
@@ -63,6 +97,12 @@ def problems(source: str, where: str) -> list[str]:
                     for a in given
                 ):
                     found.append(f"{where}:{node.lineno}: a prompt built from words")
+            if name in REFUSERS and any(_is_words(a) for a in node.args):
+                found.append(f"{where}:{node.lineno}: a refusal built from words")
+    for check in _refusal_checks(tree):
+        for node in ast.walk(check):
+            if isinstance(node, ast.Return) and _is_words(node.value):
+                found.append(f"{where}:{node.lineno}: a refusal check returns words")
     return found
 
 
@@ -100,3 +140,43 @@ def refused(hold: HoldReason) -> bool:
     return hold.cause is HoldCause.DEVICE_REFUSED
 """
     assert problems(typed, "x") == []
+
+
+def test_the_check_sees_refusals_made_of_words() -> None:
+    """What this issue typed (the round's refusals) fails the check when made of words again."""
+    removed = """
+def why_not_stand(rules, hand):
+    if hand.finished:
+        return "that hand has finished"
+    return f"stand needs {rules.hands.stand_minimum} or five cards"
+def _undo_last(self, move):
+    raise Refusal("nothing to undo since the last card or payment")
+def _insurance(self, move):
+    raise Refusal("insurance is offered only against " + rank_words(self.up))
+def _none_left(what, reasons):
+    return f"no box can {what} now"
+"""
+    assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
+        "a refusal built from words",
+        "a refusal built from words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+    ]
+    typed = """
+def why_not_stand(rules, hand):
+    if hand.finished:
+        return WhyNot(Why.HAND_FINISHED)
+    return None
+def _undo_last(self, move):
+    raise Refusal(WhyNot(Why.NOTHING_TO_UNDO))
+"""
+    assert problems(typed, "x") == []
+
+
+def test_every_state_and_refusal_has_its_words() -> None:
+    """The words module says every state a refusal can name and every refusal code."""
+    assert set(STATE_WORDS) == {state.value for state in State}
+    said = {refusal_words(WhyNot(why, kind=HoldKind.LOCKUP, state="betting")) for why in Why}
+    assert all(said)
+    assert len(said) == len(Why)  # no two codes say the same

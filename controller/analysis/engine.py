@@ -54,6 +54,7 @@ from controller.analysis.shoe import (
 )
 from controller.game.errors import ConfigError
 from controller.game.hands import hand_value, win_odds
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import CardsAfterDouble, SplitMatch, Variant
 from controller.game.settlement import (
     Box,
@@ -513,10 +514,10 @@ class Analysis:
             on_totals = rules.double.on_totals  # the analysis' rule (the round has no check)
             total_ok = not on_totals or hand_value(hand.cards).total in on_totals
             no_double = why_not_double(rules, box, hand, None, [PLAYER])
-            if open_21 and no_double == "the hand already has 21":  # the checks after it
-                split = hand.from_split and not rules.double.after_split
+            if open_21 and no_double is not None and no_double.code is Why.HAS_21:
+                split = hand.from_split and not rules.double.after_split  # the checks after it
                 aces = hand.split_aces and not rules.double.on_split_aces
-                no_double = "a split hand" if split or aces else None
+                no_double = WhyNot(Why.NO_DOUBLE_AFTER_SPLIT) if split or aces else None
             got = Facts(
                 end=end,
                 can_stand=end is None and why_not_stand(rules, hand) is None,

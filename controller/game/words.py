@@ -8,8 +8,9 @@ words: :func:`line` is a prompt as one line (the scenario report, the journal's 
 ``history``, the floor's live round), :func:`bar` and :func:`bar_detail` the dealer's prompt bar
 and the line under it (the pit page shows the same), :func:`shown` the bar's words as the journal
 records them beside the prompt, :func:`hold_text` and :func:`hold_words` a hold's stop line and
-banner. Nothing decides anything on these words: code reads the typed fields
-(``tests/test_one_voice.py``).
+banner, :func:`refusal_words` why the round refused a move (a typed
+:class:`~controller.game.refusals.WhyNot`). Nothing decides anything on these words: code reads
+the typed fields (``tests/test_one_voice.py``).
 """
 
 from __future__ import annotations
@@ -19,7 +20,8 @@ from typing import Any
 
 from controller.game.hands import hand_value
 from controller.game.holds import HoldCause, HoldKind, HoldReason
-from controller.game.prompts import Prompt, PromptCode, Say, money
+from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import format_odds
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
@@ -640,3 +642,141 @@ def recall_round_over(net_cents: int, *, complete: bool) -> str:
         if complete
         else (f"Not finished: net to players so far {said}")
     )
+
+
+def action_words(action: str) -> str:
+    """An action (its value) in the dealer's words ("assign card", "OK")."""
+    return "OK" if action == "ok" else action.replace("_", " ")
+
+
+# A state (its value) in the dealer's words, for "... is not possible while ...".
+STATE_WORDS: dict[str, str] = {
+    "shuffle": "while the shoe waits for a shuffle",
+    "burn": "while burn cards are due",
+    "betting": "while bets are open",
+    "dealing": "during the initial deal",
+    "offers": "while insurance and surrender are offered",
+    "insurance": "while insurance is offered",
+    "surrender": "while surrender is offered",
+    "peek": "while the reader checks the hole card",
+    "playing": "while a hand waits for its decision",
+    "card_due": "while a card is due to a hand",
+    "rescue": "while rescue is offered",
+    "reveal": "before the hole card is turned over",
+    "dealer": "while the dealer draws",
+    "settling": "while the round is being settled",
+    "hold": "while the table is on hold",
+}
+
+
+def state_words(state: str) -> str:
+    """A state (its value) in the dealer's words: "while bets are open"."""
+    return STATE_WORDS[state]
+
+
+def _kind(w: WhyNot) -> str:
+    """A hold's kind as the refusals have always named it (its value: "device_lost")."""
+    return w.kind.value if w.kind is not None else "any"
+
+
+def _double_cards(w: WhyNot) -> str:
+    allowed = f"{w.low}-{w.high}" if w.high else f"{w.low} or more"
+    return f"double needs {allowed} cards, the hand has {w.number}"
+
+
+_REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
+    Why.NOT_NOW: lambda w: f"{action_words(w.action)} is not possible {state_words(w.state)}",
+    Why.HAND_FINISHED: lambda w: "that hand has finished",
+    Why.SECOND_CARD_OWED: lambda w: "the hand is still owed its second card",
+    Why.ONE_CARD_AFTER_DOUBLE: lambda w: "only one card after a double",
+    Why.HAS_21: lambda w: "the hand already has 21",
+    Why.STAND_MINIMUM: lambda w: f"stand needs {w.number} or five cards",
+    Why.NO_DOUBLE: lambda w: f"{w.game} has no double down",
+    Why.DOUBLE_TIMES: lambda w: (
+        "a hand may be doubled " + ("once only" if w.number == 1 else f"{w.number} times only")
+    ),
+    Why.DOUBLE_CARDS: _double_cards,
+    Why.DOUBLE_TOTAL: lambda w: (
+        f"double on three or more cards needs a total of {w.number} or less"
+    ),
+    Why.NO_DOUBLE_AFTER_SPLIT: lambda w: "no double after a split",
+    Why.SPLIT_ACES_NO_DOUBLE: lambda w: "split aces cannot be doubled",
+    Why.NO_PLAYER_JOINS: lambda w: "no player joins the double",
+    Why.CONTROLLER_MUST_JOIN: lambda w: (
+        f"the box controller {w.player!r} decides the double and must join it"
+    ),
+    Why.NO_WAGER_ON_BOX: lambda w: f"{w.player!r} has no wager on box {w.box}",
+    Why.DOUBLE_ORIGINAL_ONLY: lambda w: f"double is for the original wager ({money(w.cents)}) only",
+    Why.DOUBLE_OVER_WAGER: lambda w: (
+        f"double of {money(w.cents)} is more than {w.player!r}'s wager"
+    ),
+    Why.DOUBLE_UNDER_INCREMENT: lambda w: (
+        f"double must be at least the table increment ({money(w.cents)})"
+    ),
+    Why.NO_SPLIT: lambda w: f"{w.game} has no split",
+    Why.SPLIT_NEEDS_PAIR: lambda w: "split needs a pair as the hand's only two cards",
+    Why.NOT_A_PAIR: lambda w: (
+        f"{' and '.join(str(c) for c in w.cards)} are not a pair ({w.match} must match)"
+    ),
+    Why.MAX_HANDS: lambda w: f"at most {w.number} hands per box",
+    Why.ACES_SPLIT_ONCE: lambda w: "aces may be split only once",
+    Why.NO_RESCUE: lambda w: f"{w.game} has no double-down rescue",
+    Why.NO_STAKE_ON_HAND: lambda w: f"{w.player!r} has no stake on this hand",
+    Why.NOT_IN_DOUBLE: lambda w: f"{w.player!r} did not join the double",
+    Why.ALREADY_RESCUED: lambda w: f"{w.player!r} has already rescued",
+    Why.BUST_NO_RESCUE: lambda w: "a bust hand cannot be rescued",
+    Why.NATURAL_NO_INSURANCE: lambda w: "a box with a natural cannot take insurance",
+    Why.ALREADY_INSURED: lambda w: f"{w.player!r} has already insured box {w.box}",
+    Why.INSURANCE_LIMIT: lambda w: (
+        f"insurance must be more than $0 and at most {money(w.cents)} (half the wager)"
+    ),
+    Why.ALREADY_SURRENDERED: lambda w: f"box {w.box} has already surrendered",
+    Why.NATURAL_NO_SURRENDER: lambda w: "a box with a natural cannot surrender",
+    Why.SURRENDER_FIRST_TWO: lambda w: "surrender is decided on the first two cards",
+    Why.OFFERED_ONLY_AGAINST: lambda w: (
+        f"{w.action} is offered only against " + rank_words(w.ranks)
+    ),
+    Why.NO_BOX_CAN: lambda w: f"no box can {w.action} now",
+    Why.NOTHING_TO_UNDO: lambda w: "nothing to undo since the last card or payment",
+    Why.NOTHING_TO_ACKNOWLEDGE: lambda w: f"nothing to acknowledge {state_words(w.state)}",
+    Why.NO_BETS: lambda w: "no bets on the table",
+    Why.BETS_ON_TABLE: lambda w: "bets are on the table: settle or clear them first",
+    Why.BOX_OUT_OF_RANGE: lambda w: f"box must be 1-{w.number}, got {w.box}",
+    Why.BET_NEEDS_PLAYER: lambda w: "a bet needs a player",
+    Why.BET_NOT_POSITIVE: lambda w: f"a bet must be more than 0, got {w.cents} cents",
+    Why.BET_INCREMENT: lambda w: (
+        f"a bet must be a multiple of the table increment {money(w.cents)}"
+    ),
+    Why.ALREADY_WAGERED: lambda w: f"{w.player!r} already has a wager on box {w.box}",
+    Why.BOX_FULL: lambda w: (
+        f"box {w.box} already has {w.number} wager{'' if w.number == 1 else 's'}, the most "
+        f"{w.game} allows"
+    ),
+    Why.NO_HAND_IN_PLAY: lambda w: "no hand is in play",
+    Why.NOT_IN_PLAY: lambda w: (
+        f"box {w.box} is not in play; box {w.in_play}"
+        + (f" hand {w.hand}" if w.hand else "")
+        + " is"
+    ),
+    Why.HOLD_FROM_CARD: lambda w: f"a {_kind(w)} hold comes from a card, not from a hold request",
+    Why.NO_HOLD_TO_CLEAR: lambda w: f"no {_kind(w)} hold to clear",
+    Why.HOLD_NEEDS_SUPERVISOR: lambda w: f"a {_kind(w)} hold is cleared by a supervisor decision",
+    Why.NOTHING_WAITING: lambda w: (
+        f"there is no {_kind(w).replace('_', ' ')} waiting for a decision"
+    ),
+    Why.NO_HAND_FOR_CARD: lambda w: (
+        "no hand is in play to take the card: burn it or void the round"
+    ),
+    Why.CARD_NOT_IN_SHOE: lambda w: f"{w.detail}: burn it or void the round",
+    Why.NOT_KEYED_YET: lambda w: "the dealer has not keyed the card in yet",
+    Why.NOTHING_TO_VOID: lambda w: "no round has been dealt: there is nothing to void",
+    Why.BOX_MISSING: lambda w: "box is missing",
+    Why.NO_BET_ON_BOX: lambda w: f"box {w.box} has no bet this round",
+    Why.AMOUNT_MISSING: lambda w: "amount_cents must be a whole number, got None",
+}
+assert set(_REFUSALS) == set(Why)
+
+
+def refusal_words(why: WhyNot) -> str:
+    """Why the round refused a move, as the dealer reads it (and the journal records it)."""
+    return _REFUSALS[why.code](why)

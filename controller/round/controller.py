@@ -37,9 +37,10 @@ from transitions import State as MachineState
 
 from controller.game.hands import hand_value
 from controller.game.prompts import Prompt, PromptCode, Say
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
 from controller.game.settlement import net_by_player
-from controller.game.words import GO_ON
+from controller.game.words import GO_ON, refusal_words
 from controller.round.errors import ActionRefused, InputError, Refusal, SpecViolation
 from controller.round.inputs import Decision, Input, parse_input
 from controller.round.memento import MachineModel, RoundMemento, Snapshot
@@ -53,7 +54,7 @@ from controller.round.outputs import (
     StateChanged,
     SupervisorAction,
 )
-from controller.round.spec import SPEC, A, Action, S, State, describe, when
+from controller.round.spec import SPEC, A, Action, S, State
 
 __all__ = [
     "DeviceCommand",
@@ -216,10 +217,11 @@ class RoundController(Offers):
             event = self._machine.events[action.value]  # (model.trigger(name) without its hop)
             moved = event.trigger(self._model, given=given, data=data)
         except MachineError:
-            raise ActionRefused(
-                action, source, f"{describe(action)} is not possible {when(source)}"
-            ) from None
-        except (Refusal, InputError) as refusal:
+            why = WhyNot(Why.NOT_NOW, action=action.value, state=source.value)
+            raise ActionRefused(action, source, refusal_words(why), why) from None
+        except Refusal as refusal:
+            raise ActionRefused(action, source, str(refusal), refusal.why) from None
+        except InputError as refusal:
             raise ActionRefused(action, source, str(refusal)) from None
         if not moved:
             raise SpecViolation(f"{source.value} --{action.value}--> no declared state in SPEC")

@@ -15,6 +15,7 @@ from typing import Any
 from transitions import Machine
 
 from controller.game.prompts import Prompt
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
 from controller.round.errors import Refusal
 from controller.round.inputs import Undo
@@ -102,7 +103,7 @@ class RoundData:
 
     def _undo_last(self, move: Undo) -> State:
         if not self._undo:
-            raise Refusal("nothing to undo since the last card or payment")
+            raise Refusal(WhyNot(Why.NOTHING_TO_UNDO))
         snap = self._undo.pop()
         self.round = snap.round
         # Drop the prompts the undone entry produced from what the dealer sees next.

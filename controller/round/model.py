@@ -13,7 +13,7 @@ from typing import TypeVar
 
 from controller.game.hands import hand_value, is_natural
 from controller.game.holds import HoldReason
-from controller.game.prompts import money
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import CardsAfterDouble, DoubleAmount, SplitMatch, Variant
 from controller.game.settlement import (
     Box,
@@ -254,103 +254,100 @@ def end_of_hand(rules: Variant, hand: HandState) -> str | None:
     return None
 
 
-def why_not_hit(rules: Variant, hand: HandState) -> str | None:
+def why_not_hit(rules: Variant, hand: HandState) -> WhyNot | None:
     if hand.finished:
-        return "that hand has finished"
+        return WhyNot(Why.HAND_FINISHED)
     if len(hand.cards) < 2:
-        return "the hand is still owed its second card"
+        return WhyNot(Why.SECOND_CARD_OWED)
     if hand.doubles and rules.double.cards_after is CardsAfterDouble.ONE:
-        return "only one card after a double"
+        return WhyNot(Why.ONE_CARD_AFTER_DOUBLE)
     if total(rules, hand) >= 21:
-        return "the hand already has 21"
+        return WhyNot(Why.HAS_21)
     return None
 
 
-def why_not_stand(rules: Variant, hand: HandState) -> str | None:
+def why_not_stand(rules: Variant, hand: HandState) -> WhyNot | None:
     if hand.finished:
-        return "that hand has finished"
+        return WhyNot(Why.HAND_FINISHED)
     minimum = rules.hands.stand_minimum
     if minimum and total(rules, hand) < minimum and len(hand.cards) < 5:
-        return f"stand needs {minimum} or five cards"
+        return WhyNot(Why.STAND_MINIMUM, number=minimum)
     return None
 
 
 def why_not_double(
     rules: Variant, box: BoxState, hand: HandState, amount_cents: int | None, players: list[str]
-) -> str | None:
+) -> WhyNot | None:
     d = rules.double
     if not d.allowed:
-        return f"{rules.id} has no double down"
+        return WhyNot(Why.NO_DOUBLE, game=rules.id)
     if hand.finished:
-        return "that hand has finished"
+        return WhyNot(Why.HAND_FINISHED)
     if hand.doubles >= d.times_per_hand:
-        return "a hand may be doubled " + (
-            "once only" if d.times_per_hand == 1 else f"{d.times_per_hand} times only"
-        )
+        return WhyNot(Why.DOUBLE_TIMES, number=d.times_per_hand)
     n = len(hand.cards)
     if n < d.min_cards or (d.max_cards and n > d.max_cards):
-        allowed = f"{d.min_cards}-{d.max_cards}" if d.max_cards else f"{d.min_cards} or more"
-        return f"double needs {allowed} cards, the hand has {n}"
+        return WhyNot(Why.DOUBLE_CARDS, low=d.min_cards, high=d.max_cards or 0, number=n)
     value = total(rules, hand)
     if n > 2 and value > d.max_total_after_two:
-        return f"double on three or more cards needs a total of {d.max_total_after_two} or less"
+        return WhyNot(Why.DOUBLE_TOTAL, number=d.max_total_after_two)
     if value >= 21:
-        return "the hand already has 21"
+        return WhyNot(Why.HAS_21)
     if hand.from_split and not d.after_split:
-        return "no double after a split"
+        return WhyNot(Why.NO_DOUBLE_AFTER_SPLIT)
     if hand.split_aces and not d.on_split_aces:
-        return "split aces cannot be doubled"
+        return WhyNot(Why.SPLIT_ACES_NO_DOUBLE)
     if not players:
-        return "no player joins the double"
+        return WhyNot(Why.NO_PLAYER_JOINS)
     if box.controller not in players:
-        return f"the box controller {box.controller!r} decides the double and must join it"
+        return WhyNot(Why.CONTROLLER_MUST_JOIN, player=box.controller)
     for player in players:
         stake = hand.stake_of(player)
         if stake is None:
-            return f"{player!r} has no wager on box {box.number}"
+            return WhyNot(Why.NO_WAGER_ON_BOX, player=player, box=box.number)
         if amount_cents is None:
             continue
         if d.amount is DoubleAmount.ORIGINAL and amount_cents != stake.base_cents:
-            return f"double is for the original wager ({money(stake.base_cents)}) only"
+            return WhyNot(Why.DOUBLE_ORIGINAL_ONLY, cents=stake.base_cents)
         if amount_cents > stake.base_cents:
-            return f"double of {money(amount_cents)} is more than {player!r}'s wager"
+            return WhyNot(Why.DOUBLE_OVER_WAGER, cents=amount_cents, player=player)
         increment = rules.table.min_increment_cents
         if amount_cents < increment:
-            return f"double must be at least the table increment ({money(increment)})"
+            return WhyNot(Why.DOUBLE_UNDER_INCREMENT, cents=increment)
     return None
 
 
-def why_not_split(rules: Variant, box: BoxState, hand: HandState) -> str | None:
+def why_not_split(rules: Variant, box: BoxState, hand: HandState) -> WhyNot | None:
     s = rules.split
     if not s.allowed:
-        return f"{rules.id} has no split"
+        return WhyNot(Why.NO_SPLIT, game=rules.id)
     if hand.finished:
-        return "that hand has finished"
+        return WhyNot(Why.HAND_FINISHED)
     if len(hand.cards) != 2 or hand.doubles:
-        return "split needs a pair as the hand's only two cards"
+        return WhyNot(Why.SPLIT_NEEDS_PAIR)
     a, b = hand.cards
     pair = a.rank is b.rank if s.match is SplitMatch.RANK else a.points == b.points
     if not pair:
-        return f"{a} and {b} are not a pair ({s.match.value} must match)"
+        return WhyNot(Why.NOT_A_PAIR, cards=(a, b), match=s.match.value)
     if len(box.hands) >= s.max_hands:
-        return f"at most {s.max_hands} hands per box"
+        return WhyNot(Why.MAX_HANDS, number=s.max_hands)
     if a.is_ace and hand.from_split and not s.resplit_aces:
-        return "aces may be split only once"
+        return WhyNot(Why.ACES_SPLIT_ONCE)
     return None
 
 
-def why_not_rescue(rules: Variant, hand: HandState, player: str) -> str | None:
+def why_not_rescue(rules: Variant, hand: HandState, player: str) -> WhyNot | None:
     if not rules.double.rescue:
-        return f"{rules.id} has no double-down rescue"
+        return WhyNot(Why.NO_RESCUE, game=rules.id)
     stake = hand.stake_of(player)
     if stake is None:
-        return f"{player!r} has no stake on this hand"
+        return WhyNot(Why.NO_STAKE_ON_HAND, player=player)
     if not stake.double_cents:
-        return f"{player!r} did not join the double"
+        return WhyNot(Why.NOT_IN_DOUBLE, player=player)
     if stake.rescued:
-        return f"{player!r} has already rescued"
+        return WhyNot(Why.ALREADY_RESCUED, player=player)
     if total(rules, hand) > 21:
-        return "a bust hand cannot be rescued"
+        return WhyNot(Why.BUST_NO_RESCUE)
     return None
 
 
@@ -371,33 +368,33 @@ def surrender_offered(rules: Variant, dealer_first: Card | None) -> bool:
     )
 
 
-def why_not_insure(rules: Variant, box: BoxState, player: str, amount_cents: int) -> str | None:
+def why_not_insure(rules: Variant, box: BoxState, player: str, amount_cents: int) -> WhyNot | None:
     wager = box.wager_of(player)
     if wager is None:
-        return f"{player!r} has no wager on box {box.number}"
+        return WhyNot(Why.NO_WAGER_ON_BOX, player=player, box=box.number)
     if box.natural_paid and not rules.insurance.natural_boxes_may_insure:
-        return "a box with a natural cannot take insurance"
+        return WhyNot(Why.NATURAL_NO_INSURANCE)
     if (
         box.hands
         and is_natural(rules, box.hands[0].cards, False)
         and not (rules.insurance.natural_boxes_may_insure)
     ):
-        return "a box with a natural cannot take insurance"
+        return WhyNot(Why.NATURAL_NO_INSURANCE)
     if player in box.insurance:
-        return f"{player!r} has already insured box {box.number}"
+        return WhyNot(Why.ALREADY_INSURED, player=player, box=box.number)
     limit = insurance_limit_cents(rules, wager)
     if amount_cents <= 0 or amount_cents > limit:
-        return f"insurance must be more than $0 and at most {money(limit)} (half the wager)"
+        return WhyNot(Why.INSURANCE_LIMIT, cents=limit)
     return None
 
 
-def why_not_surrender(rules: Variant, box: BoxState) -> str | None:
+def why_not_surrender(rules: Variant, box: BoxState) -> WhyNot | None:
     if box.surrendered:
-        return f"box {box.number} has already surrendered"
+        return WhyNot(Why.ALREADY_SURRENDERED, box=box.number)
     if box.natural_paid or (box.hands and is_natural(rules, box.hands[0].cards, False)):
-        return "a box with a natural cannot surrender"
+        return WhyNot(Why.NATURAL_NO_SURRENDER)
     if len(box.hands) != 1 or len(box.hands[0].cards) != 2:
-        return "surrender is decided on the first two cards"
+        return WhyNot(Why.SURRENDER_FIRST_TWO)
     return None
 
 

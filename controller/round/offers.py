@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from controller.game.prompts import rank_words
+from controller.game.refusals import Why, WhyNot
 from controller.game.settlement import settle_rescue
 from controller.round.errors import Refusal
 from controller.round.inputs import Insure, Rescue, Surrender
@@ -22,7 +22,7 @@ from controller.round.model import (
     why_not_surrender,
 )
 from controller.round.procedure import Procedure
-from controller.round.spec import SPEC, A, Action, S, State, describe, when
+from controller.round.spec import SPEC, A, Action, S, State
 
 
 class Offers(Procedure):
@@ -32,11 +32,11 @@ class Offers(Procedure):
         """Whether a decision on the hand in play would be accepted now."""
         return self.why_not(action) is None
 
-    def why_not(self, action: Action) -> str | None:
+    def why_not(self, action: Action) -> WhyNot | None:
         """Why ``action`` would be refused now (None when it would be accepted, as far as the
         decisions on the hand in play go)."""
         if (self.state, action) not in SPEC:
-            return f"{describe(action)} is not possible {when(self.state)}"
+            return WhyNot(Why.NOT_NOW, action=action.value, state=self.state.value)
         window = self._why_not_now(action)
         if window is not None:
             return window
@@ -55,7 +55,7 @@ class Offers(Procedure):
         }
         return reasons[action]()
 
-    def _why_not_now(self, action: Action) -> str | None:
+    def _why_not_now(self, action: Action) -> WhyNot | None:
         """The rules of the moment for the round's own decisions: an offer only against the up
         cards it is made against and only while some box may still take it, an undo only of
         something undoable, a deal only with bets, a shuffle only without them (None: allowed)."""
@@ -63,9 +63,7 @@ class Offers(Procedure):
         first = self.round.dealer.first
         if action is A.INSURANCE:
             if not insurance_offered(self.rules, first):
-                return "insurance is offered only against " + rank_words(
-                    self.rules.insurance.up_cards
-                )
+                return _only_against("insurance", self.rules.insurance.up_cards)
             reasons = [
                 why_not_insure(self.rules, box, w.player, w.amount_cents // 2)
                 for box in boxes
@@ -75,9 +73,7 @@ class Offers(Procedure):
                 return _none_left("take insurance", reasons)
         elif action is A.SURRENDER:
             if self.state is S.OFFERS and not surrender_offered(self.rules, first):
-                return "surrender is offered only against " + rank_words(
-                    self.rules.surrender.up_cards
-                )
+                return _only_against("surrender", self.rules.surrender.up_cards)
             reasons = [why_not_surrender(self.rules, box) for box in boxes]
             if all(reasons):
                 return _none_left("surrender", reasons)
@@ -88,18 +84,16 @@ class Offers(Procedure):
             if all(reasons):
                 return _none_left("rescue", reasons)
         elif action is A.UNDO and not self._undo:
-            return "nothing to undo since the last card or payment"
+            return WhyNot(Why.NOTHING_TO_UNDO)
         elif action is A.DEAL and not self.round.boxes:
-            return "no bets on the table"
+            return WhyNot(Why.NO_BETS)
         elif action is A.SHUFFLE and self.round.boxes:
-            return "bets are on the table: settle or clear them first"
+            return WhyNot(Why.BETS_ON_TABLE)
         return None
 
     def _insurance(self, move: Insure) -> State:
         if not insurance_offered(self.rules, self.round.dealer.first):
-            raise Refusal(
-                "insurance is offered only against " + rank_words(self.rules.insurance.up_cards)
-            )
+            raise Refusal(_only_against("insurance", self.rules.insurance.up_cards))
         box = self._box(move.box)
         player = move.player or box.controller
         amount = move.amount_cents
@@ -107,7 +101,7 @@ class Offers(Procedure):
         if amount is None and wager is not None:
             amount = wager.amount_cents // 2
         if amount is None:
-            raise Refusal("amount_cents must be a whole number, got None")
+            raise Refusal(WhyNot(Why.AMOUNT_MISSING))
         amount_cents = amount
         reason = why_not_insure(self.rules, box, player, amount_cents)
         if reason:
@@ -118,9 +112,7 @@ class Offers(Procedure):
 
     def _surrender(self, move: Surrender) -> State:
         if self.state is S.OFFERS and not surrender_offered(self.rules, self.round.dealer.first):
-            raise Refusal(
-                "surrender is offered only against " + rank_words(self.rules.surrender.up_cards)
-            )
+            raise Refusal(_only_against("surrender", self.rules.surrender.up_cards))
         box = self._box(move.box)
         reason = why_not_surrender(self.rules, box)
         if reason:
@@ -144,7 +136,7 @@ class Offers(Procedure):
         box_no, index = self.round.turn
         box = self.round.boxes[box_no]
         if move.box is not None and move.box != box_no:
-            raise Refusal(f"box {move.box} is not in play; box {box_no} is")
+            raise Refusal(WhyNot(Why.NOT_IN_PLAY, box=move.box, in_play=box_no))
         hand = box.hands[index]
         player = move.player or box.controller
         reason = why_not_rescue(self.rules, hand, player)
@@ -161,9 +153,14 @@ class Offers(Procedure):
         return self._next_hand(box_no, index)
 
 
-def _none_left(what: str, reasons: Sequence[str | None]) -> str:
+def _none_left(what: str, reasons: Sequence[WhyNot | None]) -> WhyNot:
     """Why no box may ``what`` now: the one box's reason, or that none may."""
-    said = sorted({r for r in reasons if r})
+    said = {r for r in reasons if r}
     if len(said) == 1:
-        return said[0]
-    return f"no box can {what} now"
+        return said.pop()
+    return WhyNot(Why.NO_BOX_CAN, action=what)
+
+
+def _only_against(offer: str, ranks: Sequence[str]) -> WhyNot:
+    """That ``offer`` is made only against the up cards ``ranks``."""
+    return WhyNot(Why.OFFERED_ONLY_AGAINST, action=offer, ranks=tuple(ranks))

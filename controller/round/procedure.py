@@ -10,7 +10,8 @@ from typing import Any
 
 from controller.game.hands import dealer_must_draw, hand_value, is_natural
 from controller.game.holds import KIND_CAUSES, HoldCause, HoldKind, HoldReason
-from controller.game.prompts import Prompt, PromptCode, Say, money
+from controller.game.prompts import Prompt, PromptCode, Say
+from controller.game.refusals import Why, WhyNot
 from controller.game.settlement import (
     EntryKind,
     LedgerEntry,
@@ -70,7 +71,7 @@ from controller.round.model import (
     why_not_stand,
 )
 from controller.round.outputs import DeviceCommand, Output
-from controller.round.spec import S, State, when
+from controller.round.spec import S, State
 from drivers.tbl21.cards import Card
 
 
@@ -101,7 +102,7 @@ class Procedure(RoundData):
 
     def _shuffle(self, move: Shuffle) -> State:
         if self.round.boxes:
-            raise Refusal("bets are on the table: settle or clear them first")
+            raise Refusal(WhyNot(Why.BETS_ON_TABLE))
         self.table.shuffle_due = False
         self.table.burn_left = self.rules.shoe.burn_cards
         self.table.shoe_number += 1
@@ -110,23 +111,20 @@ class Procedure(RoundData):
     def _bet(self, move: Bet) -> State:
         box_no, player, amount = move.box, move.player, move.amount_cents
         if not 1 <= box_no <= self.rules.table.boxes:
-            raise Refusal(f"box must be 1-{self.rules.table.boxes}, got {box_no}")
+            raise Refusal(WhyNot(Why.BOX_OUT_OF_RANGE, box=box_no, number=self.rules.table.boxes))
         if not player:
-            raise Refusal("a bet needs a player")
+            raise Refusal(WhyNot(Why.BET_NEEDS_PLAYER))
         if amount <= 0:
-            raise Refusal(f"a bet must be more than 0, got {amount} cents")
+            raise Refusal(WhyNot(Why.BET_NOT_POSITIVE, cents=amount))
         increment = self.rules.table.min_increment_cents
         if amount % increment:
-            raise Refusal(f"a bet must be a multiple of the table increment {money(increment)}")
+            raise Refusal(WhyNot(Why.BET_INCREMENT, cents=increment))
         box = self.round.boxes.get(box_no)
         if box is not None and box.wager_of(player) is not None:
-            raise Refusal(f"{player!r} already has a wager on box {box_no}")
+            raise Refusal(WhyNot(Why.ALREADY_WAGERED, player=player, box=box_no))
         if box is not None and len(box.wagers) >= self.rules.table.wagers_per_box:
-            raise Refusal(
-                f"box {box_no} already has {self.rules.table.wagers_per_box} "
-                f"wager{'' if self.rules.table.wagers_per_box == 1 else 's'}, the most "
-                f"{self.rules.id} allows"
-            )
+            most = self.rules.table.wagers_per_box
+            raise Refusal(WhyNot(Why.BOX_FULL, box=box_no, number=most, game=self.rules.id))
         self._push_undo()
         if box is None:
             box = BoxState(box_no, [])
@@ -136,7 +134,7 @@ class Procedure(RoundData):
 
     def _deal(self, move: Deal) -> State:
         if not self.round.boxes:
-            raise Refusal("no bets on the table")
+            raise Refusal(WhyNot(Why.NO_BETS))
         self._undo.clear()
         for box in self.round.boxes.values():
             box.hands = [HandState([], [StakeState(w.player, w.amount_cents) for w in box.wagers])]
@@ -519,7 +517,7 @@ class Procedure(RoundData):
             return self._reveal()
         if state is S.SETTLING:
             return self._next_round()
-        raise Refusal(f"nothing to acknowledge {when(state)}")  # pragma: no cover
+        raise Refusal(WhyNot(Why.NOTHING_TO_ACKNOWLEDGE, state=state.value))  # pragma: no cover
 
     def _reveal(self) -> State:
         dealer = self.round.dealer
@@ -566,10 +564,10 @@ class Procedure(RoundData):
 
     def _turn_hand(self, asked: int | None) -> tuple[BoxState, HandState, int]:
         if self.round.turn is None:
-            raise Refusal("no hand is in play")
+            raise Refusal(WhyNot(Why.NO_HAND_IN_PLAY))
         box_no, index = self.round.turn
         if asked is not None and asked != box_no:
-            raise Refusal(f"box {asked} is not in play; box {box_no} hand {index + 1} is")
+            raise Refusal(WhyNot(Why.NOT_IN_PLAY, box=asked, in_play=box_no, hand=index + 1))
         box = self.round.boxes[box_no]
         return box, box.hands[index], index
 
@@ -635,7 +633,7 @@ class Procedure(RoundData):
     def _hold(self, move: Hold) -> State:
         kind, detail = move.kind, move.detail
         if kind is HoldKind.UNEXPECTED_CARD:
-            raise Refusal(f"a {kind.value} hold comes from a card, not from a hold request")
+            raise Refusal(WhyNot(Why.HOLD_FROM_CARD, kind=kind))
         if self.state is not S.HOLD:
             self.table.resume_state = self.state
         cause = move.cause or KIND_CAUSES[kind]
@@ -659,9 +657,9 @@ class Procedure(RoundData):
             h for h in self.table.holds if h.kind is kind and (device is None or h.device == device)
         ]
         if not matching:
-            raise Refusal(f"no {kind.value} hold to clear")
+            raise Refusal(WhyNot(Why.NO_HOLD_TO_CLEAR, kind=kind))
         if kind in (HoldKind.UNEXPECTED_CARD, HoldKind.LOCKUP, HoldKind.UNREADABLE_CARD):
-            raise Refusal(f"a {kind.value} hold is cleared by a supervisor decision")
+            raise Refusal(WhyNot(Why.HOLD_NEEDS_SUPERVISOR, kind=kind))
         for h in matching:
             self.table.holds.remove(h)
         if kind is HoldKind.DEVICE_LOST:
@@ -680,7 +678,7 @@ class Procedure(RoundData):
         for h in self.table.holds:
             if h.kind is kind:
                 return h
-        raise Refusal(f"there is no {kind.value.replace('_', ' ')} waiting for a decision")
+        raise Refusal(WhyNot(Why.NOTHING_WAITING, kind=kind))
 
     def _assign_card(self, move: AssignCard) -> State:
         hold = self._pending(HoldKind.UNEXPECTED_CARD)
@@ -689,10 +687,10 @@ class Procedure(RoundData):
         # double: the shoe lost its count of the draws just then).
         due = self.round.card_for if resume is S.CARD_DUE else None
         if due is None and (resume is not S.PLAYING or self.round.turn is None):
-            raise Refusal("no hand is in play to take the card: burn it or void the round")
+            raise Refusal(WhyNot(Why.NO_HAND_FOR_CARD))
         assert hold.card is not None
         if hold.kept_out or not in_variant_shoe(self.rules, hold.card):
-            raise Refusal(f"{hold.detail}: burn it or void the round")
+            raise Refusal(WhyNot(Why.CARD_NOT_IN_SHOE, detail=hold.detail))
         target = due if due is not None else self.round.turn
         assert target is not None
         self.table.holds.remove(hold)
@@ -725,7 +723,7 @@ class Procedure(RoundData):
     def _confirm_card(self, move: ConfirmCard) -> State:
         hold = self._pending(HoldKind.UNREADABLE_CARD)
         if hold.card is None:
-            raise Refusal("the dealer has not keyed the card in yet")
+            raise Refusal(WhyNot(Why.NOT_KEYED_YET))
         self.table.holds.remove(hold)
         resume = self.table.resume_state or S.BETTING
         self.table.resume_state = None
@@ -763,7 +761,7 @@ class Procedure(RoundData):
 
     def _void(self, move: Void) -> State:
         if not any(box.hands for box in self.round.boxes.values()):
-            raise Refusal("no round has been dealt: there is nothing to void")
+            raise Refusal(WhyNot(Why.NOTHING_TO_VOID))
         # A card held as unexpected goes to the discard rack with the round.
         self.table.cards_burned += sum(
             1 for h in self.table.holds if h.card is not None and h.kind is HoldKind.UNEXPECTED_CARD
@@ -811,10 +809,10 @@ class Procedure(RoundData):
 
     def _box(self, box_no: int | None) -> BoxState:
         if box_no is None:
-            raise Refusal("box is missing")
+            raise Refusal(WhyNot(Why.BOX_MISSING))
         box = self.round.boxes.get(box_no)
         if box is None:
-            raise Refusal(f"box {box_no} has no bet this round")
+            raise Refusal(WhyNot(Why.NO_BET_ON_BOX, box=box_no))
         return box
 
 

@@ -133,29 +133,3 @@ DECISIONS: dict[str, Action] = {
 }
 DECISION_NAMES = {action: name for name, action in DECISIONS.items()}
 assert set(DECISIONS.values()) == SUPERVISOR_ACTIONS
-
-
-def describe(action: Action) -> str:
-    """An action in the dealer's words ("assign card", "OK")."""
-    return "OK" if action is A.OK else action.value.replace("_", " ")
-
-
-def when(state: State) -> str:
-    """A state in the dealer's words, for "... is not possible while ..."."""
-    return {
-        S.SHUFFLE: "while the shoe waits for a shuffle",
-        S.BURN: "while burn cards are due",
-        S.BETTING: "while bets are open",
-        S.DEALING: "during the initial deal",
-        S.OFFERS: "while insurance and surrender are offered",
-        S.INSURANCE: "while insurance is offered",
-        S.SURRENDER: "while surrender is offered",
-        S.PEEK: "while the reader checks the hole card",
-        S.PLAYING: "while a hand waits for its decision",
-        S.CARD_DUE: "while a card is due to a hand",
-        S.RESCUE: "while rescue is offered",
-        S.REVEAL: "before the hole card is turned over",
-        S.DEALER: "while the dealer draws",
-        S.SETTLING: "while the round is being settled",
-        S.HOLD: "while the table is on hold",
-    }[state]

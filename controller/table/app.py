@@ -22,13 +22,14 @@ journaled table (:mod:`controller.journal.journaled`) commits it, then shows it.
 from __future__ import annotations
 
 import copy
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any, overload
 
 import structlog
 
 from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import Prompt
+from controller.game.refusals import WhyNot
 from controller.game.rules import Variant
 from controller.game.words import device_words
 from controller.round.controller import (
@@ -123,7 +124,8 @@ WRONG_DECK = "WRONG_DECK"  # the technical code of the lockup for a shoe of anot
 class InputResult:
     """What became of a dealer input: accepted, or refused with the reason; ``move`` is the
     input the round was given (None when the keys made none), ``by`` who decided (a supervisor's
-    or technician's decision; None for the dealer)."""
+    or technician's decision; None for the dealer), ``why`` the round's refusal as a value (its
+    words are ``reason``; None when accepted or refused before the round was asked)."""
 
     action: Action | None
     accepted: bool
@@ -131,6 +133,7 @@ class InputResult:
     keys: tuple[str, ...] = ()
     move: Input | None = None
     by: str | None = None
+    why: WhyNot | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True, slots=True)
@@ -752,7 +755,7 @@ class TableApp:
         try:
             self.controller.perform(move)
         except ActionRefused as refused:
-            result = InputResult(action, False, refused.reason, keys, move, by)
+            result = InputResult(action, False, refused.reason, keys, move, by, refused.why)
             log.info("input refused", action=action.value, reason=refused.reason)
         else:
             result = InputResult(action, True, "", keys, move, by)

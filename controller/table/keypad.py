@@ -14,9 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from controller.game.words import action_words, refusal_words, state_words
 from controller.round.controller import RoundController
 from controller.round.inputs import Input, parse_input
-from controller.round.spec import Action, State, describe, when
+from controller.round.spec import Action, State
 from controller.table.errors import EntryError
 from drivers.tbl21.events import Button
 
@@ -101,7 +102,7 @@ class PanelEntry:
                 else ""
             )
             raise EntryError(
-                f"{describe(action)} needs its box: press BOX 1 to BOX 7 first, then the "
+                f"{action_words(action.value)} needs its box: press BOX 1 to BOX 7 first, then the "
                 f"decision (no box is in play now{cleared})"
             )
         players: list[str] = []
@@ -147,19 +148,22 @@ def why_dark(button: Button, controller: RoundController, wagers_per_box: int) -
     action = DECISION_KEYS.get(button)
     state = controller.state
     if action is not None:
-        return controller.why_not(action) or f"that decision is not taken {when(state)}"
+        why = controller.why_not(action)
+        if why is not None:
+            return refusal_words(why)
+        return f"that decision is not taken {state_words(state.value)}"
     if button in BOX_KEYS:
         if state not in ENTRY_STATES:
-            return f"a box is chosen only for a decision, not {when(state)}"
+            return f"a box is chosen only for a decision, not {state_words(state.value)}"
         return f"box {BOX_KEYS.index(button) + 1} has no bet this round"
     if button in WAGER_KEYS:
         if state not in ENTRY_STATES:
-            return f"a wager is chosen only for a decision, not {when(state)}"
+            return f"a wager is chosen only for a decision, not {state_words(state.value)}"
         wagers = "wager" if wagers_per_box == 1 else "wagers"
         return f"a box takes at most {wagers_per_box} {wagers} at this table"
     if button in DIGIT_KEYS:
-        return f"an amount is keyed only for a decision, not {when(state)}"
-    return f"that key does nothing {when(state)}"
+        return f"an amount is keyed only for a decision, not {state_words(state.value)}"
+    return f"that key does nothing {state_words(state.value)}"
 
 
 def printed(button: Button) -> str:
@@ -171,7 +175,7 @@ def printed(button: Button) -> str:
     if button in DIGIT_KEYS:
         return str(DIGIT_KEYS.index(button))
     action = DECISION_KEYS.get(button)
-    return describe(action) if action is not None else button.name.lower()
+    return action_words(action.value) if action is not None else button.name.lower()
 
 
 def keys_for(action: Action, data: dict[str, Any], box_players: list[str]) -> list[Button]:

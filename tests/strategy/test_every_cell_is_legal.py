@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pytest
 
 from controller.game.hands import hand_value
+from controller.game.refusals import WhyNot
 from controller.game.rules import VARIANT_IDS, CardsAfterDouble, Variant, load_variant
 from controller.play.strategy import (
     HARD_ROWS,
@@ -65,7 +66,7 @@ SITUATIONS = (
 
 def why_not(
     rules: Variant, action: Action, box: BoxState, hand: HandState, up: Card | None, window: bool
-) -> str | None:
+) -> WhyNot | str | None:
     if action is Action.HIT:
         return why_not_hit(rules, hand)
     if action is Action.STAND:

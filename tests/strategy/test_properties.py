@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.hands import hand_value
+from controller.game.refusals import WhyNot
 from controller.game.rules import VARIANT_IDS, CardsAfterDouble, load_variant
 from controller.play.strategy import load_strategy
 from controller.round.model import (
@@ -58,7 +61,7 @@ def test_the_decision_for_any_live_hand_is_allowed_by_the_round(
     dealer = up if rules.dealer.first_card_face_up else None
     action = STRATEGIES[variant_id].decide_hand(rules, box, hand, dealer, surrender_window=window)
     assert action in PLAYS
-    reason = {
+    reasons: dict[Action, Callable[[], WhyNot | str | None]] = {
         Action.HIT: lambda: why_not_hit(rules, hand),
         Action.STAND: lambda: why_not_stand(rules, hand),
         Action.DOUBLE: lambda: why_not_double(rules, box, hand, None, ["ann"]),
@@ -67,7 +70,8 @@ def test_the_decision_for_any_live_hand_is_allowed_by_the_round(
             (None if window and surrender_offered(rules, dealer) else "not offered")
             or why_not_surrender(rules, box)
         ),
-    }[action]()
+    }
+    reason = reasons[action]()
     assert reason is None, f"{variant_id} {cards} vs {dealer}: {action.value}: {reason}"
     if action is Action.STAND and rules.hands.stand_minimum:
         assert hand_value(cards).total >= rules.hands.stand_minimum or len(cards) >= 5
