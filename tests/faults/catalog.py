@@ -269,12 +269,21 @@ def inject_split(dealer: Dealer, phase: str) -> None:
     ]
 
 
+def _resumed(state: dict[str, Any]) -> bool:
+    return bool((state.get("prompt") or {}).get("code") == "RESUMED")
+
+
 def _lost_then_back(
     dealer: Dealer, role: str, restore: Callable[[], None] | None, mark: int
 ) -> None:
     rig = dealer.rig
+    # The hold, or (a stall the link got over before a screen state showed it: the page is sent
+    # the latest state, not each one) the resumption that only a hold has; the journal's rows
+    # of the hold and its clearing are checked after the round either way.
     rig.wait_for(
-        lambda s: _link(s, role) == "lost" and s["holding"], "the link lost: hold", since=mark
+        lambda s: (_link(s, role) == "lost" and s["holding"]) or _resumed(s),
+        "the link lost: hold",
+        since=mark,
     )
     if restore is not None:
         restore()
