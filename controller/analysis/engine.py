@@ -511,7 +511,7 @@ class Analysis:
             if open_21:  # the analysis' rule (the round ends every 21): what else ends it
                 end = _end_short_of_21(rules, hand)
             box = self._box_state(hand, 1)
-            on_totals = rules.double.on_totals  # the analysis' rule (the round has no check)
+            on_totals = rules.double.on_totals  # why_not_double's check (before an open 21's)
             total_ok = not on_totals or hand_value(hand.cards).total in on_totals
             no_double = why_not_double(rules, box, hand, None, [PLAYER])
             if open_21 and no_double is not None and no_double.code is Why.HAS_21:

@@ -255,8 +255,7 @@ class DoubleRules(_Section):
     amount: DoubleAmount = DoubleAmount.ORIGINAL
     times_per_hand: Annotated[StrictInt, Field(ge=1, le=3)] = 1
     # the totals a hand may be doubled on (its total as it counts: an ace as 11 where that does
-    # not bust), such as [9, 10, 11]; empty: any total. The analysis' rule only (see
-    # table_refusals): the round does not check it yet.
+    # not bust), such as [9, 10, 11]; empty: any total (the round's why_not_double checks it)
     on_totals: tuple[Annotated[StrictInt, Field(ge=4, le=21)], ...] = ()
     cards_after: CardsAfterDouble = CardsAfterDouble.ONE
     after_split: StrictBool = True
@@ -371,12 +370,6 @@ def table_refusals(v: Variant) -> list[str]:
             "hands.twenty_one_ends_hand = false: the table ends every 21 (a chart has no row "
             "for it either); croupier analyze --set hands.twenty_one_ends_hand=false analyses "
             "the rule for the best play"
-        )
-    if v.double.on_totals:
-        out.append(
-            f"double.on_totals = {list(v.double.on_totals)}: the table does not check a "
-            "double's total yet (it would let any total double); croupier analyze --set "
-            "double.on_totals=... analyses the rule"
         )
     return out
 

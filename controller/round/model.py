@@ -293,6 +293,8 @@ def why_not_double(
         return WhyNot(Why.DOUBLE_TOTAL, number=d.max_total_after_two)
     if value >= 21:
         return WhyNot(Why.HAS_21)
+    if d.on_totals and value not in d.on_totals:
+        return WhyNot(Why.DOUBLE_ON_TOTALS, totals=d.on_totals, number=value)
     if hand.from_split and not d.after_split:
         return WhyNot(Why.NO_DOUBLE_AFTER_SPLIT)
     if hand.split_aces and not d.on_split_aces:

@@ -22,7 +22,10 @@ from controller.cli.analyze import summary
 from controller.cli.main import main
 from controller.game.errors import ConfigError
 from controller.game.rules import Variant, load_variant
+from controller.game.settlement import Wager
+from controller.game.words import refusal_words
 from controller.play.strategy import strategy_from_mapping
+from controller.round.model import BoxState, HandState, StakeState, why_not_double
 from drivers.tbl21.cards import parse_cards
 from tests.analysis.brute import brute_force_ev
 
@@ -170,11 +173,21 @@ def test_the_cut_card_reserve_follows_the_decks_unless_given_in_cards() -> None:
         load_variant("pa-blackjack", both)
 
 
-def test_doubling_on_some_totals_only_is_refused_for_a_table_the_round_would_deal_otherwise() -> (
-    None
-):
-    with pytest.raises(ConfigError, match="the table does not check a double's total yet"):
-        load_variant("pa-blackjack", {"double.on_totals": [10, 11]})
+def test_a_table_doubling_on_some_totals_only_refuses_a_double_on_another_total() -> None:
+    rules = load_variant("pa-blackjack", {"double.on_totals": [9, 10, 11]})
+    for cards, why in (("5H 4D", None), ("6H 5D", None), ("7H 5D", "the hand has 12")):
+        hand = HandState(parse_cards(cards), [StakeState("p1", 1000, 0)])
+        box = BoxState(1, [Wager("p1", 1000)], [hand])
+        refusal = why_not_double(rules, box, hand, 1000, ["p1"])
+        if why is None:
+            assert refusal is None, cards
+        else:
+            assert refusal is not None
+            assert refusal_words(refusal) == f"double only on a total of 9, 10 or 11, {why}"
+    soft = HandState(parse_cards("AH 9D"), [StakeState("p1", 1000, 0)])  # soft 20, not 10
+    refusal = why_not_double(rules, BoxState(1, [Wager("p1", 1000)], [soft]), soft, 1000, ["p1"])
+    assert refusal is not None
+    assert refusal.number == 20
 
 
 # Peter Griffin, The Theory of Blackjack, rule effects in percent for a basic strategy player,
