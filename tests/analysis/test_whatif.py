@@ -231,7 +231,7 @@ SHOWN: dict[str, str] = {
     "hands.dealer_five_card_trick": "toggle 'no dealer five-card trick'",
     "hands.stand_minimum": "test_tiny_shoes (stand on 15: uk-pontoon)",
     "hands.max_cards": "test_tiny_shoes (uk-pontoon's five-card limit)",
-    "hands.twenty_one_ends_hand": "test_a_21_that_plays_on_is_the_analysis_rule_only_...",
+    "hands.twenty_one_ends_hand": "test_a_21_that_plays_on_may_be_hit_and_a_chart_stands_on_it",
     "payouts.win": "test_reprice (payouts re-priced)",
     "payouts.natural": "toggle 'natural pays 2:1'",
     "payouts.five_card_trick": "test_reprice (payouts re-priced)",
@@ -305,13 +305,14 @@ def test_a_set_that_changes_no_figure_is_refused_saying_why(
     assert err.rstrip().endswith("so it is refused")
 
 
-def test_a_21_that_plays_on_is_the_analysis_rule_only_and_the_best_play_may_hit_it() -> None:
-    """hands.twenty_one_ends_hand = false: refused for a table (the round ends every 21);
-    analysed, a three-card soft 21 may be hit or doubled (for pontoon's five-card trick), the
-    best play is worth no less than with the 21 ending the hand, and a chart (no row for 21)
-    stands on it: its value is the same either way."""
-    with pytest.raises(ConfigError, match="the table ends every 21"):
-        load_variant("pontoon-blackjack", {"hands.twenty_one_ends_hand": False})
+def test_a_21_that_plays_on_may_be_hit_and_a_chart_stands_on_it() -> None:
+    """hands.twenty_one_ends_hand = false: a table takes it (the round plays the 21 on), but
+    not with 21s paid at once; a three-card soft 21 may be hit or doubled (for pontoon's
+    five-card trick), the best play is worth no less than with the 21 ending the hand, and a
+    chart (no row for 21) stands on it: its value is the same either way."""
+    load_variant("pontoon-blackjack", {"hands.twenty_one_ends_hand": False})
+    with pytest.raises(ConfigError, match="the table pays a 21 when it is made"):
+        load_variant("nz-pontoon", {"hands.twenty_one_ends_hand": False})
     tiny = {**TINY, "double.max_total_after_two": 21}
     ends = load_variant("pontoon-blackjack", tiny, analysis=True)
     plays_on = load_variant(
