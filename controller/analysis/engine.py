@@ -53,9 +53,8 @@ from controller.analysis.shoe import (
     representative,
 )
 from controller.game.errors import ConfigError
-from controller.game.hands import hand_value, win_odds
-from controller.game.refusals import Why, WhyNot
-from controller.game.rules import CardsAfterDouble, SplitMatch, Variant
+from controller.game.hands import win_odds
+from controller.game.rules import SplitMatch, Variant
 from controller.game.settlement import (
     Box,
     Hand,
@@ -506,23 +505,16 @@ class Analysis:
         if got is None:
             hand = self._hand_state(ctx, comp, i0, doubled)
             rules = self.rules
+            # the round's own checks, its rules too (a 21 that plays on, doubling on some
+            # totals only)
             end = end_of_hand(rules, hand) if n >= 2 else None
-            open_21 = end == "21" and not rules.hands.twenty_one_ends_hand
-            if open_21:  # the analysis' rule (the round ends every 21): what else ends it
-                end = _end_short_of_21(rules, hand)
             box = self._box_state(hand, 1)
-            on_totals = rules.double.on_totals  # the analysis' rule (the round has no check)
-            total_ok = not on_totals or hand_value(hand.cards).total in on_totals
             no_double = why_not_double(rules, box, hand, None, [PLAYER])
-            if open_21 and no_double is not None and no_double.code is Why.HAS_21:
-                split = hand.from_split and not rules.double.after_split  # the checks after it
-                aces = hand.split_aces and not rules.double.on_split_aces
-                no_double = WhyNot(Why.NO_DOUBLE_AFTER_SPLIT) if split or aces else None
             got = Facts(
                 end=end,
                 can_stand=end is None and why_not_stand(rules, hand) is None,
-                can_hit=end is None and (open_21 or why_not_hit(rules, hand) is None),
-                can_double=end is None and total_ok and no_double is None,
+                can_hit=end is None and why_not_hit(rules, hand) is None,
+                can_double=end is None and no_double is None,
                 can_rescue=doubled
                 and rules.double.rescue
                 and why_not_rescue(rules, hand, PLAYER) is None,
@@ -1091,18 +1083,6 @@ class Analysis:
     def house_edge(self) -> float:
         """The house edge per initial wager (+: the house wins)."""
         return -self.expected_value()
-
-
-def _end_short_of_21(rules: Variant, hand: HandState) -> str | None:
-    """Why a 21 that does not end the hand by itself (``hands.twenty_one_ends_hand = false``)
-    ends all the same: :func:`end_of_hand`'s checks after its 21 (None: it plays on)."""
-    if hand.split_aces and rules.split.split_aces_one_card:
-        return "split aces take one card"
-    if hand.doubles and rules.double.cards_after is CardsAfterDouble.ONE:
-        return "one card after a double"
-    if rules.hands.max_cards and len(hand.cards) >= rules.hands.max_cards:
-        return f"{rules.hands.max_cards} cards"
-    return None
 
 
 def _play_facts(facts: Facts) -> tuple[object, ...]:

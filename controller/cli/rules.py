@@ -57,6 +57,12 @@ def _ranks(ranks: tuple[Rank, ...]) -> str:
     return ", ".join(r.value for r in ranks) if ranks else "none"
 
 
+def _totals(totals: tuple[int, ...]) -> str:
+    """'9, 10 or 11'."""
+    words = [str(t) for t in totals]
+    return ", ".join(words[:-1]) + " or " + words[-1] if len(words) > 1 else words[0]
+
+
 def summary(v: Variant) -> str:
     """A readable summary of every rule of a variant, for dealers and supervisors."""
     from controller.game.prompts import money  # noqa: PLC0415 - with the rules
@@ -101,6 +107,8 @@ def summary(v: Variant) -> str:
     ]
     if p.twenty_one_paid_at_once:
         lines.append("Player 21:   always wins, paid the moment it is made")
+    if not h.twenty_one_ends_hand:
+        lines.append("Player 21:   does not end the hand (not a natural): it may be hit or doubled")
     if h.five_card_trick and p.five_card_trick is not None:
         lines.append(f"5-card trick: pays {format_odds(p.five_card_trick)}, ranks below a natural")
     if h.stand_minimum:
@@ -134,6 +142,7 @@ def summary(v: Variant) -> str:
             + ("; after a split" if dbl.after_split else "; not after a split")
             + ("; initial aces count 1 for the players who double" if dbl.initial_aces_count_one
                else "")
+            + (f"; only on a total of {_totals(dbl.on_totals)}" if dbl.on_totals else "")
         )  # fmt: skip
         if dbl.rescue:
             lines.append("Rescue:      take back the double, forfeit the original wager")

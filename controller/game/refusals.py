@@ -28,6 +28,7 @@ class Why(StrEnum):
     DOUBLE_TIMES = "double_times"  # number: the doubles a hand may take
     DOUBLE_CARDS = "double_cards"  # low, high (0: no upper limit), number: the hand's cards
     DOUBLE_TOTAL = "double_total"  # number: the highest total a double on 3+ cards may have
+    DOUBLE_ON_TOTALS = "double_on_totals"  # totals: those a double may have; number: the hand's
     NO_DOUBLE_AFTER_SPLIT = "no_double_after_split"
     SPLIT_ACES_NO_DOUBLE = "split_aces_no_double"
     NO_PLAYER_JOINS = "no_player_joins"
@@ -96,6 +97,7 @@ class WhyNot(NamedTuple):
     cents: int = 0
     cards: tuple[Card, ...] = ()
     ranks: tuple[str, ...] = ()
+    totals: tuple[int, ...] = ()  # hand totals (the totals a double may have)
     match: str = ""
     in_play: int = 0  # the box in play
     hand: int = 0  # the hand in play (1 for the first)

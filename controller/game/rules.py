@@ -211,8 +211,8 @@ class HandRules(_Section):
     stand_minimum: Annotated[StrictInt, Field(ge=0, le=21)] = 0
     max_cards: Annotated[StrictInt, Field(ge=0, le=12)] = 0  # 0: no limit
     # false: a 21 (not a natural) may still be hit or doubled, as in the published online
-    # Pontoon (a soft 21 doubled for the five-card trick). The analysis' rule only (see
-    # table_refusals): the round ends every 21.
+    # Pontoon (a soft 21 doubled for the five-card trick): the round's end_of_hand,
+    # why_not_hit and why_not_double read it (a table refuses it with 21s paid at once)
     twenty_one_ends_hand: StrictBool = True
 
 
@@ -255,8 +255,7 @@ class DoubleRules(_Section):
     amount: DoubleAmount = DoubleAmount.ORIGINAL
     times_per_hand: Annotated[StrictInt, Field(ge=1, le=3)] = 1
     # the totals a hand may be doubled on (its total as it counts: an ace as 11 where that does
-    # not bust), such as [9, 10, 11]; empty: any total. The analysis' rule only (see
-    # table_refusals): the round does not check it yet.
+    # not bust), such as [9, 10, 11]; empty: any total (the round's why_not_double checks it)
     on_totals: tuple[Annotated[StrictInt, Field(ge=4, le=21)], ...] = ()
     cards_after: CardsAfterDouble = CardsAfterDouble.ONE
     after_split: StrictBool = True
@@ -366,17 +365,11 @@ def table_refusals(v: Variant) -> list[str]:
     """Rules the analysis models but a table cannot deal yet: refused for every use but
     ``croupier analyze`` (which validates with ``analysis=True``), each saying why."""
     out: list[str] = []
-    if not v.hands.twenty_one_ends_hand:
+    if not v.hands.twenty_one_ends_hand and v.payouts.twenty_one_paid_at_once:
         out.append(
-            "hands.twenty_one_ends_hand = false: the table ends every 21 (a chart has no row "
-            "for it either); croupier analyze --set hands.twenty_one_ends_hand=false analyses "
-            "the rule for the best play"
-        )
-    if v.double.on_totals:
-        out.append(
-            f"double.on_totals = {list(v.double.on_totals)}: the table does not check a "
-            "double's total yet (it would let any total double); croupier analyze --set "
-            "double.on_totals=... analyses the rule"
+            "hands.twenty_one_ends_hand = false with payouts.twenty_one_paid_at_once = true: "
+            "the table pays a 21 when it is made, so it cannot play on; croupier analyze --set "
+            "hands.twenty_one_ends_hand=false analyses the rule for the best play"
         )
     return out
 

@@ -679,6 +679,12 @@ def _kind(w: WhyNot) -> str:
     return w.kind.value if w.kind is not None else "any"
 
 
+def _double_on_totals(w: WhyNot) -> str:
+    totals = [str(t) for t in w.totals]
+    listed = ", ".join(totals[:-1]) + " or " + totals[-1] if len(totals) > 1 else "".join(totals)
+    return f"double only on a total of {listed or 'none'}, the hand has {w.number}"
+
+
 def _double_cards(w: WhyNot) -> str:
     allowed = f"{w.low}-{w.high}" if w.high else f"{w.low} or more"
     return f"double needs {allowed} cards, the hand has {w.number}"
@@ -699,6 +705,7 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.DOUBLE_TOTAL: lambda w: (
         f"double on three or more cards needs a total of {w.number} or less"
     ),
+    Why.DOUBLE_ON_TOTALS: _double_on_totals,
     Why.NO_DOUBLE_AFTER_SPLIT: lambda w: "no double after a split",
     Why.SPLIT_ACES_NO_DOUBLE: lambda w: "split aces cannot be doubled",
     Why.NO_PLAYER_JOINS: lambda w: "no player joins the double",

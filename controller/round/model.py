@@ -244,7 +244,9 @@ def end_of_hand(rules: Variant, hand: HandState) -> str | None:
     if value == 21:
         if is_natural(rules, hand.cards, hand.from_split) and hand.doubles == 0:
             return "natural"
-        return "21"
+        if rules.hands.twenty_one_ends_hand:
+            return "21"
+        # hands.twenty_one_ends_hand = false: only what ends any other hand ends this 21
     if hand.split_aces and rules.split.split_aces_one_card:
         return "split aces take one card"
     if hand.doubles and rules.double.cards_after is CardsAfterDouble.ONE:
@@ -261,7 +263,8 @@ def why_not_hit(rules: Variant, hand: HandState) -> WhyNot | None:
         return WhyNot(Why.SECOND_CARD_OWED)
     if hand.doubles and rules.double.cards_after is CardsAfterDouble.ONE:
         return WhyNot(Why.ONE_CARD_AFTER_DOUBLE)
-    if total(rules, hand) >= 21:
+    value = total(rules, hand)
+    if value > 21 or (value == 21 and rules.hands.twenty_one_ends_hand):
         return WhyNot(Why.HAS_21)
     return None
 
@@ -291,8 +294,10 @@ def why_not_double(
     value = total(rules, hand)
     if n > 2 and value > d.max_total_after_two:
         return WhyNot(Why.DOUBLE_TOTAL, number=d.max_total_after_two)
-    if value >= 21:
+    if value > 21 or (value == 21 and rules.hands.twenty_one_ends_hand):
         return WhyNot(Why.HAS_21)
+    if d.on_totals and value not in d.on_totals:
+        return WhyNot(Why.DOUBLE_ON_TOTALS, totals=d.on_totals, number=value)
     if hand.from_split and not d.after_split:
         return WhyNot(Why.NO_DOUBLE_AFTER_SPLIT)
     if hand.split_aces and not d.on_split_aces:

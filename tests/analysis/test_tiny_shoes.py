@@ -9,6 +9,8 @@ a dozen cards; tests/analysis/test_published.py checks it against published spli
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from dataclasses import dataclass, fields
 from typing import Any
 
 import pytest
@@ -16,9 +18,11 @@ import pytest
 from controller.analysis.engine import Analysis
 from controller.analysis.outcomes import Outcomes
 from controller.analysis.shoe import Shoe
-from controller.game.rules import load_variant
-from controller.play.strategy import strategy_from_mapping
-from drivers.tbl21.cards import parse_cards
+from controller.game.hands import hand_value
+from controller.game.rules import VARIANT_IDS, Variant, load_variant
+from controller.play.strategy import Strategy, strategy_from_mapping
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, Rank, parse_cards
 from tests.analysis.brute import brute_force_ev
 
 WAGER = 1000
@@ -26,11 +30,13 @@ WAGER = 1000
 UP = ["2", "3", "4", "5", "6", "7", "8", "9", "T", "A"]
 
 
-def up_card_strategy(variant: str, surrender_cols: set[str], rescue: bool) -> dict[str, Any]:
+def up_card_strategy(
+    variant: str, surrender_cols: set[str], rescue: bool, doubles: frozenset[int] = frozenset()
+) -> dict[str, Any]:
     def row(total: int, soft: bool = False) -> str:
         cells = []
         for col in UP:
-            if not soft and total in (10, 11):
+            if not soft and total in (doubles or {10, 11}):
                 cells.append("Dh")
             elif not soft and total == 16 and col in surrender_cols:
                 cells.append("Rh")
@@ -104,7 +110,7 @@ def card_count_strategy(variant: str) -> dict[str, Any]:
     }
 
 
-CASES = {
+CASES: dict[str, tuple[str, dict[str, Any]]] = {
     # standard shoe rules, eight cards: peek on A/T, late surrender, doubles
     "pa-blackjack": ("KS KS KS AH 9D 7C 6H 5S", {}),
     "pa-blackjack-h17": ("KS KS KS AH AH 6H 5S 4D", {"dealer.hits_soft_17": True}),
@@ -115,7 +121,53 @@ CASES = {
     # both dealer cards face down, stand on 15, five-card trick, dealer five-card trick
     "uk-pontoon": ("KS KS KS KS AH 2D 3C 4H", {}),
     "pontoon-blackjack": ("KS KS KS KS AH 2D 3C 4H", {}),
+    # doubling on 10 and 11 only (issue 28): the chart's doubles on 8 and 9 are refused by the
+    # round (why_not_double), and both hit
+    "pa-blackjack-10-11": ("KS KS KS 5H 4D 6C 3S AH", {"double.on_totals": [10, 11]}),
+    # a 21 that does not end the hand (issue 28): a three- or four-card soft 21 is doubled
+    # (on any total after two cards) or hit, for the five-card trick
+    "pontoon-blackjack-21-plays-on": (
+        "KS KS KS KS KS AH 3D 7C",
+        {"hands.twenty_one_ends_hand": False, "double.max_total_after_two": 21},
+    ),
 }
+# the case without its rule (the rule's key given its default)
+ALWAYS: dict[str, Any] = {"double.on_totals": [], "hands.twenty_one_ends_hand": True}
+# the chart's hard doubles where not 10 and 11
+CHART_DOUBLES = {"pa-blackjack-10-11": frozenset({8, 9, 10, 11})}
+# a figure the case's rule changes: the case without its rule must differ
+RULE_CASES = {"pa-blackjack-10-11", "pontoon-blackjack-21-plays-on"}
+
+
+@dataclass(frozen=True, slots=True)
+class PlaysOn21(Strategy):
+    """A chart that also plays a three- or four-card soft 21 on: doubles it where the round
+    lets it, else hits it (a chart has no row for 21 and stands on it)."""
+
+    def decide(
+        self,
+        rules: Variant,
+        cards: Sequence[Card],
+        dealer_up: Card | Rank | None,
+        *,
+        can_double: bool,
+        can_split: bool,
+        can_surrender: bool = False,
+        doubled: bool = False,
+    ) -> Action:
+        value = hand_value(cards)
+        if value.total == 21 and value.soft and len(cards) in (3, 4):
+            return Action.DOUBLE if can_double else Action.HIT
+        return Strategy.decide(
+            self,
+            rules,
+            cards,
+            dealer_up,
+            can_double=can_double,
+            can_split=can_split,
+            can_surrender=can_surrender,
+            doubled=doubled,
+        )
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -123,29 +175,29 @@ def test_tiny_shoe_value_and_outcome_distribution_equal_every_order_played_by_th
     case: str,
 ) -> None:
     cards_text, extra = CASES[case]
-    variant = case.removesuffix("-h17").removesuffix("-678")
+    variant = max((v for v in VARIANT_IDS if case.startswith(v)), key=len)
     cards = parse_cards(cards_text)
-    rules = load_variant(
-        variant,
-        {
-            "split.allowed": False,
-            "shoe.burn_cards": 0,
-            "shoe.decks": 1,
-            "shoe.cut_card_reserve": 1,
-            **extra,
-        },
-    )
+    tiny = {"split.allowed": False, "shoe.burn_cards": 0, "shoe.decks": 1}
+    rules = load_variant(variant, {**tiny, "shoe.cut_card_reserve": 1, **extra})
     if rules.dealer.first_card_face_up:
         cols = {"T", "A"} if rules.surrender.allowed else set()
         if rules.surrender.allowed and variant == "pa-blackjack":
             cols = set(UP)
-        data = up_card_strategy(variant, cols, rules.double.rescue)
+        data = up_card_strategy(
+            variant, cols, rules.double.rescue, CHART_DOUBLES.get(case, frozenset())
+        )
     else:
         data = card_count_strategy(variant)
     strategy = strategy_from_mapping(data, "test strategy", rules)
+    if not rules.hands.twenty_one_ends_hand:
+        strategy = PlaysOn21(**{f.name: getattr(strategy, f.name) for f in fields(strategy)})
     analysis = Analysis(rules, Shoe.of_cards(cards), WAGER, strategy)
     expected = brute_force_ev(rules, strategy, cards, WAGER)
     assert analysis.expected_value() == pytest.approx(expected, abs=1e-12)
+    if case in RULE_CASES:  # the rule changes the figure the round and the analysis agree on
+        plain = load_variant(variant, {**tiny, "shoe.cut_card_reserve": 1, **extra, **ALWAYS})
+        without = Analysis(plain, Shoe.of_cards(cards), WAGER, strategy)
+        assert abs(without.expected_value() - expected) > 1e-3
     # the par sheet's distribution of the round's net: whole, and its mean is the same value
     net = Outcomes(analysis).run().net
     assert sum(net.values()) == pytest.approx(1.0, abs=1e-12)

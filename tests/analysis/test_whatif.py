@@ -22,7 +22,10 @@ from controller.cli.analyze import summary
 from controller.cli.main import main
 from controller.game.errors import ConfigError
 from controller.game.rules import Variant, load_variant
+from controller.game.settlement import Wager
+from controller.game.words import refusal_words
 from controller.play.strategy import strategy_from_mapping
+from controller.round.model import BoxState, HandState, StakeState, why_not_double
 from drivers.tbl21.cards import parse_cards
 from tests.analysis.brute import brute_force_ev
 
@@ -170,11 +173,21 @@ def test_the_cut_card_reserve_follows_the_decks_unless_given_in_cards() -> None:
         load_variant("pa-blackjack", both)
 
 
-def test_doubling_on_some_totals_only_is_refused_for_a_table_the_round_would_deal_otherwise() -> (
-    None
-):
-    with pytest.raises(ConfigError, match="the table does not check a double's total yet"):
-        load_variant("pa-blackjack", {"double.on_totals": [10, 11]})
+def test_a_table_doubling_on_some_totals_only_refuses_a_double_on_another_total() -> None:
+    rules = load_variant("pa-blackjack", {"double.on_totals": [9, 10, 11]})
+    for cards, why in (("5H 4D", None), ("6H 5D", None), ("7H 5D", "the hand has 12")):
+        hand = HandState(parse_cards(cards), [StakeState("p1", 1000, 0)])
+        box = BoxState(1, [Wager("p1", 1000)], [hand])
+        refusal = why_not_double(rules, box, hand, 1000, ["p1"])
+        if why is None:
+            assert refusal is None, cards
+        else:
+            assert refusal is not None
+            assert refusal_words(refusal) == f"double only on a total of 9, 10 or 11, {why}"
+    soft = HandState(parse_cards("AH 9D"), [StakeState("p1", 1000, 0)])  # soft 20, not 10
+    refusal = why_not_double(rules, BoxState(1, [Wager("p1", 1000)], [soft]), soft, 1000, ["p1"])
+    assert refusal is not None
+    assert refusal.number == 20
 
 
 # Peter Griffin, The Theory of Blackjack, rule effects in percent for a basic strategy player,
@@ -218,7 +231,7 @@ SHOWN: dict[str, str] = {
     "hands.dealer_five_card_trick": "toggle 'no dealer five-card trick'",
     "hands.stand_minimum": "test_tiny_shoes (stand on 15: uk-pontoon)",
     "hands.max_cards": "test_tiny_shoes (uk-pontoon's five-card limit)",
-    "hands.twenty_one_ends_hand": "test_a_21_that_plays_on_is_the_analysis_rule_only_...",
+    "hands.twenty_one_ends_hand": "test_a_21_that_plays_on_may_be_hit_and_a_chart_stands_on_it",
     "payouts.win": "test_reprice (payouts re-priced)",
     "payouts.natural": "toggle 'natural pays 2:1'",
     "payouts.five_card_trick": "test_reprice (payouts re-priced)",
@@ -292,13 +305,14 @@ def test_a_set_that_changes_no_figure_is_refused_saying_why(
     assert err.rstrip().endswith("so it is refused")
 
 
-def test_a_21_that_plays_on_is_the_analysis_rule_only_and_the_best_play_may_hit_it() -> None:
-    """hands.twenty_one_ends_hand = false: refused for a table (the round ends every 21);
-    analysed, a three-card soft 21 may be hit or doubled (for pontoon's five-card trick), the
-    best play is worth no less than with the 21 ending the hand, and a chart (no row for 21)
-    stands on it: its value is the same either way."""
-    with pytest.raises(ConfigError, match="the table ends every 21"):
-        load_variant("pontoon-blackjack", {"hands.twenty_one_ends_hand": False})
+def test_a_21_that_plays_on_may_be_hit_and_a_chart_stands_on_it() -> None:
+    """hands.twenty_one_ends_hand = false: a table takes it (the round plays the 21 on), but
+    not with 21s paid at once; a three-card soft 21 may be hit or doubled (for pontoon's
+    five-card trick), the best play is worth no less than with the 21 ending the hand, and a
+    chart (no row for 21) stands on it: its value is the same either way."""
+    load_variant("pontoon-blackjack", {"hands.twenty_one_ends_hand": False})
+    with pytest.raises(ConfigError, match="the table pays a 21 when it is made"):
+        load_variant("nz-pontoon", {"hands.twenty_one_ends_hand": False})
     tiny = {**TINY, "double.max_total_after_two": 21}
     ends = load_variant("pontoon-blackjack", tiny, analysis=True)
     plays_on = load_variant(

@@ -183,3 +183,42 @@ def test_pontoon_blackjack_splits_up_to_four_hands_one_split_and_two_resplits() 
         "8S KS", "8C 8C", "8H KH", "8D KD",
     ]  # fmt: skip
     assert net(rec) == {"ann": 4000}  # 18, 16, 18, 18 against a dealer 9 7 10: bust
+
+
+def test_doubling_on_some_totals_only_refuses_a_double_on_another_total() -> None:
+    # 7 5 = 12: the double is refused, stand; 6 4 = 10 doubles and draws a king (20)
+    ten_eleven = {"double.on_totals": [10, 11]}
+    _, [twelve, ten], rejected = play(
+        "pa-blackjack",
+        BURN + "7H 9C 5D 8S" + " 6H 9C 4D 8S KS",
+        ([bet(1, "ann", 10)], [decide("double", box=1), decide("stand", box=1)]),
+        ([bet(1, "ann", 10)], [decide("double", box=1)]),
+        overrides=ten_eleven,
+    )
+    assert [r.reason for r in rejected] == ["double only on a total of 10 or 11, the hand has 12"]
+    assert net(twelve) == {"ann": -1000}
+    assert net(ten) == {"ann": 2000}
+
+
+def test_a_21_that_plays_on_is_doubled_and_drawn_to_a_five_card_trick() -> None:
+    # A 5 hit 5 = soft 21 in three cards: doubled (2: 13), hit (5: 18 in five cards), stand;
+    # the doubled five-card trick pays 2:1 on both stakes
+    plays_on = {"hands.twenty_one_ends_hand": False, "double.max_total_after_two": 21}
+    moves = [decide("hit", box=1), decide("double", box=1), decide("hit", box=1)]
+    _, [rec], rejected = play(
+        "pontoon-blackjack",
+        BURN + "AH 9C 5D 8S 5C 2H 5S",
+        ([bet(1, "ann", 10)], [*moves, decide("stand", box=1)]),
+        overrides=plays_on,
+    )
+    assert rejected == []
+    assert net(rec) == {"ann": 4000}
+    # where a 21 ends the hand (the shipped rule), the same 21 stands and wins 1:1
+    _, [ends], rejected = play(
+        "pontoon-blackjack",
+        BURN + "AH 9C 5D 8S 5C 2H 5S",
+        ([bet(1, "ann", 10)], moves),
+        overrides={"double.max_total_after_two": 21},
+    )
+    assert [r.reason for r in rejected] == ["the round ended before this decision"] * 2
+    assert net(ends) == {"ann": 1000}

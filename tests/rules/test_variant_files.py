@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from controller.cli.main import main
+from controller.cli.rules import summary
 from controller.game.errors import ConfigError
 from controller.game.rules import VARIANT_IDS, VARIANTS_DIR, load_variant
 
@@ -178,6 +179,19 @@ def test_rules_summary_says_who_counts_aces_1_and_when_a_surrender_settles(
     out = capsys.readouterr().out
     assert "initial aces count 1 for the players who double" in out
     assert "forfeited at the completion of the dealer's hand" in out
+
+
+def test_rules_summary_says_which_totals_double_and_that_a_21_plays_on() -> None:
+    rules = load_variant(
+        "pontoon-blackjack",
+        {"double.on_totals": [9, 10, 11], "hands.twenty_one_ends_hand": False},
+    )
+    text = summary(rules)
+    assert "; only on a total of 9, 10 or 11" in text
+    assert "Player 21:   does not end the hand (not a natural): it may be hit or doubled" in text
+    plain = summary(load_variant("pontoon-blackjack"))
+    assert "only on a total" not in plain
+    assert "does not end the hand" not in plain
 
 
 def test_rules_check_accepts_a_good_file(capsys: pytest.CaptureFixture[str]) -> None:
