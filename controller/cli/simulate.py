@@ -28,6 +28,7 @@ from decimal import Decimal, InvalidOperation
 from typing import Any, TextIO
 
 from controller.game.errors import ConfigError, CroupierError
+from controller.game.prompts import money
 from controller.game.rules import Variant
 from controller.play.errors import SimulationError
 from controller.play.simulate import (
@@ -168,8 +169,9 @@ def text_report(d: dict[str, Any], rules: Variant) -> str:
     source = f"shoe file {d['shoe_file']}" if d["shoe_file"] else f"seed {d['seed']}"
     overrides = ", ".join(f"{k}={v!r}" for k, v in d["overrides"].items()) or "none"
     lines = [
-        f"{d['variant']}: {d['rounds']:,} rounds, {d['boxes']} box(es) at "
-        f"{d['wager_cents'] / 100:.2f}, {d['shuffle']} shuffle, {source}",
+        f"{d['variant']}: {d['rounds']:,} rounds, {d['boxes']} "
+        f"{'box' if d['boxes'] == 1 else 'boxes'} at {money(d['wager_cents'])} a wager, "
+        f"{d['shuffle']} shuffle, {source}",
         f"overrides: {overrides}",
         "",
         "house edge per initial unit (+ the house wins):",

@@ -78,7 +78,11 @@ def test_the_kernel_plays_every_round_as_the_controller_does(
 ) -> None:
     results = differences[variant]
     assert len(results) == sum(len(plan) for plan in PLAN.values())
-    found = [f"{c.boxes} box(es), {c.shuffle}: {d}" for c, d in results if d is not None]
+    found = [
+        f"{c.boxes} {'box' if c.boxes == 1 else 'boxes'}, {c.shuffle}: {d}"
+        for c, d in results
+        if d is not None
+    ]
     assert not found, "\n".join(found)
 
 
