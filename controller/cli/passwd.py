@@ -8,7 +8,7 @@ import secrets
 import sys
 
 from controller.game.errors import ConfigError
-from controller.table.config import DEMO_PINS, hash_secret, load_table_config
+from controller.table.config import DEMO_PINS, LoadedTable, hash_secret, load_table_config
 from controller.table.pepper import PIN_DIGITS, Pepper, PepperError
 
 
@@ -40,6 +40,25 @@ def new_pin(command: str, what: str) -> str | int:
     return first
 
 
+def table_pepper(command: str, table: LoadedTable, whose: str, mark: str = "") -> Pepper | int:
+    """The table's PIN pepper, made if it has none yet (said on stderr, ``mark`` before it:
+    ``whose`` hashes are worthless without it); or the exit status 2, said, when it cannot be
+    read or made."""
+    try:
+        pepper, made = Pepper.load_or_make(table.pepper_path, table.config.table_id)
+    except PepperError as exc:
+        print(f"{command}: {exc}", file=sys.stderr)
+        return 2
+    if made:
+        print(
+            f"{mark}made the table's PIN pepper {pepper.path}: {whose} are worthless without "
+            "it. Keep it there (croupier's alone), and back it up apart from the files that "
+            "hold them",
+            file=sys.stderr,
+        )
+    return pepper
+
+
 def passwd(args: argparse.Namespace) -> int:
     if args.token:
         token = secrets.token_urlsafe(24)
@@ -55,18 +74,9 @@ def passwd(args: argparse.Namespace) -> int:
     first = new_pin("croupier passwd", f"{role} PIN")
     if isinstance(first, int):
         return first
-    try:
-        pepper, made = Pepper.load_or_make(table.pepper_path, table.config.table_id)
-    except PepperError as exc:
-        print(f"croupier passwd: {exc}", file=sys.stderr)
-        return 2
-    if made:
-        print(
-            f"# made the table's PIN pepper {pepper.path}: the PIN hashes of "
-            f"{table.source} are worthless without it. Keep it there (croupier's alone), and "
-            "back it up apart from the table file",
-            file=sys.stderr,
-        )
+    pepper = table_pepper("croupier passwd", table, f"the PIN hashes of {table.source}", "# ")
+    if isinstance(pepper, int):
+        return pepper
     print(f"# under [{role}] in {table.source}", file=sys.stderr)
     print(f'pin_hash = "{hash_secret(first, pepper=pepper)}"')
     return 0

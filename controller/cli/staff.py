@@ -6,10 +6,9 @@ from __future__ import annotations
 import argparse
 import sys
 
-from controller.cli.passwd import new_pin
+from controller.cli.passwd import new_pin, table_pepper
 from controller.game.errors import ConfigError
 from controller.table.config import LoadedTable, hash_secret, load_table_config
-from controller.table.pepper import Pepper, PepperError
 from controller.table.staff import (
     STAFF_ID,
     Person,
@@ -56,17 +55,9 @@ def add(args: argparse.Namespace) -> int:
     pin = new_pin(COMMAND, f"PIN of {name}")
     if isinstance(pin, int):
         return pin
-    try:
-        pepper, made = Pepper.load_or_make(table.pepper_path, table.config.table_id)
-    except PepperError as exc:
-        print(f"{COMMAND}: {exc}", file=sys.stderr)
-        return 2
-    if made:
-        print(
-            f"made the table's PIN pepper {pepper.path}: the staff file's PIN hashes are "
-            "worthless without it. Keep it there (croupier's alone), and back it up apart",
-            file=sys.stderr,
-        )
+    pepper = table_pepper(COMMAND, table, "the staff file's PIN hashes")
+    if isinstance(pepper, int):
+        return pepper
     before = staff.get(args.staff_id)
     person = Person(args.staff_id, args.role, name, hash_secret(pin, pepper=pepper))
     try:
