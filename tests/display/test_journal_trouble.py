@@ -58,6 +58,8 @@ def test_an_unwritable_journal_refuses_the_press_with_its_reason_and_shows_every
             assert refused["accepted"] is False, refused
             assert "Not applied (the DEAL key)" in refused["reason"]
             assert "disk I/O error" in refused["reason"]
+            # the answer goes out in the owner's pass, the screen's state at its end
+            table.wait_for(lambda s: bool(s.get("notices")), "the journal's notice published")
             state = table.api_state()
             assert state["state"] == "betting"  # nothing was applied
             (notice,) = state["notices"]
