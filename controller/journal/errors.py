@@ -22,6 +22,7 @@ KIND_WORDS = {
     "supervisor": "a supervisor's decision",
     "access": "a sign-in",
     "people": "a dealer or rated player at the table",
+    "shoe_receipt": "the account of a shoe at its end",
     "command": "a command",
     "device_command": "an order to a device",
     "round_start": "the start of a round",

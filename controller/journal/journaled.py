@@ -93,7 +93,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 10  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 13  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -113,7 +113,11 @@ JOURNAL_FORMAT = 10  # 1: software 0.1 (no device_command rows, inputs without t
 # it is the first effect row of the table's first start (:meth:`JournaledTable.opening`). A
 # replay does not compare it: it is the start's, made by the rules of that start (which may
 # change before a card is dealt, flagged), not by a cause.
+# 10 (to 12, other features): no shoe receipts; from 13 on the end of each shoe (the shoe
+# loading the next) writes a ``shoe_receipt`` effect row (controller.table.shoewatch), which a
+# replay makes for older journals too but does not compare (they never held one).
 OPENING_FORMAT = 10
+RECEIPT_FORMAT = 13
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -123,6 +127,7 @@ EFFECT_KINDS = (
     "supervisor",
     "access",
     "people",
+    "shoe_receipt",
     "command",
     "device_command",
     "note",
@@ -684,8 +689,10 @@ def _key_only(access: AccessPolicy) -> AccessPolicy:
 
 def _kept(entry: Entry, fmt: int) -> bool:
     """Whether a journal of format ``fmt`` holds a row for this replayed effect (format 1 did
-    not journal the table's device commands)."""
+    not journal the table's device commands, formats before 13 no shoe receipts)."""
     kind, payload = entry
+    if kind == "shoe_receipt":
+        return fmt >= RECEIPT_FORMAT
     if kind != "device_command":
         return True
     if fmt < 3:  # format 2 lit keys the rules did not allow: its lights are not compared

@@ -27,6 +27,7 @@ from controller.round.model import RoundState
 from controller.table.access import AccessEvent
 from controller.table.app import DeviceNote, DeviceOrder, InputResult, TableApp, TableOutput
 from controller.table.people import PeopleEvent
+from controller.table.shoewatch import ShoeReceipt
 from drivers.tbl21.events import DeviceEvent
 
 JSONDict = dict[str, Any]
@@ -43,6 +44,10 @@ def entry_for(item: object) -> Entry:
         record = to_record(item)
         del record["type"]
         return "people", record
+    if isinstance(item, ShoeReceipt):
+        record = to_record(item)
+        del record["type"]
+        return "shoe_receipt", record
     if isinstance(item, LedgerEntry):
         record = to_record(item)
         del record["type"]

@@ -89,7 +89,7 @@ from controller.table.people import (
     SitDown,
     WalkAway,
 )
-from controller.table.shoewatch import Note, ShoeWatch, Step
+from controller.table.shoewatch import Note, ShoeReceipt, ShoeWatch, Step
 from drivers.tbl21.cards import DeckType
 from drivers.tbl21.events import (
     Button,
@@ -174,7 +174,9 @@ class DeviceNote:
     text: str
 
 
-TableOutput = Output | InputResult | DeviceNote | AccessEvent | DeviceOrder | PeopleEvent
+TableOutput = (
+    Output | InputResult | DeviceNote | AccessEvent | DeviceOrder | PeopleEvent | ShoeReceipt
+)
 
 # What a table is given: a driver event, or one of its calls (a bet, a supervisor's or
 # technician's decision, the dealer's keyed-in card, a PIN attempt's outcome, a sign-out, the PIN
@@ -244,7 +246,7 @@ class TableApp:
     ) -> None:
         self.rules = rules
         self.access = AccessControl(access)
-        self.shoe = ShoeWatch(rules.shoe.decks)
+        self.shoe = ShoeWatch(rules.shoe.decks, rules.shoe.deck)
         self.controller = RoundController(rules, start=start)
         self.commands: DeviceCommands = commands if commands is not None else NoDevices()
         self.outputs: list[TableOutput] = []  # the recent ones (see trim_outputs)
@@ -334,11 +336,13 @@ class TableApp:
         if isinstance(event, CardDrawn):
             self._steps(device, self.shoe.drawn(event))
         elif isinstance(event, CutCard):
+            self.shoe.cut_card()
             self.controller.cut_card_seen()
         elif isinstance(event, ShoeLoaded):
             self._note(device, f"new shoe loaded ({event.cards_detected} cards)")
             round_open = self.controller.state not in BETWEEN_ROUNDS
-            self._steps(device, self.shoe.loaded(round_open, self.controller.round.number))
+            number = self.controller.round.number
+            self._steps(device, self.shoe.loaded(round_open, number, event.cards_detected))
         elif isinstance(event, PeekResult):
             self._apply(ReaderAnswer(event.outcome))
             self.peeks_handled += 1
@@ -399,6 +403,8 @@ class TableApp:
         for step in steps:
             if isinstance(step, Note):
                 self._note(device, step.text)
+            elif isinstance(step, ShoeReceipt):
+                self._push(step)
             else:
                 result = self._apply(step)
                 if isinstance(step, DrawnCard):
@@ -759,6 +765,8 @@ class TableApp:
             log.info("input refused", action=action.value, reason=refused.reason)
         else:
             result = InputResult(action, True, "", keys, move, by)
+            if isinstance(move, KeyedCard):
+                self.shoe.keyed_in(move.card)  # it came out of the shoe too (its receipt)
             if not held and self.controller.state is State.HOLD and not self.entry_outlives_holds:
                 # A hold interrupts whatever the dealer was keying: a box, a wager or an
                 # amount keyed before it never carries into a decision after it.

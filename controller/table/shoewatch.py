@@ -18,6 +18,11 @@ seventh ace of spades from six decks) is kept out of the round; a supervisor bur
 the round. The count starts afresh with each new shoe loaded, and is rebuilt with the rest of
 the table when the journal is replayed.
 
+When a shoe ends (the shoe loads the next one: a shuffle asked for with SHF, or a shoe changed
+that nobody asked for) the table writes its *receipt* (:class:`ShoeReceipt`, a ``shoe_receipt``
+row): the cards that came out of it, counted against the declared decks, the cards that must be
+left in it by rank and suit, and any shortfall or surplus against what the shoe itself reports.
+
 :class:`ShoeWatch` keeps the numbers and says what to do as *steps*: notes for the journal and
 inputs for the round, which the table carries out in order.
 """
@@ -30,7 +35,7 @@ from dataclasses import dataclass
 from controller.game.holds import HoldCause, HoldKind
 from controller.round.inputs import DrawnCard, Hold, Input, Resume, Shuffle
 from controller.round.model import count_words
-from drivers.tbl21.cards import Card
+from drivers.tbl21.cards import Card, DeckType, deck
 from drivers.tbl21.events import CardDrawn, DeviceIdentity, FaultRaised
 from drivers.tbl21.faults import FaultCode, Severity
 
@@ -42,7 +47,41 @@ class Note:
     text: str
 
 
-Step = Note | Input
+@dataclass(frozen=True, slots=True)
+class ShoeReceipt:
+    """The account of one shoe at its end (``docs/floor.md``, "Dealer performance and shoe
+    receipts"): ``reason`` ``shuffle`` (SHF asked for the next shoe) or ``changed`` (the shoe
+    loaded another nobody asked for); ``declared`` the cards of the declared decks; ``dealt``
+    the cards that came out of the shoe and were counted (read by the shoe, or keyed in for one
+    it could not read: ``keyed``); ``left`` the cards the decks must still hold, by card
+    (``"AS": 6``), ``cards_left`` their sum; ``loaded`` the cards the shoe counted when it was
+    loaded (None: not known, e.g. the shoe a table starts on); ``shoe_left`` the cards the shoe
+    holds by its own word: what it said were left at its last draw (or counted at its loading),
+    less the unreadable cards since (None: no word); ``kept_out`` the cards over the decks'
+    count (a seventh ace of spades from six decks), each a card too many; ``shortfall`` the
+    cards the decks must still hold that the shoe does not (``cards_left`` less ``shoe_left``);
+    ``surplus`` the cards it holds beyond them, and the ``kept_out`` ones (and keyed-in ones
+    beyond the count); ``cut_card`` whether the cut card had come out; ``round`` the round last
+    opened on it."""
+
+    reason: str
+    decks: int
+    deck: str  # "52" or "48" (DeckType)
+    declared: int
+    dealt: int
+    keyed: int
+    cards_left: int
+    left: dict[str, int]
+    loaded: int | None
+    shoe_left: int | None
+    kept_out: tuple[str, ...]
+    shortfall: int
+    surplus: int
+    cut_card: bool
+    round: int
+
+
+Step = Note | Input | ShoeReceipt
 
 
 DRAW_RESET = "DRAW_RESET"  # the technical code of the lockup for a draw count that went back
@@ -53,8 +92,9 @@ class ShoeWatch:
     """The shoe's position as the table has applied it. ``decks``: how many decks the variant's
     shoe holds (each card that many times)."""
 
-    def __init__(self, decks: int = 8) -> None:
+    def __init__(self, decks: int = 8, deck_type: DeckType = DeckType.STANDARD_52) -> None:
         self.decks = decks
+        self.deck_type = deck_type
         self.last_draw_no: int | None = None  # the shoe's last draw number applied
         self.last_boot: int | None = None  # ... the boot_count it came with
         self.last_unit: str | None = None  # ... and the unit (model and serial) it came from
@@ -64,6 +104,12 @@ class ShoeWatch:
         self.last_card: Card | None = None  # the last card from the shoe the table applied
         self.pushed_back: Card | None = None  # applied, then pushed back into the shoe (0x12)
         self.shuffle_requested = False  # SHF pressed: the shoe was told to load a new shoe
+        # The account of the current shoe, for its receipt (:meth:`receipt`):
+        self.loaded_cards: int | None = None  # the cards the shoe counted at its loading
+        self.shoe_left: int | None = None  # the cards the shoe said were left at its last draw
+        self.kept_out: Counter[Card] = Counter()  # cards over the decks' count
+        self.keyed: Counter[Card] = Counter()  # cards the dealer keyed in for unreadable ones
+        self.cut_seen = False  # the cut card came out of this shoe
 
     def drawn(self, event: CardDrawn) -> list[Step]:
         """What to do with a card the shoe reports (the last step, if any, is the card)."""
@@ -141,11 +187,13 @@ class ShoeWatch:
         self.last_boot = event.boot if event.boot is not None else self.last_boot
         self.last_unit = self.unit if self.unit is not None else self.last_unit
         self.unread_draws = 0
+        self.shoe_left = event.remaining
 
     def _card(self, card: Card) -> DrawnCard:
         """The card for the round, counted against the decks of the shoe: one more than they
         hold is kept out of the round."""
         if self.counts[card] >= self.decks:
+            self.kept_out[card] += 1
             return DrawnCard(
                 card,
                 kept_out=f"{OVER_COUNT} this game's shoe holds ({count_words(self.decks)}, "
@@ -166,26 +214,80 @@ class ShoeWatch:
         """The round took (or refused) the card of the last :meth:`drawn`."""
         self.last_card = card if accepted else None
 
-    def loaded(self, round_open: bool, round_number: int) -> list[Step]:
-        """The shoe reports a new shoe: what the shuffle asked for, or an irregularity."""
+    def keyed_in(self, card: Card) -> None:
+        """The dealer keyed in a card the shoe could not read: it came out of this shoe."""
+        self.keyed[card] += 1
+
+    def cut_card(self) -> None:
+        self.cut_seen = True
+
+    def receipt(self, reason: str, round_number: int) -> ShoeReceipt | None:
+        """The current shoe's account (None: nothing is known of it, no card came out of a
+        shoe the table never saw loaded)."""
+        dealt = self.counts + self.keyed
+        if self.loaded_cards is None and not dealt and not self.kept_out:
+            return None
+        left: dict[str, int] = {}
+        for card in deck(self.deck_type):
+            left[str(card)] = max(0, self.decks - dealt[card])
+        cards_left = sum(left.values())
+        over = sum(max(0, dealt[card] - self.decks) for card in dealt)  # keyed beyond the count
+        if self.shoe_left is not None:  # the shoe's word at its last draw, less unread since
+            shoe_word: int | None = max(0, self.shoe_left - self.unread_draws)
+        elif self.loaded_cards is not None:
+            shoe_word = max(0, self.loaded_cards - self.unread_draws)
+        else:
+            shoe_word = None
+        missing = 0 if shoe_word is None else max(0, cards_left - shoe_word)
+        extra = 0 if shoe_word is None else max(0, shoe_word - cards_left)
+        kept = tuple(str(c) for c in sorted(self.kept_out.elements(), key=str))
+        return ShoeReceipt(
+            reason=reason,
+            decks=self.decks,
+            deck=self.deck_type.value,
+            declared=self.decks * len(left),
+            dealt=sum(dealt.values()),
+            keyed=sum(self.keyed.values()),
+            cards_left=cards_left,
+            left=left,
+            loaded=self.loaded_cards,
+            shoe_left=shoe_word,
+            kept_out=kept,
+            shortfall=missing,
+            surplus=extra + len(kept) + over,
+            cut_card=self.cut_seen,
+            round=round_number,
+        )
+
+    def loaded(
+        self, round_open: bool, round_number: int, cards_detected: int | None = None
+    ) -> list[Step]:
+        """The shoe reports a new shoe: the old one's receipt, then what the shuffle asked for,
+        or an irregularity."""
+        requested = self.shuffle_requested
+        receipt = self.receipt("shuffle" if requested else "changed", round_number)
+        steps: list[Step] = [] if receipt is None else [receipt]
         self.last_draw_no, self.unread_draws = 0, 0
         self.counts = Counter()
+        self.kept_out, self.keyed = Counter(), Counter()
+        self.loaded_cards, self.shoe_left, self.cut_seen = cards_detected, None, False
         if self.shuffle_requested:
             self.shuffle_requested = False
-            return [Shuffle()]
+            return [*steps, Shuffle()]
         if round_open:
             # Nobody asked for it and a round is open: its cards so far came from the old
             # shoe, the next from the new one. A supervisor checks before play goes on.
             return [
+                *steps,
                 Hold(
                     HoldKind.LOCKUP,
                     "SHOE_RELOADED: the shoe loaded a new shoe in the middle of "
                     f"round {round_number}; supervisor verification",
                     "shoe",
                     HoldCause.SHOE_RELOADED,
-                )
+                ),
             ]
-        return []
+        return steps
 
     def fault(self, event: FaultRaised, device: str) -> list[Step]:
         """A device fault: an unreadable card to key in, a lockup, a card pushed back."""
