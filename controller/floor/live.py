@@ -5,7 +5,7 @@ the floor page shows: the game and limits (from the shipper's word), the round a
 hold and lockup reasons, each device's link and faults, who is signed in, the rounds and the
 table's house win this shift, and the chain check (:mod:`controller.floor.chain`).
 :meth:`alerts` names what needs a supervisor: a lockup, a chain break, journal trouble, shipping
-lag or silence.
+lag or silence, a changed identity, a shoe that ended short of cards (its ``shoe_receipt`` row).
 
 Everything here is plain and synchronous; :mod:`controller.floor.watch` feeds it from
 PostgreSQL.
@@ -51,6 +51,19 @@ DEVICE_STATUS = {
 }
 
 
+def shortfall_words(receipt: dict[str, Any]) -> str | None:
+    """A shoe receipt's shortfall for the pit (None: the shoe was not short)."""
+    short = receipt.get("shortfall")
+    if not isinstance(short, int) or short <= 0:
+        return None
+    cards = "card" if short == 1 else "cards"
+    return (
+        f"a shoe ended {short} {cards} short (round {receipt.get('round')}, "
+        f"{receipt.get('reason')}): the decks must still hold {receipt.get('cards_left')}, "
+        f"the shoe had {receipt.get('shoe_left')}"
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Ack:
     """Who acknowledged an alert on the floor page, and when (``croupier.alert_acks``)."""
@@ -69,7 +82,7 @@ class Ack:
 @dataclass(frozen=True, slots=True)
 class Alert:
     table_id: str
-    kind: str  # lockup, chain, journal, shipping, lag, silent, identity
+    kind: str  # lockup, chain, journal, shipping, lag, silent, identity, shoe
     text: str
     since: str  # ISO time (UTC): when the table raised it (a lockup), or the floor saw it
     acked: Ack | None = None
@@ -139,6 +152,8 @@ class TableView:
     # what the table ran at each start (its config rows), and the starts that changed it
     identities: list[dict[str, Any]] = field(default_factory=list)
     identity_changes: list[tuple[str, str]] = field(default_factory=list)  # (ts, words)
+    # the shoes that ended short of cards (their receipts' shortfall): (ts, words)
+    shoe_shortfalls: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.chain = ChainCheck(self.table_id)
@@ -190,6 +205,8 @@ class TableView:
             if at >= self.shift_start:
                 net = p.get("net_cents")
                 self.round_ends.append((row.ts, net if isinstance(net, int) else 0))
+        elif kind == "shoe_receipt":
+            self._receipt(row)
         elif kind == "recovery":
             self.notice = str(p.get("text", "recovered after a restart"))
         if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
@@ -211,6 +228,14 @@ class TableView:
             text = f"changed since its last start: {what} (now croupier {version})"
             self.identity_changes.append((row.ts, text))
             del self.identity_changes[:-IDENTITIES_KEPT]
+
+    def _receipt(self, row: Row) -> None:
+        """A shoe's receipt: one with a shortfall is an alert (kept for the shift)."""
+        text = shortfall_words(row.payload)
+        if text is None or parse_ts(row.ts) < self.shift_start:
+            return
+        self.shoe_shortfalls.append((row.ts, text))
+        del self.shoe_shortfalls[:-IDENTITIES_KEPT]
 
     def _live(self, row: Row) -> None:
         """The live round's rows, and the last rounds' summaries."""
@@ -263,6 +288,7 @@ class TableView:
         self.shift_start = start
         self.round_ends = [(ts, net) for ts, net in self.round_ends if parse_ts(ts) >= start]
         self.first_ts_in_shift = self.round_ends[0][0] if self.round_ends else None
+        self.shoe_shortfalls = [(ts, t) for ts, t in self.shoe_shortfalls if parse_ts(ts) >= start]
 
     def house_win_cents(self) -> int:
         """The table's house win this shift: what the players lost, integer cents."""
@@ -288,6 +314,9 @@ class TableView:
         for ts, text in self.identity_changes:
             found.append(("identity", text))
             raised[("identity", text)] = ts
+        for ts, text in self.shoe_shortfalls:
+            found.append(("shoe", text))
+            raised[("shoe", text)] = ts
         word = self.shipper
         if word is not None:
             if (

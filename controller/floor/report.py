@@ -15,7 +15,10 @@ Definitions (the same as summing a table's own journal; ``docs/floor.md``):
   ``bonus`` (paid at other than even money for anything but a natural, and the NZ super and
   table bonuses), ``even_money`` (paid at 1:1), ``insurance`` (paid and collected),
   ``surrender``, ``rescue``, ``collect``, ``push``, ``return``: count and net to the players;
-- **voids and overrides**: every ``supervisor`` row in the period, with who made it.
+- **voids and overrides**: every ``supervisor`` row in the period, with who made it;
+- **shoe receipts**: every ``shoe_receipt`` row in the period (a shoe belongs to the period
+  it ended in), per table: shoes, cards dealt, shortfall and surplus, and each receipt with a
+  shortfall or surplus.
 
 "Win" alone is never a figure here: the house's result is always "house win"
 (``house_win_cents``), and a player's hand paid at even money is "even money".
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 from collections import defaultdict
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
@@ -93,6 +97,11 @@ FROM croupier.journal_rows
 WHERE kind = 'supervisor' AND at >= %(start)s AND at < %(end)s
 ORDER BY at, table_id, seq
 """
+_RECEIPTS = """
+SELECT table_id, ts, payload FROM croupier.journal_rows
+WHERE kind = 'shoe_receipt' AND at >= %(start)s AND at < %(end)s
+ORDER BY table_id, seq
+"""
 
 
 def category(kind: str, odds: str | None, natural: bool) -> str:
@@ -147,6 +156,63 @@ class Override:
 
 
 @dataclass
+class Receipt:
+    """One shoe's receipt as the report shows it (the ``shoe_receipt`` row's figures)."""
+
+    table_id: str
+    ts: str
+    round_id: int
+    reason: str
+    cut_card: bool
+    dealt: int
+    cards_left: int
+    shoe_left: int | None
+    shortfall: int
+    surplus: int
+    kept_out: list[str]
+    left: dict[str, int]
+
+    @classmethod
+    def from_row(cls, table_id: str, ts: str, p: dict[str, Any]) -> Receipt:
+        def number(key: str) -> int:
+            value = p.get(key)
+            return value if isinstance(value, int) else 0
+
+        left = p.get("left")
+        shoe_left = p.get("shoe_left")
+        return cls(
+            table_id,
+            ts,
+            number("round"),
+            str(p.get("reason", "")),
+            bool(p.get("cut_card")),
+            number("dealt"),
+            number("cards_left"),
+            shoe_left if isinstance(shoe_left, int) else None,
+            number("shortfall"),
+            number("surplus"),
+            [str(c) for c in p.get("kept_out", []) or []],
+            {str(k): int(v) for k, v in left.items()} if isinstance(left, dict) else {},
+        )
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "ts": self.ts,
+            "round": self.round_id,
+            "reason": self.reason,
+            "cut_card": self.cut_card,
+            "dealt": self.dealt,
+            "cards_left": self.cards_left,
+            "shoe_left": self.shoe_left,
+            "shortfall": self.shortfall,
+            "surplus": self.surplus,
+            "kept_out": self.kept_out,
+            "left": self.left,
+        }
+
+
+@dataclass
 class Figures:
     """One table's figures (or the floor's, summed) for the period."""
 
@@ -159,6 +225,10 @@ class Figures:
     settled: dict[str, Settled] = field(default_factory=dict)
     voids: int = 0
     overrides: int = 0
+    shoes: int = 0  # shoe receipts
+    shoe_cards_dealt: int = 0
+    shoe_shortfall: int = 0
+    shoe_surplus: int = 0
 
     @property
     def hold_percent(self) -> str:
@@ -189,6 +259,10 @@ class Figures:
             mine.amount_cents += p.amount_cents
         self.voids += other.voids
         self.overrides += other.overrides
+        self.shoes += other.shoes
+        self.shoe_cards_dealt += other.shoe_cards_dealt
+        self.shoe_shortfall += other.shoe_shortfall
+        self.shoe_surplus += other.shoe_surplus
         for attr, pick in (("first_start", min), ("last_end", max)):
             values = [v for v in (getattr(self, attr), getattr(other, attr)) if v is not None]
             setattr(self, attr, pick(values) if values else None)
@@ -209,6 +283,10 @@ class Figures:
             },
             "voids": self.voids,
             "overrides": self.overrides,
+            "shoes": self.shoes,
+            "shoe_cards_dealt": self.shoe_cards_dealt,
+            "shoe_shortfall": self.shoe_shortfall,
+            "shoe_surplus": self.shoe_surplus,
         }
 
 
@@ -224,6 +302,7 @@ class FloorReport:
     floor: Figures
     overrides: list[Override]
     house_wins: list[tuple[str, str, int]]  # (round end ts, table, the house win of that round)
+    receipts: list[Receipt] = field(default_factory=list)  # the shoes that ended, by table
 
     def period(self) -> str:
         """The period in words, in its own time zone: "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026
@@ -245,6 +324,7 @@ class FloorReport:
             "floor": self.floor.as_json(),
             "tables": [t.as_json() for t in self.tables],
             "overrides": [o.as_json() for o in self.overrides],
+            "receipts": [r.as_json() for r in self.receipts],
         }
 
     def csv(self) -> str:
@@ -287,6 +367,20 @@ class FloorReport:
                 for name, p in sorted(self.floor.settled.items(), key=lambda i: _order(i[0]))
             )
         )
+        for f in self.tables if self.receipts else []:
+            if f.shoes:
+                lines.append(
+                    f"shoes table {f.table_id}: {f.shoes} ended, {f.shoe_cards_dealt} cards "
+                    f"dealt, shortfall {f.shoe_shortfall}, surplus {f.shoe_surplus}"
+                )
+        for r in self.receipts:
+            if r.shortfall or r.surplus:
+                kept = f", over the count: {' '.join(r.kept_out)}" if r.kept_out else ""
+                lines.append(
+                    f"shoe {self.local_time(r.ts)} table {r.table_id} round {r.round_id} "
+                    f"({r.reason}): shortfall {r.shortfall}, surplus {r.surplus} (the decks "
+                    f"must hold {r.cards_left}, the shoe had {r.shoe_left}){kept}"
+                )
         for o in self.overrides:
             lines.append(
                 f"override {self.local_time(o.ts)} table {o.table_id} round {o.round_id}: "
@@ -308,13 +402,13 @@ def period_words(start: datetime, end: datetime) -> str:
 
 
 def report_queries(start: datetime, end: datetime) -> list[tuple[str, dict[str, datetime]]]:
-    """The four queries of a report for ``[start, end)``; :func:`assemble` takes their rows."""
+    """The queries of a report for ``[start, end)``; :func:`assemble` takes their rows."""
     if end <= start:
         raise ValueError(
             f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})"
         )
     args = {"start": start, "end": end}
-    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES)]
+    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES, _RECEIPTS)]
 
 
 def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> FloorReport:
@@ -324,8 +418,10 @@ def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) ->
 
 
 def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorReport:
-    """The report from the rows of :func:`report_queries`, in their order."""
-    ends_rows, starts_rows, ledger_rows, override_rows = found
+    """The report from the rows of :func:`report_queries`, in their order (the receipts' may
+    be left out: none)."""
+    ends_rows, starts_rows, ledger_rows, override_rows, *more = found
+    receipt_rows = more[0] if more else []
     ends = {(str(t), int(r)): str(ts) for t, r, ts in ends_rows}
     starts = {(str(t), int(r)): str(ts) for t, r, ts in starts_rows}
     tables: dict[str, Figures] = {}
@@ -358,9 +454,19 @@ def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorRep
         figures = tables.setdefault(o.table_id, Figures(o.table_id))
         figures.overrides += 1
         figures.voids += o.action == "void"
+    receipts = [
+        Receipt.from_row(str(t), str(ts), p if isinstance(p, dict) else json.loads(p))
+        for t, ts, p in receipt_rows
+    ]
+    for r in receipts:
+        figures = tables.setdefault(r.table_id, Figures(r.table_id))
+        figures.shoes += 1
+        figures.shoe_cards_dealt += r.dealt
+        figures.shoe_shortfall += r.shortfall
+        figures.shoe_surplus += r.surplus
     floor = Figures("floor")
     ordered = [tables[t] for t in sorted(tables)]
     for figures in ordered:
         floor.add(figures)
     house_wins = sorted((ends[key], key[0], win) for key, win in round_house_win.items())
-    return FloorReport(start, end, ordered, floor, overrides, house_wins)
+    return FloorReport(start, end, ordered, floor, overrides, house_wins, receipts)
