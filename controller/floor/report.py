@@ -39,6 +39,8 @@ from typing import Any
 
 import psycopg
 
+from controller.floor.chain import row_from_values
+from controller.floor.dealers import DEALER_ROWS, STEPS, DealerFigures, DealerTally
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
 
@@ -303,6 +305,7 @@ class FloorReport:
     overrides: list[Override]
     house_wins: list[tuple[str, str, int]]  # (round end ts, table, the house win of that round)
     receipts: list[Receipt] = field(default_factory=list)  # the shoes that ended, by table
+    dealers: list[DealerFigures] = field(default_factory=list)  # controller.floor.dealers
 
     def period(self) -> str:
         """The period in words, in its own time zone: "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026
@@ -325,6 +328,7 @@ class FloorReport:
             "tables": [t.as_json() for t in self.tables],
             "overrides": [o.as_json() for o in self.overrides],
             "receipts": [r.as_json() for r in self.receipts],
+            "dealers": [d.as_json() for d in self.dealers],
         }
 
     def csv(self) -> str:
@@ -367,6 +371,7 @@ class FloorReport:
                 for name, p in sorted(self.floor.settled.items(), key=lambda i: _order(i[0]))
             )
         )
+        lines += dealer_lines(self.dealers)
         for f in self.tables if self.receipts else []:
             if f.shoes:
                 lines.append(
@@ -408,7 +413,7 @@ def report_queries(start: datetime, end: datetime) -> list[tuple[str, dict[str, 
             f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})"
         )
     args = {"start": start, "end": end}
-    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES, _RECEIPTS)]
+    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES, _RECEIPTS, DEALER_ROWS)]
 
 
 def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> FloorReport:
@@ -418,10 +423,13 @@ def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) ->
 
 
 def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorReport:
-    """The report from the rows of :func:`report_queries`, in their order (the receipts' may
-    be left out: none)."""
+    """The report from the rows of :func:`report_queries`, in their order (the receipts' and
+    the dealers' may be left out: none)."""
     ends_rows, starts_rows, ledger_rows, override_rows, *more = found
     receipt_rows = more[0] if more else []
+    tally = DealerTally(start, end)
+    for values in more[1] if len(more) > 1 else []:
+        tally.feed(row_from_values(values))
     ends = {(str(t), int(r)): str(ts) for t, r, ts in ends_rows}
     starts = {(str(t), int(r)): str(ts) for t, r, ts in starts_rows}
     tables: dict[str, Figures] = {}
@@ -469,4 +477,27 @@ def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorRep
     for figures in ordered:
         floor.add(figures)
     house_wins = sorted((ends[key], key[0], win) for key, win in round_house_win.items())
-    return FloorReport(start, end, ordered, floor, overrides, house_wins, receipts)
+    return FloorReport(start, end, ordered, floor, overrides, house_wins, receipts, tally.figures())
+
+
+STEP_HEADS = {"settlement": "settle"}  # a column head's word where the step's is too wide
+
+
+def dealer_lines(dealers: list[DealerFigures]) -> list[str]:
+    """The dealers' figures as the text report shows them (``docs/floor.md``)."""
+    if not dealers:
+        return []
+    steps = "".join(f"{STEP_HEADS.get(s, s):>9}" for s in STEPS)
+    lines = [
+        f"{'dealer':<22}{'rounds':>7}{'rounds/h':>9}{steps}{'voids':>6}{'overr.':>7}"
+        f"{'keyed':>6}{'holds':>6}{'house win':>12}",
+    ]
+    for d in dealers:
+        who = f"{d.name} ({d.dealer})" if d.name else d.dealer
+        per = "".join(f"{d.seconds_per_round(s):>9}" for s in STEPS)
+        lines.append(
+            f"{who[:21]:<22}{d.rounds:>7}{d.rounds_per_hour:>9}{per}{d.voids:>6}"
+            f"{d.overrides:>7}{d.misreads_keyed:>6}{d.holds:>6}{money(d.house_win_cents):>12}"
+        )
+    lines.append("(the steps: seconds per round)")
+    return lines
