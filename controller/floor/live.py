@@ -18,6 +18,7 @@ from datetime import datetime
 from typing import Any
 
 from controller.floor.chain import ChainBreak, ChainCheck
+from controller.floor.dealers import DealerTally
 from controller.floor.rounds import clock, round_detail, summarize, summed
 from controller.floor.shipper import rows_behind
 from controller.game.prompts import money
@@ -154,9 +155,15 @@ class TableView:
     identity_changes: list[tuple[str, str]] = field(default_factory=list)  # (ts, words)
     # the shoes that ended short of cards (their receipts' shortfall): (ts, words)
     shoe_shortfalls: list[tuple[str, str]] = field(default_factory=list)
+    # who deals (staff number, name) and the rated players seated (box: name), from the
+    # ``people`` rows; the dealers' figures this shift (controller.floor.dealers)
+    dealer: tuple[str, str] | None = None
+    seated: dict[int, str] = field(default_factory=dict)
+    dealing: DealerTally = field(init=False)
 
     def __post_init__(self) -> None:
         self.chain = ChainCheck(self.table_id)
+        self.dealing = DealerTally(self.shift_start)
 
     @property
     def zone(self) -> Any:
@@ -176,6 +183,7 @@ class TableView:
         if row.round_id is not None:
             self.round = row.round_id
             self._live(row)
+            self.dealing.feed(row)
         kind = row.kind
         if kind == "config":
             self.variant = str(p.get("variant", self.variant))
@@ -207,6 +215,8 @@ class TableView:
                 self.round_ends.append((row.ts, net if isinstance(net, int) else 0))
         elif kind == "shoe_receipt":
             self._receipt(row)
+        elif kind == "people":
+            self._people(p)
         elif kind == "recovery":
             self.notice = str(p.get("text", "recovered after a restart"))
         if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
@@ -228,6 +238,20 @@ class TableView:
             text = f"changed since its last start: {what} (now croupier {version})"
             self.identity_changes.append((row.ts, text))
             del self.identity_changes[:-IDENTITIES_KEPT]
+
+    def _people(self, p: dict[str, Any]) -> None:
+        """The dealer signed in and the rated players seated."""
+        if not p.get("accepted"):
+            return
+        event, box = p.get("event"), p.get("box")
+        if event == "dealer_in":
+            self.dealer = (str(p.get("staff_id", "")), str(p.get("name", "")))
+        elif event == "dealer_out":
+            self.dealer = None
+        elif event == "sit_down" and isinstance(box, int):
+            self.seated[box] = str(p.get("player", ""))
+        elif event == "walk_away" and isinstance(box, int):
+            self.seated.pop(box, None)
 
     def _receipt(self, row: Row) -> None:
         """A shoe's receipt: one with a shortfall is an alert (kept for the shift)."""
@@ -289,6 +313,7 @@ class TableView:
         self.round_ends = [(ts, net) for ts, net in self.round_ends if parse_ts(ts) >= start]
         self.first_ts_in_shift = self.round_ends[0][0] if self.round_ends else None
         self.shoe_shortfalls = [(ts, t) for ts, t in self.shoe_shortfalls if parse_ts(ts) >= start]
+        self.dealing.new_period(start)
 
     def house_win_cents(self) -> int:
         """The table's house win this shift: what the players lost, integer cents."""
@@ -400,6 +425,10 @@ class TableView:
                 for role, d in sorted(self.devices.items())
             ],
             "signed_in": sorted(self.signed_in.values()),
+            "dealer": None
+            if self.dealer is None
+            else {"staff_id": self.dealer[0], "name": self.dealer[1]},
+            "seated": [{"box": b, "player": n} for b, n in sorted(self.seated.items())],
             "rounds": len(self.round_ends),
             "rounds_per_hour": round(self.rounds_per_hour(now), 1),
             "house_win_cents": house_win,

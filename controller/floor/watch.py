@@ -29,6 +29,7 @@ import psycopg
 import structlog
 
 from controller.floor.chain import ROW_COLUMNS, check_rows, row_from_values
+from controller.floor.dealers import merged
 from controller.floor.live import LAG_ALERT_S, SILENT_ALERT_S, Ack, ShipperWord, TableView
 from controller.floor.schema import NOTIFY_ACKS, NOTIFY_ROWS, NOTIFY_STATUS
 from controller.floor.shifts import Shifts
@@ -430,5 +431,8 @@ class FloorWatcher:
             "house_win_cents": sum(int(v["house_win_cents"]) for v in self._shown.values()),
             "zone": start.tzname() or "",
             "rounds": sum(int(v["rounds"]) for v in self._shown.values()),
+            "dealers": [
+                d.as_json() for d in merged([v.dealing.figures() for v in self.views.values()])
+            ],
         }
         self.hub.publish(changed, alerts, shift)

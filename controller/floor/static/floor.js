@@ -129,6 +129,11 @@ function tableNode(t) {
   else devs.append(el("span", s ? "dev-" + s.status : "dev-connecting", s ? "shipping " + s.status + (s.backlog_rows ? ", " + s.backlog_rows + (s.backlog_rows === 1 ? " row behind" : " rows behind") : "") : "no word from the shipper"));
   foot.append(devs);
   if (t.signed_in.length) foot.append(el("div", "signed", "signed in: " + t.signed_in.join("; ")));
+  // who deals, and the rated players seated (from the table's people rows)
+  const people = el("div", "people");
+  people.append(el("span", t.dealer ? "dealer" : "dealer none", t.dealer ? "dealer " + t.dealer.name + " (" + t.dealer.staff_id + ")" : "no dealer signed in"));
+  if (t.seated && t.seated.length) people.append(el("span", "seated", "rated: " + t.seated.map((p) => "box " + p.box + " " + p.player).join(", ")));
+  foot.append(people);
   node.append(foot);
   const recent = el("ul", "recent");
   for (const r of t.recent.filter((r) => !r.in_play)) {
@@ -273,6 +278,34 @@ function render(changed, full) {
   else list.replaceChildren(...alerts.map(alertNode));
 }
 
+// The dealers' figures this shift (controller/floor/dealers.py; docs/floor.md defines each).
+const STEP_HEADS = [["betting", "bets"], ["dealing", "deal"], ["play", "play"], ["dealer", "dealer"], ["settlement", "settle"], ["hold", "hold"]];
+let shownDealers = null;
+
+function dealersNode(dealers) {
+  const table = el("table", "dealers");
+  const head = el("tr");
+  for (const h of ["dealer", "tables", "rounds", "rounds/h", ...STEP_HEADS.map((s) => s[1] + " s"), "voids", "overrides", "keyed", "holds", "house win"]) head.append(el("th", "", h));
+  table.append(head);
+  for (const d of dealers) {
+    const tr = el("tr");
+    tr.dataset.dealer = d.dealer;
+    const cells = [d.name ? d.name + " (" + d.dealer + ")" : d.dealer, d.tables.join(", "), d.rounds, d.rounds_per_hour, ...STEP_HEADS.map((s) => d.seconds_per_round[s[0]]), d.voids, d.overrides, d.misreads_keyed, d.holds, money(d.house_win_cents)];
+    for (const c of cells) tr.append(el("td", "", String(c)));
+    table.append(tr);
+  }
+  return table;
+}
+
+function showDealers(dealers) {
+  const shown = JSON.stringify(dealers);
+  if (shown === shownDealers) return;
+  shownDealers = shown;
+  document.getElementById("dealer-count").textContent = dealers.length ? " (" + dealers.length + ")" : " (none yet)";
+  const body = document.getElementById("dealer-table");
+  body.replaceChildren(dealers.length ? dealersNode(dealers) : el("p", "none", "no round dealt this shift yet"));
+}
+
 function apply(msg) {
   if (msg.full) tables.clear();
   for (const t of msg.tables) tables.set(t.table_id, t);
@@ -280,6 +313,7 @@ function apply(msg) {
   const sh = msg.shift || {};
   document.getElementById("shift").textContent = sh.start ? "shift " + sh.start.slice(11, 16) + "-" + sh.end.slice(11, 16) + " " + (sh.zone || "") : "";
   document.getElementById("totals").textContent = sh.tables !== undefined ? sh.tables + " tables, " + sh.rounds + " rounds, house win " + money(sh.house_win_cents) : "";
+  showDealers(sh.dealers || []);
   document.getElementById("who").textContent = msg.signed_in && msg.signed_in.length ? "signed in: " + msg.signed_in.join(", ") : "";
   const link = document.getElementById("link");
   link.textContent = msg.healthy ? "live" : (msg.problem || "floor database down");
