@@ -12,8 +12,9 @@ from typing import Any
 
 from controller.display.words import say
 from controller.service.halt import CHOICES, Choice, Halted
-from controller.table.access import Role, when
+from controller.table.access import Role
 from controller.table.config import LoadedTable
+from controller.table.people import when
 
 LABELS = {
     Choice.VERIFY: "CHECK THE JOURNAL AGAIN",

@@ -24,10 +24,11 @@ from controller.round.model import BoxState, total
 from controller.round.phases import PHASES
 from controller.round.spec import Action, State
 from controller.service.history import RoundSummary
-from controller.table.access import AccessEvent, Role, when
+from controller.table.access import AccessEvent, Role
 from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
 from controller.table.health import DeviceHealth
+from controller.table.people import when
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import Button
 

@@ -257,7 +257,8 @@ class JournaledTable:
                 "no dealer is on this table's staff file: add each dealer with `croupier staff "
                 "add NUMBER --role dealer --name NAME`",
             )
-        call = self.app.access.check_dealer(staff_id, pin, source=source)
+        locked = self.app.people.dealer_locked(self.app.access.policy.clock())
+        call = self.app.access.check_dealer(staff_id, pin, source=source, locked=locked)
         return self._people(call)
 
     def dealer_sign_out(self) -> PeopleEvent:

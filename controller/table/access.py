@@ -36,18 +36,16 @@ tests that drive a table directly; never for ``croupier run``.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
-from controller.table.people import DealerSignIn
+from controller.table.people import DealerSignIn, duration, when
 from controller.table.pepper import Pepper
 from controller.table.staff import NO_STAFF, Staff
 from drivers.tbl21.faults import FaultCode
@@ -208,18 +206,6 @@ def set_pin_hint(role: Role) -> str:
         f"`croupier passwd --pin {role.value}` and put the line it prints under [{role.value}] "
         "in the table file"
     )
-
-
-def when(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
-
-
-def duration(seconds: float) -> str:
-    whole = max(1, math.ceil(seconds))
-    minutes, rest = divmod(whole, 60)
-    if not minutes:
-        return f"{rest} s"
-    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
 @dataclass
@@ -508,14 +494,25 @@ class AccessControl:
             staff_id=journalled_id,
         )
 
-    def check_dealer(self, staff_id: str, pin: str, *, source: str = "display") -> DealerSignIn:
+    def check_dealer(
+        self, staff_id: str, pin: str, *, source: str = "display", locked: bool = False
+    ) -> DealerSignIn:
         """The outcome of a dealer's sign-in (the staff file's dealers), without applying it;
-        a number no dealer has is journalled as "unknown" (it may be a PIN in the wrong field)."""
-        person = self.policy.staff.check("dealer", staff_id, pin)
+        a number no dealer has is journalled as "unknown" (it may be a PIN in the wrong field).
+        ``locked``: dealer sign-in is locked out, and the PIN is not even checked."""
+        person = None if locked else self.policy.staff.check("dealer", staff_id, pin)
         known = self.policy.staff.get(staff_id)
         shown = staff_id if known is not None and known.role == "dealer" else "unknown"
         name = "" if person is None else person.name
-        return DealerSignIn(shown, name, person is not None, self.policy.clock(), source)
+        return DealerSignIn(
+            shown,
+            name,
+            person is not None,
+            self.policy.clock(),
+            source,
+            self.policy.max_wrong_pins,
+            self.policy.lockout_seconds,
+        )
 
     def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
         """Apply an attempt's outcome (live, or replayed from the journal)."""

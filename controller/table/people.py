@@ -16,14 +16,21 @@ dealer. What became of each is a :class:`PeopleEvent` (row kind ``people``). Non
 ever an input of the round: a settlement is the same with or without anyone seated.
 
 A dealer's PIN is checked before the call is made and never journalled: the call holds the
-outcome (right or wrong), as a supervisor's PIN attempt does.
+outcome (right or wrong), as a supervisor's PIN attempt does, and the limits in force
+(``max_wrong_pins``, ``lockout_seconds``: ``[access]`` of the table file, as for the supervisor's
+PIN): that many wrong dealer sign-ins in a row lock the dealer's sign-in at the table for
+``lockout_seconds``, during which every attempt is refused, a right PIN too, and not checked.
+The lock is rebuilt by the replay like the rest (a call journalled before the limits were,
+``max_wrong_pins`` 0, never locks).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 
 CARD_NUMBER = re.compile(r"[0-9]{4,16}")  # a player card's number (digits, as a reader gives)
 
@@ -38,6 +45,22 @@ class DealerSignIn:
     right: bool
     at: float  # wall-clock seconds
     source: str = "display"
+    max_wrong_pins: int = 0  # the limits in force (0: no lockout, as before they were kept)
+    lockout_seconds: int = 0
+
+
+def when(at: float) -> str:
+    """A wall-clock time for the dealer and the pit: "14:05:09 UTC"."""
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
+
+
+def duration(seconds: float) -> str:
+    """A length of time in whole seconds, rounded up: "45 s", "5 min", "1 min 30 s"."""
+    whole = max(1, math.ceil(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
 @dataclass(frozen=True, slots=True)
@@ -144,6 +167,12 @@ class People:
     dealer_name: str = ""
     dealer_since: float | None = None
     seats: Mapping[int, Seat] = field(default_factory=dict)
+    dealer_wrong: int = 0  # wrong dealer sign-ins in a row
+    dealer_locked_until: float | None = None  # wall-clock seconds
+
+    def dealer_locked(self, at: float) -> bool:
+        """Dealer sign-in is locked at ``at`` (too many wrong PINs in a row)."""
+        return self.dealer_locked_until is not None and at < self.dealer_locked_until
 
     def dealer(self) -> str | None:
         """The dealer as a round names them: "Bo Chen (2001)" (None: nobody signed in)."""
@@ -183,9 +212,39 @@ class People:
         )
 
     def _sign_in(self, call: DealerSignIn) -> tuple[People, list[PeopleEvent]]:
+        def refused(people: People, text: str) -> tuple[People, list[PeopleEvent]]:
+            return people, [PeopleEvent("refused", False, text, staff_id=call.staff_id, at=call.at)]
+
+        until = self.dealer_locked_until
+        if until is not None and call.at < until:
+            return refused(
+                self,
+                f"dealer sign-in is locked until {when(until)} (another "
+                f"{duration(until - call.at)}) after wrong PINs in a row",
+            )
+        # (a lockout over: its count starts again)
+        was = self if until is None else replace(self, dealer_wrong=0, dealer_locked_until=None)
         if not call.right:
             text = "wrong staff number or dealer PIN"
-            return self, [PeopleEvent("refused", False, text, staff_id=call.staff_id, at=call.at)]
+            if not call.max_wrong_pins:
+                return refused(was, text)
+            wrong = was.dealer_wrong + 1
+            if wrong < call.max_wrong_pins:
+                left = call.max_wrong_pins - wrong
+                return refused(
+                    replace(was, dealer_wrong=wrong),
+                    f"{text}: {left} more in a row lock dealer sign-in for "
+                    f"{duration(call.lockout_seconds)}",
+                )
+            locked = call.at + call.lockout_seconds
+            return refused(
+                replace(was, dealer_wrong=0, dealer_locked_until=locked),
+                f"{text} ({wrong} in a row): dealer sign-in is locked until {when(locked)} "
+                f"({duration(call.lockout_seconds)})",
+            )
+        return replace(was, dealer_wrong=0)._signed_in(call)
+
+    def _signed_in(self, call: DealerSignIn) -> tuple[People, list[PeopleEvent]]:
         if call.staff_id == self.dealer_id:
             text = f"dealer {call.name} ({call.staff_id}) is signed in already"
             return self, [PeopleEvent("refused", False, text, staff_id=call.staff_id, at=call.at)]
