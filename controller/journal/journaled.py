@@ -115,7 +115,9 @@ JOURNAL_FORMAT = 13  # 1: software 0.1 (no device_command rows, inputs without t
 # change before a card is dealt, flagged), not by a cause.
 # 10 (to 12, other features): no shoe receipts; from 13 on the end of each shoe (the shoe
 # loading the next) writes a ``shoe_receipt`` effect row (controller.table.shoewatch), which a
-# replay makes for older journals too but does not compare (they never held one).
+# replay makes for older journals too but does not compare (they never held one). From 13 a
+# dealer's sign-in call also carries the wrong-PIN limits in force (``max_wrong_pins``,
+# ``lockout_seconds``); an older call, without them, never locks dealer sign-in.
 OPENING_FORMAT = 10
 RECEIPT_FORMAT = 13
 CAUSE_KINDS = ("device_event", "call", "set_aside")
