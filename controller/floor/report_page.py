@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
+from controller.floor.dealers import STEPS
 from controller.floor.report import CATEGORIES, KIND_WORDS, Figures, FloorReport
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
@@ -150,6 +151,61 @@ def _row(f: Figures, cls: str = "") -> str:
     return f'<tr class="{cls}" data-table="{html.escape(f.table_id)}">{tds}</tr>'
 
 
+def _table(rows: list[list[object]], heads: tuple[str, ...]) -> str:
+    """A table's head and body, every cell escaped."""
+    head = "".join(f"<th>{html.escape(h)}</th>" for h in heads)
+    body = (
+        "".join(
+            "<tr>" + "".join(f"<td>{html.escape(str(c))}</td>" for c in row) + "</tr>"
+            for row in rows
+        )
+        or f'<tr><td colspan="{len(heads)}">none</td></tr>'
+    )
+    return f"<thead><tr>{head}</tr></thead><tbody>{body}</tbody>"
+
+
+def dealers_table(report: FloorReport) -> str:
+    """Each dealer's figures (controller.floor.dealers; seconds per round for each step)."""
+    rows: list[list[object]] = [
+        [
+            f"{d.name} ({d.dealer})" if d.name else d.dealer,
+            ", ".join(sorted(d.tables)),
+            d.rounds,
+            d.rounds_per_hour,
+            *(d.seconds_per_round(step) for step in STEPS),
+            d.voids,
+            d.overrides,
+            d.misreads_keyed,
+            d.holds,
+            money(d.house_win_cents),
+        ]
+        for d in report.dealers
+    ]
+    heads = ("dealer", "tables", "rounds", "rounds/h", *(f"{s} s" for s in STEPS))
+    return _table(rows, (*heads, "voids", "overrides", "keyed", "holds", "house win"))
+
+
+def receipts_table(report: FloorReport) -> str:
+    """Every shoe that ended in the period, by table."""
+    rows: list[list[object]] = [
+        [
+            report.local_time(r.ts),
+            r.table_id,
+            r.round_id,
+            r.reason,
+            "yes" if r.cut_card else "no",
+            r.dealt,
+            r.cards_left,
+            "-" if r.shoe_left is None else r.shoe_left,
+            r.shortfall,
+            r.surplus,
+        ]
+        for r in report.receipts
+    ]
+    heads = ("time", "table", "round", "why", "cut card", "dealt", "left", "shoe says")
+    return _table(rows, (*heads, "shortfall", "surplus"))
+
+
 def render(report: FloorReport, *, query: str = "") -> str:
     """The whole page (self-contained: styles inline, plots as data URIs)."""
     charts = plots(report)
@@ -225,5 +281,9 @@ def render(report: FloorReport, *, query: str = "") -> str:
 <table id="settled"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
 <h2>Voids and overrides</h2>
 <table id="overrides"><thead><tr>{over_head}</tr></thead><tbody>{overrides}</tbody></table>
+<h2>Dealers (seconds per round for each step)</h2>
+<table id="dealers">{dealers_table(report)}</table>
+<h2>Shoe receipts</h2>
+<table id="receipts">{receipts_table(report)}</table>
 </body></html>
 """

@@ -15,6 +15,7 @@ import pytest
 from controller.floor.cluster import Cluster
 from controller.floor.dealers import DealerTally
 from controller.floor.report import build_report
+from controller.floor.report_page import render
 from controller.floor.shipper import Shipper
 from controller.game.rules import load_variant
 from controller.journal.store import Journal, Row, parse_ts
@@ -147,4 +148,7 @@ def test_the_shift_report_gives_each_dealer_their_rounds_and_times(
         assert figures.dealing_ms == span_ms
     text = report.text()
     assert "Dana (D7)" in text
+    page = render(report)
+    assert "<td>Dana (D7)</td>" in page
+    assert 'id="receipts"' in page
     assert report.as_json()["dealers"][0]["seconds_per_round"]["betting"] != "-"
