@@ -242,12 +242,19 @@ class DealerTally:
         """Per dealer, by name then id: the rounds closed, and those ended but for the step
         they are still in."""
         out: dict[str, DealerFigures] = {}
+        self.add_into(out)
+        return ordered(out)
+
+    def add_into(self, out: dict[str, DealerFigures]) -> None:
+        """Add this tally's figures to ``out`` (per dealer)."""
         for dealer, done in self._done.items():
-            out.setdefault(dealer, DealerFigures(dealer)).add(done)
+            mine = out.get(dealer)
+            if mine is None:
+                mine = out[dealer] = DealerFigures(dealer)
+            mine.add(done)
         for (table_id, _), tally in self._open.items():
-            if self._counts(tally):
+            if tally.end_ts is not None and self._counts(tally):
                 self._add(out, table_id, tally)
-        return sorted(out.values(), key=lambda f: (f.name or "~", f.dealer))
 
     def new_period(self, start: datetime) -> None:
         """From ``start`` on (a new shift): the rounds before it no longer count."""
@@ -255,10 +262,13 @@ class DealerTally:
         self._done.clear()
 
 
-def merged(tallies: list[list[DealerFigures]]) -> list[DealerFigures]:
-    """Several tables' figures per dealer, summed."""
+def ordered(figures: dict[str, DealerFigures]) -> list[DealerFigures]:
+    return sorted(figures.values(), key=lambda f: (f.name or "~", f.dealer))
+
+
+def merged(tallies: list[DealerTally]) -> list[DealerFigures]:
+    """Several tables' figures per dealer, summed (the floor page's, every table's tally)."""
     out: dict[str, DealerFigures] = {}
-    for figures in tallies:
-        for f in figures:
-            out.setdefault(f.dealer, DealerFigures(f.dealer)).add(f)
-    return sorted(out.values(), key=lambda f: (f.name or "~", f.dealer))
+    for tally in tallies:
+        tally.add_into(out)
+    return ordered(out)
