@@ -68,10 +68,10 @@ history, audit and recovery code that reads them):
                   one of these refused (:class:`controller.table.people.PeopleEvent`; from
                   journal format 9)
 ``shoe_receipt``  ``{reason, decks, deck, declared, dealt, keyed, cards_left, left, loaded,
-                  shoe_left, kept_out, shortfall, surplus, cut_card, round}`` -- the account of
-                  a shoe at its end, the shoe loading the next (``reason`` ``shuffle`` or
-                  ``changed``): ``left`` the cards the declared decks still hold by card
-                  (:class:`controller.table.shoewatch.ShoeReceipt`; from journal format 13)
+                  shoe_left, kept_out, shortfall, surplus, cut_card, round, set_aside}`` -- the
+                  account of a shoe at its end, the shoe loading the next (``reason``
+                  ``shuffle`` or ``changed``): ``left`` the cards the declared decks still hold
+                  by card (:class:`controller.table.shoewatch.ShoeReceipt`; journal format 13)
 ``command``       ``{device, command, args}`` -- a command the round asked the table to send
 ``device_command`` ``{device, command, args}`` -- a command the table sends to a device
                   (``arm_peek``, ``new_shoe``, ``light`` with the lit keys), written before it

@@ -830,6 +830,7 @@ class TableApp:
         screen), not by the key switch of this moment."""
         if aside.draw_no is not None:
             self.shoe.skip_to(aside.draw_no)
+        self.shoe.set_aside += aside.cards  # (the shoe's receipt counts them)
         result = None
         if self.controller.state in (*IN_ROUND, State.HOLD):
             result = self._apply(Void(aside.by))

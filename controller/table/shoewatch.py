@@ -62,7 +62,9 @@ class ShoeReceipt:
     cards the decks must still hold that the shoe does not (``cards_left`` less ``shoe_left``);
     ``surplus`` the cards it holds beyond them, and the ``kept_out`` ones (and keyed-in ones
     beyond the count); ``cut_card`` whether the cut card had come out; ``round`` the round last
-    opened on it."""
+    opened on it; ``set_aside`` the cards of rows a supervisor set aside (a void at a halted
+    start: which cards is not known, so ``left`` still counts them; the shortfall and surplus
+    do not)."""
 
     reason: str
     decks: int
@@ -79,6 +81,7 @@ class ShoeReceipt:
     surplus: int
     cut_card: bool
     round: int
+    set_aside: int = 0
 
 
 Step = Note | Input | ShoeReceipt
@@ -110,6 +113,7 @@ class ShoeWatch:
         self.kept_out: Counter[Card] = Counter()  # cards over the decks' count
         self.keyed: Counter[Card] = Counter()  # cards the dealer keyed in for unreadable ones
         self.cut_seen = False  # the cut card came out of this shoe
+        self.set_aside = 0  # cards of rows a supervisor set aside (which ones is not known)
 
     def drawn(self, event: CardDrawn) -> list[Step]:
         """What to do with a card the shoe reports (the last step, if any, is the card)."""
@@ -225,7 +229,7 @@ class ShoeWatch:
         """The current shoe's account (None: nothing is known of it, no card came out of a
         shoe the table never saw loaded)."""
         dealt = self.counts + self.keyed
-        if self.loaded_cards is None and not dealt and not self.kept_out:
+        if self.loaded_cards is None and not dealt and not self.kept_out and not self.set_aside:
             return None
         left: dict[str, int] = {}
         for card in deck(self.deck_type):
@@ -238,8 +242,9 @@ class ShoeWatch:
             shoe_word = max(0, self.loaded_cards - self.unread_draws)
         else:
             shoe_word = None
-        missing = 0 if shoe_word is None else max(0, cards_left - shoe_word)
-        extra = 0 if shoe_word is None else max(0, shoe_word - cards_left)
+        expected = cards_left - self.set_aside  # what the shoe should hold
+        missing = 0 if shoe_word is None else max(0, expected - shoe_word)
+        extra = 0 if shoe_word is None else max(0, shoe_word - expected)
         kept = tuple(str(c) for c in sorted(self.kept_out.elements(), key=str))
         return ShoeReceipt(
             reason=reason,
@@ -257,6 +262,7 @@ class ShoeWatch:
             surplus=extra + len(kept) + over,
             cut_card=self.cut_seen,
             round=round_number,
+            set_aside=self.set_aside,
         )
 
     def loaded(
@@ -271,6 +277,7 @@ class ShoeWatch:
         self.counts = Counter()
         self.kept_out, self.keyed = Counter(), Counter()
         self.loaded_cards, self.shoe_left, self.cut_seen = cards_detected, None, False
+        self.set_aside = 0
         if self.shuffle_requested:
             self.shuffle_requested = False
             return [*steps, Shuffle()]

@@ -163,6 +163,27 @@ def test_a_card_keyed_in_for_an_unreadable_one_counts_as_dealt() -> None:
     assert (receipt.shortfall, receipt.surplus) == (0, 0)
 
 
+def test_cards_set_aside_by_a_supervisor_are_no_shortfall() -> None:
+    watch = ShoeWatch(6)
+    watch.loaded(False, 0, 312)
+    for draw_no, text in enumerate(("2C", "3C", "4C", "5C"), start=1):
+        watch.drawn(CardDrawn(device=SHOE, at=0.0, seq=draw_no, card=Card.parse(text),
+                              draw_no=draw_no, remaining=312 - draw_no, quality=99))  # fmt: skip
+    watch.skip_to(6)  # rows of two more cards set aside (the table adds them so)
+    watch.set_aside += 2
+    watch.drawn(CardDrawn(device=SHOE, at=0.0, seq=7, card=Card.parse("6C"), draw_no=7,
+                          remaining=305, quality=99))  # fmt: skip
+    receipt = watch.receipt("shuffle", 3)
+    assert receipt is not None
+    assert (receipt.dealt, receipt.set_aside, receipt.cards_left, receipt.shoe_left) == (
+        5,
+        2,
+        307,
+        305,
+    )
+    assert (receipt.shortfall, receipt.surplus) == (0, 0)
+
+
 def test_the_receipts_replay_as_they_were_written(tmp_path: Path) -> None:
     rules = load_variant("pa-blackjack")
     journal = Journal.open(tmp_path / "j.sqlite3", table_id="T1")
