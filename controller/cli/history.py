@@ -317,6 +317,13 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
             )
         said = "people" if p.get("accepted") else "refused"
         return f"{said:<9} {p.get('text')}"
+    if kind == "shoe_receipt":
+        cut = "after" if p.get("cut_card") else "before"
+        return (
+            f"{'SHOE':<9} ended ({p.get('reason')}, {cut} the cut card): {p.get('dealt')} cards "
+            f"dealt, {p.get('cards_left')} left in the decks, the shoe says "
+            f"{p.get('shoe_left', '?')}; shortfall {p.get('shortfall')}, surplus {p.get('surplus')}"
+        )
     if kind == "recovery":
         return f"{'RECOVERED':<9} {p.get('text')}"
     if kind == "notice":

@@ -11,6 +11,7 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from controller.cli.history import recall, render
 from controller.game.rules import Variant, load_variant
 from controller.journal.journaled import JournaledTable, replay
 from controller.journal.store import Journal, Row
@@ -131,6 +132,13 @@ def test_a_shoe_changed_before_its_cut_card_gets_a_receipt_of_what_is_left(tmp_p
     assert receipt["cards_left"] == receipt["declared"] - receipt["dealt"] == left_in_device
     assert receipt["shoe_left"] == left_in_device
     assert (receipt["shortfall"], receipt["surplus"], receipt["kept_out"]) == (0, 0, [])
+    with Journal.open(tmp_path / "j.sqlite3", readonly=True) as journal:
+        text = render(recall(journal), path=tmp_path / "j.sqlite3", table_id="T1", verified=True)
+    assert (
+        f"SHOE      ended (shuffle, before the cut card): {receipt['dealt']} cards dealt, "
+        f"{left_in_device} left in the decks, the shoe says {left_in_device}; shortfall 0, "
+        "surplus 0"
+    ) in text
 
 
 def test_a_shoe_short_of_a_card_shows_a_shortfall_of_one(tmp_path: Path) -> None:
