@@ -109,6 +109,11 @@ def register_run(commands: Subparsers) -> None:
     parser.add_argument(
         "--pace", type=float, default=0.8, help="demo: seconds between the dealer's acts (0.8)"
     )
+    parser.add_argument(
+        "--demo-counter",
+        action="store_true",
+        help="demo: a rated card counter sits at box 3 (bets 1-8 with the true count)",
+    )
     parser.add_argument("--rounds", type=int, default=None, help="stop after this many rounds")
     parser.add_argument("--variant", default=None, help="deal this variant instead of the file's")
     parser.add_argument(

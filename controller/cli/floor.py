@@ -450,6 +450,7 @@ def demo_command(args: argparse.Namespace) -> int:
                         str(args.pace),
                         "--seed",
                         str(n),
+                        *_demo_counter_args(n),
                     ],
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -460,6 +461,7 @@ def demo_command(args: argparse.Namespace) -> int:
             )
             log.close()
         password = f"pit-{os.urandom(6).hex()}"
+        watch_password = f"watch-{os.urandom(6).hex()}"
         # The floor role's password in a file only this user may read (the folder is 0700
         # too), named by the floor file: the report and audit lines printed below work as they
         # are, with no secret on a command line (which every user of the computer can read).
@@ -472,6 +474,8 @@ def demo_command(args: argparse.Namespace) -> int:
             f"[server]\nport = {args.port}\n\n"
             f'[access]\nattempts_log = "{folder / "floor-access.jsonl"}"\n\n'
             f'[[users]]\nname = "pit"\nsecret_hash = "{hash_secret(password)}"\n\n'
+            f'[[users]]\nname = "watch"\nsecret_hash = "{hash_secret(watch_password)}"\n'
+            'role = "surveillance"\n\n'
             "[alerts]\nrecheck_minutes = 1\n"
         )
         floor, conninfo = _load(str(floor_file))
@@ -480,6 +484,11 @@ def demo_command(args: argparse.Namespace) -> int:
             tables_ = f"{args.tables} demo table" + ("" if args.tables == 1 else "s")
             print(f"{tables_} dealing (logs in {folder})", flush=True)
             print(f"floor page: {url}  (sign in as pit, password {password})", flush=True)
+            print(
+                f"surveillance: {url}surveillance  (sign in as watch, password "
+                f"{watch_password}; demo-1's box 3 is a card counter)",
+                flush=True,
+            )
             print(
                 f"floor file: {floor_file} (its database password: {floor_secret}, mode 600)",
                 flush=True,
@@ -507,6 +516,11 @@ def demo_command(args: argparse.Namespace) -> int:
         shutil.rmtree(folder, ignore_errors=True)
         restore()
         print("floor demo removed: tables stopped, database and files deleted", flush=True)
+
+
+def _demo_counter_args(n: int) -> list[str]:
+    """The demo's card counter (controller/play/counter.py) sits at the first table only."""
+    return ["--demo-counter"] if n == 1 else []
 
 
 def _demo_command(command: str, floor_file: Path, journals: Sequence[Path] = ()) -> str:

@@ -79,6 +79,7 @@ from controller.journal.errors import (
 from controller.journal.lock import JournalInUse
 from controller.journal.logs import configure_logging, log_failures, reset_logging
 from controller.journal.whereabouts import STATE_ENV, new_journal_problem, remember
+from controller.play.counter import DEMO_COUNTERS
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.devices import check_device_urls, emulated_roles, shown_urls
 from controller.service.halt import Halted, Problem
@@ -186,7 +187,11 @@ def _run(args: argparse.Namespace) -> int:
             refused = live_pin_problems(table, {p.role for p in staff})
             if refused:
                 raise ConfigError(table.source, refused)
-        demo = DemoOptions(pace_s=args.pace, seed=args.seed)
+        demo = DemoOptions(
+            pace_s=args.pace,
+            seed=args.seed,
+            counters=DEMO_COUNTERS if getattr(args, "demo_counter", False) else (),
+        )
         shipper = _shipper(table)
         service = TableService(
             table,

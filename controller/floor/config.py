@@ -20,6 +20,7 @@
     [[users]]
     name = "pat"
     secret_hash = "scrypt$..."   # `croupier floor passwd pat`
+    role = "pit"                 # or "surveillance": also the surveillance page
 
     [shifts]
     starts = ["06:00", "14:00", "22:00"]
@@ -39,7 +40,7 @@ from __future__ import annotations
 import tomllib
 from datetime import time
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from pydantic import (
@@ -77,6 +78,9 @@ class User(_Section):
         ),
     ]
     secret_hash: str
+    # "pit": the floor page and the report; "surveillance": also the surveillance page
+    # (advantage play), which a pit user never sees
+    role: Literal["pit", "surveillance"] = "pit"
 
     _hash = field_validator("secret_hash")(_check_hash)
 

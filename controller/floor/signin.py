@@ -116,8 +116,10 @@ class FloorSignIn:
         session_s: float,
         log_path: Path,
         clock: Callable[[], float] = time.time,
+        surveillance: frozenset[str] = frozenset(),
     ) -> None:
         self.users = dict(users)
+        self.surveillance = surveillance  # the names that may see the surveillance page
         self.lockouts = lockouts
         self.max_wrong = max_wrong
         self.max_wrong_per_source = max_wrong_per_source
@@ -187,6 +189,11 @@ class FloorSignIn:
                 del self._sessions[_key(token)]
                 return None
             return name
+
+    def watches(self, token: str | None) -> str | None:
+        """The signed-in name if it has the surveillance role (None: nobody, or a pit user)."""
+        name = self.who(token)
+        return name if name is not None and name in self.surveillance else None
 
     def sign_out(self, token: str | None, source: str) -> None:
         if not token:

@@ -10,6 +10,10 @@ Everything is read-only and needs a signed-in name (:mod:`controller.floor.signi
   overrides (the round in play as far as it has gone);
 * ``POST /api/alerts/ack`` (JSON: table_id, kind, text, since): the signed-in name acknowledges
   an alert that is raised now; journalled on the floor (``croupier.ack_alert``, migration 0005);
+* ``GET /surveillance``, ``GET /api/surveillance`` (``?shift=`` or ``?from=&to=`` as the
+  report): the rated sessions judged for advantage play (:mod:`.surveillance`), for a user of
+  the surveillance role only (a pit user is refused, 403); ``GET /api/me``: who is signed in
+  and whether they have that role (the floor page links to the surveillance page only then);
 * ``GET /report`` (``?shift=2026-11-29T14:00`` or ``?from=...&to=...``; the current shift by
   default), ``/report.csv``, ``/report.json``.
 """
@@ -46,6 +50,12 @@ from controller.floor.report_page import render
 from controller.floor.rounds import round_detail, round_summaries
 from controller.floor.shifts import Shifts
 from controller.floor.signin import FloorSignIn, Lockouts
+from controller.floor.surveillance import (
+    as_json,
+    judge,
+    render_surveillance_page,
+    surveillance_query,
+)
 from controller.floor.watch import FloorHub
 from controller.webserver import ThreadedServer
 
@@ -309,6 +319,37 @@ def build_app(
         page = render(made, query=urlencode(query))
         return Response(page, media_type="text/html; charset=utf-8", headers=SECURITY_HEADERS)
 
+    async def surveillance(request: Request) -> Response:
+        name = signin.watches(request.cookies.get(COOKIE))
+        page = request.url.path == "/surveillance"
+        if name is None:
+            if who(request) is None:
+                if page:
+                    return RedirectResponse("/login", status_code=303, headers=SECURITY_HEADERS)
+                return denied()
+            return refused(403, "the surveillance page is for the surveillance role only")
+        try:
+            start, end = period(dict(request.query_params), shifts, datetime.now(shifts.zone))
+        except BadPeriod as exc:
+            return PlainTextResponse(f"bad period: {exc}", status_code=400)
+        sql, args = surveillance_query(start, end)
+        found = judge(await read_rows(sql, args), start)
+        log.info("surveillance page read", by=name, sessions=len(found))
+        if not page:
+            return JSONResponse(as_json(found, start, end), headers=SECURITY_HEADERS)
+        return Response(
+            render_surveillance_page(found, start, end, name),
+            media_type="text/html; charset=utf-8",
+            headers=SECURITY_HEADERS,
+        )
+
+    async def whoami(request: Request) -> Response:
+        name = who(request)
+        if name is None:
+            return denied()
+        watches = signin.watches(request.cookies.get(COOKIE)) is not None
+        return JSONResponse({"name": name, "surveillance": watches}, headers=SECURITY_HEADERS)
+
     async def ws_endpoint(ws: WebSocket) -> None:
         name = who(ws)
         origin = ws.headers.get("origin")
@@ -345,6 +386,9 @@ def build_app(
             Route("/report", report),
             Route("/report.csv", report),
             Route("/report.json", report),
+            Route("/surveillance", surveillance),
+            Route("/api/surveillance", surveillance),
+            Route("/api/me", whoami),
             Route("/favicon.ico", favicon),
             WebSocketRoute("/ws", ws_endpoint),
         ],
@@ -404,6 +448,7 @@ class FloorServer(ThreadedServer):
             lockout_s=config.access.lockout_seconds,
             session_s=config.access.session_hours * 3600,
             log_path=floor.path(config.access.attempts_log),
+            surveillance=frozenset(u.name for u in config.users if u.role == "surveillance"),
         )
         self.shifts = config.shifts.shifts()
         self.signing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-signin")

@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from controller.game.errors import ConfigError
+from controller.play.autoplay import Decision
+from controller.play.counter import CardCounter, CounterSeat
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
 from controller.round.inputs import Bet
 from controller.round.spec import Action, State
@@ -41,6 +43,7 @@ class DemoOptions:
     pace_s: float = 0.8
     boxes: tuple[int, ...] = (1, 2, 3)
     seed: int = 7
+    counters: tuple[CounterSeat, ...] = ()  # demo card counters, each seated at their box
 
 
 def demo_dealer(options: DemoOptions) -> ActorFactory:
@@ -76,9 +79,24 @@ def demo_dealer(options: DemoOptions) -> ActorFactory:
             pace_s=options.pace_s,
             seed=options.seed,
             bet=service.journaled.answer,
+            counters=_seat_counters(service, options.counters, boxes, config.limits.min_cents),
         )
 
     return seat
+
+
+def _seat_counters(
+    service: TableService, seats: tuple[CounterSeat, ...], boxes: tuple[int, ...], unit: int
+) -> tuple[CardCounter, ...]:
+    """Sit each demo counter down at their box (a rated session) and make their counter."""
+    shoe = service.rules.shoe
+    out = []
+    for seat in seats:
+        if seat.box not in boxes:
+            continue
+        service.journaled.sit_down(seat.box, seat.card, seat.player)  # (seated already: refused)
+        out.append(CardCounter(seat, shoe.decks, shoe.deck.size, unit))
+    return tuple(out)
 
 
 @dataclass
@@ -108,8 +126,10 @@ class DemoDealer:
         pace_s: float,
         seed: int = 7,
         bet: Callable[[Bet], object] | None = None,
+        counters: tuple[CardCounter, ...] = (),
     ) -> None:
         self.app = app
+        self.counters = {c.seat.box: c for c in counters}
         # Bets go in like the display's: through the journaled table when there is one.
         self.bet = bet if bet is not None else app.answer
         self.shoe = shoe
@@ -154,6 +174,8 @@ class DemoDealer:
         if state is State.PEEK:
             return self._peek(now)
         if state is State.SHUFFLE:
+            for counter in self.counters.values():
+                counter.shuffled()
             return self._keys(now, ["SHF"], lambda: app.controller.state is not State.SHUFFLE)
         if state is State.BETTING:
             if not app.controller.round.boxes:
@@ -163,7 +185,7 @@ class DemoDealer:
         if state in (State.REVEAL, State.SETTLING):
             return self._keys(now, ["OK_"])
         if state in WINDOWS or state is State.PLAYING:
-            decision = self.player(app.controller)
+            decision = self._counted(app) or self.player(app.controller)
             if decision is None or self._refusals >= 2:
                 self._refusals = 0
                 fallback = "OK_" if state in WINDOWS else "STD"
@@ -180,7 +202,19 @@ class DemoDealer:
         steps //= self.increment_cents
         for number in self.boxes:
             cents = self.min_cents + self.increment_cents * self.rng.randint(0, steps)
+            counter = self.counters.get(number)
+            if counter is not None:
+                self.bet(Bet(number, counter.seat.player, counter.bet_cents(self.max_cents)))
+                continue
             self.bet(Bet(number, PLAYERS[number - 1], cents))
+
+    def _counted(self, app: TableApp) -> Decision | None:
+        """A counter's index play, if one of them has one now (None: the chart decides)."""
+        for counter in self.counters.values():
+            decision = counter.decide(app.controller)
+            if decision is not None:
+                return decision
+        return None
 
     def _draw(self, now: float) -> bool:
         app = self.app
@@ -193,6 +227,9 @@ class DemoDealer:
         if drawn.card is None:
             self._wait(now, "an unreadable card", app.key_in_needed)
         else:
+            burn = app.controller.state is State.BURN
+            for counter in self.counters.values():
+                counter.saw(str(drawn.card), burn=burn)
             self._wait(now, f"card {drawn.card}", lambda: app.cards_handled > before)
         return True
 

@@ -446,3 +446,8 @@ setInterval(() => {
   const main = document.getElementById("tables");
   if (main.children.length <= 24) fitAll(main);
 }, 10000);
+
+// The surveillance page's link, for a user of that role only (the server refuses anyone else).
+fetch("/api/me").then((r) => (r.ok ? r.json() : null)).then((me) => {
+  if (me && me.surveillance) document.getElementById("surveillance-link").hidden = false;
+}).catch(() => {});

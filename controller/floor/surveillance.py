@@ -1,0 +1,181 @@
+"""The surveillance page (``GET /surveillance`` of ``croupier floor serve``): the rated sessions
+of a period judged by :mod:`controller.floor.advantage`, the flagged first, each with its
+evidence and a plot of its bets against the true count (inline SVG, no script).
+
+Only a user whose ``role`` is ``surveillance`` in the floor file sees it; the pit's page does
+not link to it and a pit user asking for it is refused."""
+
+from __future__ import annotations
+
+import html
+from collections.abc import Iterable, Sequence
+from datetime import datetime, timedelta
+from typing import Any
+
+from controller.floor.advantage import (
+    FLAG_STATISTIC,
+    FLAG_Z,
+    MIN_ROUNDS,
+    Evidence,
+    read_table,
+    sessions,
+)
+from controller.floor.chain import ROW_COLUMNS
+from controller.game.prompts import money
+from controller.journal.store import Row, parse_ts
+
+KINDS = ("config", "prompt", "input", "people", "round_start", "round_end")
+LOOKBACK = timedelta(hours=2)  # rows read before the period: the shoe in play at its start
+PLOT_W, PLOT_H = 420, 260
+
+
+def surveillance_query(start: datetime, end: datetime) -> tuple[str, tuple[Any, ...]]:
+    """The rows the page judges: those the counts and the sessions are made of, from a while
+    before the period (so the shoe in play at its start is counted from its shuffle), of the
+    tables that had a rated session in the period."""
+    return (
+        f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608
+        "WHERE kind = ANY(%s) AND at >= %s AND at < %s AND table_id IN ("
+        "SELECT DISTINCT table_id FROM croupier.journal_rows WHERE kind = 'people' "
+        "AND at >= %s AND at < %s) ORDER BY table_id, seq",
+        (list(KINDS), start - LOOKBACK, end, start, end),
+    )
+
+
+def judge(rows: Iterable[Row], start: datetime) -> list[Evidence]:
+    """Every rated session with a round in the period, flagged first, then by z."""
+    by_table: dict[str, list[Row]] = {}
+    for row in rows:
+        by_table.setdefault(row.table_id, []).append(row)
+    out: list[Evidence] = []
+    for table_id, table_rows in by_table.items():
+        read = read_table(table_id, table_rows)
+        read.rounds = [r for r in read.rounds if r.ts and parse_ts(r.ts) >= start]
+        out.extend(sessions(read))
+    return sorted(out, key=lambda e: (not e.flagged, -e.z, e.key))
+
+
+def as_json(found: Sequence[Evidence], start: datetime, end: datetime) -> dict[str, Any]:
+    return {
+        "from": start.isoformat(),
+        "to": end.isoformat(),
+        "statistic": FLAG_STATISTIC,
+        "threshold": FLAG_Z,
+        "min_rounds": MIN_ROUNDS,
+        "sessions": [e.as_json() for e in found],
+    }
+
+
+def plot(evidence: Evidence) -> str:
+    """The session's bets (y, money) against the true count before each round (x), as SVG."""
+    points = evidence.points
+    left, right, top, bottom = 56, 12, 14, 40
+    w, h = PLOT_W - left - right, PLOT_H - top - bottom
+    xs = [p[0] for p in points] or [0.0]
+    lo_x, hi_x = min(*xs, -2.0), max(*xs, 4.0)
+    hi_y = max((p[1] for p in points), default=1) or 1
+
+    def sx(x: float) -> float:
+        return left + (x - lo_x) / (hi_x - lo_x) * w
+
+    def sy(y: int) -> float:
+        return top + h - y / hi_y * h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{PLOT_W}" height="{PLOT_H}" '
+        f'viewBox="0 0 {PLOT_W} {PLOT_H}" role="img" aria-label="bet against true count for '
+        f'{html.escape(evidence.player)}">',
+        f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="#fff" stroke="#999"/>',
+    ]
+    for tick in range(int(lo_x), int(hi_x) + 1):
+        x = sx(tick)
+        parts.append(f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{top + h}" stroke="#eee"/>')
+        parts.append(
+            f'<text x="{x:.1f}" y="{top + h + 16}" font-size="12" text-anchor="middle">'
+            f"{tick:+d}</text>"
+        )
+    for frac in (0.0, 0.5, 1.0):
+        y = int(hi_y * frac)
+        parts.append(
+            f'<text x="{left - 6}" y="{sy(y) + 4:.1f}" font-size="12" text-anchor="end">'
+            f"{html.escape(money(y))}</text>"
+        )
+    parts.append(
+        f'<text x="{left + w / 2:.1f}" y="{PLOT_H - 6}" font-size="12" text-anchor="middle">'
+        "true count before the round</text>"
+    )
+    for x, y in points:
+        parts.append(
+            f'<circle cx="{sx(x):.1f}" cy="{sy(y):.1f}" r="3.5" fill="#1d3557" '
+            'fill-opacity="0.55"/>'
+        )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+_CSS = """
+body { font: 15px/1.4 system-ui, sans-serif; margin: 1rem; color: #111; background: #fafafa; }
+header { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
+section { background: #fff; border: 1px solid #ccc; margin: .8rem 0; padding: .6rem .8rem; }
+section.flagged { border-left: 6px solid #b00020; }
+.flag { color: #b00020; font-weight: 700; }
+.cols { display: flex; gap: 1rem; flex-wrap: wrap; align-items: flex-start; }
+table { border-collapse: collapse; }
+th, td { border: 1px solid #ddd; padding: .15rem .5rem; text-align: left; }
+"""
+
+
+def render_surveillance_page(
+    found: Sequence[Evidence], start: datetime, end: datetime, who: str
+) -> bytes:
+    """The page: the flag's definition, then every session with its evidence and plot."""
+    e = html.escape
+    flagged = sum(1 for f in found if f.flagged)
+    out = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>Surveillance: advantage play</title>",
+        f"<style>{_CSS}</style></head><body>",
+        "<header><h1>Surveillance: advantage play</h1>",
+        f"<span>{e(start.strftime('%Y-%m-%d %H:%M'))} to {e(end.strftime('%H:%M'))}</span>",
+        f"<span>signed in: {e(who)}</span>",
+        "<form method='post' action='/logout'><button>Sign out</button></form></header>",
+        f"<p id='definition'>Flag: {e(FLAG_STATISTIC)} at or above {FLAG_Z} (one-sided "
+        f"p = 0.001) over at least {MIN_ROUNDS} rounds. Counts from the shoe's actual cards, "
+        "never shown at the table.</p>",
+        f"<p id='summary'>{len(found)} rated sessions, {flagged} flagged.</p>",
+    ]
+    for f in found:
+        cls = "flagged" if f.flagged else "clear"
+        mark = "<span class='flag'>FLAGGED</span> " if f.flagged else ""
+        rows = [
+            ("statistic", f.why),
+            ("bet-count correlation", f"rho = {f.rho:.2f}"),
+            ("bet spread", f"{money(f.min_bet_cents)} to {money(f.max_bet_cents)} "),
+            (
+                "mean bet",
+                f"{money(f.mean_bet_low_cents)} below +1, {money(f.mean_bet_high_cents)} at +2 "
+                "or more",
+            ),
+            (
+                "index plays",
+                f"{f.index_right} past the index, {f.index_wrong} short of it"
+                + (f" ({', '.join(f.index_names)})" if f.index_names else ""),
+            ),
+            (
+                "sat down",
+                "at the shoe's start"
+                if not f.joined_mid_shoe
+                else f"mid-shoe at true count {f.joined_true:+.1f}"
+                if f.joined_true is not None
+                else "mid-shoe",
+            ),
+            ("walked away", "still seated" if f.left_true is None else f"at {f.left_true:+.1f}"),
+        ]
+        table = "".join(f"<tr><th>{e(k)}</th><td>{e(v)}</td></tr>" for k, v in rows)
+        out.append(
+            f"<section class='{cls}' data-session='{e(f.key)}'><h2>{mark}{e(f.player)} at "
+            f"{e(f.table_id)} box {f.box}: session {e(f.key)}, {f.rounds} rounds</h2>"
+            f"<div class='cols'><table>{table}</table>{plot(f)}</div></section>"
+        )
+    out.append("</body></html>")
+    return "".join(out).encode("utf-8")

@@ -1,0 +1,231 @@
+"""The surveillance role and page (issue 24, point 3): a demo shift's rows shipped to a real
+PostgreSQL, judged on the floor; the demo's card counter is flagged and the rated basic-strategy
+players are not; only a surveillance user sees the page (a pit user is refused and gets no
+link), and the page shows the flag's statistic and a plot of bet against count (Chromium,
+1024x600)."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import urllib.error
+import urllib.request
+from collections.abc import Iterator
+from contextlib import ExitStack
+from dataclasses import dataclass
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from controller.floor.advantage import FLAG_STATISTIC, read_table, sessions
+from controller.floor.cluster import FLOOR_LOGIN, Cluster
+from controller.floor.config import floor_from_mapping
+from controller.floor.shipper import Shipper
+from controller.floor.watch import FloorWatcher
+from controller.floor.web import FloorServer
+from controller.play.counter import DEMO_COUNTERS
+from controller.play.demo import DemoOptions, demo_dealer
+from controller.service.service import ActorFactory, TableService
+from controller.table.config import hash_secret
+from tests.display.conftest import screenshot
+from tests.floor.conftest import (
+    FLOOR_PASSWORD_ENV,
+    drained,
+    link,
+    local_rows,
+    rounds_done,
+    table,
+    table_id,
+    wait_until,
+)
+
+PIT, WATCHER, PASSWORD = "pat", "sam", "surveillance-test-password"
+ROUNDS = 80
+BASIC = {1: ("ann", "4100000001"), 2: ("bob", "4100000002")}
+
+
+class _Seated:
+    """Seats the rated basic-strategy players (the demo's ann and bob) as the table starts."""
+
+    name = "seated"
+
+    def __init__(self, service: TableService) -> None:
+        for box, (player, card) in BASIC.items():
+            service.journaled.sit_down(box, card, player)
+
+    def tick(self, now: float) -> None:
+        return None
+
+
+def _shift(tmp: Path, tid: str, variant: str, seed: int) -> Path:
+    """A demo shift of ``ROUNDS`` rounds: the counter at box 3, basic players at 1 and 2."""
+    loaded = table(tmp, tid, variant=variant)
+    actors: list[ActorFactory] = [
+        _Seated,
+        demo_dealer(DemoOptions(pace_s=0.0, seed=seed, counters=DEMO_COUNTERS)),
+    ]
+    with TableService(loaded, actors=actors) as service:
+        wait_until(lambda: rounds_done(service) >= ROUNDS, f"{ROUNDS} rounds", timeout=120)
+    return loaded.journal_path
+
+
+@pytest.mark.parametrize(("variant", "seed"), [("pa-blackjack", 3), ("pa-blackjack", 5)])
+def test_the_demo_counter_is_flagged_and_the_basic_players_are_not(
+    tmp_path: Path, variant: str, seed: int
+) -> None:
+    tid = table_id("shift")
+    found = sessions(read_table(tid, local_rows(_shift(tmp_path, tid, variant, seed))))
+    by_player = {e.player: e for e in found}
+    assert set(by_player) == {"ann", "bob", DEMO_COUNTERS[0].player}
+    counter = by_player[DEMO_COUNTERS[0].player]
+    assert counter.flagged, counter.why
+    assert counter.rounds >= ROUNDS
+    assert not by_player["ann"].flagged, by_player["ann"].why
+    assert not by_player["bob"].flagged, by_player["bob"].why
+
+
+@dataclass
+class Floor:
+    server: FloorServer
+    table_id: str
+    cookies: dict[str, str]
+
+
+@pytest.fixture(scope="module")
+def floor(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Floor]:
+    tmp = tmp_path_factory.mktemp("surveillance")
+    tid = table_id("watch")
+    journal = _shift(tmp, tid, "pa-blackjack", 3)
+    with Shipper(journal, tid, link(cluster, tid)) as shipper:
+        wait_until(partial(drained, shipper, journal), "shipped")
+    secret = hash_secret(PASSWORD)
+    data: dict[str, Any] = {
+        "database": {"dsn": cluster.dsn(FLOOR_LOGIN), "password_env": FLOOR_PASSWORD_ENV},
+        "server": {"port": 0},
+        "access": {"attempts_log": str(tmp / "attempts.jsonl")},
+        "users": [
+            {"name": PIT, "secret_hash": secret},
+            {"name": WATCHER, "secret_hash": secret, "role": "surveillance"},
+        ],
+    }
+    loaded = floor_from_mapping(data, "<test>", tmp)
+    conninfo = loaded.config.database.conninfo()
+    with ExitStack() as stack:
+        watcher = FloorWatcher(
+            conninfo, loaded.config.shifts.shifts(), loaded.config.alerts.watch()
+        )
+        watcher.start()
+        stack.callback(watcher.close)
+        server = FloorServer(loaded, watcher.hub, conninfo)
+        server.start()
+        stack.callback(server.close)
+        assert server.wait_started()
+        made = Floor(server, tid, {})
+        # signed in here, so the connections the sign-in opens are the fixture's own
+        made.cookies = {name: _cookie(made, name) for name in (PIT, WATCHER)}
+        _get(made, "api/surveillance", made.cookies[WATCHER])
+        yield made
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+def _cookie(floor: Floor, name: str) -> str:
+    opener = urllib.request.build_opener(_NoRedirect)
+    body = f"name={name}&password={PASSWORD}".encode()
+    with pytest.raises(urllib.error.HTTPError) as done:
+        opener.open(urllib.request.Request(floor.server.url + "login", data=body))
+    with done.value as reply:
+        assert reply.code == 303
+        return str(reply.headers["set-cookie"]).split(";", 1)[0]
+
+
+def _sockets() -> set[str]:
+    found = set()
+    for name in os.listdir("/proc/self/fd"):
+        with contextlib.suppress(OSError):
+            target = os.readlink(f"/proc/self/fd/{name}")
+            if target.startswith("socket:"):
+                found.add(f"{name}->{target}")
+    return found
+
+
+def _get(floor: Floor, path: str, cookie: str) -> tuple[int, bytes]:
+    before = _sockets()
+    try:
+        return _fetch(floor, path, cookie)
+    finally:  # the server closes its side of the connection a moment later
+        wait_until(lambda: _sockets() <= before, "the connection closed", timeout=5)
+
+
+def _fetch(floor: Floor, path: str, cookie: str) -> tuple[int, bytes]:
+    request = urllib.request.Request(floor.server.url + path, headers={"Cookie": cookie})
+    try:
+        with urllib.request.urlopen(request) as reply:
+            return reply.status, reply.read()
+    except urllib.error.HTTPError as exc:
+        with exc:
+            return exc.code, exc.read()
+
+
+def test_a_pit_user_is_refused_the_surveillance_page_and_its_data(floor: Floor) -> None:
+    cookie = floor.cookies[PIT]
+    for path in ("surveillance", "api/surveillance"):
+        status, body = _get(floor, path, cookie)
+        assert status == 403
+        assert b"surveillance role only" in body
+    status, body = _get(floor, "api/me", cookie)
+    assert json.loads(body) == {"name": PIT, "surveillance": False}
+
+
+def test_nobody_signed_in_is_sent_to_sign_in(floor: Floor) -> None:
+    assert _get(floor, "api/surveillance", "")[0] == 401
+
+
+def test_the_surveillance_user_gets_the_flagged_counter_with_the_statistic(floor: Floor) -> None:
+    status, body = _get(floor, "api/surveillance", floor.cookies[WATCHER])
+    assert status == 200
+    found = json.loads(body)
+    assert found["statistic"] == FLAG_STATISTIC
+    flagged = [s for s in found["sessions"] if s["flagged"]]
+    assert [s["player"] for s in flagged] == [DEMO_COUNTERS[0].player]
+    assert flagged[0]["table_id"] == floor.table_id
+    assert flagged[0]["z"] >= found["threshold"]
+
+
+def test_the_page_in_chromium_shows_the_flag_and_the_plot_only_to_surveillance(
+    floor: Floor, browser: Any
+) -> None:
+    before = _sockets()
+    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    try:
+        page = context.new_page()
+        for name in (PIT, WATCHER):
+            page.goto(floor.server.url + "login")
+            page.fill("input[name=name]", name)
+            page.fill("input[name=password]", PASSWORD)
+            page.click("button[type=submit]")
+            page.wait_for_url(floor.server.url)
+            link = page.locator("#surveillance-link")
+            if name == PIT:
+                page.wait_for_timeout(300)
+                assert link.is_hidden()
+                page.click("text=sign out")
+                page.wait_for_url("**/login")
+                continue
+            link.wait_for(state="visible")
+            link.click()
+            page.wait_for_url("**/surveillance")
+        first = page.locator("section.flagged").first
+        assert DEMO_COUNTERS[0].player in first.inner_text()
+        assert FLAG_STATISTIC in page.locator("#definition").inner_text()
+        assert first.locator("svg circle").count() >= ROUNDS
+        screenshot(page, "floor-surveillance")
+    finally:
+        context.close()
+        wait_until(lambda: _sockets() <= before, "the page's connections closed", timeout=5)
