@@ -392,6 +392,14 @@ def register_train(commands: Subparsers) -> None:
     parser.add_argument("--count", type=_positive, default=10, help="questions of --drill")
     parser.add_argument("--trainee", default="trainee", metavar="ID", help="who is training")
     parser.add_argument("--seed", type=int, help="the shoes' seed (default: a new one)")
+    parser.add_argument(
+        "--display",
+        action="store_true",
+        help="ask on the dealer's screen (a browser on this computer) instead of the terminal",
+    )
+    parser.add_argument(
+        "--port", type=port, default=0, help="the training page's port (default: any free one)"
+    )
     _training_files(parser)
     parser.set_defaults(handler=Deferred("train"))
     actions = parser.add_subparsers(dest="train_command", metavar="ACTION")

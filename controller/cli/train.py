@@ -19,6 +19,7 @@ import argparse
 import json
 import re
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +28,13 @@ from controller.game.rules import load_variant
 from controller.game.words import (
     answer_form_words,
     answer_words,
+    croupier_answer,
+    croupier_said,
     drill_name,
     drill_result,
+    drill_summary_words,
+    question_head,
+    session_words,
     unreadable_answer,
 )
 from controller.table.config import load_table_config
@@ -44,11 +50,13 @@ from controller.training.report import (
     trainee_report,
     write_page,
 )
-from controller.training.session import Asked, run_course
+from controller.training.session import Asked, Session, run_course
+from controller.training.web import TrainingServer
 
 EXIT_PASSED, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 TRAINEE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$")
 DEFAULT_VARIANT = "nz-pontoon"
+POLL_S = 0.2
 
 
 def _fail(text: str) -> int:
@@ -89,8 +97,7 @@ class TerminalTrainee:
 
     def answer(self, asked: Asked) -> str:
         q = asked.question
-        print(f"\n[{asked.number}/{asked.of}] {drill_name(q.kind.value)} "
-              f"(limit {asked.time_limit_s} s)")  # fmt: skip
+        print("\n" + question_head(q.kind.value, asked.number, asked.of, asked.time_limit_s))
         print(q.table)
         print(q.ask)
         for n, choice in enumerate(q.choices, 1):
@@ -105,9 +112,9 @@ class TerminalTrainee:
         q = asked.question
         print(drill_result(attempt.correct, attempt.in_time, attempt.seconds, asked.time_limit_s))
         if not attempt.correct:
-            print(f"Croupier's answer: {answer_words(q.form.value, q.correct, q.choices)}")
+            print(croupier_answer(answer_words(q.form.value, q.correct, q.choices)))
         if q.told:
-            print(f"Croupier said: {q.told}")
+            print(croupier_said(q.told))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -131,19 +138,41 @@ def run(args: argparse.Namespace) -> int:
           f"answers recorded in {path}")  # fmt: skip
     with journal:
         try:
-            done = run_course(course, TerminalTrainee(), journal, trainee_id=args.trainee,
-                              seed=args.seed)  # fmt: skip
+            if args.display:
+                done = _on_the_display(args, course, journal)
+            else:
+                done = run_course(course, TerminalTrainee(), journal, trainee_id=args.trainee,
+                                  seed=args.seed)  # fmt: skip
         except (EOFError, KeyboardInterrupt):
             print("\nStopped: the answers given so far are recorded.")
             return EXIT_FAILED
+        except OSError as exc:
+            return _fail(f"the training page cannot start: {exc}")
     session = trainee_report(args.trainee, done)["sessions"][0]
-    print(f"\n{session['passed']} of {session['questions']} passed "
-          f"({session['passed_percent']} %, mark {course.pass_percent} %): "
-          f"{'PASS' if session['pass'] else 'FAIL'}")  # fmt: skip
+    s = session
+    print("\n" + session_words(s["course"], s["passed"], s["questions"], s["passed_percent"],
+                              s["pass_percent"], s["pass"]))  # fmt: skip
     for d in session["drills"]:
-        print(f"  {d['name']}: {d['passed']}/{d['questions']} "
-              f"(mark {d['pass_percent']} %) {'pass' if d['pass'] else 'FAIL'}")  # fmt: skip
+        print("  " + drill_summary_words(d["kind"], d["passed"], d["questions"],
+                                         d["pass_percent"], d["pass"]))  # fmt: skip
     return EXIT_PASSED if session["pass"] else EXIT_FAILED
+
+
+def _on_the_display(
+    args: argparse.Namespace, course: Course, journal: TrainingJournal
+) -> list[Attempt]:
+    """Serve the session on the training page until it is answered (Ctrl-C stops it)."""
+    session = Session(course, journal, trainee_id=args.trainee, seed=args.seed)
+    server = TrainingServer(session, port=args.port)
+    server.start()
+    try:
+        print(f"Open {server.url} in the dealer screen's browser; Ctrl-C stops.", flush=True)
+        while not session.finished:
+            time.sleep(POLL_S)
+        time.sleep(POLL_S * 5)  # the page asks for its summary
+    finally:
+        server.close()
+    return session.done
 
 
 def report(args: argparse.Namespace) -> int:

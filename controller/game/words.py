@@ -905,3 +905,33 @@ def told_words(prompt: Prompt) -> str:
     """A prompt as the dealer read it: the prompt bar's words, or its line when it is not a
     bar's (money to move, the dealer's result)."""
     return read_out(bar(prompt)) if on_the_bar(prompt) else line(prompt)
+
+
+def answer_shown(yours: str, croupier: str) -> str:
+    """The trainee's answer beside croupier's, shown once answered."""
+    return f"Yours: {yours} · croupier: {croupier}"
+
+
+def session_words(course: str, passed: int, questions: int, percent: float, mark: int,
+                  ok: bool) -> str:  # fmt: skip
+    """A session's result: how many passed, against the course's mark."""
+    verdict = "PASS" if ok else "FAIL"
+    return f"{course}: {passed} of {questions} passed ({percent} %, mark {mark} %): {verdict}"
+
+
+def drill_summary_words(kind: str, passed: int, questions: int, mark: int, ok: bool) -> str:
+    """One drill of a session: how many passed, against its mark."""
+    return f"{drill_name(kind)}: {passed}/{questions} (mark {mark} %) {'pass' if ok else 'FAIL'}"
+
+
+def question_head(kind: str, number: int, of: int, limit_s: int) -> str:
+    """Which question this is, of how many, its kind and the time allowed."""
+    return f"[{number}/{of}] {drill_name(kind)} (limit {limit_s} s)"
+
+
+def croupier_answer(answer: str) -> str:
+    return f"Croupier's answer: {answer}"
+
+
+def croupier_said(told: str) -> str:
+    return f"Croupier said: {told}"

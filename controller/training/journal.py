@@ -101,7 +101,7 @@ class TrainingJournal:
         self.path = path
         _make_private(path)
         try:
-            self._db = sqlite3.connect(path, isolation_level=None)
+            self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=FULL")
             self._claim()

@@ -10,6 +10,7 @@ attempt: the trainee is told what to type and asked again, the clock running on.
 from __future__ import annotations
 
 import secrets
+import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -60,6 +61,86 @@ def plan(course: Course, seed: int) -> list[Asked]:
     return [Asked(a.question, i, len(asked), a.time_limit_s) for i, a in enumerate(asked, 1)]
 
 
+class Session:
+    """A course being answered, one question at a time: :meth:`current` is the question asked
+    (its clock started when it was first shown), :meth:`answer` checks and records a typed
+    answer (None: not of the question's form, asked again, the clock running on). Safe to call
+    from several threads (the display's server)."""
+
+    def __init__(
+        self,
+        course: Course,
+        journal: TrainingJournal,
+        *,
+        trainee_id: str,
+        seed: int | None = None,
+        clock: Clock = time.monotonic,
+        now: Callable[[], datetime] = lambda: datetime.now(UTC),
+    ) -> None:
+        self.course = course
+        self.journal = journal
+        self.trainee_id = trainee_id
+        self.seed = new_seed() if seed is None else seed
+        self.clock = clock
+        self.now = now
+        self.id = f"{now().strftime('%Y%m%dT%H%M%SZ')}-{self.seed}"
+        self.asked = plan(course, self.seed)
+        self.done: list[Attempt] = []
+        self._marks = {d.kind: d.pass_percent for d in course.drills}
+        self._started: float | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def finished(self) -> bool:
+        return len(self.done) >= len(self.asked)
+
+    def current(self) -> Asked | None:
+        """The question to answer now (None: the course is over); its clock starts now if it
+        has not."""
+        with self._lock:
+            if self.finished:
+                return None
+            if self._started is None:
+                self._started = self.clock()
+            return self.asked[len(self.done)]
+
+    def answer(self, typed: str) -> Attempt | None:
+        """Check and record the answer to the current question."""
+        asked = self.current()
+        with self._lock:
+            if asked is None or self._started is None:
+                return None
+            q = asked.question
+            value = parse_answer(q.form, typed, len(q.choices))
+            if value is None:
+                return None
+            seconds = max(0.0, self.clock() - self._started)
+            attempt = Attempt(
+                session=self.id,
+                trainee=self.trainee_id,
+                course=self.course.id,
+                variant=self.course.rules.id,
+                kind=q.kind.value,
+                seed=q.seed,
+                question=question_record(q.table, q.ask, q.choices),
+                answer=typed,
+                answer_value=value,
+                correct_answer=q.correct,
+                form=q.form.value,
+                seconds=round(seconds, 3),
+                time_limit_s=asked.time_limit_s,
+                pass_percent=self._marks[q.kind],
+                course_pass_percent=self.course.pass_percent,
+                correct=is_correct(q, value),
+                in_time=seconds <= asked.time_limit_s,
+                at=self.now().isoformat(timespec="seconds"),
+            )
+            self.journal.record(attempt)
+            self.done.append(attempt)
+            self._started = None
+            return attempt
+
+
 def run_course(
     course: Course,
     trainee: Trainee,
@@ -71,41 +152,11 @@ def run_course(
     now: Callable[[], datetime] = lambda: datetime.now(UTC),
 ) -> list[Attempt]:
     """Ask every question of ``course``; record and return each attempt."""
-    seed = new_seed() if seed is None else seed
-    session = f"{now().strftime('%Y%m%dT%H%M%SZ')}-{seed}"
-    marks = {d.kind: d.pass_percent for d in course.drills}
-    done: list[Attempt] = []
-    for asked in plan(course, seed):
-        q = asked.question
-        started = clock()
-        while True:
-            typed = trainee.answer(asked)
-            value = parse_answer(q.form, typed, len(q.choices))
-            if value is not None:
-                break
+    session = Session(course, journal, trainee_id=trainee_id, seed=seed, clock=clock, now=now)
+    while (asked := session.current()) is not None:
+        attempt = session.answer(trainee.answer(asked))
+        if attempt is None:
             trainee.unreadable(asked)
-        seconds = max(0.0, clock() - started)
-        attempt = Attempt(
-            session=session,
-            trainee=trainee_id,
-            course=course.id,
-            variant=course.rules.id,
-            kind=q.kind.value,
-            seed=q.seed,
-            question=question_record(q.table, q.ask, q.choices),
-            answer=typed,
-            answer_value=value,
-            correct_answer=q.correct,
-            form=q.form.value,
-            seconds=round(seconds, 3),
-            time_limit_s=asked.time_limit_s,
-            pass_percent=marks[q.kind],
-            course_pass_percent=course.pass_percent,
-            correct=is_correct(q, value),
-            in_time=seconds <= asked.time_limit_s,
-            at=now().isoformat(timespec="seconds"),
-        )
-        journal.record(attempt)
-        trainee.result(asked, attempt)
-        done.append(attempt)
-    return done
+        else:
+            trainee.result(asked, attempt)
+    return session.done
