@@ -65,7 +65,8 @@ def _fail(text: str) -> int:
 
 
 def _where(args: argparse.Namespace) -> tuple[Path, str | None]:
-    """The training journal and the table's variant (None: no table file)."""
+    """The training journal and the table's variant (None: no table file); a training table's
+    display port becomes the training page's (unless --port names one)."""
     if args.config is None:
         named = args.journal or state_folder() / "training.sqlite3"
         return named, None
@@ -77,6 +78,8 @@ def _where(args: argparse.Namespace) -> tuple[Path, str | None]:
             "trains, so its journal holds only real play; give a training table's file "
             "(with a [training] section) or no --config"
         )
+    if not getattr(args, "port", None):
+        args.port = table.config.display.port  # the table's screen shows the training page
     return (args.journal or trained), table.rules.id
 
 

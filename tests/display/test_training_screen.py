@@ -81,7 +81,7 @@ def test_a_shipped_course_is_answered_on_the_keypad_at_1024x600(
         assert "told" not in shown
         assert small.locator("#training-result").is_hidden()
         if n == 0:
-            screenshot(small, "training-question")
+            screenshot(small, "training-question", "display-training-question")
         for key in keys_for(q, n in wrong):
             small.locator(f"#training-keypad button[data-key='{key}']").click()
         small.locator("#training-result").wait_for(state="visible")
@@ -91,10 +91,10 @@ def test_a_shipped_course_is_answered_on_the_keypad_at_1024x600(
             said = small.locator("#training-croupier").inner_text()
             assert said.startswith("Yours: $")
             assert "croupier: $" in said
-            screenshot(small, "training-answered")
+            screenshot(small, "training-answered", "display-training-answered")
         small.locator("#training-next").click()
     small.locator("#training-summary").wait_for(state="visible")
-    screenshot(small, "training-summary")
+    screenshot(small, "training-summary", "display-training-summary")
     summary = small.locator("#training-summary").inner_text()
     assert "21 of 23 passed" in summary
     assert "FAIL" in summary
