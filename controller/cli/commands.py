@@ -371,7 +371,9 @@ def register_scenario(commands: Subparsers) -> None:
     run_parser.set_defaults(handler=Deferred("scenario"))
 
 
-TRAINING_KINDS = ("payout", "insurance_max", "surrender", "total", "next_prompt", "hold")
+TRAINING_KINDS = (
+    "payout", "insurance_max", "surrender", "total", "next_prompt", "hold", "procedure",
+)  # fmt: skip
 
 
 def register_train(commands: Subparsers) -> None:

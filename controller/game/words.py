@@ -829,6 +829,7 @@ _DRILL_NAMES: dict[str, str] = {
     "total": "the hand's total",
     "next_prompt": "what to do next",
     "hold": "what a hold means",
+    "procedure": "a procedure, step by step",
 }
 _ANSWER_FORMS: dict[str, str] = {
     "money": "type the amount in dollars and cents (22.50)",

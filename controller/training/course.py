@@ -15,7 +15,8 @@ model; each problem names the file, the line and the key, the value and what is 
     pass_percent = 90           # of the whole course's questions, right and in time
 
     [[drill]]
-    kind = "payout"             # payout, insurance_max, surrender, total, next_prompt, hold
+    kind = "payout"             # payout, insurance_max, surrender, total, next_prompt, hold,
+                                # procedure (a shipped scenario, step by step)
     count = 10
     time_limit_s = 30           # each answer
     pass_percent = 90           # of this drill's questions

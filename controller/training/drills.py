@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from decimal import Decimal, InvalidOperation
 from enum import StrEnum
 
@@ -34,12 +34,16 @@ from controller.game.words import (
     table_cards,
     told_words,
 )
-from controller.play.autoplay import DirectHands, reader_outcome
+from controller.play.autoplay import DirectHands, play_rounds, reader_outcome
+from controller.play.errors import PlayError
+from controller.play.lab import PACK as SCENARIO_PACK
+from controller.play.scenario_file import Scenario, ScriptedShoe, load_scenario
+from controller.play.scenario_runner import scripted_rounds
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
 from controller.round.controller import RoundController
 from controller.round.errors import ActionRefused
 from controller.round.inputs import Hold
-from controller.round.model import RoundState, why_not_insure
+from controller.round.model import HandState, RoundState, why_not_insure
 from controller.round.spec import Action, State
 from controller.training.errors import TrainingError
 from drivers.tbl21.cards import Card, shoe_cards
@@ -68,6 +72,7 @@ class DrillKind(StrEnum):
     TOTAL = "total"
     NEXT_PROMPT = "next_prompt"
     HOLD = "hold"
+    PROCEDURE = "procedure"  # the steps of a shipped scenario: each stop, each payout
 
 
 class AnswerForm(StrEnum):
@@ -84,6 +89,7 @@ FORMS = {
     DrillKind.TOTAL: AnswerForm.NUMBER,
     DrillKind.NEXT_PROMPT: AnswerForm.CHOICE,
     DrillKind.HOLD: AnswerForm.CHOICE,
+    DrillKind.PROCEDURE: AnswerForm.CHOICE,  # (and its payouts: MONEY)
 }
 
 
@@ -137,7 +143,19 @@ def available(rules: Variant, kind: DrillKind) -> bool:
         return rules.insurance.allowed
     if kind is DrillKind.SURRENDER:
         return rules.surrender.allowed
+    if kind is DrillKind.PROCEDURE:
+        return bool(_procedures(rules))
     return True
+
+
+def make_questions(rules: Variant, kind: DrillKind, seed: int) -> list[Question]:
+    """The questions of one drill's item: a question, or a procedure's steps."""
+    if kind is DrillKind.PROCEDURE:
+        if not available(rules, kind):
+            raise TrainingError(f"{rules.id} has no procedure drill: no shipped scenario has one")
+        found = _procedures(rules)
+        return [replace(q, seed=seed) for q in found[seed % len(found)]]
+    return [make_question(rules, kind, seed)]
 
 
 def make_question(rules: Variant, kind: DrillKind, seed: int) -> Question:
@@ -145,6 +163,8 @@ def make_question(rules: Variant, kind: DrillKind, seed: int) -> Question:
     shoe does not give one: no ace up for an insurance drill, no win for a payout)."""
     if not available(rules, kind):
         raise TrainingError(f"{rules.id} has no {kind.value} drill: its rules offer none")
+    if kind is DrillKind.PROCEDURE:
+        return make_questions(rules, kind, seed)[0]
     maker = _MAKERS[kind]
     for attempt in range(MAX_TRIES):
         made = maker(rules, random.Random(seed * 1_000_003 + attempt))
@@ -241,8 +261,7 @@ class _Round:
         shown: list[tuple[int, list[tuple[list[Card], int | None]]]] = []
         for box in boxes or sorted(self.round.boxes):
             hands: list[tuple[list[Card], int | None]] = [
-                (h.cards, sum(s.base_cents + s.double_cents for s in h.stakes))
-                for h in self.round.boxes[box].hands
+                (h.cards, _stake(h)) for h in self.round.boxes[box].hands
             ]
             shown.append((box, hands))
         return drill_table(shown, self.dealer_shown())
@@ -299,8 +318,6 @@ def _insurance_max(rules: Variant, rng: random.Random) -> Made | None:
 def _surrender(rules: Variant, rng: random.Random) -> Made | None:
     dealt, box, _ = _one_box(rules, rng)
     dealt.play_until(lambda r: r.state not in CARD_STATES and r.state is not State.PEEK)
-    if dealt.state is State.SETTLING and not dealt.round.boxes[box].hands:
-        return None
     offered = dealt.state in (State.OFFERS, State.SURRENDER) and (
         dealt.controller.why_not(Action.SURRENDER) is None
     )
@@ -455,6 +472,87 @@ def _hold(rules: Variant, rng: random.Random) -> Made | None:
     )
 
 
+# --- procedures: the shipped scenarios' situations, step by step ------------------------------
+
+_PROCEDURES: dict[str, list[tuple[Question, ...]]] = {}
+
+
+def _procedures(rules: Variant) -> list[tuple[Question, ...]]:
+    """Each shipped scenario of the variant (its rules as shipped) that stops the table, as the
+    steps a dealer takes: at each stop, what to do (the hold banner's todo, among 4); at the end
+    of each round, each box's payout (the round's ledger)."""
+    if rules.id not in _PROCEDURES:
+        found = []
+        for path in sorted(SCENARIO_PACK.glob("*.yaml")):
+            scenario = load_scenario(path)
+            if scenario.variant != rules.id or scenario.rules:
+                continue
+            steps = _scenario_steps(rules, scenario, path.stem)
+            if steps:
+                found.append(steps)
+        _PROCEDURES[rules.id] = found
+    return _PROCEDURES[rules.id]
+
+
+def _scenario_steps(rules: Variant, scenario: Scenario, name: str) -> tuple[Question, ...]:
+    if not isinstance(scenario.shoe, ScriptedShoe):
+        return ()
+    controller = RoundController(rules)
+    hands = DirectHands(controller, iter(scenario.shoe.cards))
+    rng = random.Random(name)
+    stops: list[tuple[int, Question]] = []  # (round, step) of each stop, as it happened
+
+    def watch(out: list[object]) -> None:
+        for item in out:
+            if isinstance(item, Prompt) and item.code is PromptCode.HOLD and item.hold:
+                hold = item.hold
+                others = [h for h in _HOLD_SORTS if h.cause is not hold.cause]
+                picked = rng.sample(others, CHOICES - 1)
+                index = rng.randint(0, CHOICES - 1)
+                options = [*picked[:index], hold, *picked[index:]]
+                choices = tuple(hold_todo(h) for h in options)
+                ask = drill_ask("hold", what=hold_what(hold))
+                table = _table_of(controller.round, controller.state)
+                step = Question(DrillKind.PROCEDURE, rules.id, 0, AnswerForm.CHOICE, table, ask,
+                                index, hold_todo(hold), choices)  # fmt: skip
+                stops.append((controller.round.number, step))
+
+    try:
+        records, _ = play_rounds(controller, hands, scripted_rounds(scenario), on_output=watch)
+    except (PlayError, ActionRefused):
+        return ()
+    steps: list[Question] = []
+    for record in records:
+        steps += [q for number, q in stops if number == record.number]
+        final = record.controller_round
+        for box in sorted({e.box for e in record.ledger if e.amount_cents > 0}):
+            paid = sum(e.amount_cents for e in record.ledger if e.box == box and e.amount_cents > 0)
+            said = [p for p in record.prompts if p.code is PromptCode.PAY and p.box == box]
+            steps.append(
+                Question(
+                    DrillKind.PROCEDURE,
+                    rules.id,
+                    0,
+                    AnswerForm.MONEY,
+                    _table_of(final, State.SETTLING),
+                    drill_ask("payout", box=box),
+                    paid,
+                    "\n".join(told_words(p) for p in said),
+                )
+            )
+    return tuple(steps)
+
+
+def _table_of(r: RoundState, state: State) -> str:
+    shown = r.dealer.cards if state in DEALER_SHOWN else r.dealer.cards[:1]
+    boxes = [(n, [(h.cards, _stake(h)) for h in b.hands]) for n, b in sorted(r.boxes.items())]
+    return drill_table(boxes, shown)
+
+
+def _stake(hand: HandState) -> int | None:
+    return sum(s.base_cents + s.double_cents for s in hand.stakes)
+
+
 _MAKERS: dict[DrillKind, Callable[[Variant, random.Random], Made | None]] = {
     DrillKind.PAYOUT: _payout,
     DrillKind.INSURANCE_MAX: _insurance_max,
@@ -463,7 +561,7 @@ _MAKERS: dict[DrillKind, Callable[[Variant, random.Random], Made | None]] = {
     DrillKind.NEXT_PROMPT: _next_prompt,
     DrillKind.HOLD: _hold,
 }
-assert set(_MAKERS) == set(DrillKind) == set(FORMS)
+assert set(_MAKERS) | {DrillKind.PROCEDURE} == set(DrillKind) == set(FORMS)
 
 
 def questions(rules: Variant, kind: DrillKind, count: int, seed: int) -> list[Question]:

@@ -18,7 +18,7 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from controller.training.course import Course
-from controller.training.drills import Question, is_correct, make_question, parse_answer
+from controller.training.drills import Question, is_correct, make_questions, parse_answer
 from controller.training.journal import Attempt, TrainingJournal, question_record
 
 Clock = Callable[[], float]
@@ -56,8 +56,8 @@ def plan(course: Course, seed: int) -> list[Asked]:
     asked: list[Asked] = []
     for n, drill in enumerate(course.drills):
         for k in range(drill.count):
-            question = make_question(course.rules, drill.kind, seed + n * DRILL_SEEDS + k)
-            asked.append(Asked(question, 0, 0, drill.time_limit_s))
+            made = make_questions(course.rules, drill.kind, seed + n * DRILL_SEEDS + k)
+            asked += [Asked(question, 0, 0, drill.time_limit_s) for question in made]
     return [Asked(a.question, i, len(asked), a.time_limit_s) for i, a in enumerate(asked, 1)]
 
 

@@ -52,7 +52,7 @@ def test_each_problem_names_its_line_the_key_the_value_and_what_is_allowed() -> 
         'line 4: course.colour = "red": unknown key; allowed here: id, name, pass_percent, variant',
         'line 9: drill[0].count = "3": must be a whole number from 1 to 200, without quotes',
         'line 13: drill[1].kind = "insurance": must be one of "payout", "insurance_max", '
-        '"surrender", "total", "next_prompt", "hold"',
+        '"surrender", "total", "next_prompt", "hold", "procedure"',
     ]
 
 

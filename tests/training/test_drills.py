@@ -10,6 +10,7 @@ from controller.training.drills import (
     DrillKind,
     is_correct,
     make_question,
+    make_questions,
     parse_answer,
 )
 from controller.training.errors import TrainingError
@@ -97,3 +98,16 @@ def test_an_answer_is_right_only_when_it_is_croupiers() -> None:
     q = make_question(NZ, DrillKind.PAYOUT, 3)
     assert is_correct(q, q.correct)
     assert not is_correct(q, q.correct + 1)
+
+
+def test_a_procedure_is_a_shipped_scenarios_stops_and_payouts_step_by_step() -> None:
+    # nz_card_out_of_turn_assigned: the stop (what to do about a card out of turn), then the
+    # payout of the box the assigned card made 20 against the dealer's 17
+    steps = make_questions(NZ, DrillKind.PROCEDURE, 3)  # the 4th scenario of the pack
+    assert [q.form for q in steps] == [AnswerForm.CHOICE, AnswerForm.MONEY]
+    stop, payout = steps
+    assert "a card came out when none was due: 8♠" in stop.ask
+    assert stop.choices[stop.correct] == stop.told
+    assert "press CALL" in stop.told
+    assert "Box 1: 9♥ 3♦ 8♠, stake $10" in payout.table
+    assert payout.correct == 1000

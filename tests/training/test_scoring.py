@@ -81,16 +81,16 @@ def test_a_scripted_trainee_with_known_wrong_and_slow_answers_gets_the_exact_sco
     assert scripted.unreadables == 1  # asked again, not an attempt
     report = trainee_report("ann", done)
     # nz-pontoon's course: 10 payouts (all wrong), 5 totals (right, too slow), 5 insurance,
-    # 5 surrender, 5 next prompt, 3 holds (all right in time)
+    # 5 surrender, 5 next prompt, 3 holds, 4 procedures of 5 steps (all right in time)
     assert (report["questions"], report["right"], report["in_time"], report["passed"]) == (
-        33, 23, 28, 18,
+        38, 28, 33, 23,
     )  # fmt: skip
-    assert report["accuracy_percent"] == 69.7
-    assert report["passed_percent"] == 54.5
+    assert report["accuracy_percent"] == 73.7
+    assert report["passed_percent"] == 60.5
     kinds = {k["kind"]: (k["passed"], k["questions"]) for k in report["by_kind"]}
     assert kinds == {
         "payout": (0, 10), "total": (0, 5), "insurance_max": (5, 5), "surrender": (5, 5),
-        "next_prompt": (5, 5), "hold": (3, 3),
+        "next_prompt": (5, 5), "hold": (3, 3), "procedure": (5, 5),
     }  # fmt: skip
     assert report["weakest"] == ["total", "payout"]  # none passed; totals the slower
     (session,) = report["sessions"]
@@ -98,9 +98,9 @@ def test_a_scripted_trainee_with_known_wrong_and_slow_answers_gets_the_exact_sco
     verdicts = {d["kind"]: d["pass"] for d in session["drills"]}
     assert verdicts == {
         "payout": False, "total": False, "insurance_max": True, "surrender": True,
-        "next_prompt": True, "hold": True,
+        "next_prompt": True, "hold": True, "procedure": True,
     }  # fmt: skip
-    mean = round((10 * 2 + 5 * 6 + 18 * 2) / 33, 2)
+    mean = round((10 * 2 + 5 * 6 + 23 * 2) / 38, 2)
     assert report["mean_seconds"] == mean
 
 
@@ -129,7 +129,7 @@ def test_a_course_passed_by_right_answers_in_time_passes(tmp_path: Path) -> None
         done = run_course(shipped_course("uk-pontoon"), Right(clock), journal,
                           trainee_id="bo", seed=7, clock=clock)  # fmt: skip
     report = trainee_report("bo", done)
-    assert report["passed"] == report["questions"] == 23
+    assert report["passed"] == report["questions"] == 25
     assert report["sessions"][0]["pass"] is True
     assert report["courses"] == {"uk-pontoon-school": {"sessions": 1, "passed": True}}
 
