@@ -78,7 +78,7 @@ def summary(session: Session) -> dict[str, Any]:
         drill_summary_words(d["kind"], d["passed"], d["questions"], d["pass_percent"], d["pass"])
         for d in s["drills"]
     ]
-    return {"pass": s["pass"], "headline": headline, "lines": lines}
+    return {"pass": s["pass"], "title": session.course.name, "headline": headline, "lines": lines}
 
 
 def build_app(session: Session) -> Starlette:

@@ -89,6 +89,8 @@ async function send(answer) {
 }
 
 function finish(summary) {
+  $("training-title").textContent = summary.title || "";
+  $("training-count").textContent = "";
   $("training-question").hidden = true;
   $("training-entry").hidden = true;
   const box = $("training-summary");
