@@ -376,6 +376,65 @@ def register_scenario(commands: Subparsers) -> None:
     run_parser.set_defaults(handler=Deferred("scenario"))
 
 
+TRAINING_KINDS = (
+    "payout", "insurance_max", "surrender", "total", "next_prompt", "hold", "procedure",
+)  # fmt: skip
+
+
+def register_train(commands: Subparsers) -> None:
+    parser = commands.add_parser(
+        "train",
+        help="train or audition a dealer: timed drills on the table's own rules, scored",
+        description="Ask a trainee a course's questions in the terminal: rounds dealt by the "
+        "table's own round controller from seeded shoes, each answer timed and checked "
+        "against what croupier worked out, croupier's answer shown after. Every attempt goes "
+        "to the training journal (never a live table's). `croupier train report` reads it. "
+        "Exit status 0 when the course was passed, 1 when it was not (or stopped), 2 for "
+        "bad input.",
+    )
+    parser.add_argument("--variant", help=f"the game ({', '.join(VARIANT_IDS)}); its course")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--drill", choices=TRAINING_KINDS, help="one kind of question only")
+    which.add_argument("--course", type=Path, metavar="FILE", help="a course file (TOML)")
+    parser.add_argument("--count", type=_positive, default=10, help="questions of --drill")
+    parser.add_argument("--trainee", default="trainee", metavar="ID", help="who is training")
+    parser.add_argument("--seed", type=int, help="the shoes' seed (default: a new one)")
+    parser.add_argument(
+        "--display",
+        action="store_true",
+        help="ask on the dealer's screen (a browser on this computer) instead of the terminal",
+    )
+    parser.add_argument(
+        "--port", type=port, default=0, help="the training page's port (default: any free one)"
+    )
+    _training_files(parser)
+    parser.set_defaults(handler=Deferred("train"))
+    actions = parser.add_subparsers(dest="train_command", metavar="ACTION")
+    report = actions.add_parser(
+        "report",
+        help="a trainee's report, or every trainee's (--all)",
+        description="A trainee's scores from the training journal: accuracy, time per "
+        "answer, the weakest kinds of question, progress over sessions, pass or fail per "
+        "course; --all: every trainee side by side (the instructor's view).",
+    )
+    whom = report.add_mutually_exclusive_group()
+    whom.add_argument("--trainee", dest="report_trainee", metavar="ID", help="whose report")
+    whom.add_argument("--all", action="store_true", help="every trainee in the journal")
+    report.add_argument("--json", action="store_true", help="print the report as JSON")
+    report.add_argument("--out", type=Path, metavar="DIR", help="write JSON and an HTML page")
+    _training_files(report)
+    report.set_defaults(handler=Deferred("train", "report"))
+
+
+def _training_files(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--config", type=Path, metavar="FILE", help="a training table's file ([training])"
+    )
+    parser.add_argument(
+        "--journal", type=Path, metavar="PATH", help="the training journal (a file of its own)"
+    )
+
+
 def register_emulate(commands: Subparsers) -> None:
     parser = commands.add_parser(
         "emulate",

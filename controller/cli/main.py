@@ -52,6 +52,7 @@ def _command_modules() -> list[Callable[[Subparsers], None]]:
         commands.register_simulate,
         commands.register_floor,
         commands.register_analyze,
+        commands.register_train,
     ]
 
 

@@ -787,3 +787,152 @@ assert set(_REFUSALS) == set(Why)
 def refusal_words(why: WhyNot) -> str:
     """Why the round refused a move, as the dealer reads it (and the journal records it)."""
     return _REFUSALS[why.code](why)
+
+
+# --- training: a drill's question, its answer and the trainee's result (controller.training) ---
+# The drills ask about a round croupier dealt: the question is the table as the dealer sees it
+# (cards shown as on the table) and what croupier would have said is shown after the answer.
+
+
+def table_cards(cards: Iterable[Card]) -> str:
+    """Cards as they lie on the table: '10♦ A♠'."""
+    return " ".join(card_shown(str(c)) for c in cards) or "no cards"
+
+
+def drill_table(
+    boxes: Sequence[tuple[int, Sequence[tuple[Sequence[Card], int | None]]]],
+    dealer: Sequence[Card],
+) -> str:
+    """The dealer's cards and each box's hands (cards, and the stake unless None), a line each."""
+    lines = [f"Dealer: {table_cards(dealer)}"]
+    for box, hands in boxes:
+        for number, (cards, stake) in enumerate(hands, 1):
+            which = f"Box {box} hand {number}" if len(hands) > 1 else f"Box {box}"
+            shown_stake = "" if stake is None else f", stake {money(stake)}"
+            lines.append(f"{which}: {table_cards(cards)}{shown_stake}")
+    return "\n".join(lines)
+
+
+_DRILL_ASKS: dict[str, str] = {
+    "payout": "The round is over. What do you pay box {box} in all (winnings, not the stake)?",
+    "insurance_max": "The dealer shows {up}. Box {box} bets {wager}: what is the most it may "
+    "insure for?",
+    "surrender": "The deal is done. Do you offer box {box} surrender now?",
+    "total": "Box {box} is in play. What is its total?",
+    "next_prompt": "Croupier said: {said}\nWhat does it tell the dealer to do next?",
+    "hold": "The table stops: {what}.\nWhat do you do?",
+}
+_DRILL_NAMES: dict[str, str] = {
+    "payout": "payout of a box",
+    "insurance_max": "insurance maximum",
+    "surrender": "whether to offer surrender",
+    "total": "the hand's total",
+    "next_prompt": "what to do next",
+    "hold": "what a hold means",
+    "procedure": "a procedure, step by step",
+}
+_ANSWER_FORMS: dict[str, str] = {
+    "money": "type the amount in dollars and cents (22.50)",
+    "number": "type a number",
+    "yes_no": "type y or n",
+    "choice": "type the number of your choice",
+}
+
+
+def drill_name(kind: str) -> str:
+    """A kind of drill as the trainee and the instructor read it."""
+    return _DRILL_NAMES.get(kind, kind)
+
+
+def drill_ask(kind: str, **facts: object) -> str:
+    """A drill's question, from its facts (``box``, ``up``, ``wager``, ``said``, ``what``)."""
+    return _DRILL_ASKS[kind].format(**facts)
+
+
+def answer_form_words(form: str) -> str:
+    """How to type an answer of this form."""
+    return _ANSWER_FORMS[form]
+
+
+def answer_words(form: str, value: int, choices: Sequence[str] = ()) -> str:
+    """An answer (the trainee's or croupier's) as it is read: $22.50, 17, yes, a choice's words."""
+    if form == "money":
+        return money(value)
+    if form == "yes_no":
+        return "yes" if value else "no"
+    if form == "choice" and 0 <= value < len(choices):
+        return f"{value + 1}. {choices[value]}"
+    return str(value)
+
+
+def drill_result(correct: bool, in_time: bool, seconds: float, limit_s: float | None) -> str:
+    """How an answer went: right or wrong, and in time or not."""
+    said = "Right" if correct else "Wrong"
+    timing = f"{seconds:.1f} s"
+    if limit_s is not None:
+        timing += f" (limit {limit_s:g} s{'' if in_time else ': too slow'})"
+    return f"{said}, {timing}."
+
+
+def unreadable_answer(form: str) -> str:
+    """An answer that is not of the question's form: what to type instead."""
+    return f"That is not an answer here: {answer_form_words(form)}."
+
+
+def hold_todo(hold: HoldReason) -> str:
+    """What the dealer does about a hold (the banner's 'todo'), for a drill's choices."""
+    todo: str = hold_words(hold)["todo"]
+    return todo
+
+
+def hold_what(hold: HoldReason) -> str:
+    """What stopped the table (the banner's 'what'), as one line."""
+    return read_out(hold_words(hold)["what"])
+
+
+def read_out(items: list[Part]) -> str:
+    """The parts as a person reads them: cards as on the table, a space between two cards."""
+    out = ""
+    for i, p in enumerate(items):
+        if "card" in p:
+            gap = " " if i and "card" in items[i - 1] else ""
+            out += gap + card_shown(p["card"])
+        else:
+            out += p.get("text", "")
+    return out
+
+
+def told_words(prompt: Prompt) -> str:
+    """A prompt as the dealer read it: the prompt bar's words, or its line when it is not a
+    bar's (money to move, the dealer's result)."""
+    return read_out(bar(prompt)) if on_the_bar(prompt) else line(prompt)
+
+
+def answer_shown(yours: str, croupier: str) -> str:
+    """The trainee's answer beside croupier's, shown once answered."""
+    return f"Yours: {yours} · croupier: {croupier}"
+
+
+def session_words(course: str, passed: int, questions: int, percent: float, mark: int,
+                  ok: bool) -> str:  # fmt: skip
+    """A session's result: how many passed, against the course's mark."""
+    verdict = "PASS" if ok else "FAIL"
+    return f"{course}: {passed} of {questions} passed ({percent} %, mark {mark} %): {verdict}"
+
+
+def drill_summary_words(kind: str, passed: int, questions: int, mark: int, ok: bool) -> str:
+    """One drill of a session: how many passed, against its mark."""
+    return f"{drill_name(kind)}: {passed}/{questions} (mark {mark} %) {'pass' if ok else 'FAIL'}"
+
+
+def question_head(kind: str, number: int, of: int, limit_s: int) -> str:
+    """Which question this is, of how many, its kind and the time allowed."""
+    return f"[{number}/{of}] {drill_name(kind)} (limit {limit_s} s)"
+
+
+def croupier_answer(answer: str) -> str:
+    return f"Croupier's answer: {answer}"
+
+
+def croupier_said(told: str) -> str:
+    return f"Croupier said: {told}"

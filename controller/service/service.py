@@ -44,6 +44,7 @@ from typing import Any, Protocol
 
 import structlog
 
+from controller.game.errors import ConfigError
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import resolve_variant_path
 from controller.game.words import line
@@ -68,7 +69,7 @@ from controller.table.access import AccessEvent, AccessPolicy, pin_policy
 from controller.table.app import Applied, Cause, InputResult, TableApp
 from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
-from controller.table.config import LoadedTable
+from controller.table.config import LoadedTable, live_table_problem
 from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
 from controller.table.integrity import IntegrityAlarm
@@ -200,6 +201,9 @@ class TableService:
         access: AccessPolicy | None = None,
         identify_s: float = IDENTIFY_S,
     ) -> None:
+        refused = live_table_problem(table)
+        if refused is not None:
+            raise ConfigError(table.source, [refused])
         self.table = table
         self.config = table.config
         self.rules = table.rules

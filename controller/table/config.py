@@ -572,6 +572,13 @@ class FloorLink(_Section):
         return f"postgresql://{who}{host}{':' + str(port) if port else ''}/{db}"
 
 
+class TrainingSettings(_Section):
+    """``[training]``: this table trains and auditions dealers (``croupier train``) and never
+    deals live; every attempt goes to its training journal, never to the live journal."""
+
+    journal: Annotated[str, Field(min_length=1)] = "var/training.sqlite3"
+
+
 class TableConfig(_Section):
     table_id: Annotated[
         str,
@@ -592,6 +599,7 @@ class TableConfig(_Section):
     logs: Logs = Logs()
     integrity: Integrity = Integrity()
     floor: FloorLink | None = None  # ship the journal to the floor's PostgreSQL (docs/floor.md)
+    training: TrainingSettings | None = None  # a training table (docs/training.md)
 
     @field_validator("boxes")
     @classmethod
@@ -624,6 +632,12 @@ class LoadedTable:
     @property
     def journal_path(self) -> Path:
         return self.path(self.config.journal.path)
+
+    @property
+    def training_journal_path(self) -> Path | None:
+        """The training journal of a training table (None: a live table, which cannot train)."""
+        training = self.config.training
+        return None if training is None else self.path(training.journal)
 
     @property
     def key_path(self) -> Path | None:
@@ -713,9 +727,28 @@ def table_from_mapping(
             f"limits.increment_cents = {config.limits.increment_cents}: must be a multiple of "
             f"{rules.id}'s minimum increment {step} ({money(step)})"
         )
+    table = LoadedTable(config, rules, source, base, shipped=shipped)
+    trained = table.training_journal_path
+    if trained is not None and os.path.abspath(trained) == os.path.abspath(table.journal_path):
+        problems.append(
+            f"training.journal = {shown(config.training.journal if config.training else '')}: "
+            "the live journal's file; a training journal is a file of its own (training is "
+            "never recorded in a live journal)"
+        )
     if problems:
         raise ConfigError(source, problems)
-    return LoadedTable(config, rules, source, base, shipped=shipped)
+    return table
+
+
+def live_table_problem(table: LoadedTable) -> str | None:
+    """Why ``table`` may not deal live (None: it may): a training table never does."""
+    if table.config.training is None:
+        return None
+    return (
+        "[training]: this is a training table: it never deals live, so no attempt is mixed "
+        "with a live table's rounds; train on it with `croupier train --config "
+        f"{table.source}`, or deal live with a table file without [training]"
+    )
 
 
 # --- the roles' PINs at a live table and at a demo --------------------------------------------

@@ -1,0 +1,115 @@
+// The training page (croupier train --display): a question from /api/question (never its
+// answer), the answer typed on the keypad and posted to /api/answer, whose reply shows how it
+// went and croupier's answer. Every word shown comes from the server (controller/game/words.py).
+"use strict";
+
+const $ = (id) => document.getElementById(id);
+let question = null;
+let typed = "";
+
+function key(label, onPress, extra) {
+  const b = document.createElement("button");
+  b.type = "button";
+  b.className = "key ready" + (extra ? " " + extra : "");
+  b.textContent = label;
+  b.dataset.key = label;
+  b.addEventListener("click", onPress);
+  return b;
+}
+
+function showTyped() {
+  $("training-typed").textContent = typed || "\u00a0";
+}
+
+function keypad(form, choices) {
+  const pad = $("training-keypad");
+  pad.replaceChildren();
+  const add = (label) => pad.append(key(label, () => { typed += label; showTyped(); }));
+  if (form === "yes_no") {
+    pad.append(key("YES", () => send("y"), "wide"), key("NO", () => send("n"), "wide"));
+    return;
+  }
+  if (form === "choice") {
+    choices.forEach((_, i) => pad.append(key(String(i + 1), () => send(String(i + 1)), "wide")));
+    return;
+  }
+  for (const d of ["7", "8", "9", "4", "5", "6", "1", "2", "3", "0"]) add(d);
+  if (form === "money") add(".");
+  pad.append(key("CLEAR", () => { typed = ""; showTyped(); }, "long"));
+  pad.append(key("ENTER", () => send(typed), "lit"));
+}
+
+async function load() {
+  const reply = await fetch("/api/question", { cache: "no-store" });
+  const q = await reply.json();
+  question = q;
+  typed = "";
+  showTyped();
+  $("training-result").hidden = true;
+  if (q.done) {
+    finish(q.summary);
+    return;
+  }
+  $("training-title").textContent = q.kind;
+  $("training-count").textContent = `${q.number} / ${q.of} \u00b7 ${q.time_limit_s} s`;
+  $("training-table").textContent = q.table;
+  $("training-ask").textContent = q.ask;
+  const list = $("training-choices");
+  list.replaceChildren(...q.choices.map((c) => {
+    const li = document.createElement("li");
+    li.textContent = c;
+    return li;
+  }));
+  $("training-how").textContent = q.how;
+  keypad(q.form, q.choices);
+  $("training-keypad").hidden = false;
+}
+
+async function send(answer) {
+  const reply = await fetch("/api/answer", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ answer }),
+  });
+  const r = await reply.json();
+  if (!r.readable) {
+    $("training-how").textContent = r.message;
+    typed = "";
+    showTyped();
+    return;
+  }
+  $("training-keypad").hidden = true;
+  const verdict = $("training-verdict");
+  verdict.textContent = r.result;
+  verdict.className = r.correct && r.in_time ? "right" : "wrong";
+  $("training-croupier").textContent = r.answers;
+  $("training-told").textContent = r.told;
+  $("training-result").hidden = false;
+  $("training-next").focus();
+}
+
+function finish(summary) {
+  $("training-title").textContent = summary.title || "";
+  $("training-count").textContent = "";
+  $("training-question").hidden = true;
+  $("training-entry").hidden = true;
+  const box = $("training-summary");
+  box.replaceChildren();
+  const head = document.createElement("h1");
+  head.textContent = summary.headline;
+  head.className = summary.pass ? "right" : "wrong";
+  box.append(head);
+  const list = document.createElement("ul");
+  for (const text of summary.lines) {
+    const li = document.createElement("li");
+    li.textContent = text;
+    list.append(li);
+  }
+  box.append(list);
+  box.hidden = false;
+}
+
+document.addEventListener("DOMContentLoaded", () => {
+  $("training-next").addEventListener("click", load);
+  load();
+});
