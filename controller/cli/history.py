@@ -317,6 +317,9 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
             )
         said = "people" if p.get("accepted") else "refused"
         return f"{said:<9} {p.get('text')}"
+    if kind == "day":
+        said = "day" if p.get("accepted") else "refused"
+        return f"{said:<9} {p.get('text')}"
     if kind == "recovery":
         return f"{'RECOVERED':<9} {p.get('text')}"
     if kind == "notice":

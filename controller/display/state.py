@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.display.chips import bet_chips, chips_json
 from controller.display.wanted import wanted_keys
-from controller.display.words import entry_words, instruction, say
+from controller.display.words import entry_words, felt_lines, instruction, say
 from controller.game.hands import hand_value
 from controller.game.holds import HoldKind
 from controller.game.prompts import Prompt, money
@@ -349,6 +349,12 @@ def table_state(
         },
         "access": _access_json(app, config),
         "people": app.people.as_json(),
+        "day": {
+            **app.day.as_json(),
+            "felt": felt_lines(
+                app.rules, f"{money(config.limits.min_cents)} - {money(config.limits.max_cents)}"
+            ),
+        },
         "devices": [d.as_json() for d in devices],
         "devices_lost": lost,
         "last_rounds": [r.as_json() for r in reversed(last_rounds)],

@@ -22,6 +22,7 @@ KIND_WORDS = {
     "supervisor": "a supervisor's decision",
     "access": "a sign-in",
     "people": "a dealer or rated player at the table",
+    "day": "a step of the gaming day",
     "command": "a command",
     "device_command": "an order to a device",
     "round_start": "the start of a round",

@@ -48,6 +48,7 @@ import structlog
 
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import Variant
+from controller.game.words import day_words
 from controller.journal.causes import cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
@@ -76,6 +77,7 @@ from controller.table.app import (
 )
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
+from controller.table.day import DayAct, DayCall, DayEvent, DayRequest, RequireOpening
 from controller.table.firmware import AllowFirmware
 from controller.table.keypad import DIGIT_KEYS
 from controller.table.people import (
@@ -93,7 +95,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 10  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 12  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -113,6 +115,9 @@ JOURNAL_FORMAT = 10  # 1: software 0.1 (no device_command rows, inputs without t
 # it is the first effect row of the table's first start (:meth:`JournaledTable.opening`). A
 # replay does not compare it: it is the start's, made by the rules of that start (which may
 # change before a card is dealt, flagged), not by a cause.
+# 10: no gaming day; from 12 on a day is opened, its chips moved and closed (``call`` rows of
+# controller.table.day, ``day`` rows), and a table may require it before it deals
+# (``RequireOpening``): a software writing 10 cannot replay a journal that has them.
 OPENING_FORMAT = 10
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
@@ -123,6 +128,7 @@ EFFECT_KINDS = (
     "supervisor",
     "access",
     "people",
+    "day",
     "command",
     "device_command",
     "note",
@@ -281,6 +287,49 @@ class JournaledTable:
         applied = self.apply(call)
         if applied is None or not isinstance(applied.result, PeopleEvent):
             return PeopleEvent("refused", False, self.unavailable or "journal unavailable")
+        return applied.result
+
+    def require_opening(self, required: bool) -> None:
+        """Journal (as a cause) and apply whether the table deals only in an open gaming day,
+        if that changes (a start with the table file's ``[gaming_day] required``)."""
+        if required is not self.app.day.required:
+            self.apply(RequireOpening(required))
+
+    def day_request(self, request: DayRequest) -> DayEvent:
+        """A step of the gaming day asked on the display, as its call: done by the role on the
+        key (who, by name where they signed in as themselves); a fill's or a credit's second
+        person is checked against the staff file first (a wrong PIN is refused, nothing
+        journalled: the PIN is never kept) and must be another person."""
+        access = self.app.access
+        role = access.key_role
+        by = access.who(role) if role is not None else "nobody on the key"
+        at = access.policy.clock()
+        day = self.app.day.number + (0 if self.app.day.is_open else 1)
+        witness = ""
+        if request.act in (DayAct.FILL, DayAct.CREDIT) and request.witness:
+            staff = access.policy.staff
+            person = next(
+                (
+                    p
+                    for p in (
+                        staff.check(r, request.witness, request.witness_pin)
+                        for r in ("supervisor", "technician", "dealer")
+                    )
+                    if p is not None
+                ),
+                None,
+            )
+            if person is None:
+                return DayEvent("refused", False, day_words("witness"), day, by, at=at)
+            if person.id == access.signin.staff_id:
+                text = day_words("two_people", act=request.act.value)
+                return DayEvent("refused", False, text, day, by, at=at)
+            witness = f"{person.name} ({person.role} {person.id})"
+        call = DayCall(request.act, by, at, request.chips, request.cents, witness)
+        applied = self.apply(call)
+        if applied is None or not isinstance(applied.result, DayEvent):
+            text = self.unavailable or "journal unavailable"
+            return DayEvent("refused", False, text, day, by, at=at)
         return applied.result
 
     def require_pins(self, required: bool) -> None:

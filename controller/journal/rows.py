@@ -26,6 +26,7 @@ from controller.round.controller import (
 from controller.round.model import RoundState
 from controller.table.access import AccessEvent
 from controller.table.app import DeviceNote, DeviceOrder, InputResult, TableApp, TableOutput
+from controller.table.day import DayEvent
 from controller.table.people import PeopleEvent
 from drivers.tbl21.events import DeviceEvent
 
@@ -43,6 +44,10 @@ def entry_for(item: object) -> Entry:
         record = to_record(item)
         del record["type"]
         return "people", record
+    if isinstance(item, DayEvent):
+        record = to_record(item)
+        del record["type"]
+        return "day", record
     if isinstance(item, LedgerEntry):
         record = to_record(item)
         del record["type"]

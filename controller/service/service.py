@@ -69,6 +69,7 @@ from controller.table.app import Applied, Cause, InputResult, TableApp
 from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable
+from controller.table.day import DayEvent, DayRequest
 from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
 from controller.table.integrity import IntegrityAlarm
@@ -133,7 +134,7 @@ class Acknowledge:
     notice: int
 
 
-Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge | PeopleRequest
+Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge | PeopleRequest | DayRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -339,6 +340,8 @@ class TableService:
         # Before any device event is applied: which firmware may deal (checked at each
         # identification, this start's included).
         self.journaled.allow_firmware(self.config.devices.firmware_allow)
+        # Whether the table deals only in an open gaming day (controller.table.day).
+        self.journaled.require_opening(self.config.gaming_day.required)
         # What the display showed before a restart: the finished rounds, from the journal.
         finished, self.rounds_completed = prepared.finished
         keep = self.config.display.last_rounds
@@ -703,6 +706,10 @@ class TableService:
                 )
             self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
+        if isinstance(command, DayRequest):
+            made: list[DayEvent] = []
+            self._applying(lambda: made.append(self.journaled.day_request(command)))
+            return CommandReply(made[0].accepted, made[0].text)
         if isinstance(command, PEOPLE_REQUESTS):
             said: list[PeopleEvent] = []
             self._applying(lambda: said.append(self.journaled.people_request(command)))
@@ -743,7 +750,7 @@ class TableService:
             self._guarded(partial(observer, self), "an observer")
 
 
-def _why(item: InputResult | AccessEvent | PeopleEvent) -> str:
+def _why(item: InputResult | AccessEvent | PeopleEvent | DayEvent) -> str:
     return item.reason if isinstance(item, InputResult) else item.text
 
 
