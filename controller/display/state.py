@@ -27,9 +27,10 @@ from controller.service.history import RoundSummary
 from controller.table.access import AccessEvent, Role, when
 from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
+from controller.table.day import PANEL_KEYS
 from controller.table.health import DeviceHealth
 from drivers.tbl21.cards import Card
-from drivers.tbl21.events import Button
+from drivers.tbl21.events import BUTTON_WORDS, Button
 
 # The buttons of the panel in the order the display lays them out.
 DECISION_BUTTONS = ("DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_", "UND", "SHF")
@@ -351,6 +352,10 @@ def table_state(
         "people": app.people.as_json(),
         "day": {
             **app.day.as_json(),
+            "denominations": sorted(chips),
+            "keys_left": [
+                BUTTON_WORDS[b] for b in sorted(PANEL_KEYS) if b.value not in app.day.keys_seen
+            ],
             "felt": felt_lines(
                 app.rules, f"{money(config.limits.min_cents)} - {money(config.limits.max_cents)}"
             ),

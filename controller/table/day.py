@@ -284,7 +284,6 @@ class GamingDay:
             "deals": self.deals(),
             "steps": [{"step": s.value, "by": self.done.get(s.value, "")} for s in OPENING_STEPS],
             "panel_test": bool(self.panel_by),
-            "keys_left": sorted(k.value for k in PANEL_KEYS if k.value not in self.keys_seen),
             "opening_cents": self.opening_cents,
             "fills_cents": self.fills_cents,
             "credits_cents": self.credits_cents,
