@@ -15,7 +15,11 @@ Definitions (the same as summing a table's own journal; ``docs/floor.md``):
   ``bonus`` (paid at other than even money for anything but a natural, and the NZ super and
   table bonuses), ``even_money`` (paid at 1:1), ``insurance`` (paid and collected),
   ``surrender``, ``rescue``, ``collect``, ``push``, ``return``: count and net to the players;
-- **voids and overrides**: every ``supervisor`` row in the period, with who made it.
+- **voids and overrides**: every ``supervisor`` row in the period, with who made it;
+- **gaming days**: each table's gaming day closed in the period (``croupier.gaming_days``,
+  migration 0008): the table's win (closing - opening + credits - fills + drop, as the table
+  worked it out at its closing; open while no drop is keyed) beside the house win of the rounds'
+  ledger between its opening and its closing, and their difference (table's win - ledger).
 
 "Win" alone is never a figure here: the house's result is always "house win"
 (``house_win_cents``), and a player's hand paid at even money is "even money".
@@ -93,6 +97,13 @@ FROM croupier.journal_rows
 WHERE kind = 'supervisor' AND at >= %(start)s AND at < %(end)s
 ORDER BY at, table_id, seq
 """
+_DAYS = """
+SELECT table_id, day, opened_ts, closed_ts, closed_by, opening_cents, fills_cents,
+       credits_cents, drop_cents, closing_cents, win_cents, ledger_house_win_cents
+FROM croupier.gaming_days
+WHERE closed_at >= %(start)s AND closed_at < %(end)s
+ORDER BY closed_at, table_id
+"""
 
 
 def category(kind: str, odds: str | None, natural: bool) -> str:
@@ -144,6 +155,64 @@ class Override:
             "by": self.by,
             "detail": self.detail,
         }
+
+
+@dataclass
+class GamingDayFigures:
+    """One table's gaming day closed in the period: the chips, the table's win and the house
+    win of the rounds' ledger in the day (cents; ``drop_cents`` and ``win_cents`` None while
+    the drop is left open)."""
+
+    table_id: str
+    day: int
+    opened_ts: str
+    closed_ts: str
+    closed_by: str
+    opening_cents: int
+    fills_cents: int
+    credits_cents: int
+    drop_cents: int | None
+    closing_cents: int
+    win_cents: int | None
+    ledger_cents: int
+
+    @property
+    def difference_cents(self) -> int | None:
+        """The table's win less the ledger's house win (None: the drop is open)."""
+        return None if self.win_cents is None else self.win_cents - self.ledger_cents
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "day": self.day,
+            "opened": self.opened_ts,
+            "closed": self.closed_ts,
+            "closed_by": self.closed_by,
+            "opening_cents": self.opening_cents,
+            "fills_cents": self.fills_cents,
+            "credits_cents": self.credits_cents,
+            "drop_cents": self.drop_cents,
+            "closing_cents": self.closing_cents,
+            "table_win_cents": self.win_cents,
+            "ledger_house_win_cents": self.ledger_cents,
+            "difference_cents": self.difference_cents,
+        }
+
+    def words(self) -> str:
+        """The day on one line of the report."""
+        if self.win_cents is None:
+            win, diff = "open (no drop keyed)", "-"
+        else:
+            win = money(self.win_cents)
+            diff = money(self.win_cents - self.ledger_cents)
+        return (
+            f"gaming day {self.day} of table {self.table_id} (closed by {self.closed_by}): "
+            f"table's win {win}, ledger house win {money(self.ledger_cents)}, difference {diff} "
+            f"(opening {money(self.opening_cents)}, closing {money(self.closing_cents)}, "
+            f"credits {money(self.credits_cents)}, fills {money(self.fills_cents)}, drop "
+            + ("open" if self.drop_cents is None else money(self.drop_cents))
+            + ")"
+        )
 
 
 @dataclass
@@ -224,6 +293,7 @@ class FloorReport:
     floor: Figures
     overrides: list[Override]
     house_wins: list[tuple[str, str, int]]  # (round end ts, table, the house win of that round)
+    days: list[GamingDayFigures] = field(default_factory=list)  # gaming days closed in it
 
     def period(self) -> str:
         """The period in words, in its own time zone: "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026
@@ -245,6 +315,7 @@ class FloorReport:
             "floor": self.floor.as_json(),
             "tables": [t.as_json() for t in self.tables],
             "overrides": [o.as_json() for o in self.overrides],
+            "gaming_days": [d.as_json() for d in self.days],
         }
 
     def csv(self) -> str:
@@ -292,6 +363,7 @@ class FloorReport:
                 f"override {self.local_time(o.ts)} table {o.table_id} round {o.round_id}: "
                 f"{o.action} by {o.by}" + (f" ({o.detail})" if o.detail else "")
             )
+        lines.extend(d.words() for d in self.days)
         return "\n".join(lines)
 
 
@@ -308,13 +380,13 @@ def period_words(start: datetime, end: datetime) -> str:
 
 
 def report_queries(start: datetime, end: datetime) -> list[tuple[str, dict[str, datetime]]]:
-    """The four queries of a report for ``[start, end)``; :func:`assemble` takes their rows."""
+    """The five queries of a report for ``[start, end)``; :func:`assemble` takes their rows."""
     if end <= start:
         raise ValueError(
             f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})"
         )
     args = {"start": start, "end": end}
-    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES)]
+    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES, _DAYS)]
 
 
 def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> FloorReport:
@@ -324,8 +396,26 @@ def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) ->
 
 
 def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorReport:
-    """The report from the rows of :func:`report_queries`, in their order."""
-    ends_rows, starts_rows, ledger_rows, override_rows = found
+    """The report from the rows of :func:`report_queries`, in their order (the gaming days'
+    may be left out: none)."""
+    ends_rows, starts_rows, ledger_rows, override_rows = found[:4]
+    days = [
+        GamingDayFigures(
+            str(t),
+            int(d),
+            str(o),
+            str(c),
+            str(by or ""),
+            int(op),
+            int(fi),
+            int(cr),
+            None if dr is None else int(dr),
+            int(cl),
+            None if w is None else int(w),
+            int(led),
+        )
+        for t, d, o, c, by, op, fi, cr, dr, cl, w, led in (found[4] if len(found) > 4 else [])
+    ]
     ends = {(str(t), int(r)): str(ts) for t, r, ts in ends_rows}
     starts = {(str(t), int(r)): str(ts) for t, r, ts in starts_rows}
     tables: dict[str, Figures] = {}
@@ -363,4 +453,4 @@ def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorRep
     for figures in ordered:
         floor.add(figures)
     house_wins = sorted((ends[key], key[0], win) for key, win in round_house_win.items())
-    return FloorReport(start, end, ordered, floor, overrides, house_wins)
+    return FloorReport(start, end, ordered, floor, overrides, house_wins, days)
