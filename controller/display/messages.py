@@ -109,6 +109,13 @@ class DayMessage(_Message):
     witness: Annotated[str, Field(pattern=r"^[0-9]{1,8}$")] | None = None
     witness_pin: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")] | None = None
 
+    @field_validator("act")
+    @classmethod
+    def _asked(cls, value: DayAct) -> DayAct:
+        if value is DayAct.DEMO:
+            raise ValueError("a demo table opens itself; the display asks the opening's steps")
+        return value
+
     @field_validator("chips")
     @classmethod
     def _few(cls, value: dict[str, int] | None) -> dict[str, int] | None:

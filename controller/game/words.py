@@ -892,6 +892,10 @@ def day_words(code: str, **facts: Any) -> str:
         )
     if code == "no_bets":
         return "the gaming day is not open: a supervisor opens the table on the display first"
+    if code == "demo_by":
+        return "the demo (opened at its start; a live table is opened by a supervisor)"
+    if code == "demo_only":
+        return "only a demo table opens itself: a supervisor takes the opening's steps"
     if code == "witness":
         return "wrong staff number or PIN for the second person"
     raise ValueError(f"no words for the gaming day's {code!r}")

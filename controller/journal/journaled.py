@@ -295,6 +295,13 @@ class JournaledTable:
         if required is not self.app.day.required:
             self.apply(RequireOpening(required))
 
+    def demo_opening(self) -> None:
+        """A demo table opens its gaming day itself at start (journalled, named as the demo's:
+        a live table is opened by a supervisor on the display)."""
+        if not self.app.day.deals():
+            by = day_words("demo_by")
+            self.apply(DayCall(DayAct.DEMO, by, self.app.access.policy.clock()))
+
     def day_request(self, request: DayRequest) -> DayEvent:
         """A step of the gaming day asked on the display, as its call: done by the role on the
         key (who, by name where they signed in as themselves); a fill's or a credit's second
@@ -305,6 +312,8 @@ class JournaledTable:
         by = access.who(role) if role is not None else "nobody on the key"
         at = access.policy.clock()
         day = self.app.day.number + (0 if self.app.day.is_open else 1)
+        if request.act is DayAct.DEMO:
+            return DayEvent("refused", False, day_words("demo_only"), day, by, at=at)
         witness = ""
         if request.act in (DayAct.FILL, DayAct.CREDIT) and request.witness:
             staff = access.policy.staff

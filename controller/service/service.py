@@ -200,8 +200,11 @@ class TableService:
         monitors: Sequence[Monitor] = (),
         access: AccessPolicy | None = None,
         identify_s: float = IDENTIFY_S,
+        demo_day: bool = False,
     ) -> None:
         self.table = table
+        # a demo (or the shipped example) opens its gaming day itself at start, journalled
+        self.demo_day = demo_day
         self.config = table.config
         self.rules = table.rules
         self.identify_s = identify_s
@@ -342,6 +345,8 @@ class TableService:
         self.journaled.allow_firmware(self.config.devices.firmware_allow)
         # Whether the table deals only in an open gaming day (controller.table.day).
         self.journaled.require_opening(self.config.gaming_day.required)
+        if self.demo_day:  # a demo (or the shipped example) opens its day itself, journalled
+            self.journaled.demo_opening()
         # What the display showed before a restart: the finished rounds, from the journal.
         finished, self.rounds_completed = prepared.finished
         keep = self.config.display.last_rounds

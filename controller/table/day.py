@@ -49,6 +49,7 @@ class DayAct(StrEnum):
     CREDIT = "credit"  # chips taken from the table
     DROP = "drop"  # the count room's drop for the day
     CLOSING = "closing"  # the closing chip inventory: the day ends
+    DEMO = "demo"  # a demo table opens its day itself at start (never asked on the display)
 
 
 # The opening's steps, in the order the display lists them.
@@ -182,6 +183,11 @@ class GamingDay:
         """The day after ``call`` and what became of it."""
         day = self.number + (0 if self.is_open else 1)
         act = call.act
+        if act is DayAct.DEMO:
+            if self.is_open:
+                return self._refused(call, day_words("open_already", day=self.number))
+            done = {step.value: call.by for step in OPENING_STEPS}
+            return replace(self, done=done)._opened([], call.at)
         if act in OPENING_STEPS and self.is_open:
             return self._refused(call, day_words("open_already", day=self.number))
         if act not in OPENING_STEPS and not self.is_open:

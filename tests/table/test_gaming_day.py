@@ -10,6 +10,10 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
+import pytest
+
+from controller.display.errors import BadMessage
+from controller.display.messages import parse_message
 from controller.game.holds import HoldCause
 from controller.game.rules import load_variant
 from controller.journal.journaled import JournaledTable
@@ -272,3 +276,23 @@ def test_a_table_that_does_not_require_the_day_deals_at_once(tmp_path: Path) -> 
     assert table.app.controller.state is State.BETTING  # burnt, not held
     assert table.answer(Bet(1, "ann", 1000)).accepted
     journal.close()
+
+
+def test_a_demo_table_opens_its_day_itself_and_the_display_cannot_ask_it(tmp_path: Path) -> None:
+    t = Table(tmp_path / "j.sqlite3")
+    asked = t.day(DayAct.DEMO)
+    assert asked.text == "only a demo table opens itself: a supervisor takes the opening's steps"
+    assert not t.table.app.day.deals()
+    t.table.demo_opening()
+    day = t.table.app.day
+    assert day.is_open
+    assert day.number == 1
+    opened = t.rows("day")[-1]
+    assert opened["event"] == "open"
+    assert set(day.done.values()) == {
+        "the demo (opened at its start; a live table is opened by a supervisor)"
+    }
+    with pytest.raises(BadMessage, match="a demo table opens itself"):
+        parse_message('{"type": "day", "act": "demo"}')
+    request, _ = parse_message('{"type": "day", "act": "opening", "chips": {"2500": 4, "500": 2}}')
+    assert request == DayRequest(DayAct.OPENING, ((500, 2), (2500, 4)))
