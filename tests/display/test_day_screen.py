@@ -20,9 +20,12 @@ from .conftest import WAIT_S, running_table, screenshot, table_config
 from .test_screen import LAYOUT
 
 expect.set_options(timeout=WAIT_S * 1000)
-ANA_PIN = "61803398"
+ANA_PIN, BO_PIN = "61803398", "27182818"
 STAFF = Staff(
-    {"1001": Person("1001", "supervisor", "Ana Ruiz", hash_secret(ANA_PIN, pepper=LIVE_PEPPER))},
+    {
+        "1001": Person("1001", "supervisor", "Ana Ruiz", hash_secret(ANA_PIN, pepper=LIVE_PEPPER)),
+        "2001": Person("2001", "dealer", "Bo Chen", hash_secret(BO_PIN, pepper=LIVE_PEPPER)),
+    },
     LIVE_PEPPER,
 )
 ANA = "Ana Ruiz (supervisor 1001, key and PIN)"
@@ -90,5 +93,29 @@ def test_a_supervisor_opens_the_gaming_day_on_the_screen_before_the_table_deals(
             assert list(steps) == [
                 "layout", "reader", "shoe", "panel_test", "panel", "opening", "open"
             ]  # fmt: skip
+
+            # the open day: a fill with a second person, then the closing
+            page.click("#day-open")
+            page.fill("#day-count-2500", "20")
+            page.fill("#day-count-500", "")
+            page.click("#day-fill")  # alone: refused
+            expect(said).to_contain_text("Not done: enter a fill needs two people")
+            page.fill("#day-witness", "2001")
+            page.fill("#day-witness-pin", BO_PIN)
+            page.click("#day-fill")
+            expect(said).to_have_text(
+                f"fill: $500 brought to the table by {ANA} and Bo Chen (dealer 2001)"
+            )
+            expect(page.locator("#day-witness-pin")).to_have_value("")  # never kept
+            expect(now).to_have_text("Gaming day 1 open: opening $1,500, fills $500, credits $0")
+            layout = page.evaluate(LAYOUT)
+            screenshot(page, "day-open-1024x600")
+            assert not layout["problems"], layout["problems"]
+            page.fill("#day-count-2500", "80")
+            page.click("#day-closing")
+            expect(said).to_have_text(
+                f"gaming day 1 closed by {ANA}: closing chips $2,000; the table's win open "
+                "(no drop keyed), the rounds' ledger $0"
+            )
     finally:
         context.close()

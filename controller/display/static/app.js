@@ -226,12 +226,15 @@ function buildTools() {
   witnessPinLabel.id = "day-witness-pin-label";
   const dropLabel = labelled("drop $", drop);
   dropLabel.id = "day-drop-amount-label";
-  dayChips.append(dayCount, button("day-opening", "OPENING CHIPS", () => daySend("opening")), witnessLabel, witnessPinLabel, dropLabel);
+  dayChips.append(dayCount, button("day-opening", "OPENING CHIPS", () => daySend("opening")));
   dayChips.addEventListener("submit", (ev) => ev.preventDefault());
+  const dayWho = el("div", "day-row");
+  dayWho.id = "day-who";
+  dayWho.append(witnessLabel, witnessPinLabel, dropLabel);
   const daySaid = el("div", "people-said");
   daySaid.id = "day-said";
   daySaid.setAttribute("role", "status");
-  day.append(dayHead, dayFelt, dayChips, daySaid);
+  day.append(dayHead, dayFelt, dayChips, dayWho, daySaid);
   tools.day = day;
 
   // the PIN of the role on the key switch
@@ -421,6 +424,8 @@ function renderTools(s) {
   // before a required gaming day is open the table deals nothing: its steps come first
   if (s.day.required && !s.day.open) rows.push(renderDay(s));
   const supervising = a.key_role !== null || a.signed_in !== null;
+  // (before a required day is open its row shows anyway; otherwise the supervisor opens it)
+  const dayShown = a.signed_in === "supervisor" && !(s.day.required && !s.day.open);
   if (supervising && a.pin_pad) {
     let status = "Key at " + s.key + ": " + a.key_role + (a.by_person ? " staff number and PIN" : " PIN");
     if (a.staff_keyed) status += " (staff number " + a.staff_keyed + " keyed)";
@@ -441,8 +446,6 @@ function renderTools(s) {
     }
     tool("recall-open").hidden = a.signed_in !== "supervisor";
     tool("recall-open").disabled = !live();
-    // (before a required day is open its row shows anyway; otherwise the supervisor opens it)
-    const dayShown = a.signed_in === "supervisor" && !(s.day.required && !s.day.open);
     tool("day-open").hidden = !dayShown;
     tool("day-open").disabled = !live();
     tool("day-open").classList.toggle("open", dayOpen);
@@ -459,7 +462,7 @@ function renderTools(s) {
     tool("key-card-send").disabled = !live();
     rows.push(tools.keyIn);
   }
-  if (s.state === "betting") {
+  if (s.state === "betting" && !(dayOpen && dayShown)) { // (the day's row in its place)
     const select = tool("bet-box");
     if (select.options.length !== s.table.boxes.length) {
       select.replaceChildren();
@@ -535,6 +538,7 @@ function renderDay(s) {
     b.hidden = before;
     b.disabled = !live();
   }
+  tool("day-who").hidden = before;
   for (const id of ["day-witness", "day-witness-pin", "day-drop-amount"]) {
     tool(id + "-label").hidden = before;
     tool(id).disabled = before || !live(); // (a hidden control is no live one)
