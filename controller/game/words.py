@@ -896,6 +896,8 @@ def day_words(code: str, **facts: Any) -> str:
         return "the demo (opened at its start; a live table is opened by a supervisor)"
     if code == "demo_only":
         return "only a demo table opens itself: a supervisor takes the opening's steps"
+    if code == "round_open":
+        return "a round is on the table: settle it (or take the bets back) before the closing"
     if code == "witness":
         return "wrong staff number or PIN for the second person"
     raise ValueError(f"no words for the gaming day's {code!r}")

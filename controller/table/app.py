@@ -346,8 +346,8 @@ class TableApp:
         """Apply one driver event. Never raises for bad input: refusals become outputs."""
         device = event.device.type
         if isinstance(event, CardDrawn):
-            if not self.day.deals():
-                self._day_not_open()
+            if not self.day.deals() and not self._round_open():
+                self._day_not_open()  # (a round dealt before the day was required plays out)
             self._steps(device, self.shoe.drawn(event))
         elif isinstance(event, CutCard):
             self.controller.cut_card_seen()
@@ -582,6 +582,12 @@ class TableApp:
         elif not allowed or role is None or not self.access.granted(role):
             refusal = day_words("needs_supervisor", act=call.act.value, device=device_check)
         detail = call.detail
+        if (
+            refusal is None
+            and call.act is DayAct.CLOSING
+            and (self._round_open() or self.controller.round.boxes)
+        ):
+            refusal = day_words("round_open")
         if refusal is None and call.act in (DayAct.READER, DayAct.SHOE):
             refusal, detail = self._device_check(call.act)
         if refusal is not None:

@@ -296,3 +296,16 @@ def test_a_demo_table_opens_its_day_itself_and_the_display_cannot_ask_it(tmp_pat
         parse_message('{"type": "day", "act": "demo"}')
     request, _ = parse_message('{"type": "day", "act": "opening", "chips": {"2500": 4, "500": 2}}')
     assert request == DayRequest(DayAct.OPENING, ((500, 2), (2500, 4)))
+
+
+def test_the_day_is_not_closed_with_bets_on_the_table(tmp_path: Path) -> None:
+    t = Table(tmp_path / "j.sqlite3")
+    t.open_day()
+    t.card("2C")  # the burn card
+    assert t.table.answer(Bet(1, "ann", 1000)).accepted
+    t.key(KeyPosition.SUPERVISOR)
+    refused = t.day(DayAct.CLOSING, chips=CHIPS)
+    assert refused.text == (
+        "a round is on the table: settle it (or take the bets back) before the closing"
+    )
+    assert t.table.app.day.is_open
