@@ -364,7 +364,8 @@ class TableApp:
                 self._order("peek", "arm_peek", self._peek_arm)  # (again, after a U or E answer)
         elif isinstance(event, ButtonPressed):
             if self.day.panel_by and event.device.port != "display":
-                self._day_events(self.day.key(event.button, self.access.policy.clock()))
+                # (no wall-clock time here: a replay must make the same rows)
+                self._day_events(self.day.key(event.button))
             elif self.access.pin_pad_role() is not None:
                 self._pin_key(event.button)
             elif self._supervising():

@@ -32,7 +32,7 @@ from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
 from controller.game.words import day_words
-from drivers.tbl21.events import Button
+from drivers.tbl21.events import BUTTON_WORDS, Button
 
 Chips = tuple[tuple[int, int], ...]  # (denomination in cents, how many), by denomination
 
@@ -241,21 +241,22 @@ class GamingDay:
         )  # fmt: skip
         return GamingDay(required=self.required, number=self.number, last=closed), [closed]
 
-    def key(self, button: Button, at: float) -> tuple[GamingDay, list[DayEvent]]:
-        """A key of the panel pressed in its test (the test ends when every key was)."""
+    def key(self, button: Button) -> tuple[GamingDay, list[DayEvent]]:
+        """A key of the panel pressed in its test (the test ends when every key was). Its rows
+        carry no time of their own: the device event they come from has it."""
         day = self.number + 1
         seen = self.keys_seen | {button.value}
         left = len(PANEL_KEYS) - len(seen)
-        text = day_words("key", key=button.value, left=left)
-        events = [DayEvent("key", True, text, day, self.panel_by, key=button.value, at=at)]
+        text = day_words("key", key=BUTTON_WORDS[button], left=left)
+        events = [DayEvent("key", True, text, day, self.panel_by, key=button.value)]
         if left:
             return replace(self, keys_seen=seen), events
         by = self.panel_by
-        events.append(DayEvent("panel", True, day_words("panel", by=by), day, by, at=at))
+        events.append(DayEvent("panel", True, day_words("panel", by=by), day, by))
         after = replace(self, keys_seen=frozenset(), panel_by="", done={**self.done, "panel": by})
-        return after._opened(events, at)
+        return after._opened(events, None)
 
-    def _opened(self, events: list[DayEvent], at: float) -> tuple[GamingDay, list[DayEvent]]:
+    def _opened(self, events: list[DayEvent], at: float | None) -> tuple[GamingDay, list[DayEvent]]:
         if self.to_do():
             return self, events
         number = self.number + 1

@@ -7,6 +7,8 @@ same day."""
 from __future__ import annotations
 
 import dataclasses
+import functools
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -57,7 +59,10 @@ STAFF = Staff(
         "2001": Person("2001", "dealer", "Bo Chen", hash_secret(BO_PIN)),
     }
 )
-ACCESS = dataclasses.replace(KEY_ONLY, staff=STAFF, clock=lambda: 1_800_000_000.0)
+# a clock that moves on each reading: a replay at another time must make the same rows
+ACCESS = dataclasses.replace(
+    KEY_ONLY, staff=STAFF, clock=functools.partial(next, itertools.count(1_800_000_000.0))
+)
 CHIPS = ((100, 200), (500, 100), (2500, 40))  # $2 + $5 + $25: 200 + 500 + 1,000 dollars
 # one round (tests/table/test_people.py's): ann (box 1) 10.00 and bob (box 2) 5.00 stand
 ROUND = ["9H", "5D", "7C", "JD", "9S", "KS"]
