@@ -324,6 +324,9 @@ def _step(row: Row, p: dict[str, Any]) -> str | None:
             f"dealt, {p.get('cards_left')} left in the decks, the shoe says "
             f"{p.get('shoe_left', '?')}; shortfall {p.get('shortfall')}, surplus {p.get('surplus')}"
         )
+    if kind == "day":
+        said = "day" if p.get("accepted") else "refused"
+        return f"{said:<9} {p.get('text')}"
     if kind == "recovery":
         return f"{'RECOVERED':<9} {p.get('text')}"
     if kind == "notice":

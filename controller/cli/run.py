@@ -198,6 +198,7 @@ def _run(args: argparse.Namespace) -> int:
             access=pin_policy(table.config, pepper=table.pepper(), staff=staff),
             actors=[demo_dealer(demo)] if args.demo else (),
             monitors=[shipper] if shipper is not None else (),
+            demo_day=args.demo or table.shipped,
         )
     except (ConfigError, ValueError) as exc:
         print(f"croupier run: {exc}", file=sys.stderr)

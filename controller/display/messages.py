@@ -12,7 +12,11 @@ one of ``assign``, ``burn``, ``confirm``, ``clear_lockup``, ``void``. ``{"type":
 (``verify`` or ``stop``, :mod:`controller.service.halt`). ``{"type": "dealer", "staff": "2001",
 "pin": "..."}`` signs a dealer in, ``{"type": "dealer_out"}`` out; ``{"type": "sit", "box": 2,
 "card": "40123", "player": "ann"}`` seats a rated player, ``{"type": "leave", "box": 2}`` walks
-them away (:mod:`controller.table.people`). Anything else - not JSON,
+them away (:mod:`controller.table.people`). ``{"type": "day", "act": "opening", "chips":
+{"2500": 20, "500": 40}}`` is a step of the gaming day (:mod:`controller.table.day`: ``layout``,
+``reader``, ``panel``, ``shoe``, ``opening``, ``fill``, ``credit``, ``drop`` with ``cents``,
+``closing``); a fill or a credit names its second person (``witness``, ``witness_pin``).
+Anything else - not JSON,
 an unknown type, a missing, extra or mistyped field - is answered with ``{"type": "error",
 "error": "..."}`` saying what is allowed, and changes nothing. A PIN is never repeated in an
 answer.
@@ -38,6 +42,7 @@ from controller.round.inputs import DECISION_INPUTS, Bet, KeyedCard
 from controller.round.spec import DECISIONS
 from controller.service.halt import Choice, HaltChoice
 from controller.service.service import Acknowledge, Command, Pin, Press
+from controller.table.day import DayAct, DayRequest
 from controller.table.people import DealerLeaves, DealerRequest, LeaveRequest, SeatRequest
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
@@ -95,6 +100,30 @@ class LeaveMessage(_Message):
     box: Annotated[StrictInt, Field(ge=1, le=7)]
 
 
+class DayMessage(_Message):
+    type: Literal["day"]
+    act: DayAct
+    # denomination in cents -> how many chips (a flat object: messages nest no deeper)
+    chips: dict[Annotated[str, Field(pattern=r"^[1-9][0-9]{0,9}$")], StrictInt] | None = None
+    cents: Annotated[StrictInt, Field(ge=0, le=10**12)] | None = None
+    witness: Annotated[str, Field(pattern=r"^[0-9]{1,8}$")] | None = None
+    witness_pin: Annotated[str, Field(pattern=r"^[0-9]{1,16}$")] | None = None
+
+    @field_validator("act")
+    @classmethod
+    def _asked(cls, value: DayAct) -> DayAct:
+        if value is DayAct.DEMO:
+            raise ValueError("a demo table opens itself; the display asks the opening's steps")
+        return value
+
+    @field_validator("chips")
+    @classmethod
+    def _few(cls, value: dict[str, int] | None) -> dict[str, int] | None:
+        if value is not None and len(value) > 20:
+            raise ValueError("at most 20 denominations")
+        return value
+
+
 class SupervisorMessage(_Message):
     type: Literal["supervisor"]
     decision: str
@@ -134,6 +163,7 @@ AnyMessage = (
     | DealerOutMessage
     | SitMessage
     | LeaveMessage
+    | DayMessage
 )
 Message = Annotated[AnyMessage, Field(discriminator="type")]
 _ADAPTER: TypeAdapter[AnyMessage] = TypeAdapter(Message)
@@ -149,6 +179,7 @@ TYPES = (
     "dealer_out",
     "sit",
     "leave",
+    "day",
 )
 
 
@@ -242,6 +273,12 @@ def command_of(data: dict[str, Any]) -> tuple[Command | HaltChoice, int | None]:
         return SeatRequest(message.box, message.card, message.player), message.id
     if isinstance(message, LeaveMessage):
         return LeaveRequest(message.box), message.id
+    if isinstance(message, DayMessage):
+        chips = tuple(sorted((int(d), n) for d, n in (message.chips or {}).items()))
+        request = DayRequest(
+            message.act, chips, message.cents or 0, message.witness or "", message.witness_pin or ""
+        )
+        return request, message.id
     return Bet(message.box, message.player, message.amount_cents), message.id
 
 
@@ -276,7 +313,7 @@ def _describe(error: Any) -> str:
     key = ".".join(loc) or "message"
     value = error.get("input")
     kind = error.get("type")
-    if key == "pin" and kind != "missing":
+    if key in ("pin", "witness_pin") and kind != "missing":
         return "pin: digits only, 1 to 16 of them (the value is not repeated)"
     if key == "card" and tag == "sit" and kind != "missing":
         return "card: a player card number, 4 to 16 digits"

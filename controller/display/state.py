@@ -13,7 +13,7 @@ from typing import Any
 
 from controller.display.chips import bet_chips, chips_json
 from controller.display.wanted import wanted_keys
-from controller.display.words import entry_words, instruction, say
+from controller.display.words import entry_words, felt_lines, instruction, say
 from controller.game.hands import hand_value
 from controller.game.holds import HoldKind
 from controller.game.prompts import Prompt, money
@@ -27,10 +27,11 @@ from controller.service.history import RoundSummary
 from controller.table.access import AccessEvent, Role
 from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
+from controller.table.day import PANEL_KEYS
 from controller.table.health import DeviceHealth
 from controller.table.people import when
 from drivers.tbl21.cards import Card
-from drivers.tbl21.events import Button
+from drivers.tbl21.events import BUTTON_WORDS, Button
 
 # The buttons of the panel in the order the display lays them out.
 DECISION_BUTTONS = ("DEA", "HIT", "STD", "DBL", "SPL", "SUR", "INS", "RES", "OK_", "UND", "SHF")
@@ -350,6 +351,16 @@ def table_state(
         },
         "access": _access_json(app, config),
         "people": app.people.as_json(),
+        "day": {
+            **app.day.as_json(),
+            "denominations": sorted(chips),
+            "keys_left": [
+                BUTTON_WORDS[b] for b in sorted(PANEL_KEYS) if b.value not in app.day.keys_seen
+            ],
+            "felt": felt_lines(
+                app.rules, f"{money(config.limits.min_cents)} - {money(config.limits.max_cents)}"
+            ),
+        },
         "devices": [d.as_json() for d in devices],
         "devices_lost": lost,
         "last_rounds": [r.as_json() for r in reversed(last_rounds)],

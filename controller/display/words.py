@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from controller.game.prompts import Prompt, Say, money
+from controller.game.rules import Variant, format_odds
 from controller.game.words import (
     OUTCOMES,
     SHOE_LOADING,
@@ -109,3 +110,18 @@ def say(text: str) -> str:
     due"')."""
     text = _AT_STATE.sub(lambda m: f'at "{PHASES[State(m.group(1))]}"', text)
     return _KEY_CODE.sub(lambda m: KEY_LABELS[Button(m.group(1))], text)
+
+
+def felt_lines(rules: Variant, limits: str) -> list[str]:
+    """The rules the felt must show, from the variant: what a supervisor confirms the layout
+    against when the gaming day opens."""
+    d, p, sur, ins = rules.dealer, rules.payouts, rules.surrender, rules.insurance
+    lines = [
+        f"Dealer {'hits' if d.hits_soft_17 else 'stands on'} soft 17 "
+        f"({'H17' if d.hits_soft_17 else 'S17'})",
+        f"{'Pontoon' if rules.id.startswith('nz-') else 'Blackjack'} pays {format_odds(p.natural)}",
+        f"Insurance pays {format_odds(ins.pays)}" if ins.allowed else "No insurance",
+        f"Surrender: {sur.timing.value}" if sur.allowed else "No surrender",
+        f"Bets {limits}",
+    ]
+    return lines

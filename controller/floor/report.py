@@ -18,7 +18,11 @@ Definitions (the same as summing a table's own journal; ``docs/floor.md``):
 - **voids and overrides**: every ``supervisor`` row in the period, with who made it;
 - **shoe receipts**: every ``shoe_receipt`` row in the period (a shoe belongs to the period
   it ended in), per table: shoes, cards dealt, shortfall and surplus, and each receipt with a
-  shortfall or surplus.
+  shortfall or surplus;
+- **gaming days**: each table's gaming day closed in the period (``croupier.gaming_days``,
+  migration 0008): the table's win (closing - opening + credits - fills + drop, as the table
+  worked it out at its closing; open while no drop is keyed) beside the house win of the rounds'
+  ledger between its opening and its closing, and their difference (table's win - ledger).
 
 "Win" alone is never a figure here: the house's result is always "house win"
 (``house_win_cents``), and a player's hand paid at even money is "even money".
@@ -103,6 +107,13 @@ _RECEIPTS = """
 SELECT table_id, ts, payload FROM croupier.journal_rows
 WHERE kind = 'shoe_receipt' AND at >= %(start)s AND at < %(end)s
 ORDER BY table_id, seq
+"""
+_DAYS = """
+SELECT table_id, day, opened_ts, closed_ts, closed_by, opening_cents, fills_cents,
+       credits_cents, drop_cents, closing_cents, win_cents, ledger_house_win_cents
+FROM croupier.gaming_days
+WHERE closed_at >= %(start)s AND closed_at < %(end)s
+ORDER BY closed_at, table_id
 """
 
 
@@ -215,6 +226,64 @@ class Receipt:
 
 
 @dataclass
+class GamingDayFigures:
+    """One table's gaming day closed in the period: the chips, the table's win and the house
+    win of the rounds' ledger in the day (cents; ``drop_cents`` and ``win_cents`` None while
+    the drop is left open)."""
+
+    table_id: str
+    day: int
+    opened_ts: str
+    closed_ts: str
+    closed_by: str
+    opening_cents: int
+    fills_cents: int
+    credits_cents: int
+    drop_cents: int | None
+    closing_cents: int
+    win_cents: int | None
+    ledger_cents: int
+
+    @property
+    def difference_cents(self) -> int | None:
+        """The table's win less the ledger's house win (None: the drop is open)."""
+        return None if self.win_cents is None else self.win_cents - self.ledger_cents
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "day": self.day,
+            "opened": self.opened_ts,
+            "closed": self.closed_ts,
+            "closed_by": self.closed_by,
+            "opening_cents": self.opening_cents,
+            "fills_cents": self.fills_cents,
+            "credits_cents": self.credits_cents,
+            "drop_cents": self.drop_cents,
+            "closing_cents": self.closing_cents,
+            "table_win_cents": self.win_cents,
+            "ledger_house_win_cents": self.ledger_cents,
+            "difference_cents": self.difference_cents,
+        }
+
+    def words(self) -> str:
+        """The day on one line of the report."""
+        if self.win_cents is None:
+            win, diff = "open (no drop keyed)", "-"
+        else:
+            win = money(self.win_cents)
+            diff = money(self.win_cents - self.ledger_cents)
+        return (
+            f"gaming day {self.day} of table {self.table_id} (closed by {self.closed_by}): "
+            f"table's win {win}, ledger house win {money(self.ledger_cents)}, difference {diff} "
+            f"(opening {money(self.opening_cents)}, closing {money(self.closing_cents)}, "
+            f"credits {money(self.credits_cents)}, fills {money(self.fills_cents)}, drop "
+            + ("open" if self.drop_cents is None else money(self.drop_cents))
+            + ")"
+        )
+
+
+@dataclass
 class Figures:
     """One table's figures (or the floor's, summed) for the period."""
 
@@ -306,6 +375,7 @@ class FloorReport:
     house_wins: list[tuple[str, str, int]]  # (round end ts, table, the house win of that round)
     receipts: list[Receipt] = field(default_factory=list)  # the shoes that ended, by table
     dealers: list[DealerFigures] = field(default_factory=list)  # controller.floor.dealers
+    days: list[GamingDayFigures] = field(default_factory=list)  # gaming days closed in it
 
     def period(self) -> str:
         """The period in words, in its own time zone: "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026
@@ -329,6 +399,7 @@ class FloorReport:
             "overrides": [o.as_json() for o in self.overrides],
             "receipts": [r.as_json() for r in self.receipts],
             "dealers": [d.as_json() for d in self.dealers],
+            "gaming_days": [d.as_json() for d in self.days],
         }
 
     def csv(self) -> str:
@@ -391,6 +462,7 @@ class FloorReport:
                 f"override {self.local_time(o.ts)} table {o.table_id} round {o.round_id}: "
                 f"{o.action} by {o.by}" + (f" ({o.detail})" if o.detail else "")
             )
+        lines.extend(d.words() for d in self.days)
         return "\n".join(lines)
 
 
@@ -413,7 +485,7 @@ def report_queries(start: datetime, end: datetime) -> list[tuple[str, dict[str, 
             f"the period ends ({end.isoformat()}) before it starts ({start.isoformat()})"
         )
     args = {"start": start, "end": end}
-    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES, _RECEIPTS, DEALER_ROWS)]
+    return [(q, args) for q in (_ENDS, _STARTS, _LEDGER, _OVERRIDES, _RECEIPTS, DEALER_ROWS, _DAYS)]
 
 
 def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) -> FloorReport:
@@ -423,13 +495,30 @@ def build_report(db: psycopg.Connection[Any], start: datetime, end: datetime) ->
 
 
 def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorReport:
-    """The report from the rows of :func:`report_queries`, in their order (the receipts' and
-    the dealers' may be left out: none)."""
+    """The report from the rows of :func:`report_queries`, in their order (the receipts', the
+    dealers' and the gaming days' may be left out: none)."""
     ends_rows, starts_rows, ledger_rows, override_rows, *more = found
     receipt_rows = more[0] if more else []
     tally = DealerTally(start, end)
     for values in more[1] if len(more) > 1 else []:
         tally.feed(row_from_values(values))
+    days = [
+        GamingDayFigures(
+            str(t),
+            int(d),
+            str(o),
+            str(c),
+            str(by or ""),
+            int(op),
+            int(fi),
+            int(cr),
+            None if dr is None else int(dr),
+            int(cl),
+            None if w is None else int(w),
+            int(led),
+        )
+        for t, d, o, c, by, op, fi, cr, dr, cl, w, led in (more[2] if len(more) > 2 else [])
+    ]
     ends = {(str(t), int(r)): str(ts) for t, r, ts in ends_rows}
     starts = {(str(t), int(r)): str(ts) for t, r, ts in starts_rows}
     tables: dict[str, Figures] = {}
@@ -477,7 +566,9 @@ def assemble(start: datetime, end: datetime, found: list[list[Any]]) -> FloorRep
     for figures in ordered:
         floor.add(figures)
     house_wins = sorted((ends[key], key[0], win) for key, win in round_house_win.items())
-    return FloorReport(start, end, ordered, floor, overrides, house_wins, receipts, tally.figures())
+    return FloorReport(
+        start, end, ordered, floor, overrides, house_wins, receipts, tally.figures(), days
+    )
 
 
 STEP_HEADS = {"settlement": "settle"}  # a column head's word where the step's is too wide

@@ -255,6 +255,38 @@ def render(report: FloorReport, *, query: str = "") -> str:
     over_head = "".join(
         f"<th>{h}</th>" for h in ("time", "table", "round", "action", "by", "detail")
     )
+    days = (
+        "".join(
+            "<tr>"
+            + "".join(
+                f"<td>{html.escape(str(v))}</td>"
+                for v in (
+                    d.table_id,
+                    d.day,
+                    report.local_time(d.closed_ts),
+                    d.closed_by,
+                    money(d.opening_cents),
+                    money(d.closing_cents),
+                    money(d.credits_cents),
+                    money(d.fills_cents),
+                    "open" if d.drop_cents is None else money(d.drop_cents),
+                    "open" if d.win_cents is None else money(d.win_cents),
+                    money(d.ledger_cents),
+                    "-" if d.difference_cents is None else money(d.difference_cents),
+                )
+            )
+            + "</tr>"
+            for d in report.days
+        )
+        or '<tr><td colspan="12">none closed in the period</td></tr>'
+    )
+    days_head = "".join(
+        f"<th>{h}</th>"
+        for h in (
+            "table", "day", "closed", "by", "opening", "closing", "credits", "fills", "drop",
+            "table's win", "ledger house win", "difference",
+        )
+    )  # fmt: skip
     links = ""
     if query:
         q = html.escape(query)
@@ -285,5 +317,7 @@ def render(report: FloorReport, *, query: str = "") -> str:
 <table id="dealers">{dealers_table(report)}</table>
 <h2>Shoe receipts</h2>
 <table id="receipts">{receipts_table(report)}</table>
+<h2>Gaming days (table's win = closing - opening + credits - fills + drop; against the ledger)</h2>
+<table id="gaming-days"><thead><tr>{days_head}</tr></thead><tbody>{days}</tbody></table>
 </body></html>
 """

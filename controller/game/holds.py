@@ -42,6 +42,7 @@ class HoldCause(StrEnum):
     DEVICE_FAULT = "device_fault"  # a device raised a lockup fault (``fault`` names it)
     JOURNAL_CHANGED = "journal_changed"  # a journal row changed behind the table's back
     FILE_CHANGED = "file_changed"  # a rules file (table, variant, strategy) changed while running
+    DAY_NOT_OPEN = "day_not_open"  # a card came out before the gaming day was opened
     OTHER = "other"  # a lockup asked for with its words only (a script, a test)
 
 

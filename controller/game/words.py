@@ -401,6 +401,13 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "out who changed it, then clears the hold or stops the table.",
             "detail": record,
         }
+    elif cause is HoldCause.DAY_NOT_OPEN:
+        return {
+            "what": parts("the gaming day is not open: the table deals nothing"),
+            "todo": "Leave the card face up. A supervisor opens the table (Gaming day), then "
+            "burns the card and clears the hold.",
+            "detail": cause.name,
+        }
     elif cause is HoldCause.DEVICE_FAULT:
         pushed = () if hold.card is None else (f"{hold.card} went back into the shoe",)
         record = " - ".join((str(hold.fault), *pushed))
@@ -936,3 +943,110 @@ def croupier_answer(answer: str) -> str:
 
 def croupier_said(told: str) -> str:
     return f"Croupier said: {told}"
+
+
+# --- the gaming day (controller.table.day) -----------------------------------------------------
+
+_DAY_ACTS = {
+    "layout": "confirm the layout",
+    "reader": "check the hole-card reader",
+    "panel": "test the panel's keys",
+    "shoe": "check the shoe",
+    "opening": "count the opening chips",
+    "fill": "enter a fill",
+    "credit": "enter a credit",
+    "drop": "key the drop",
+    "closing": "count the closing chips",
+}
+
+
+def day_act_words(act: str) -> str:
+    """A step of the gaming day as the display's buttons name it."""
+    return _DAY_ACTS.get(act, act)
+
+
+def day_words(code: str, **facts: Any) -> str:
+    """A sentence about the gaming day (the day's events and refusals, the hold before it is
+    open): ``code`` says which, ``facts`` fill it in (amounts in cents)."""
+    cents = facts.get("cents")
+    amount = money(cents) if isinstance(cents, int) else ""
+    by = facts.get("by", "")
+    if code == "layout":
+        return f"layout confirmed against the rules by {by}"
+    if code in ("reader", "shoe"):
+        what = "hole-card reader" if code == "reader" else "shoe"
+        return f"{what} checked by {by}: {facts.get('detail', '')}"
+    if code == "panel_test":
+        return f"panel test: press each of the panel's {facts['keys']} keys once"
+    if code == "key":
+        left = facts["left"]
+        return f"panel key {facts['key']} works ({left} key{'' if left == 1 else 's'} to go)"
+    if code == "panel":
+        return f"panel checked by {by}: every key works"
+    if code == "opening":
+        return f"opening chips counted by {by}: {amount}"
+    if code == "open":
+        return f"gaming day {facts['day']} open: the table deals (opening chips {amount})"
+    if code in ("fill", "credit"):
+        moved = "brought to" if code == "fill" else "taken from"
+        return f"{code}: {amount} {moved} the table by {by} and {facts['witness']}"
+    if code == "drop":
+        return f"drop keyed by {by}: {amount}"
+    if code == "closing":
+        win = facts["win"]
+        house = facts["house"]
+        won = "open (no drop keyed)" if win is None else money(win)
+        return (
+            f"gaming day {facts['day']} closed by {by}: closing chips {amount}; the table's "
+            f"win {won}, the rounds' ledger {money(house)}"
+        )
+    if code == "open_already":
+        return f"gaming day {facts['day']} is open already: close it first"
+    if code == "not_open":
+        return f"no gaming day is open: open the table before you {day_act_words(facts['act'])}"
+    if code == "panel_running":
+        return "the panel test runs already: press each key still to go"
+    if code == "no_chips":
+        return "count the chips first: a denomination and how many"
+    if code == "two_people":
+        return (
+            f"{day_act_words(facts['act'])} needs two people: the supervisor signed in and a "
+            "second person's staff number and PIN"
+        )
+    if code == "bad_denomination":
+        return f"{money(facts['cents'])} is no chip: a denomination is a whole positive amount"
+    if code == "twice":
+        return f"the {money(facts['cents'])} chips are counted twice: give each denomination once"
+    if code == "bad_count":
+        return f"{facts['count']} is no number of chips: 0 to {facts['most']}"
+    if code == "bad_drop":
+        return f"a drop is 0 to {money(facts['most'])}"
+    if code == "needs_supervisor":
+        return (
+            f"only a supervisor signed in may {day_act_words(facts['act'])} (the key at SUP"
+            + (", or TEC for a device check" if facts.get("device") else "")
+            + ")"
+        )
+    if code == "no_device":
+        return (
+            f"{device_words(facts['device'])} has not identified itself: connect it, then check "
+            "it again"
+        )
+    if code == "wrong_deck":
+        return f"the shoe holds {facts['held']} but the game deals from {facts['wanted']}"
+    if code == "hold":
+        return (
+            "the gaming day is not open: the table deals nothing until a supervisor opens it "
+            "on the display (Gaming day); then burn this card and clear the hold"
+        )
+    if code == "no_bets":
+        return "the gaming day is not open: a supervisor opens the table on the display first"
+    if code == "demo_by":
+        return "the demo (opened at its start; a live table is opened by a supervisor)"
+    if code == "demo_only":
+        return "only a demo table opens itself: a supervisor takes the opening's steps"
+    if code == "round_open":
+        return "a round is on the table: settle it (or take the bets back) before the closing"
+    if code == "witness":
+        return "wrong staff number or PIN for the second person"
+    raise ValueError(f"no words for the gaming day's {code!r}")

@@ -28,6 +28,7 @@ from controller.round.spec import Action
 from controller.table.access import PinAttempt, RequirePins, SignOut
 from controller.table.app import Call, Cause, SetAside
 from controller.table.commands import Relight
+from controller.table.day import DayCall, RequireOpening
 from controller.table.firmware import AllowFirmware
 from controller.table.integrity import IntegrityAlarm
 from controller.table.people import (
@@ -47,6 +48,8 @@ CALL_TYPES: tuple[type, ...] = (
     AllowFirmware,
     IntegrityAlarm,
     *PEOPLE_CALLS,
+    DayCall,
+    RequireOpening,
 )
 
 Entry = tuple[str, dict[str, Any]]

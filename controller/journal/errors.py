@@ -23,6 +23,7 @@ KIND_WORDS = {
     "access": "a sign-in",
     "people": "a dealer or rated player at the table",
     "shoe_receipt": "the account of a shoe at its end",
+    "day": "a step of the gaming day",
     "command": "a command",
     "device_command": "an order to a device",
     "round_start": "the start of a round",

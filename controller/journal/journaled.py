@@ -48,6 +48,7 @@ import structlog
 
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.rules import Variant
+from controller.game.words import day_words
 from controller.journal.causes import cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
@@ -76,6 +77,7 @@ from controller.table.app import (
 )
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
+from controller.table.day import DayAct, DayCall, DayEvent, DayRequest, RequireOpening
 from controller.table.firmware import AllowFirmware
 from controller.table.keypad import DIGIT_KEYS
 from controller.table.people import (
@@ -113,11 +115,14 @@ JOURNAL_FORMAT = 13  # 1: software 0.1 (no device_command rows, inputs without t
 # it is the first effect row of the table's first start (:meth:`JournaledTable.opening`). A
 # replay does not compare it: it is the start's, made by the rules of that start (which may
 # change before a card is dealt, flagged), not by a cause.
-# 10 (to 12, other features): no shoe receipts; from 13 on the end of each shoe (the shoe
-# loading the next) writes a ``shoe_receipt`` effect row (controller.table.shoewatch), which a
-# replay makes for older journals too but does not compare (they never held one). From 13 a
-# dealer's sign-in call also carries the wrong-PIN limits in force (``max_wrong_pins``,
-# ``lockout_seconds``); an older call, without them, never locks dealer sign-in.
+# 10 (and 11): no gaming day; from 12 on a day is opened, its chips moved and closed (``call``
+# rows of controller.table.day, ``day`` rows), and a table may require it before it deals
+# (``RequireOpening``): a software writing 11 cannot replay a journal that has them.
+# 12: no shoe receipts; from 13 on the end of each shoe (the shoe loading the next) writes a
+# ``shoe_receipt`` effect row (controller.table.shoewatch), which a replay makes for older
+# journals too but does not compare (they never held one). From 13 a dealer's sign-in call also
+# carries the wrong-PIN limits in force (``max_wrong_pins``, ``lockout_seconds``); an older
+# call, without them, never locks dealer sign-in.
 OPENING_FORMAT = 10
 RECEIPT_FORMAT = 13
 CAUSE_KINDS = ("device_event", "call", "set_aside")
@@ -130,6 +135,7 @@ EFFECT_KINDS = (
     "access",
     "people",
     "shoe_receipt",
+    "day",
     "command",
     "device_command",
     "note",
@@ -289,6 +295,58 @@ class JournaledTable:
         applied = self.apply(call)
         if applied is None or not isinstance(applied.result, PeopleEvent):
             return PeopleEvent("refused", False, self.unavailable or "journal unavailable")
+        return applied.result
+
+    def require_opening(self, required: bool) -> None:
+        """Journal (as a cause) and apply whether the table deals only in an open gaming day,
+        if that changes (a start with the table file's ``[gaming_day] required``)."""
+        if required is not self.app.day.required:
+            self.apply(RequireOpening(required))
+
+    def demo_opening(self) -> None:
+        """A demo table opens its gaming day itself at start (journalled, named as the demo's:
+        a live table is opened by a supervisor on the display)."""
+        if not self.app.day.deals():
+            by = day_words("demo_by")
+            self.apply(DayCall(DayAct.DEMO, by, self.app.access.policy.clock()))
+
+    def day_request(self, request: DayRequest) -> DayEvent:
+        """A step of the gaming day asked on the display, as its call: done by the role on the
+        key (who, by name where they signed in as themselves); a fill's or a credit's second
+        person is checked against the staff file first (a wrong PIN is refused, nothing
+        journalled: the PIN is never kept) and must be another person."""
+        access = self.app.access
+        role = access.key_role
+        by = access.who(role) if role is not None else "nobody on the key"
+        at = access.policy.clock()
+        day = self.app.day.number + (0 if self.app.day.is_open else 1)
+        if request.act is DayAct.DEMO:
+            return DayEvent("refused", False, day_words("demo_only"), day, by, at=at)
+        witness = ""
+        if request.act in (DayAct.FILL, DayAct.CREDIT) and request.witness:
+            staff = access.policy.staff
+            person = next(
+                (
+                    p
+                    for p in (
+                        staff.check(r, request.witness, request.witness_pin)
+                        for r in ("supervisor", "technician", "dealer")
+                    )
+                    if p is not None
+                ),
+                None,
+            )
+            if person is None:
+                return DayEvent("refused", False, day_words("witness"), day, by, at=at)
+            if person.id == access.signin.staff_id:
+                text = day_words("two_people", act=request.act.value)
+                return DayEvent("refused", False, text, day, by, at=at)
+            witness = f"{person.name} ({person.role} {person.id})"
+        call = DayCall(request.act, by, at, request.chips, request.cents, witness)
+        applied = self.apply(call)
+        if applied is None or not isinstance(applied.result, DayEvent):
+            text = self.unavailable or "journal unavailable"
+            return DayEvent("refused", False, text, day, by, at=at)
         return applied.result
 
     def require_pins(self, required: bool) -> None:

@@ -22,8 +22,8 @@ float, str
 conversion. It knows every dataclass of :mod:`drivers.tbl21.events`, the controller's outputs
 (Prompt, LedgerEntry, DeviceCommand, StateChanged, SupervisorAction), the round's inputs
 (:mod:`controller.round.inputs`) and the table's calls (PinAttempt, SignOut, RequirePins,
-Relight, SetAside, AllowFirmware, IntegrityAlarm, and the people calls of
-:mod:`controller.table.people`).
+Relight, SetAside, AllowFirmware, IntegrityAlarm, the people calls of
+:mod:`controller.table.people` and the gaming day's of :mod:`controller.table.day`).
 """
 
 from __future__ import annotations
@@ -237,6 +237,7 @@ def _registry() -> dict[str, type]:
     from controller.table.access import PinAttempt, RequirePins, SignOut  # noqa: PLC0415
     from controller.table.app import SetAside  # noqa: PLC0415
     from controller.table.commands import Relight  # noqa: PLC0415
+    from controller.table.day import DayCall, RequireOpening  # noqa: PLC0415
     from controller.table.firmware import AllowFirmware  # noqa: PLC0415
     from controller.table.integrity import IntegrityAlarm  # noqa: PLC0415
     from controller.table.people import PEOPLE_CALLS  # noqa: PLC0415
@@ -251,6 +252,8 @@ def _registry() -> dict[str, type]:
         AllowFirmware,
         IntegrityAlarm,
         *PEOPLE_CALLS,
+        DayCall,
+        RequireOpening,
     )
     for cls in calls:
         known[cls.__name__] = cls

@@ -26,6 +26,7 @@ from controller.round.controller import (
 from controller.round.model import RoundState
 from controller.table.access import AccessEvent
 from controller.table.app import DeviceNote, DeviceOrder, InputResult, TableApp, TableOutput
+from controller.table.day import DayEvent
 from controller.table.people import PeopleEvent
 from controller.table.shoewatch import ShoeReceipt
 from drivers.tbl21.events import DeviceEvent
@@ -48,6 +49,10 @@ def entry_for(item: object) -> Entry:
         record = to_record(item)
         del record["type"]
         return "shoe_receipt", record
+    if isinstance(item, DayEvent):
+        record = to_record(item)
+        del record["type"]
+        return "day", record
     if isinstance(item, LedgerEntry):
         record = to_record(item)
         del record["type"]

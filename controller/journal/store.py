@@ -72,6 +72,10 @@ history, audit and recovery code that reads them):
                   account of a shoe at its end, the shoe loading the next (``reason``
                   ``shuffle`` or ``changed``): ``left`` the cards the declared decks still hold
                   by card (:class:`controller.table.shoewatch.ShoeReceipt`; journal format 13)
+``day``           ``{event, accepted, text, day, by, witness, chips, cents, win_cents,
+                  house_cents, key, at}`` -- a step of the gaming day: the opening's steps, a
+                  fill or a credit, the drop, the closing with the day's win, or one refused
+                  (:class:`controller.table.day.DayEvent`; from journal format 12)
 ``command``       ``{device, command, args}`` -- a command the round asked the table to send
 ``device_command`` ``{device, command, args}`` -- a command the table sends to a device
                   (``arm_peek``, ``new_shoe``, ``light`` with the lit keys), written before it

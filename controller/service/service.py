@@ -70,6 +70,7 @@ from controller.table.app import Applied, Cause, InputResult, TableApp
 from controller.table.bets import BetLimits
 from controller.table.commands import DriverCommands
 from controller.table.config import LoadedTable, live_table_problem
+from controller.table.day import DayEvent, DayRequest
 from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
 from controller.table.integrity import IntegrityAlarm
@@ -134,7 +135,7 @@ class Acknowledge:
     notice: int
 
 
-Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge | PeopleRequest
+Command = Press | Bet | Pin | Decision | KeyedCard | Acknowledge | PeopleRequest | DayRequest
 
 
 @dataclass(frozen=True, slots=True)
@@ -200,11 +201,14 @@ class TableService:
         monitors: Sequence[Monitor] = (),
         access: AccessPolicy | None = None,
         identify_s: float = IDENTIFY_S,
+        demo_day: bool = False,
     ) -> None:
         refused = live_table_problem(table)
         if refused is not None:
             raise ConfigError(table.source, [refused])
         self.table = table
+        # a demo (or the shipped example) opens its gaming day itself at start, journalled
+        self.demo_day = demo_day
         self.config = table.config
         self.rules = table.rules
         self.identify_s = identify_s
@@ -343,6 +347,10 @@ class TableService:
         # Before any device event is applied: which firmware may deal (checked at each
         # identification, this start's included).
         self.journaled.allow_firmware(self.config.devices.firmware_allow)
+        # Whether the table deals only in an open gaming day (controller.table.day).
+        self.journaled.require_opening(self.config.gaming_day.required)
+        if self.demo_day:  # a demo (or the shipped example) opens its day itself, journalled
+            self.journaled.demo_opening()
         # What the display showed before a restart: the finished rounds, from the journal.
         finished, self.rounds_completed = prepared.finished
         keep = self.config.display.last_rounds
@@ -707,6 +715,10 @@ class TableService:
                 )
             self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
+        if isinstance(command, DayRequest):
+            made: list[DayEvent] = []
+            self._applying(lambda: made.append(self.journaled.day_request(command)))
+            return CommandReply(made[0].accepted, made[0].text)
         if isinstance(command, PEOPLE_REQUESTS):
             said: list[PeopleEvent] = []
             self._applying(lambda: said.append(self.journaled.people_request(command)))
@@ -747,7 +759,7 @@ class TableService:
             self._guarded(partial(observer, self), "an observer")
 
 
-def _why(item: InputResult | AccessEvent | PeopleEvent) -> str:
+def _why(item: InputResult | AccessEvent | PeopleEvent | DayEvent) -> str:
     return item.reason if isinstance(item, InputResult) else item.text
 
 

@@ -31,7 +31,8 @@ from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import Prompt
 from controller.game.refusals import WhyNot
 from controller.game.rules import Variant
-from controller.game.words import device_words
+from controller.game.settlement import LedgerEntry
+from controller.game.words import day_words, device_words
 from controller.round.controller import (
     DeviceCommand,
     Output,
@@ -68,6 +69,7 @@ from controller.table.access import (
 )
 from controller.table.bets import same_player
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
+from controller.table.day import DayAct, DayCall, DayEvent, GamingDay, RequireOpening
 from controller.table.errors import EntryError
 from controller.table.firmware import (
     AllowFirmware,
@@ -175,13 +177,21 @@ class DeviceNote:
 
 
 TableOutput = (
-    Output | InputResult | DeviceNote | AccessEvent | DeviceOrder | PeopleEvent | ShoeReceipt
+    Output
+    | InputResult
+    | DeviceNote
+    | AccessEvent
+    | DeviceOrder
+    | PeopleEvent
+    | ShoeReceipt
+    | DayEvent
 )
 
 # What a table is given: a driver event, or one of its calls (a bet, a supervisor's or
 # technician's decision, the dealer's keyed-in card, a PIN attempt's outcome, a sign-out, the PIN
 # policy or the firmware allowed changed, the panel's lights told again, a live-integrity alarm,
-# a dealer's sign-in or a rated player's sit-down or walk-away), or a supervisor's set-aside at a
+# a dealer's sign-in or a rated player's sit-down or walk-away, a step of the gaming day or its
+# requirement), or a supervisor's set-aside at a
 # table stopped for one. Each is journalled as its record before anything it makes is shown
 # (controller.journal.causes).
 Call = (
@@ -195,6 +205,8 @@ Call = (
     | AllowFirmware
     | IntegrityAlarm
     | PeopleCall
+    | DayCall
+    | RequireOpening
 )
 Cause = DeviceEvent | Call | SetAside
 
@@ -206,7 +218,7 @@ class Applied:
     event and for the calls that answer nothing)."""
 
     outputs: list[TableOutput]
-    result: InputResult | AccessEvent | PeopleEvent | None = None
+    result: InputResult | AccessEvent | PeopleEvent | DayEvent | None = None
 
 
 def decision(action: Action, **data: Any) -> Decision | KeyedCard:
@@ -270,6 +282,9 @@ class TableApp:
         # The dealer signed in and the rated players seated (controller.table.people; replaced,
         # never changed in place): never an input of the round.
         self.people = People()
+        # The gaming day: opened, its chips moved, closed (controller.table.day; replaced,
+        # never changed in place). A table that requires it deals only in an open day.
+        self.day = GamingDay()
         # Device orders wait here until sent: at once, or, when the table is journalled
         # (``hold_orders``), once the journal has them (:meth:`send_orders`).
         self.hold_orders = hold_orders
@@ -300,7 +315,7 @@ class TableApp:
         assert isinstance(result, (InputResult, AccessEvent)), result
         return result
 
-    def _given(self, cause: Cause) -> InputResult | AccessEvent | PeopleEvent | None:
+    def _given(self, cause: Cause) -> InputResult | AccessEvent | PeopleEvent | DayEvent | None:
         if isinstance(cause, DeviceEvent):
             self.handle(cause)
             return None
@@ -326,6 +341,12 @@ class TableApp:
             return None
         if isinstance(cause, (DealerSignIn, DealerSignOut, SitDown, WalkAway)):
             return self._people_call(cause)
+        if isinstance(cause, DayCall):
+            return self._day_call(cause)
+        if isinstance(cause, RequireOpening):
+            self.day = replace(self.day, required=cause.required)
+            self._flush()
+            return None
         return self._decide(cause)
 
     # --- events ----------------------------------------------------------------------------------
@@ -334,6 +355,8 @@ class TableApp:
         """Apply one driver event. Never raises for bad input: refusals become outputs."""
         device = event.device.type
         if isinstance(event, CardDrawn):
+            if not self.day.deals() and not self._round_open():
+                self._day_not_open()  # (a round dealt before the day was required plays out)
             self._steps(device, self.shoe.drawn(event))
         elif isinstance(event, CutCard):
             self.shoe.cut_card()
@@ -351,7 +374,10 @@ class TableApp:
             if self.card_in_reader and self._peek_arm and self.controller.state is State.PEEK:
                 self._order("peek", "arm_peek", self._peek_arm)  # (again, after a U or E answer)
         elif isinstance(event, ButtonPressed):
-            if self.access.pin_pad_role() is not None:
+            if self.day.panel_by and event.device.port != "display":
+                # (no wall-clock time here: a replay must make the same rows)
+                self._day_events(self.day.key(event.button))
+            elif self.access.pin_pad_role() is not None:
                 self._pin_key(event.button)
             elif self._supervising():
                 self._supervisor_key(event.button, held=False)
@@ -496,8 +522,11 @@ class TableApp:
 
     def lockup_refusal(self) -> str | None:
         """Why the lockup a supervisor would clear next may not be cleared (None: it may): its
-        device still runs firmware this table does not allow."""
+        device still runs firmware this table does not allow, or the gaming day it waits for is
+        not open."""
         lockups = [h for h in self.controller.hold_reasons if h.kind is HoldKind.LOCKUP]
+        if lockups and lockups[0].cause is HoldCause.DAY_NOT_OPEN and not self.day.deals():
+            return day_words("no_bets")
         if not lockups or lockups[0].device is None:
             return None
         label = lockups[0].device
@@ -532,6 +561,11 @@ class TableApp:
         but for case is that player (:func:`~controller.table.bets.same_player`)."""
         boxes = self.controller.round.boxes.values()
         player = same_player(player, (w.player for b in boxes for w in b.wagers))
+        if not self.day.deals():
+            refused = InputResult(Action.BET, False, day_words("no_bets"))
+            self._push(refused)
+            self._flush()
+            return refused
         result = self._perform(
             Action.BET, {"box": box, "player": player, "amount_cents": amount_cents}
         )
@@ -540,6 +574,69 @@ class TableApp:
             self._push(rated)  # the bet's session
         self._flush()
         return result
+
+    def _day_not_open(self) -> None:
+        """A card came out before the gaming day was opened: the table holds for a supervisor
+        (once), and the card waits as one nobody asked for, to be burnt."""
+        if any(h.cause is HoldCause.DAY_NOT_OPEN for h in self.controller.hold_reasons):
+            return
+        log.warning("card drawn before the gaming day was opened")
+        self._apply(Hold(HoldKind.LOCKUP, day_words("hold"), None, HoldCause.DAY_NOT_OPEN))
+
+    def _day_call(self, call: DayCall) -> DayEvent:
+        """A step of the gaming day (controller.table.day): refused unless the role on the key
+        may take it (a supervisor signed in; a technician too for a device's check), and a
+        device's check unless the device identified itself (what it said is the record)."""
+        role = self.access.key_role
+        device_check = call.act in (DayAct.READER, DayAct.PANEL, DayAct.SHOE)
+        allowed = role is Role.SUPERVISOR or (role is Role.TECHNICIAN and device_check)
+        refusal = None
+        if call.act is DayAct.DEMO:
+            pass  # a demo's start (journaled.demo_opening), never a request of the display
+        elif not allowed or role is None or not self.access.granted(role):
+            refusal = day_words("needs_supervisor", act=call.act.value, device=device_check)
+        detail = call.detail
+        if (
+            refusal is None
+            and call.act is DayAct.CLOSING
+            and (self._round_open() or self.controller.round.boxes)
+        ):
+            refusal = day_words("round_open")
+        if refusal is None and call.act in (DayAct.READER, DayAct.SHOE):
+            refusal, detail = self._device_check(call.act)
+        if refusal is not None:
+            day = self.day.number + (0 if self.day.is_open else 1)
+            event = DayEvent("refused", False, refusal, day, call.by, at=call.at)
+            self._push(event)
+            self._flush()
+            return event
+        return self._day_events(self.day.apply(replace(call, detail=detail)))
+
+    def _device_check(self, act: DayAct) -> tuple[str | None, str]:
+        """A device's daily check: (why not, or None; what the device said of itself)."""
+        label = "peek" if act is DayAct.READER else "shoe"
+        identity = self.identities.get(label)
+        if identity is None:
+            return day_words("no_device", device=label), ""
+        if any(h.device == label for h in self.controller.hold_reasons):
+            return day_words("no_device", device=label), ""
+        said = described(identity)
+        if act is DayAct.SHOE:
+            wanted = self.rules.shoe.deck
+            held = identity.deck_type
+            if held is not None and held is not wanted:
+                words = day_words("wrong_deck", held=DECK_WORDS[held], wanted=DECK_WORDS[wanted])
+                return words, ""
+            decks = DECK_WORDS[wanted] if held is not None else "decks not reported"
+            said = f"{said}, {self.rules.shoe.decks} x {decks}"
+        return None, said
+
+    def _day_events(self, made: tuple[GamingDay, list[DayEvent]]) -> DayEvent:
+        self.day, events = made
+        for event in events:
+            self._push(event)
+        self._flush()
+        return events[-1]
 
     def _people_call(self, call: PeopleCall) -> PeopleEvent | None:
         """A dealer's sign-in or sign-out, a rated player's sit-down or walk-away: what became
@@ -786,6 +883,8 @@ class TableApp:
         self._hold_unapproved()
         for item in self.controller.drain():
             self._push(item)
+            if isinstance(item, LedgerEntry):
+                self.day = self.day.settled(-item.amount_cents)  # the house's win of the day
             if isinstance(item, DeviceCommand):
                 self._command(item)
         if self.shoe.pushed_back is not None and not any(

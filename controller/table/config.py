@@ -392,6 +392,14 @@ class JournalSettings(_Section):
     key_path: Annotated[str, Field(min_length=1)] | None = None
 
 
+class GamingDaySettings(_Section):
+    """The gaming day (controller.table.day): with ``required`` the table deals nothing until a
+    supervisor has opened the day on the display (layout, devices, opening chips); without it
+    the table deals at once and the day may still be opened and closed."""
+
+    required: StrictBool = False
+
+
 class Integrity(_Section):
     """The live integrity check (controller.service.integrity): while the table runs, the
     journal's chain is checked again from a read-only connection, and the rules files hashed
@@ -598,6 +606,7 @@ class TableConfig(_Section):
     access: AccessSettings = AccessSettings()
     logs: Logs = Logs()
     integrity: Integrity = Integrity()
+    gaming_day: GamingDaySettings = GamingDaySettings()
     floor: FloorLink | None = None  # ship the journal to the floor's PostgreSQL (docs/floor.md)
     training: TrainingSettings | None = None  # a training table (docs/training.md)
 

@@ -16,6 +16,8 @@ let refusal = "";
 const sent = new Map(); // message id -> its type, until answered
 const PEOPLE_MESSAGES = new Set(["dealer", "dealer_out", "sit", "leave"]);
 let peopleOpen = false; // the dealer's and rated players' row, opened from the bet form
+let dayOpen = false; // the gaming day's row, opened from the bet form (always shown before it opens)
+const DAY_STEPS = [["layout", "LAYOUT"], ["reader", "READER"], ["shoe", "SHOE"], ["panel", "PANEL"], ["opening", "OPENING CHIPS"]];
 let lastInput = null;
 const tools = {};
 
@@ -117,6 +119,7 @@ function buildTools() {
   place.id = "bet-place";
   const fields = el("div", "bet-fields");
   const openPeople = button("people-open", "PEOPLE", () => { peopleOpen = !peopleOpen; render(); });
+
   openPeople.setAttribute("aria-label", "dealer sign-in and rated players");
   fields.append(el("span", "what", "Bet"), labelled("box", box), labelled("player", player), labelled("amount $", amount), place, openPeople);
   const chips = el("div", "bet-chips");
@@ -189,6 +192,51 @@ function buildTools() {
   people.append(dealerForm, seatForm, said);
   tools.people = people;
 
+  // the gaming day: the opening's steps, then fills, credits, the drop and the closing
+  const day = el("div", "tool day");
+  day.id = "day";
+  day.setAttribute("role", "group");
+  day.setAttribute("aria-label", "gaming day");
+  const dayHead = el("div", "day-row");
+  const dayNow = el("span", "what");
+  dayNow.id = "day-now";
+  dayHead.appendChild(dayNow);
+  for (const [step, label] of DAY_STEPS) {
+    if (step === "opening") continue; // (the chips' row has its button)
+    dayHead.appendChild(button("day-" + step, label, () => send({ type: "day", act: step })));
+  }
+  for (const [act, label] of [["fill", "FILL"], ["credit", "CREDIT"], ["drop", "DROP"], ["closing", "CLOSE DAY"]]) {
+    dayHead.appendChild(button("day-" + act, label, () => daySend(act)));
+  }
+  const dayFelt = el("div", "day-felt");
+  dayFelt.id = "day-felt";
+  const dayChips = el("form", "day-row");
+  dayChips.id = "day-chips";
+  const dayCount = el("div", "day-counts");
+  dayCount.id = "day-counts";
+  const witness = el("input");
+  Object.assign(witness, { id: "day-witness", inputMode: "numeric", maxLength: 8, autocomplete: "off", size: 5 });
+  const witnessPin = el("input");
+  Object.assign(witnessPin, { id: "day-witness-pin", type: "password", inputMode: "numeric", maxLength: 16, autocomplete: "off", size: 6 });
+  const drop = el("input");
+  Object.assign(drop, { id: "day-drop-amount", inputMode: "decimal", maxLength: 12, autocomplete: "off", size: 7 });
+  const witnessLabel = labelled("2nd staff no.", witness);
+  witnessLabel.id = "day-witness-label";
+  const witnessPinLabel = labelled("PIN", witnessPin);
+  witnessPinLabel.id = "day-witness-pin-label";
+  const dropLabel = labelled("drop $", drop);
+  dropLabel.id = "day-drop-amount-label";
+  dayChips.append(dayCount, button("day-opening", "OPENING CHIPS", () => daySend("opening")));
+  dayChips.addEventListener("submit", (ev) => ev.preventDefault());
+  const dayWho = el("div", "day-row");
+  dayWho.id = "day-who";
+  dayWho.append(witnessLabel, witnessPinLabel, dropLabel);
+  const daySaid = el("div", "people-said");
+  daySaid.id = "day-said";
+  daySaid.setAttribute("role", "status");
+  day.append(dayHead, dayFelt, dayChips, dayWho, daySaid);
+  tools.day = day;
+
   // the PIN of the role on the key switch
   const pin = el("form", "tool sign-in");
   pin.id = "pin-form";
@@ -227,6 +275,9 @@ function buildTools() {
     decide.appendChild(button("decide-" + decision, text, () => send({ type: "supervisor", decision })));
   }
   decide.appendChild(button("recall-open", "RECALL", askRecall));
+  const openDay = button("day-open", "DAY", () => { dayOpen = !dayOpen; render(); });
+  openDay.setAttribute("aria-label", "the gaming day: fills, credits, drop and closing");
+  decide.appendChild(openDay);
   tools.decide = decide;
 
   // a card the shoe could not read, keyed in by the dealer
@@ -370,7 +421,11 @@ function renderTools(s) {
   const rows = [];
   for (const n of s.notices || []) rows.push(bannerNode("notice", n.text, n.todo, n.id));
   for (const h of s.hold_banners || []) rows.push(bannerNode("hold", h.what, h.todo));
+  // before a required gaming day is open the table deals nothing: its steps come first
+  if (s.day.required && !s.day.open) rows.push(renderDay(s));
   const supervising = a.key_role !== null || a.signed_in !== null;
+  // (before a required day is open its row shows anyway; otherwise the supervisor opens it)
+  const dayShown = a.signed_in === "supervisor" && !(s.day.required && !s.day.open);
   if (supervising && a.pin_pad) {
     let status = "Key at " + s.key + ": " + a.key_role + (a.by_person ? " staff number and PIN" : " PIN");
     if (a.staff_keyed) status += " (staff number " + a.staff_keyed + " keyed)";
@@ -391,7 +446,11 @@ function renderTools(s) {
     }
     tool("recall-open").hidden = a.signed_in !== "supervisor";
     tool("recall-open").disabled = !live();
+    tool("day-open").hidden = !dayShown;
+    tool("day-open").disabled = !live();
+    tool("day-open").classList.toggle("open", dayOpen);
     rows.push(tools.decide);
+    if (dayOpen && dayShown) rows.push(renderDay(s));
   }
   if (a.signed_in === "technician" && s.identity) {
     const text = el("div", "text");
@@ -403,7 +462,7 @@ function renderTools(s) {
     tool("key-card-send").disabled = !live();
     rows.push(tools.keyIn);
   }
-  if (s.state === "betting") {
+  if (s.state === "betting" && !(dayOpen && dayShown)) { // (the day's row in its place)
     const select = tool("bet-box");
     if (select.options.length !== s.table.boxes.length) {
       select.replaceChildren();
@@ -426,6 +485,102 @@ function renderTools(s) {
   while (tools.history.isConnected && tools.history.scrollWidth > tools.history.clientWidth && tools.history.children.length > 2) {
     tools.history.lastChild.remove();
   }
+}
+
+// A step of the gaming day with what the chips' row holds: each denomination's count, a fill's
+// or credit's second person (their PIN is kept nowhere on the page), the drop.
+function daySend(act) {
+  const message = { type: "day", act };
+  if (["opening", "fill", "credit", "closing"].includes(act)) {
+    const chips = {};
+    for (const input of tool("day-counts").querySelectorAll("input")) {
+      const n = parseInt(input.value, 10);
+      if (input.value.trim() !== "" && !(n >= 0)) { showDayAnswer("a count of chips is a whole number", true); return; }
+      if (n > 0) chips[input.dataset.cents] = n;
+    }
+    message.chips = chips;
+  }
+  if (act === "fill" || act === "credit") {
+    message.witness = tool("day-witness").value.trim();
+    message.witness_pin = tool("day-witness-pin").value.trim();
+    tool("day-witness-pin").value = "";
+    if (!message.witness || !message.witness_pin) { delete message.witness; delete message.witness_pin; }
+  }
+  if (act === "drop") {
+    const cents = amountCents(tool("day-drop-amount").value);
+    if (cents === null) { showDayAnswer("Drop: dollars, or dollars and cents, such as 450 or 12.50", true); return; }
+    message.cents = cents;
+  }
+  send(message);
+}
+
+// The gaming day's row: before the day is open, its steps (done ones say who) and the felt's
+// rules; once open, the day's chips and the fill, credit, drop and closing.
+function renderDay(s) {
+  const d = s.day;
+  const before = !d.open;
+  const done = Object.fromEntries(d.steps.map((x) => [x.step, x.by]));
+  const left = d.steps.filter((x) => !x.by).length;
+  tool("day-now").textContent = before
+    ? "Gaming day " + (d.number + 1) + ": to open (" + left + " step" + (left === 1 ? "" : "s") + " to go)"
+    : "Gaming day " + d.number + " open: opening " + money(d.opening_cents) + ", fills " + money(d.fills_cents) +
+      ", credits " + money(d.credits_cents) + (d.drop_cents === null ? "" : ", drop " + money(d.drop_cents));
+  for (const [step, label] of DAY_STEPS) {
+    const b = tool("day-" + step);
+    b.hidden = !before;
+    b.disabled = !live() || Boolean(done[step]) || (step === "panel" && d.panel_test);
+    b.classList.toggle("done", Boolean(done[step]));
+    b.textContent = (done[step] ? "\u2713 " : "") + label;
+    b.title = done[step] ? "done by " + done[step] : "";
+  }
+  for (const act of ["fill", "credit", "drop", "closing"]) {
+    const b = tool("day-" + act);
+    b.hidden = before;
+    b.disabled = !live();
+  }
+  tool("day-who").hidden = before;
+  for (const id of ["day-witness", "day-witness-pin", "day-drop-amount"]) {
+    tool(id + "-label").hidden = before;
+    tool(id).disabled = before || !live(); // (a hidden control is no live one)
+  }
+  const felt = tool("day-felt");
+  if (before && d.panel_test) {
+    felt.textContent = "Panel test: press each key on the panel once. To go (" + d.keys_left.length + "): " + d.keys_left.join(" ");
+  } else if (before && !done.layout) {
+    felt.textContent = "The felt must show: " + d.felt.join(" \u00b7 ");
+  } else {
+    felt.textContent = "";
+  }
+  felt.hidden = !felt.textContent;
+  const counts = tool("day-counts");
+  if (counts.children.length !== d.denominations.length) {
+    counts.replaceChildren();
+    for (const cents of d.denominations) {
+      const input = el("input");
+      Object.assign(input, { id: "day-count-" + cents, inputMode: "numeric", maxLength: 6, autocomplete: "off", size: 3 });
+      input.dataset.cents = cents;
+      input.setAttribute("aria-label", "how many " + money(cents) + " chips");
+      counts.appendChild(labelled(money(cents), input));
+    }
+  }
+  tool("day-opening").hidden = !before;
+  tool("day-opening").disabled = !live() || Boolean(done.opening);
+  const said = tool("day-said");
+  if (!said.dataset.answer) {
+    said.textContent = d.last && before ? d.last : "";
+    said.className = "people-said";
+  }
+  said.hidden = !said.textContent;
+  return tools.day;
+}
+
+function showDayAnswer(text, refused) {
+  const said = tool("day-said");
+  said.dataset.answer = text ? "1" : "";
+  said.textContent = text ? (refused ? "Not done: " : "") + text : "";
+  said.className = "people-said" + (refused ? " refused" : " done");
+  said.hidden = !said.textContent;
+  setTimeout(() => { said.dataset.answer = ""; if (state) render(); }, 6000);
 }
 
 // The dealer signed in and the rated players seated (the people row; never the PINs).
@@ -648,6 +803,8 @@ socket = openSocket({
       if (!refused) tool("bet-amount").value = ""; // placed: the next bet's chips start at 0
     } else if (PEOPLE_MESSAGES.has(kind)) {
       showPeopleAnswer(msg.error || msg.reason, refused);
+    } else if (kind === "day") {
+      showDayAnswer(msg.error || msg.reason, refused);
       render();
     } else if (refused) showRefusal(msg.error || msg.reason);
     else if (msg.type === "result") showRefusal("");
