@@ -52,7 +52,7 @@ def test_a_shoe_short_of_a_card_is_an_alert_and_in_the_shift_report(
         (alert,) = [a for a in view.alerts(datetime.now(UTC)) if a.kind == "shoe"]
         assert alert.text.startswith("a shoe ended 1 card short (round ")
         assert "the decks must still hold " in alert.text
-        # a pit user acknowledges it like any other (migration 0010 knows the kind)
+        # a pit user acknowledges it like any other (migration 0009 knows the kind)
         db.execute(
             "SELECT croupier.ack_alert(%s, 'shoe', %s, %s, 'pat')", (tid, alert.text, alert.since)
         )

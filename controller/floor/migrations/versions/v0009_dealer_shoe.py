@@ -7,8 +7,8 @@ among its thousands of rows) and, for each dealer, the rows of the rounds the pe
 ``round_start`` rows name (through the rounds' index, ``journal_rows_round``): no index is
 added on the many ``state`` and ``input`` rows, which every table writes all the time.
 
-Revision ID: 0010
-Revises: 0007
+Revision ID: 0009
+Revises: 0008
 Create Date: 2026-12-04
 """
 
@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from alembic import op
 
-revision = "0010"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
