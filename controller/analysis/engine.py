@@ -318,6 +318,12 @@ class Analysis:
             self.tables[v] = shared_table(rules, v, self.shoe.counts)
         if self.hidden:
             self.tables[None] = shared_table(rules, None, self.shoe.counts)
+        # the categories the dealer can end in from each first card (a payoff is filled in
+        # for those only)
+        self._reached: dict[Up, npt.NDArray[np.int64]] = {
+            up: np.array(sorted(table.examples), dtype=np.int64)
+            for up, table in self.tables.items()
+        }
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
         self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
         self._peeks[None] = bool(peek)
@@ -421,7 +427,14 @@ class Analysis:
         got = self._hand_payoff.get(key)
         if got is None:
             vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
-            constant = float(vec[0]) if vec.max() == vec.min() else None
+            # settled whatever the dealer holds: the same net against every category the
+            # dealer can reach from this card (the others stay 0 in the vector). Such a hand
+            # is worth that net outright, as the round settles it (a bust is taken at once,
+            # the dealer drawing nothing for it): never through the dealer's distribution,
+            # which in a shoe too small for the dealer's draws loses the orders where the
+            # dealer would run out of cards (the round then never asks them of the dealer).
+            reached = vec[self._reached[ctx.up]]
+            constant = float(reached[0]) if reached.max() == reached.min() else None
             got = (vec, constant)
             self._hand_payoff[key] = got
             self._payoff_comp[key] = comp

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from controller.analysis.engine import Analysis
+from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.outcomes import Outcomes
-from controller.analysis.shoe import Shoe
+from controller.analysis.shoe import ZERO, Shoe, comp_of
 from controller.game.rules import VARIANT_IDS, load_variant
 from controller.play.strategy import strategy_for, strategy_from_mapping
 from drivers.tbl21.cards import parse_cards
@@ -112,6 +112,9 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     # standard shoe rules, eight cards: peek on A/T, late surrender, doubles
     "pa-blackjack": ("KS KS KS AH 9D 7C 6H 5S", {}),
     "pa-blackjack-h17": ("KS KS KS AH AH 6H 5S 4D", {"dealer.hits_soft_17": True}),
+    # short of tens: the player's bust comes where the dealer could not finish drawing from
+    # what is left (see test_a_bust_is_lost_outright_even_where_the_dealer_would_run_out)
+    "pa-blackjack-few-tens": ("KS KS 5H 4D 6C 3S 2H AH", {}),
     # NZ: no hole card, 21s paid at once, bonus rows, Super Bonus (7-7-7 of spades against a
     # dealer 7), rescue, surrender against A/K/Q/J, original bets only on a dealer pontoon
     "nz-pontoon": ("KS KH AS 7S 7S 7S 7H 4D", {}),
@@ -195,3 +198,33 @@ def test_the_published_online_pontoon_chart_plays_its_soft_21_doubles_alike_in_t
         without, abs=1e-12
     )
     assert expected > without + 1e-3
+
+
+def test_a_bust_is_lost_outright_even_where_the_dealer_would_run_out() -> None:
+    """A hand settled whatever the dealer holds (a bust) is worth its net outright, as the round
+    takes it at once and deals the dealer nothing for it. In "KS KS 5H 4D 6C 3S 2H AH", player
+    6-2-3-4-K against an ace leaves 5 and K: the dealer's A-5-K would need a card the shoe no
+    longer has, so the dealer's distribution there covers only A-K (checked before play).
+    Valuing the bust through it gave 0 for a lost wager (and the analysis -0.0333 for the shoe
+    where the round's brute force gives -0.0532); the round never asks the dealer to draw for
+    a bust.
+
+    Every other hand needs the dealer's cards, and where the shoe cannot finish the dealer's
+    hand the round cannot finish either (the brute force then stops with "the recorded card
+    order ran out"): the tiny-shoe cases are shoes where no order runs the round out, and a
+    real shoe's cut card leaves far more than any round draws."""
+    tiny = {"split.allowed": False, "shoe.burn_cards": 0, "shoe.decks": 1}
+    rules = load_variant("pa-blackjack", {**tiny, "shoe.cut_card_reserve": 1})
+    strategy = strategy_from_mapping(
+        up_card_strategy("pa-blackjack", set(UP), False), "test strategy", rules
+    )
+    cards = parse_cards("KS KS 5H 4D 6C 3S 2H AH")
+    analysis = Analysis(rules, Shoe.of_cards(cards), WAGER, strategy)
+    ctx = Ctx(1, ZERO)
+    bust = comp_of((6, 2, 3, 4, 10))
+    rows = analysis.rows(1, bust)
+    assert sum(analysis.dealer_of(1, rows, with_natural=True)) == pytest.approx(0.5)  # A-K
+    assert sum(analysis.dealer_of(1, rows)) == 0.0  # A-5-K never finishes
+    # the lost wager where the dealer has no natural (the checked ace's W form: 1 - 1/2)
+    assert analysis.decision(ctx, bust, 0, False, rows) == (-0.5, "bust")
+    assert analysis.expected_value() == pytest.approx(-0.05317460317460317, abs=1e-12)
