@@ -226,14 +226,13 @@ class Outcomes:
         is whole even where the shoe could not finish the dealer's hand (a tiny shoe; the
         engine values it so: :meth:`Analysis.terminal_value`). Any other hand: ``dist``."""
         a = self.a
-        constant = a._payoff_and_constant(comp, i0, doubled, label == "rescue", ctx)[1]
-        if constant is None:
-            return dist
+        if a.outright(comp, i0, doubled, label == "rescue", ctx, rows) is None:
+            return dist  # (every real shoe: the dealer always finishes)
         peeks = a._peeks[ctx.up]
         whole = 1.0 - a.tables[ctx.up].natural_probability(rows.shoe) if peeks else 1.0
         got = float(dist.sum())
         if abs(got - whole) <= 1e-12:
-            return dist  # (every real shoe: the dealer always finishes)
+            return dist
         if got > 0:
             return dist * (whole / got)
         out = np.zeros_like(dist)
