@@ -63,7 +63,6 @@ from controller.game.rules import (
     load_variant,
 )
 from controller.game.validation import shown
-from controller.play.autoplay import Decision
 from controller.play.errors import StrategyError
 from controller.round.model import (
     BoxState,
@@ -79,7 +78,9 @@ from controller.round.model import (
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card, Rank
 
-if TYPE_CHECKING:  # (the simulator's kernel imports this module without the controller)
+if TYPE_CHECKING:  # (the simulator's kernel imports this module without the controller, and
+    # without autoplay: its import of the round's errors and the dealer's words is not needed)
+    from controller.play.autoplay import Decision
     from controller.round.controller import RoundController
 
 __all__ = [
@@ -408,6 +409,8 @@ class StrategyPlayer:
         self.strategy = strategy
 
     def __call__(self, controller: RoundController) -> Decision | None:
+        from controller.play.autoplay import Decision  # noqa: PLC0415 - (see above)
+
         rules = controller.rules
         state = controller.state
         up = controller.round.dealer.first
