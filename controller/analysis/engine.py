@@ -318,6 +318,12 @@ class Analysis:
             self.tables[v] = shared_table(rules, v, self.shoe.counts)
         if self.hidden:
             self.tables[None] = shared_table(rules, None, self.shoe.counts)
+        # the categories the dealer can end in from each first card (a payoff is filled in
+        # for those only)
+        self._reached: dict[Up, npt.NDArray[np.int64]] = {
+            up: np.array(sorted(table.examples), dtype=np.int64)
+            for up, table in self.tables.items()
+        }
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
         self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
         self._peeks[None] = bool(peek)
@@ -428,6 +434,27 @@ class Analysis:
         self._by_comp_payoff[exact] = got
         return got
 
+    def outright(
+        self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx, rows: Rows
+    ) -> float | None:
+        """The net of a hand settled whatever the dealer holds (a bust), where the shoe left
+        may be too small to finish the dealer's hand; else None.
+
+        Such a hand has the same net against every category the dealer can reach from this
+        card (the others stay 0 in its payoff, so it is not :meth:`_payoff_and_constant`'s
+        constant) and is worth that net outright, as the round settles it (a bust is taken at
+        once, the dealer drawing nothing for it): not through the dealer's distribution, which
+        in a shoe too small for the dealer's draws loses the orders where the dealer would run
+        out of cards. Asked only of such shoes (``rows.total`` within the most cards the
+        dealer can draw): in any other the distribution is whole and the value the same, and
+        the figures keep their last digits."""
+        table = self.tables[ctx.up]
+        if rows.total > table._max_drawn:
+            return None
+        vec = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)[0]
+        reached = vec[self._reached[ctx.up]]
+        return float(reached[0]) if reached.max() == reached.min() else None
+
     def _mixed_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
         key = (ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         parts = self._hand_parts.get(key)
@@ -473,6 +500,8 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rescued: bool, rows: Rows
     ) -> float:
         payoff, constant = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)
+        if constant is None and rows.total <= self.tables[ctx.up]._max_drawn:  # (a tiny shoe)
+            constant = self.outright(comp, i0, doubled, rescued, ctx, rows)
         if constant is not None:  # settled whatever the dealer holds (bust, NZ 21...)
             if self._peeks[ctx.up]:
                 return constant * (1.0 - self.tables[ctx.up].natural_probability(rows.shoe))
@@ -667,6 +696,8 @@ class Analysis:
             )
         payoff, constant = got
         up = ctx.up
+        if constant is None and rows.total <= self.tables[up]._max_drawn:  # (a tiny shoe)
+            constant = self.outright(comp, i0, doubled, False, ctx, rows)
         if constant is not None:  # settled whatever the dealer holds (bust, NZ 21...)
             if self._peeks[up]:
                 return constant * (1.0 - self.tables[up].natural_probability(rows.shoe))

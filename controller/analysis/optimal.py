@@ -22,14 +22,13 @@ from controller.game.hands import hand_value
 from controller.game.rules import BonusHand, Variant
 from controller.play.strategy import (
     CARD_COLUMNS,
-    HARD_ROWS,
     PAIR_ROWS,
     RESCUE_ROWS,
-    SOFT_ROWS,
     UP_COLUMNS,
     UP_INDEX,
     Strategy,
     strategy_from_mapping,
+    total_rows,
 )
 from controller.round.spec import Action
 
@@ -241,7 +240,8 @@ class Generator:
                 out.append(code or default(section, row, ncards, col))
             return out
 
-        for section, rows in (("hard", HARD_ROWS), ("soft", SOFT_ROWS)):
+        for section in ("hard", "soft"):
+            rows = total_rows(section, rules)
             base: dict[str, str] = {}
             for row in rows:
                 base[row] = "  ".join(row_codes(section, row, 2))
@@ -362,8 +362,8 @@ def start_chart(rules: Variant) -> dict[str, object]:
         ],
         "columns": "dealer-up-card" if by_up else "player-cards",
         "insurance": "never",
-        "hard": {r: row(int(r)) for r in HARD_ROWS},
-        "soft": {r: row(int(r)) for r in SOFT_ROWS},
+        "hard": {r: row(int(r)) for r in total_rows("hard", rules)},
+        "soft": {r: row(int(r)) for r in total_rows("soft", rules)},
         "pairs": {
             r: (row(pair_totals[r]) if by_up else row(pair_totals[r]).split()[0]) for r in PAIR_ROWS
         },

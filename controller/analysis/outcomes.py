@@ -189,6 +189,7 @@ class Outcomes:
         if doubled and self.visit_end is not None:
             self.visit_end(ctx, comp, i0, doubled, m, rows)
         dist = self.a.dealer_of(ctx.up, rows)
+        dist = self._settled_outright(ctx, comp, i0, doubled, label, rows, dist)
         if self.reach is not None:
             self.reach.hand(ctx, comp, i0, doubled, label == "rescue", m, dist)
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, label)
@@ -209,6 +210,34 @@ class Outcomes:
                 slot[1] += dist * weight
             if variant.wins:
                 wins[variant.why] += weight * float(dist[variant.win_mask].sum())
+
+    def _settled_outright(
+        self,
+        ctx: Ctx,
+        comp: Comp,
+        i0: int,
+        doubled: bool,
+        label: str,
+        rows: Rows,
+        dist: np.ndarray,
+    ) -> np.ndarray:
+        """The dealer's distribution to lay under a hand settled whatever the dealer holds (a
+        bust): the round takes it at once and deals the dealer nothing for it, so its chance
+        is whole even where the shoe could not finish the dealer's hand (a tiny shoe; the
+        engine values it so: :meth:`Analysis.terminal_value`). Any other hand: ``dist``."""
+        a = self.a
+        if a.outright(comp, i0, doubled, label == "rescue", ctx, rows) is None:
+            return dist  # (every real shoe: the dealer always finishes)
+        peeks = a._peeks[ctx.up]
+        whole = 1.0 - a.tables[ctx.up].natural_probability(rows.shoe) if peeks else 1.0
+        got = float(dist.sum())
+        if abs(got - whole) <= 1e-12:
+            return dist
+        if got > 0:
+            return dist * (whole / got)
+        out = np.zeros_like(dist)
+        out[a._reached[ctx.up][0]] = whole  # (any category: the net is the same)
+        return out
 
     def _plan(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, label: str) -> Plan:
         """What a finished hand adds to the tally, whatever its chance and the dealer's

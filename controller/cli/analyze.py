@@ -36,6 +36,12 @@ def run(args: argparse.Namespace) -> int:
         Request,
         no_figure_notes,
         par_sheet,
+        shipped_strategy,
+    )
+    from controller.play.strategy import (  # noqa: PLC0415
+        Strategy,
+        has_twenty_one_row,
+        load_strategy,
     )
 
     try:
@@ -48,13 +54,8 @@ def run(args: argparse.Namespace) -> int:
         inert = no_figure_notes(overrides)
         if inert:  # a what-if the par sheet cannot answer is refused, never silently taken
             raise CroupierError("; ".join(f"{note}, so it is refused" for note in inert))
-        if not rules.hands.twenty_one_ends_hand and args.strategy != "optimal":
-            raise CroupierError(
-                "--set hands.twenty_one_ends_hand=false changes no figure with a chart (a "
-                "strategy file has no row for 21 and stands on it), so it is refused with one; "
-                "--strategy optimal plays it (the composition-dependent optimum)"
-            )
         strategy = args.strategy
+        chart: Strategy | None = None
         if strategy not in ("shipped", "optimal", "basic"):
             path = Path(strategy)
             if not path.is_file():
@@ -62,10 +63,22 @@ def run(args: argparse.Namespace) -> int:
                     f"--strategy {strategy!r}: no such file; give a strategy file "
                     "(config/strategies/*.toml format), 'basic' or 'optimal'"
                 )
-            from controller.play.strategy import load_strategy  # noqa: PLC0415
-
-            load_strategy(path, rules)
+            chart = load_strategy(path, rules)
             strategy = str(path.resolve())
+        elif strategy == "shipped" and not rules.hands.twenty_one_ends_hand:
+            chart = shipped_strategy(rules, load_variant(args.variant))[0]
+        if (
+            chart is not None
+            and not rules.hands.twenty_one_ends_hand
+            and not has_twenty_one_row(chart)
+        ):
+            raise CroupierError(
+                "--set hands.twenty_one_ends_hand=false changes no figure with "
+                f"{Path(chart.path).name} (it has no row for 21 and stands on it), so it "
+                "is refused with it; a chart with a row 21 (such as pontoon-blackjack's "
+                "pontoon-blackjack-online.toml), --strategy basic or --strategy optimal "
+                "plays it"
+            )
         request = Request(
             args.variant, overrides, strategy, wager_cents(args.wager), not args.quick
         )

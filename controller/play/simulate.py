@@ -55,13 +55,11 @@ from typing import TYPE_CHECKING, Any
 
 from controller.game.rules import Variant, load_variant
 from controller.play import choices, tables_cache
-from controller.play.autoplay import DirectHands, ScriptedBet, ScriptedRound, play_rounds
 from controller.play.errors import PlayError, SimulationError
 from controller.play.hand_graph import HandGraph
 from controller.play.kernel import CodeShoe, Kernel, ShoeEnded
-from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
+from controller.play.strategy import Strategy, strategy_for
 from controller.play.tally import DEALER_CATEGORIES, UP_CARDS, Tally
-from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card, DeckType, shoe_cards
 from sim_hardware.cardlist import read_card_file
 from sim_hardware.errors import CardListError
@@ -69,7 +67,7 @@ from sim_hardware.errors import CardListError
 if TYPE_CHECKING:  # (a kernel run imports neither the round controller nor a process pool)
     from concurrent.futures import Future
 
-    from controller.round.controller import Output, RoundController
+    from controller.round.controller import Output
 
 __all__ = [
     "CHUNK_ROUNDS",
@@ -199,38 +197,6 @@ class ShoeStream:
         return self.draw()
 
 
-class SimHands(DirectHands):
-    """The simulator's dealer: cards from a :class:`ShoeStream`, a perfect reader, the cut card
-    reported to the controller when it comes out, SHF loading the next shoe."""
-
-    def __init__(
-        self, controller: RoundController, stream: ShoeStream, tally: Tally, *, each_round: bool
-    ) -> None:
-        super().__init__(controller, stream)
-        self.stream = stream
-        self.tally = tally
-        self.each_round = each_round
-        self._cut_reported = False
-
-    def draw(self) -> None:
-        stream = self.stream
-        self.controller.perform(Action.CARD, card=stream.draw())
-        if (stream.cut_out or self.each_round) and not self._cut_reported:
-            self._cut_reported = True
-            self.controller.cut_card_seen()
-
-    def enter(self, action: Action, data: dict[str, Any]) -> None:
-        controller = self.controller
-        if action is Action.OK and controller.state is State.SETTLING:
-            # The dealer acknowledges the settlement: the round is over, count it (with the
-            # shoe as it is now, for the dealer's hand the round did not need).
-            self.tally.count_round(controller.rules, controller.round, self.stream.peek)
-        controller.perform(action, **data)
-        if action is Action.SHUFFLE:
-            self.stream.new_shoe()
-            self._cut_reported = False
-
-
 # --- running ------------------------------------------------------------------------------
 
 
@@ -268,7 +234,11 @@ def _controller_chunk(
     on_batch: Callable[[int], None] | None,
     outputs: list[Output] | None,
 ) -> Tally:
-    from controller.round.controller import RoundController  # noqa: PLC0415 - this engine only
+    # this engine only (a kernel run imports neither the controller nor autoplay)
+    from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds  # noqa: PLC0415
+    from controller.play.sim_hands import SimHands  # noqa: PLC0415
+    from controller.play.strategy import StrategyPlayer  # noqa: PLC0415
+    from controller.round.controller import RoundController  # noqa: PLC0415
 
     rules = load_rules(config)
     strategy = strategy_for(rules)

@@ -12,6 +12,10 @@ A strategy file names its variant and holds one table per kind of hand:
   of cards what matters.
 * With up-card columns, ``[hard-from-N-cards]`` / ``[soft-from-N-cards]`` (N >= 3) override
   single rows for hands of N or more cards (the largest N that applies wins, row by row).
+* Row ``21`` of ``[hard]``/``[soft]`` (and their from-N overrides), optional and only where a
+  21 plays on (``hands.twenty_one_ends_hand = false``; refused where a 21 ends the hand, as it
+  then has no play): the published online Pontoon chart doubles a three- or four-card soft 21
+  for the five-card trick (``pontoon-blackjack-online.toml``). A 21 without a row stands.
 * ``[rescue]`` (only where the variant has the double-down rescue): one row per total after
   the double card, ``R`` rescue or ``S`` keep the doubled hand (it stands).
 * ``insurance = "never"``.
@@ -59,7 +63,6 @@ from controller.game.rules import (
     load_variant,
 )
 from controller.game.validation import shown
-from controller.play.autoplay import Decision
 from controller.play.errors import StrategyError
 from controller.round.model import (
     BoxState,
@@ -75,7 +78,9 @@ from controller.round.model import (
 from controller.round.spec import Action, State
 from drivers.tbl21.cards import Card, Rank
 
-if TYPE_CHECKING:  # (the simulator's kernel imports this module without the controller)
+if TYPE_CHECKING:  # (the simulator's kernel imports this module without the controller, and
+    # without autoplay: its import of the round's errors and the dealer's words is not needed)
+    from controller.play.autoplay import Decision
     from controller.round.controller import RoundController
 
 __all__ = [
@@ -93,8 +98,29 @@ STRATEGIES_DIR = VARIANTS_DIR.parent / "strategies"
 UP_COLUMNS: Final = ("2", "3", "4", "5", "6", "7", "8", "9", "T", "A")
 CARD_COLUMNS: Final = ("2", "3", "4", "5+")
 COLUMN_KINDS: Final = {"dealer-up-card": UP_COLUMNS, "player-cards": CARD_COLUMNS}
-HARD_ROWS: Final = tuple(str(t) for t in range(4, 21))  # hard 21 ends the hand by itself
-SOFT_ROWS: Final = tuple(str(t) for t in range(12, 21))  # soft 12 is A-A; soft 21 ends the hand
+HARD_ROWS: Final = tuple(str(t) for t in range(4, 21))  # the rows every chart must give
+SOFT_ROWS: Final = tuple(str(t) for t in range(12, 21))  # soft 12 is A-A
+# A 21 ends the hand by default (hands.twenty_one_ends_hand): there it has no play and no row.
+# Where a 21 plays on, a chart may give row 21 (hard and soft, and their from-N overrides: the
+# online Pontoon chart doubles a three- or four-card soft 21 for the five-card trick); without
+# it a 21 stands.
+TWENTY_ONE: Final = "21"
+
+
+def total_rows(section: str, rules: Variant) -> tuple[str, ...]:
+    """The rows of ``[hard]`` or ``[soft]`` a chart for ``rules`` may give: row 21 too where a
+    21 plays on."""
+    rows = HARD_ROWS if section == "hard" else SOFT_ROWS
+    return rows if rules.hands.twenty_one_ends_hand else (*rows, TWENTY_ONE)
+
+
+def has_twenty_one_row(strategy: Strategy) -> bool:
+    """Whether the chart gives a play for a 21 (a row 21 in a hard or soft section)."""
+    return any(
+        TWENTY_ONE in rows for section, rows in strategy.tables.items() if section != "pairs"
+    )
+
+
 PAIR_ROWS: Final = ("AA", "22", "33", "44", "55", "66", "77", "88", "99", "TT")
 RESCUE_ROWS: Final = tuple(str(t) for t in range(4, 21))
 MAX_FROM_CARDS: Final = 7  # [hard-from-N-cards] for 3 <= N <= 7
@@ -210,9 +236,10 @@ class Strategy:
         if section == "pairs":
             cells = self.tables["pairs"][row]
             return cells[UP_COLUMNS.index(column)] if self.by_up_card else cells[0]
-        if not self.by_up_card:
-            return self.tables[section][row][min(ncards, 5) - 2]
-        cells = self.tables[section][row]
+        stands = ("S",) * (len(UP_COLUMNS) if self.by_up_card else len(CARD_COLUMNS))
+        if not self.by_up_card:  # (a 21 without a row stands)
+            return self.tables[section].get(row, stands)[min(ncards, 5) - 2]
+        cells = self.tables[section].get(row, stands)
         for n in range(min(ncards, MAX_FROM_CARDS), 2, -1):
             override = self.tables.get(f"{section}-from-{n}-cards", {}).get(row)
             if override is not None:
@@ -265,8 +292,8 @@ class Strategy:
             raise StrategyError(f"a bust hand ({total}) has no decision")
         if doubled and rules.double.cards_after is CardsAfterDouble.ONE:
             raise StrategyError("a doubled hand takes one card and ends: no decision")
-        if total == 21:
-            return Action.STAND
+        if total == 21 and rules.hands.twenty_one_ends_hand:
+            return Action.STAND  # (the round ends the hand; a chart has no row 21 here)
         col = 0 if self.columns == "player-cards" else self._column(dealer_up)
         table = self._table
         code = -1
@@ -382,6 +409,8 @@ class StrategyPlayer:
         self.strategy = strategy
 
     def __call__(self, controller: RoundController) -> Decision | None:
+        from controller.play.autoplay import Decision  # noqa: PLC0415 - (see above)
+
         rules = controller.rules
         state = controller.state
         up = controller.round.dealer.first
@@ -563,10 +592,18 @@ def strategy_from_mapping(
             )
             return
         out: dict[str, tuple[str, ...]] = {}
+        optional = (TWENTY_ONE,) if key.startswith(("hard", "soft")) else ()
         for row, text in raw.items():
             where = f"[{key}] {row}"
-            if row not in rows:
-                problems.append(f"{where}: unknown row; allowed rows: {', '.join(rows)}")
+            if row in optional and rules.hands.twenty_one_ends_hand:
+                problems.append(
+                    f"{where}: a 21 ends the hand in {rules.id} (hands.twenty_one_ends_hand = "
+                    "true), so it has no play: remove the row (a row for 21 is for rules where "
+                    "a 21 plays on)"
+                )
+                continue
+            if row not in rows and row not in optional:
+                problems.append(f"{where}: unknown row; allowed rows: {', '.join(rows + optional)}")
                 continue
             if not isinstance(text, str):
                 problems.append(
@@ -728,8 +765,16 @@ def _compile(
     tables: Mapping[str, Mapping[str, tuple[str, ...]]], by_up: bool
 ) -> tuple[tuple[int, ...], tuple[bool, ...]]:
     table = [int(Code.H)] * (3 * _TOTALS * _NCARDS * _NCOLS)
+    for kind in (_HARD, _SOFT):  # a 21 without a row stands
+        for ncards in range(_NCARDS):
+            for col in range(_NCOLS):
+                table[_slot(kind, 21, ncards, col)] = int(Code.S)
     for kind, name in ((_HARD, "hard"), (_SOFT, "soft")):
-        for row, cells in tables[name].items():
+        rows = dict(tables[name])
+        for n in range(3, MAX_FROM_CARDS + 1):  # a row 21 may come only from an override
+            for row in tables.get(f"{name}-from-{n}-cards", {}):
+                rows.setdefault(row, ("S",) * (_NCOLS if by_up else len(CARD_COLUMNS)))
+        for row, cells in rows.items():
             total = int(row)
             for ncards in range(2, _NCARDS):
                 if by_up:  # the largest from-N override that covers ncards wins

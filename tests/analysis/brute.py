@@ -9,7 +9,8 @@ from fractions import Fraction
 
 from controller.game.rules import Variant
 from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.play.simulate import ShoeStream, SimHands, Tally
+from controller.play.sim_hands import SimHands
+from controller.play.simulate import ShoeStream, Tally
 from controller.play.strategy import Strategy, StrategyPlayer
 from controller.round.controller import RoundController
 from drivers.tbl21.cards import Card

@@ -9,20 +9,18 @@ a dozen cards; tests/analysis/test_published.py checks it against published spli
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from dataclasses import dataclass, fields
+import tomllib
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from controller.analysis.engine import Analysis
+from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.outcomes import Outcomes
-from controller.analysis.shoe import Shoe
-from controller.game.hands import hand_value
-from controller.game.rules import VARIANT_IDS, Variant, load_variant
-from controller.play.strategy import Strategy, strategy_from_mapping
-from controller.round.spec import Action
-from drivers.tbl21.cards import Card, Rank, parse_cards
+from controller.analysis.shoe import ZERO, Shoe, comp_of
+from controller.game.rules import VARIANT_IDS, load_variant
+from controller.play.strategy import strategy_for, strategy_from_mapping
+from drivers.tbl21.cards import parse_cards
 from tests.analysis.brute import brute_force_ev
 
 WAGER = 1000
@@ -114,6 +112,9 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     # standard shoe rules, eight cards: peek on A/T, late surrender, doubles
     "pa-blackjack": ("KS KS KS AH 9D 7C 6H 5S", {}),
     "pa-blackjack-h17": ("KS KS KS AH AH 6H 5S 4D", {"dealer.hits_soft_17": True}),
+    # short of tens: the player's bust comes where the dealer could not finish drawing from
+    # what is left (see test_a_bust_is_lost_outright_even_where_the_dealer_would_run_out)
+    "pa-blackjack-few-tens": ("KS KS 5H 4D 6C 3S 2H AH", {}),
     # NZ: no hole card, 21s paid at once, bonus rows, Super Bonus (7-7-7 of spades against a
     # dealer 7), rescue, surrender against A/K/Q/J, original bets only on a dealer pontoon
     "nz-pontoon": ("KS KH AS 7S 7S 7S 7H 4D", {}),
@@ -124,8 +125,8 @@ CASES: dict[str, tuple[str, dict[str, Any]]] = {
     # doubling on 10 and 11 only (issue 28): the chart's doubles on 8 and 9 are refused by the
     # round (why_not_double), and both hit
     "pa-blackjack-10-11": ("KS KS KS 5H 4D 6C 3S AH", {"double.on_totals": [10, 11]}),
-    # a 21 that does not end the hand (issue 28): a three- or four-card soft 21 is doubled
-    # (on any total after two cards) or hit, for the five-card trick
+    # a 21 that does not end the hand (issue 28): the chart's row 21 doubles a three- or
+    # four-card soft 21 (on any total after two cards) or hits it, for the five-card trick
     "pontoon-blackjack-21-plays-on": (
         "KS KS KS KS KS AH 3D 7C",
         {"hands.twenty_one_ends_hand": False, "double.max_total_after_two": 21},
@@ -137,37 +138,6 @@ ALWAYS: dict[str, Any] = {"double.on_totals": [], "hands.twenty_one_ends_hand": 
 CHART_DOUBLES = {"pa-blackjack-10-11": frozenset({8, 9, 10, 11})}
 # a figure the case's rule changes: the case without its rule must differ
 RULE_CASES = {"pa-blackjack-10-11", "pontoon-blackjack-21-plays-on"}
-
-
-@dataclass(frozen=True, slots=True)
-class PlaysOn21(Strategy):
-    """A chart that also plays a three- or four-card soft 21 on: doubles it where the round
-    lets it, else hits it (a chart has no row for 21 and stands on it)."""
-
-    def decide(
-        self,
-        rules: Variant,
-        cards: Sequence[Card],
-        dealer_up: Card | Rank | None,
-        *,
-        can_double: bool,
-        can_split: bool,
-        can_surrender: bool = False,
-        doubled: bool = False,
-    ) -> Action:
-        value = hand_value(cards)
-        if value.total == 21 and value.soft and len(cards) in (3, 4):
-            return Action.DOUBLE if can_double else Action.HIT
-        return Strategy.decide(
-            self,
-            rules,
-            cards,
-            dealer_up,
-            can_double=can_double,
-            can_split=can_split,
-            can_surrender=can_surrender,
-            doubled=doubled,
-        )
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -188,9 +158,10 @@ def test_tiny_shoe_value_and_outcome_distribution_equal_every_order_played_by_th
         )
     else:
         data = card_count_strategy(variant)
+    if not rules.hands.twenty_one_ends_hand:  # the chart's row 21: a three- or four-card
+        data["hard"]["21"] = "S  S  S  S"  # soft 21 is doubled where the round lets it, else hit
+        data["soft"]["21"] = "S  Dh Dh S"
     strategy = strategy_from_mapping(data, "test strategy", rules)
-    if not rules.hands.twenty_one_ends_hand:
-        strategy = PlaysOn21(**{f.name: getattr(strategy, f.name) for f in fields(strategy)})
     analysis = Analysis(rules, Shoe.of_cards(cards), WAGER, strategy)
     expected = brute_force_ev(rules, strategy, cards, WAGER)
     assert analysis.expected_value() == pytest.approx(expected, abs=1e-12)
@@ -202,3 +173,58 @@ def test_tiny_shoe_value_and_outcome_distribution_equal_every_order_played_by_th
     net = Outcomes(analysis).run().net
     assert sum(net.values()) == pytest.approx(1.0, abs=1e-12)
     assert sum(x * p for x, p in net.items()) == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_published_online_pontoon_chart_plays_its_soft_21_doubles_alike_in_the_round() -> None:
+    """The shipped online Pontoon chart (pontoon-blackjack-online.toml, picked by itself where
+    a 21 plays on) played through the round on every order of a tiny shoe equals the analysis,
+    and its row 21 (a three- or four-card soft 21 doubled) moves the figure: the same chart
+    without the row stands on 21 and is worth less."""
+    tiny = {"split.allowed": False, "shoe.burn_cards": 0, "shoe.decks": 1}
+    plays_on = {"hands.twenty_one_ends_hand": False, "double.max_total_after_two": 21}
+    rules = load_variant("pontoon-blackjack", {**tiny, "shoe.cut_card_reserve": 1, **plays_on})
+    chart = strategy_for(rules)
+    assert Path(chart.path).name == "pontoon-blackjack-online.toml"
+    assert chart.cell("soft", "21", 3, "3") == "Ds"
+    cards = parse_cards("KS KS KS KS AH 3D 7C 2H")
+    analysis = Analysis(rules, Shoe.of_cards(cards), WAGER, chart)
+    expected = brute_force_ev(rules, chart, cards, WAGER)
+    assert analysis.expected_value() == pytest.approx(expected, abs=1e-12)
+    data = tomllib.loads(Path(chart.path).read_text(encoding="utf-8"))
+    del data["hard"]["21"], data["soft"]["21"]
+    stands = strategy_from_mapping(data, "without row 21", rules)
+    without = brute_force_ev(rules, stands, cards, WAGER)
+    assert Analysis(rules, Shoe.of_cards(cards), WAGER, stands).expected_value() == pytest.approx(
+        without, abs=1e-12
+    )
+    assert expected > without + 1e-3
+
+
+def test_a_bust_is_lost_outright_even_where_the_dealer_would_run_out() -> None:
+    """A hand settled whatever the dealer holds (a bust) is worth its net outright, as the round
+    takes it at once and deals the dealer nothing for it. In "KS KS 5H 4D 6C 3S 2H AH", player
+    6-2-3-4-K against an ace leaves 5 and K: the dealer's A-5-K would need a card the shoe no
+    longer has, so the dealer's distribution there covers only A-K (checked before play).
+    Valuing the bust through it gave 0 for a lost wager (and the analysis -0.0333 for the shoe
+    where the round's brute force gives -0.0532); the round never asks the dealer to draw for
+    a bust.
+
+    Every other hand needs the dealer's cards, and where the shoe cannot finish the dealer's
+    hand the round cannot finish either (the brute force then stops with "the recorded card
+    order ran out"): the tiny-shoe cases are shoes where no order runs the round out, and a
+    real shoe's cut card leaves far more than any round draws."""
+    tiny = {"split.allowed": False, "shoe.burn_cards": 0, "shoe.decks": 1}
+    rules = load_variant("pa-blackjack", {**tiny, "shoe.cut_card_reserve": 1})
+    strategy = strategy_from_mapping(
+        up_card_strategy("pa-blackjack", set(UP), False), "test strategy", rules
+    )
+    cards = parse_cards("KS KS 5H 4D 6C 3S 2H AH")
+    analysis = Analysis(rules, Shoe.of_cards(cards), WAGER, strategy)
+    ctx = Ctx(1, ZERO)
+    bust = comp_of((6, 2, 3, 4, 10))
+    rows = analysis.rows(1, bust)
+    assert sum(analysis.dealer_of(1, rows, with_natural=True)) == pytest.approx(0.5)  # A-K
+    assert sum(analysis.dealer_of(1, rows)) == 0.0  # A-5-K never finishes
+    # the lost wager where the dealer has no natural (the checked ace's W form: 1 - 1/2)
+    assert analysis.decision(ctx, bust, 0, False, rows) == (-0.5, "bust")
+    assert analysis.expected_value() == pytest.approx(-0.05317460317460317, abs=1e-12)

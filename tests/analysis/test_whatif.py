@@ -24,7 +24,7 @@ from controller.game.errors import ConfigError
 from controller.game.rules import Variant, load_variant
 from controller.game.settlement import Wager
 from controller.game.words import refusal_words
-from controller.play.strategy import strategy_from_mapping
+from controller.play.strategy import STRATEGIES_DIR, strategy_from_mapping
 from controller.round.model import BoxState, HandState, StakeState, why_not_double
 from drivers.tbl21.cards import parse_cards
 from tests.analysis.brute import brute_force_ev
@@ -334,11 +334,14 @@ def test_a_21_that_plays_on_may_be_hit_and_a_chart_stands_on_it() -> None:
     )
 
 
-def test_the_21_rule_with_a_chart_is_refused_and_points_to_the_optimum(
+def test_the_21_rule_with_a_chart_without_row_21_is_refused_and_points_to_charts_that_play_it(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    argv = ["analyze", "pontoon-blackjack", "--set", "hands.twenty_one_ends_hand=false"]
+    argv = ["analyze", "uk-pontoon", "--set", "hands.twenty_one_ends_hand=false"]
     assert main(argv) == 2
     err = capsys.readouterr().err
-    assert "changes no figure with a chart" in err
-    assert "--strategy optimal plays it" in err
+    assert "changes no figure with uk-pontoon.toml (it has no row for 21 and stands on it)" in err
+    assert "--strategy basic or --strategy optimal plays it" in err
+    shipped = str(STRATEGIES_DIR / "pontoon-blackjack.toml")
+    assert main([*argv[:1], "pontoon-blackjack", *argv[2:], "--strategy", shipped]) == 2
+    assert "changes no figure with pontoon-blackjack.toml" in capsys.readouterr().err

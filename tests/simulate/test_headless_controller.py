@@ -11,7 +11,8 @@ import pytest
 from controller.game.prompts import Prompt
 from controller.game.rules import VARIANT_IDS, load_variant
 from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.play.simulate import ShoeStream, SimHands, Tally
+from controller.play.sim_hands import SimHands
+from controller.play.simulate import ShoeStream, Tally
 from controller.play.strategy import StrategyPlayer, strategy_for
 from controller.round.controller import RoundController
 

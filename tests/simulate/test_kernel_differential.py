@@ -145,3 +145,15 @@ def test_a_super_bonus_round_is_settled_alike(tmp_path: Path) -> None:
     assert EntryKind.SUPER_BONUS in kinds
     assert EntryKind.TABLE_BONUS in kinds
     assert (tally.rounds, tally.super_bonuses, tally.shoe_exhausted) == (1, 1, True)
+
+
+def test_a_21_that_plays_on_is_played_alike_from_the_online_chart() -> None:
+    """pontoon-blackjack where a 21 plays on (issue 28): the simulator picks the published
+    online chart, whose row 21 doubles a three- or four-card soft 21, and the kernel plays it
+    round for round as the controller does."""
+    overrides = {"hands.twenty_one_ends_hand": False, "double.max_total_after_two": 21}
+    for boxes, rounds in ((1, 3000), (3, 400)):
+        config = SimConfig(
+            "pontoon-blackjack", rounds=rounds, boxes=boxes, seed=28, overrides=overrides
+        )
+        assert compare_engines(config, 0) is None

@@ -22,7 +22,8 @@ import pytest
 
 from controller.game.rules import SplitMatch, Ties, Variant, load_variant
 from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.play.simulate import ShoeStream, SimHands, Tally
+from controller.play.sim_hands import SimHands
+from controller.play.simulate import ShoeStream, Tally
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
 from controller.round.controller import RoundController
 from controller.round.spec import Action
