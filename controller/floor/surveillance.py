@@ -17,6 +17,7 @@ from controller.floor.advantage import (
     FLAG_Z,
     MIN_ROUNDS,
     Evidence,
+    ShoeProof,
     read_table,
     sessions,
 )
@@ -24,7 +25,17 @@ from controller.floor.chain import ROW_COLUMNS
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
-KINDS = ("config", "prompt", "input", "people", "round_start", "round_end")
+KINDS = (
+    "config",
+    "prompt",
+    "input",
+    "people",
+    "round_start",
+    "round_end",
+    "device_command",
+    "device_event",
+)
+SHOE_EVENTS = ("ShoeLoaded", "CutCard")  # the device events read: a new shoe, its cut card
 LOOKBACK = timedelta(hours=2)  # rows read before the period: the shoe in play at its start
 PLOT_W, PLOT_H = 420, 260
 
@@ -35,27 +46,45 @@ def surveillance_query(start: datetime, end: datetime) -> tuple[str, tuple[Any, 
     tables that had a rated session in the period."""
     return (
         f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608
-        "WHERE kind = ANY(%s) AND at >= %s AND at < %s AND table_id IN ("
+        "WHERE kind = ANY(%s) AND at >= %s AND at < %s "
+        "AND (kind <> 'device_event' OR payload::jsonb ->> 'type' = ANY(%s)) "
+        "AND table_id IN ("
         "SELECT DISTINCT table_id FROM croupier.journal_rows WHERE kind = 'people' "
         "AND at >= %s AND at < %s) ORDER BY table_id, seq",
-        (list(KINDS), start - LOOKBACK, end, start, end),
+        (list(KINDS), start - LOOKBACK, end, list(SHOE_EVENTS), start, end),
     )
 
 
 def judge(rows: Iterable[Row], start: datetime) -> list[Evidence]:
     """Every rated session with a round in the period, flagged first, then by z."""
+    return judge_all(rows, start)[0]
+
+
+def judge_all(rows: Iterable[Row], start: datetime) -> tuple[list[Evidence], list[ShoeProof]]:
+    """The rated sessions (as :func:`judge`) and the shoes whose first card came in the period
+    with what the journal proves of their shuffle points, the flagged first."""
     by_table: dict[str, list[Row]] = {}
     for row in rows:
         by_table.setdefault(row.table_id, []).append(row)
     out: list[Evidence] = []
+    shoes: list[ShoeProof] = []
     for table_id, table_rows in by_table.items():
         read = read_table(table_id, table_rows)
         read.rounds = [r for r in read.rounds if r.ts and parse_ts(r.ts) >= start]
         out.extend(sessions(read))
-    return sorted(out, key=lambda e: (not e.flagged, -e.z, e.key))
+        shoes.extend(
+            s for s in read.shoes if s.first_card_ts and parse_ts(s.first_card_ts) >= start
+        )
+    ordered = sorted(out, key=lambda e: (not e.flagged, -e.z, e.key))
+    return ordered, sorted(shoes, key=lambda s: (not s.flagged, s.table_id, s.number))
 
 
-def as_json(found: Sequence[Evidence], start: datetime, end: datetime) -> dict[str, Any]:
+def as_json(
+    found: Sequence[Evidence],
+    start: datetime,
+    end: datetime,
+    shoes: Sequence[ShoeProof] = (),
+) -> dict[str, Any]:
     return {
         "from": start.isoformat(),
         "to": end.isoformat(),
@@ -63,6 +92,7 @@ def as_json(found: Sequence[Evidence], start: datetime, end: datetime) -> dict[s
         "threshold": FLAG_Z,
         "min_rounds": MIN_ROUNDS,
         "sessions": [e.as_json() for e in found],
+        "shoes": [s.as_json() for s in shoes],
     }
 
 
@@ -119,14 +149,40 @@ header { display: flex; gap: 1rem; align-items: baseline; flex-wrap: wrap; }
 section { background: #fff; border: 1px solid #ccc; margin: .8rem 0; padding: .6rem .8rem; }
 section.flagged { border-left: 6px solid #b00020; }
 .flag { color: #b00020; font-weight: 700; }
+tr.flagged td { color: #b00020; font-weight: 700; }
 .cols { display: flex; gap: 1rem; flex-wrap: wrap; align-items: flex-start; }
 table { border-collapse: collapse; }
 th, td { border: 1px solid #ddd; padding: .15rem .5rem; text-align: left; }
 """
 
 
+def _shoes_section(shoes: Sequence[ShoeProof]) -> str:
+    """Each shoe of the period: whether its cut position was committed before its first card
+    and whether the cut card came out there (the flagged first)."""
+    e = html.escape
+    flagged = sum(1 for s in shoes if s.flagged)
+    rows = "".join(
+        f"<tr class='{'flagged' if s.flagged else 'clear'}' data-shoe='{e(s.table_id)}-{s.number}'>"
+        f"<td>{e(s.table_id)}</td><td>{s.number}</td><td>{e(s.first_card_ts)}</td>"
+        f"<td>{'FLAGGED' if s.flagged else 'committed first'}</td><td>{e(s.why)}</td></tr>"
+        for s in shoes
+    )
+    return (
+        "<section id='shoes'><h2>Shuffle points</h2>"
+        f"<p>{len(shoes)} shoes began in the period, {flagged} flagged: each shoe's cut "
+        "position must be in the journal before its first card, and the cut card must come "
+        "out there.</p>"
+        "<table><tr><th>table</th><th>shoe</th><th>first card</th><th>proof</th>"
+        f"<th>what the journal shows</th></tr>{rows}</table></section>"
+    )
+
+
 def render_surveillance_page(
-    found: Sequence[Evidence], start: datetime, end: datetime, who: str
+    found: Sequence[Evidence],
+    start: datetime,
+    end: datetime,
+    who: str,
+    shoes: Sequence[ShoeProof] = (),
 ) -> bytes:
     """The page: the flag's definition, then every session with its evidence and plot."""
     e = html.escape
@@ -177,5 +233,6 @@ def render_surveillance_page(
             f"{e(f.table_id)} box {f.box}: session {e(f.key)}, {f.rounds} rounds</h2>"
             f"<div class='cols'><table>{table}</table>{plot(f)}</div></section>"
         )
+    out.append(_shoes_section(shoes))
     out.append("</body></html>")
     return "".join(out).encode("utf-8")

@@ -52,7 +52,7 @@ from controller.floor.shifts import Shifts
 from controller.floor.signin import FloorSignIn, Lockouts
 from controller.floor.surveillance import (
     as_json,
-    judge,
+    judge_all,
     render_surveillance_page,
     surveillance_query,
 )
@@ -333,12 +333,12 @@ def build_app(
         except BadPeriod as exc:
             return PlainTextResponse(f"bad period: {exc}", status_code=400)
         sql, args = surveillance_query(start, end)
-        found = judge(await read_rows(sql, args), start)
-        log.info("surveillance page read", by=name, sessions=len(found))
+        found, shoes = judge_all(await read_rows(sql, args), start)
+        log.info("surveillance page read", by=name, sessions=len(found), shoes=len(shoes))
         if not page:
-            return JSONResponse(as_json(found, start, end), headers=SECURITY_HEADERS)
+            return JSONResponse(as_json(found, start, end, shoes), headers=SECURITY_HEADERS)
         return Response(
-            render_surveillance_page(found, start, end, name),
+            render_surveillance_page(found, start, end, name, shoes),
             media_type="text/html; charset=utf-8",
             headers=SECURITY_HEADERS,
         )

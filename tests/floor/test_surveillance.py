@@ -198,6 +198,25 @@ def test_the_surveillance_user_gets_the_flagged_counter_with_the_statistic(floor
     assert flagged[0]["z"] >= found["threshold"]
 
 
+def test_each_shoe_of_the_shift_shows_its_cut_committed_before_its_first_card(
+    floor: Floor,
+) -> None:
+    status, body = _get(floor, "api/surveillance", floor.cookies[WATCHER])
+    assert status == 200
+    shoes = [s for s in json.loads(body)["shoes"] if s["table_id"] == floor.table_id]
+    assert len(shoes) >= 2  # the shift dealt past a cut card: a new shoe on an order
+    for shoe in shoes:
+        assert shoe["committed_first"], shoe
+        assert shoe["committed_seq"] < shoe["first_card_seq"]
+        assert not shoe["flagged"], shoe["why"]
+    out = [s for s in shoes if s["cut_at"] is not None]
+    assert out
+    assert all(s["cut_as_committed"] for s in out)
+    status, page = _get(floor, "surveillance", floor.cookies[WATCHER])
+    assert b"Shuffle points" in page
+    assert page.count(b"committed first") >= len(shoes)
+
+
 def test_the_page_in_chromium_shows_the_flag_and_the_plot_only_to_surveillance(
     floor: Floor, browser: Any
 ) -> None:
