@@ -98,10 +98,12 @@ class ShoeCount:
         self.running = 0
         self.counted = 0
         self.left = self.decks * self.deck_size
+        self.out: list[str] = []  # every card out of the shoe since its shuffle, burns too
 
     def dealt(self, card: str, *, seen: bool = True) -> None:
         """A card left the shoe (``seen``: face up at some point; a burn card is not)."""
         self.left = max(0, self.left - 1)
+        self.out.append(card)
         if seen:
             self.running += HI_LO.get(card[:1], 0)
             self.counted += 1
@@ -223,6 +225,7 @@ class BoxRound:
     session: str | None = None
     ts: str = ""
     plays: list[Play] = field(default_factory=list)
+    out: tuple[str, ...] = ()  # the cards out of the shoe before the round (its remaining shoe)
 
 
 @dataclass
@@ -437,10 +440,12 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
         elif kind == "round_start":
             before = shoe.now()
             live = {}
+            out_before = tuple(shoe.out)
             for box, entry in pending.items():
                 entry.round_id = row.round_id or 0
                 entry.count = before
                 entry.ts = row.ts
+                entry.out = out_before
                 live[box] = entry
                 out.rounds.append(entry)
             pending = {}

@@ -1,6 +1,8 @@
 """The surveillance page (``GET /surveillance`` of ``croupier floor serve``): the rated sessions
 of a period judged by :mod:`controller.floor.advantage`, the flagged first, each with its
-evidence and a plot of its bets against the true count (inline SVG, no script).
+evidence and a plot of its bets against the true count (inline SVG, no script); each shoe's
+shuffle point as the journal proves it; and, asked for a flagged session, the remaining shoe's
+exact edge at each of its rounds (:mod:`.edges`, ``GET /surveillance/edge``).
 
 Only a user whose ``role`` is ``surveillance`` in the floor file sees it; the pit's page does
 not link to it and a pit user asking for it is refused."""
@@ -16,12 +18,14 @@ from controller.floor.advantage import (
     FLAG_STATISTIC,
     FLAG_Z,
     MIN_ROUNDS,
+    BoxRound,
     Evidence,
     ShoeProof,
     read_table,
     sessions,
 )
 from controller.floor.chain import ROW_COLUMNS
+from controller.floor.edges import EdgeJob
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
@@ -77,6 +81,23 @@ def judge_all(rows: Iterable[Row], start: datetime) -> tuple[list[Evidence], lis
         )
     ordered = sorted(out, key=lambda e: (not e.flagged, -e.z, e.key))
     return ordered, sorted(shoes, key=lambda s: (not s.flagged, s.table_id, s.number))
+
+
+def session_rounds(
+    rows: Iterable[Row], start: datetime, session: str
+) -> tuple[str, list[BoxRound]]:
+    """The variant and the rounds in the period of one rated session (none: not found)."""
+    by_table: dict[str, list[Row]] = {}
+    for row in rows:
+        by_table.setdefault(row.table_id, []).append(row)
+    for table_id, table_rows in by_table.items():
+        read = read_table(table_id, table_rows)
+        found = [
+            r for r in read.rounds if r.session == session and r.ts and parse_ts(r.ts) >= start
+        ]
+        if found:
+            return read.variant, found
+    return "", []
 
 
 def as_json(
@@ -177,12 +198,130 @@ def _shoes_section(shoes: Sequence[ShoeProof]) -> str:
     )
 
 
+def _edge_button(f: Evidence, query: Sequence[tuple[str, str]]) -> str:
+    """A flagged session's button: the exact edge of the remaining shoe at each of its rounds."""
+    e = html.escape
+    hidden = "".join(
+        f"<input type='hidden' name='{e(k)}' value='{e(v)}'>" for k, v in query if k != "session"
+    )
+    return (
+        "<form method='get' action='/surveillance/edge' class='edge'>"
+        f"<input type='hidden' name='session' value='{e(f.key)}'>{hidden}"
+        "<button type='submit'>Exact edge of the remaining shoe, round by round</button></form>"
+    )
+
+
+def edge_plot(job: EdgeJob) -> str:
+    """The player's edge over the remaining shoe (line, left axis, %) and the bet (bars, right
+    axis, money) at each round of the session, as SVG."""
+    edges = job.edges
+    left, right, top, bottom = 56, 64, 14, 40
+    w, h = PLOT_W + 200 - left - right, PLOT_H - top - bottom
+    width = PLOT_W + 200
+    n = max(len(edges), 1)
+    pct = [100 * x.player_edge for x in edges] or [0.0]
+    lo, hi = min(*pct, -2.0), max(*pct, 2.0)
+    top_bet = max((x.bet_cents for x in edges), default=1) or 1
+
+    def sx(i: int) -> float:
+        return left + (i + 0.5) / n * w
+
+    def sy(v: float) -> float:
+        return top + h - (v - lo) / (hi - lo) * h
+
+    parts = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{PLOT_H}" '
+        f'viewBox="0 0 {width} {PLOT_H}" role="img" aria-label="edge and bet per round for '
+        f'{html.escape(job.session)}">',
+        f'<rect x="{left}" y="{top}" width="{w}" height="{h}" fill="#fff" stroke="#999"/>',
+    ]
+    bar = max(w / n * 0.6, 1.0)
+    for i, x in enumerate(edges):
+        bh = x.bet_cents / top_bet * h
+        parts.append(
+            f'<rect class="bet" x="{sx(i) - bar / 2:.1f}" y="{top + h - bh:.1f}" '
+            f'width="{bar:.1f}" height="{bh:.1f}" fill="#a8dadc"/>'
+        )
+    zero = sy(0.0)
+    parts.append(
+        f'<line x1="{left}" y1="{zero:.1f}" x2="{left + w}" y2="{zero:.1f}" stroke="#bbb"/>'
+    )
+    if edges:
+        line = " ".join(f"{sx(i):.1f},{sy(v):.1f}" for i, v in enumerate(pct))
+        parts.append(
+            f'<polyline class="edge" points="{line}" fill="none" stroke="#b00020" '
+            'stroke-width="2"/>'
+        )
+    for v in (lo, 0.0, hi):
+        parts.append(
+            f'<text x="{left - 6}" y="{sy(v) + 4:.1f}" font-size="12" text-anchor="end">'
+            f"{v:+.1f} %</text>"
+        )
+    parts.append(
+        f'<text x="{left + w + 6}" y="{top + 12}" font-size="12">'
+        f"{html.escape(money(top_bet))}</text>"
+    )
+    parts.append(
+        f'<text x="{left + w / 2:.1f}" y="{PLOT_H - 6}" font-size="12" text-anchor="middle">'
+        "round of the session: player's edge over the remaining shoe (line), bet (bars)</text>"
+    )
+    parts.append("</svg>")
+    return "".join(parts)
+
+
+def render_edge_page(job: EdgeJob | None, session: str, who: str) -> bytes:
+    """The remaining shoe's exact edge at each round of one session: the work under way (the
+    page asks again every few seconds, no script), or its plot and table."""
+    e = html.escape
+    out = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'>",
+        "<title>Surveillance: the remaining shoe's edge</title>",
+    ]
+    if job is not None and not job.finished:
+        out.append("<meta http-equiv='refresh' content='3'>")
+    out += [
+        f"<style>{_CSS}</style></head><body>",
+        f"<header><h1>The remaining shoe's edge: session {e(session)}</h1>",
+        f"<span>signed in: {e(who)}</span><a href='/surveillance'>back</a></header>",
+    ]
+    if job is None:
+        out.append("<p id='edge-state'>No rated session of that name in the period.</p>")
+    elif job.error:
+        out.append(f"<p id='edge-state' class='flag'>Not worked out: {e(job.error)}</p>")
+    elif not job.finished:
+        out.append(
+            f"<p id='edge-state'>Working out round {len(job.edges) + 1} of {len(job.rounds)} "
+            "(the analysis engine on the cards left before each round; this page looks again "
+            "every 3 seconds).</p>"
+        )
+    else:
+        out.append(
+            f"<p id='edge-state'>{len(job.edges)} rounds of {e(job.variant)}: the exact edge "
+            "of the game dealt from the cards left before each round, played by the variant's "
+            "shipped strategy.</p>"
+        )
+    if job is not None and job.edges:
+        rows = "".join(
+            f"<tr><td>{x.round_id}</td><td>{x.cards_left}</td><td>{x.true:+.2f}</td>"
+            f"<td>{100 * x.player_edge:+.3f} %</td><td>{e(money(x.bet_cents))}</td></tr>"
+            for x in job.edges
+        )
+        out.append(
+            f"<div class='cols'>{edge_plot(job)}<table id='edges'><tr><th>round</th>"
+            "<th>cards left</th><th>true count</th><th>player's edge</th><th>bet</th></tr>"
+            f"{rows}</table></div>"
+        )
+    out.append("</body></html>")
+    return "".join(out).encode("utf-8")
+
+
 def render_surveillance_page(
     found: Sequence[Evidence],
     start: datetime,
     end: datetime,
     who: str,
     shoes: Sequence[ShoeProof] = (),
+    query: Sequence[tuple[str, str]] = (),
 ) -> bytes:
     """The page: the flag's definition, then every session with its evidence and plot."""
     e = html.escape
@@ -231,7 +370,8 @@ def render_surveillance_page(
         out.append(
             f"<section class='{cls}' data-session='{e(f.key)}'><h2>{mark}{e(f.player)} at "
             f"{e(f.table_id)} box {f.box}: session {e(f.key)}, {f.rounds} rounds</h2>"
-            f"<div class='cols'><table>{table}</table>{plot(f)}</div></section>"
+            f"<div class='cols'><table>{table}</table>{plot(f)}</div>"
+            f"{_edge_button(f, query) if f.flagged else ''}</section>"
         )
     out.append(_shoes_section(shoes))
     out.append("</body></html>")
