@@ -225,7 +225,9 @@ class BoxRound:
     session: str | None = None
     ts: str = ""
     plays: list[Play] = field(default_factory=list)
-    out: tuple[str, ...] = ()  # the cards out of the shoe before the round (its remaining shoe)
+    # the cards out of the shoe before the round, burns too (what remains is its shoe); None:
+    # the shoe's shuffle is before the rows read, so its cards out are not all known
+    out: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -352,12 +354,14 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
     live: dict[int, BoxRound] = {}
     before: Count = shoe.now()
     proof: ShoeProof | None = None
+    whole_shoe = False
     next_cut: tuple[int, int] | None = None  # (position, seq) of the last new_shoe order
     for row in rows:
         p = row.payload
         kind = row.kind
         if proof is None:  # the shoe in play at the first row read
             proof = ShoeProof(table_id, 1, shoe.deck_size, began_before=row.seq > 1)
+            whole_shoe = row.seq <= 1  # the shoe's cards out are known from its start
             out.shoes.append(proof)
         if kind == "config" and isinstance(p.get("variant"), str):
             out.variant = p["variant"]
@@ -397,6 +401,7 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
             data: dict[str, Any] = found if isinstance(found, dict) else {}
             if action == "shuffle":
                 shoe.shuffle()
+                whole_shoe = True
             elif action in ("card", "key_card") and isinstance(data.get("card"), str):
                 card = data["card"]
                 if proof.first_card_seq is None:
@@ -440,7 +445,7 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
         elif kind == "round_start":
             before = shoe.now()
             live = {}
-            out_before = tuple(shoe.out)
+            out_before = tuple(shoe.out) if whole_shoe else None
             for box, entry in pending.items():
                 entry.round_id = row.round_id or 0
                 entry.count = before

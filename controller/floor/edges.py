@@ -37,12 +37,12 @@ class RoundEdge:
     bet_cents: int
     true: float
     cards_left: int
-    house_edge: float
+    house_edge: float | None  # None: the shoe began before the rows read (cards out unknown)
 
     @property
-    def player_edge(self) -> float:
+    def player_edge(self) -> float | None:
         """The player's edge over the remaining shoe (what a counter bets into)."""
-        return -self.house_edge
+        return None if self.house_edge is None else -self.house_edge
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -101,7 +101,7 @@ class EdgeJobs:
     def _work(self, job: EdgeJob) -> None:
         try:
             for r in job.rounds:
-                edge = self.edge_of(job.variant, r.out)
+                edge = None if r.out is None else self.edge_of(job.variant, r.out)
                 job.edges.append(
                     RoundEdge(
                         r.round_id, r.bet_cents, round(float(r.count.true), 2), r.count.left, edge

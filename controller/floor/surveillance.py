@@ -30,6 +30,7 @@ from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
 KINDS = (
+    "software",  # a journal's first row (seq 1): a shoe from there is known from its start
     "config",
     "prompt",
     "input",
@@ -219,7 +220,8 @@ def edge_plot(job: EdgeJob) -> str:
     w, h = PLOT_W + 200 - left - right, PLOT_H - top - bottom
     width = PLOT_W + 200
     n = max(len(edges), 1)
-    pct = [100 * x.player_edge for x in edges] or [0.0]
+    known = [(i, 100 * x.player_edge) for i, x in enumerate(edges) if x.player_edge is not None]
+    pct = [v for _, v in known] or [0.0]
     lo, hi = min(*pct, -2.0), max(*pct, 2.0)
     top_bet = max((x.bet_cents for x in edges), default=1) or 1
 
@@ -246,8 +248,8 @@ def edge_plot(job: EdgeJob) -> str:
     parts.append(
         f'<line x1="{left}" y1="{zero:.1f}" x2="{left + w}" y2="{zero:.1f}" stroke="#bbb"/>'
     )
-    if edges:
-        line = " ".join(f"{sx(i):.1f},{sy(v):.1f}" for i, v in enumerate(pct))
+    if known:
+        line = " ".join(f"{sx(i):.1f},{sy(v):.1f}" for i, v in known)
         parts.append(
             f'<polyline class="edge" points="{line}" fill="none" stroke="#b00020" '
             'stroke-width="2"/>'
@@ -267,6 +269,10 @@ def edge_plot(job: EdgeJob) -> str:
     )
     parts.append("</svg>")
     return "".join(parts)
+
+
+def _percent(edge: float | None) -> str:
+    return "shoe begun before the rows read" if edge is None else f"{100 * edge:+.3f} %"
 
 
 def render_edge_page(job: EdgeJob | None, session: str, who: str) -> bytes:
@@ -303,7 +309,7 @@ def render_edge_page(job: EdgeJob | None, session: str, who: str) -> bytes:
     if job is not None and job.edges:
         rows = "".join(
             f"<tr><td>{x.round_id}</td><td>{x.cards_left}</td><td>{x.true:+.2f}</td>"
-            f"<td>{100 * x.player_edge:+.3f} %</td><td>{e(money(x.bet_cents))}</td></tr>"
+            f"<td>{_percent(x.player_edge)}</td><td>{e(money(x.bet_cents))}</td></tr>"
             for x in job.edges
         )
         out.append(

@@ -113,3 +113,23 @@ def _without_cut(row: Row) -> Row:
         payload["args"] = []
     payload.pop("cut_position", None)
     return replace(row, payload=payload)
+
+
+def test_a_round_s_cards_out_are_known_only_for_a_shoe_read_from_its_start() -> None:
+    rules = _rules()
+    rows = _play(rules, 36, 14)
+    whole = read_table("t", rows)
+    first = whole.rounds[0]
+    assert first.out is not None
+    assert len(first.out) == 1  # the burn card, before the first round
+    later = read_table("t", [r for r in rows if r.seq > first_card_seq(rows)])
+    shuffled = next(s for s in later.shoes if not s.began_before)
+    assert later.shoes[0].began_before
+    assert later.rounds[0].out is None  # the shoe's first cards are before the rows read
+    after = [r for r in later.rounds if r.ts >= shuffled.first_card_ts]
+    assert after
+    assert all(r.out is not None for r in after)
+
+
+def first_card_seq(rows: list[Row]) -> int:
+    return next(r.seq for r in rows if r.kind == "input" and r.payload.get("action") == "card")

@@ -218,6 +218,7 @@ def test_each_shoe_of_the_shift_shows_its_cut_committed_before_its_first_card(
     shoes = [s for s in json.loads(body)["shoes"] if s["table_id"] == floor.table_id]
     assert len(shoes) >= 2  # the shift dealt past a cut card: a new shoe on an order
     for shoe in shoes:
+        assert "not judged" not in shoe["why"]  # read from the journal's start: every shoe
         assert shoe["committed_first"], shoe
         assert shoe["committed_seq"] < shoe["first_card_seq"]
         assert not shoe["flagged"], shoe["why"]
