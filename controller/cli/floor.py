@@ -51,8 +51,8 @@ from controller.floor.report_page import render
 from controller.floor.schema import migrate
 from controller.floor.watch import FloorWatcher
 from controller.floor.web import FloorServer, period
-from controller.game.errors import ConfigError
-from controller.game.rules import VARIANT_IDS
+from controller.game.errors import ConfigError, CroupierError
+from controller.game.rules import VARIANT_IDS, Variant, load_variant
 from controller.journal.errors import JournalUnavailable
 from controller.table.config import dsn_problem, hash_secret
 from controller.table.private import STATE_ENV
@@ -111,6 +111,56 @@ def serve_command(args: argparse.Namespace) -> int:
         restore()
 
 
+EDGE_WAGER_CENTS = 1_000  # the edge is a fraction of the wager: any wager gives the same
+
+
+class RemainingEdge:
+    """The surveillance page's remaining-shoe edge (:data:`controller.floor.edges.EdgeOf`):
+    the analysis engine on the cards left of the variant's shoe after ``out``, played by the
+    variant's shipped strategy (as ``croupier analyze --quick``: no optimum), cached per
+    remaining composition (``cache``). ``load``: how a variant id is read (the shipped ones)."""
+
+    def __init__(self, load: Callable[[str], Variant] = load_variant) -> None:
+        self.load = load
+        self.cache: dict[tuple[str, tuple[tuple[str, int], ...]], float] = {}
+        self._lock = threading.Lock()
+
+    def __call__(self, variant: str, out: tuple[str, ...]) -> float:
+        from collections import Counter  # noqa: PLC0415
+
+        from controller.analysis.engine import Analysis  # noqa: PLC0415 (numpy: lazy)
+        from controller.analysis.parsheet import shipped_strategy  # noqa: PLC0415
+        from controller.analysis.shoe import Shoe  # noqa: PLC0415
+        from drivers.tbl21.cards import Card, shoe_cards  # noqa: PLC0415
+
+        try:
+            rules = self.load(variant)
+        except (CroupierError, OSError) as exc:
+            raise ValueError(f"variant {variant!r} cannot be read here: {exc}") from None
+        left = Counter(str(c) for c in shoe_cards(rules.shoe.deck, rules.shoe.decks))
+        for card in out:
+            if left[card] <= 0:
+                raise ValueError(
+                    f"the journal shows more {card} out of the shoe than {rules.shoe.decks} "
+                    f"deck{'' if rules.shoe.decks == 1 else 's'} of {variant} hold"
+                )
+            left[card] -= 1
+        key = (variant, tuple(sorted((c, n) for c, n in left.items() if n)))
+        with self._lock:
+            known = self.cache.get(key)
+        if known is not None:
+            return known
+        try:
+            strategy, _ = shipped_strategy(rules)
+            cards = [Card.parse(c) for c, n in key[1] for _ in range(n)]
+            got = Analysis(rules, Shoe.of_cards(cards), EDGE_WAGER_CENTS, strategy).house_edge()
+        except (CroupierError, ValueError) as exc:
+            raise ValueError(f"the analysis engine cannot work out this shoe: {exc}") from None
+        with self._lock:
+            self.cache[key] = got
+        return got
+
+
 def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any) -> int:
     config = floor.config
     watcher = FloorWatcher(conninfo, config.shifts.shifts(), config.alerts.watch())
@@ -120,7 +170,7 @@ def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any)
         raise FloorError(
             f"cannot watch the floor's database {config.database.where}: {exc}".strip()
         ) from None
-    server = FloorServer(floor, watcher.hub, conninfo)
+    server = FloorServer(floor, watcher.hub, conninfo, edge_of=RemainingEdge())
     try:
         try:
             server.start()

@@ -42,6 +42,7 @@ from typing import Any
 from controller.game.errors import ConfigError
 from controller.game.rules import load_variant
 from controller.journal.store import Row
+from controller.table.shoewatch import cut_tolerance
 
 HI_LO: Mapping[str, int] = {
     **dict.fromkeys("23456", 1),
@@ -97,10 +98,12 @@ class ShoeCount:
         self.running = 0
         self.counted = 0
         self.left = self.decks * self.deck_size
+        self.out: list[str] = []  # every card out of the shoe since its shuffle, burns too
 
     def dealt(self, card: str, *, seen: bool = True) -> None:
         """A card left the shoe (``seen``: face up at some point; a burn card is not)."""
         self.left = max(0, self.left - 1)
+        self.out.append(card)
         if seen:
             self.running += HI_LO.get(card[:1], 0)
             self.counted += 1
@@ -222,6 +225,9 @@ class BoxRound:
     session: str | None = None
     ts: str = ""
     plays: list[Play] = field(default_factory=list)
+    # the cards out of the shoe before the round, burns too (what remains is its shoe); None:
+    # the shoe's shuffle is before the rows read, so its cards out are not all known
+    out: tuple[str, ...] | None = None
 
 
 @dataclass
@@ -239,14 +245,91 @@ class Seating:
 
 
 @dataclass
+class ShoeProof:
+    """What the journal proves of one shoe's shuffle point (journal format 14 on): the cut
+    position committed before the shoe's first card (on the ``new_shoe`` order, or on the
+    ``config`` row of a start for the shoe already loaded), and where the cut card came out.
+
+    ``began_before``: the shoe began before the rows read (its commitment, if any, is not among
+    them), so it is not judged."""
+
+    table_id: str
+    number: int  # the shoe's number among the rows read, from 1
+    deck_size: int
+    committed: int | None = None  # cut after this many cards
+    committed_seq: int | None = None
+    first_card_seq: int | None = None
+    first_card_ts: str = ""
+    cut_at: int | None = None  # the cut card came out after this many cards
+    cut_virtual: bool = False
+    began_before: bool = False
+
+    @property
+    def committed_first(self) -> bool:
+        """The cut position was in the journal before the shoe's first card."""
+        return self.committed is not None and (
+            self.first_card_seq is None or (self.committed_seq or 0) < self.first_card_seq
+        )
+
+    @property
+    def cut_as_committed(self) -> bool | None:
+        """The cut card came out where committed, within its tolerance (None: not out yet, or
+        nothing committed)."""
+        if self.cut_at is None or self.committed is None:
+            return None
+        tolerance = cut_tolerance(self.deck_size, self.cut_virtual)
+        return abs(self.cut_at - self.committed) <= tolerance
+
+    @property
+    def flagged(self) -> bool:
+        return not self.began_before and (
+            not self.committed_first or self.cut_as_committed is False
+        )
+
+    @property
+    def why(self) -> str:
+        if self.began_before:
+            return "began before the rows read: not judged"
+        if not self.committed_first:
+            return "no cut position in the journal before the shoe's first card"
+        said = f"cut position {self.committed} committed at row {self.committed_seq}"
+        if self.first_card_seq is not None:
+            said += f", before the first card (row {self.first_card_seq})"
+        if self.cut_as_committed is False:
+            return (
+                f"{said}; the cut card came out after card {self.cut_at}, outside the "
+                f"tolerance of {cut_tolerance(self.deck_size, self.cut_virtual)}"
+            )
+        if self.cut_at is not None:
+            return f"{said}; the cut card came out after card {self.cut_at}"
+        return said
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "table_id": self.table_id,
+            "shoe": self.number,
+            "committed": self.committed,
+            "committed_seq": self.committed_seq,
+            "first_card_seq": self.first_card_seq,
+            "first_card_at": self.first_card_ts,
+            "cut_at": self.cut_at,
+            "committed_first": self.committed_first,
+            "cut_as_committed": self.cut_as_committed,
+            "flagged": self.flagged,
+            "why": self.why,
+        }
+
+
+@dataclass
 class TableRead:
-    """Everything one table's rows show: its box rounds and its rated sessions."""
+    """Everything one table's rows show: its box rounds, its rated sessions and its shoes."""
 
     table_id: str
     variant: str = ""
     count_name: str = "Hi-Lo"
     rounds: list[BoxRound] = field(default_factory=list)
     seatings: dict[str, Seating] = field(default_factory=dict)
+    shoes: list[ShoeProof] = field(default_factory=list)
 
 
 def _shoe_for(variant: str) -> ShoeCount:
@@ -270,14 +353,39 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
     pending: dict[int, BoxRound] = {}  # bets placed for the next round, by box
     live: dict[int, BoxRound] = {}
     before: Count = shoe.now()
+    proof: ShoeProof | None = None
+    whole_shoe = False
+    next_cut: tuple[int, int] | None = None  # (position, seq) of the last new_shoe order
     for row in rows:
         p = row.payload
         kind = row.kind
+        if proof is None:  # the shoe in play at the first row read
+            proof = ShoeProof(table_id, 1, shoe.deck_size, began_before=row.seq > 1)
+            whole_shoe = row.seq <= 1  # the shoe's cards out are known from its start
+            out.shoes.append(proof)
         if kind == "config" and isinstance(p.get("variant"), str):
             out.variant = p["variant"]
             shoe = _shoe_for(out.variant)
             out.count_name = shoe.count_name
             face_up = _face_up(out.variant)
+            proof.deck_size = shoe.deck_size
+            cut = p.get("cut_position")
+            if isinstance(cut, int) and proof.first_card_seq is None and proof.committed is None:
+                proof.committed, proof.committed_seq = cut, row.seq
+        elif kind == "device_command" and p.get("command") == "new_shoe":
+            args = p.get("args") or []
+            next_cut = (int(args[0]), row.seq) if args and str(args[0]).isdigit() else None
+        elif kind == "device_event" and p.get("type") == "ShoeLoaded":
+            # a new shoe's cards (asked for by a new_shoe order, which commits its cut, or not)
+            proof = ShoeProof(table_id, len(out.shoes) + 1, shoe.deck_size)
+            if next_cut is not None:
+                proof.committed, proof.committed_seq = next_cut
+            next_cut = None
+            out.shoes.append(proof)
+        elif kind == "device_event" and p.get("type") == "CutCard":
+            if isinstance(p.get("draw_no"), int) and proof.cut_at is None:
+                proof.cut_at = p["draw_no"]
+                proof.cut_virtual = p.get("kind") == "V"
         elif kind == "prompt":
             code = p.get("code")
             if code == "BURN":
@@ -293,8 +401,11 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
             data: dict[str, Any] = found if isinstance(found, dict) else {}
             if action == "shuffle":
                 shoe.shuffle()
+                whole_shoe = True
             elif action in ("card", "key_card") and isinstance(data.get("card"), str):
                 card = data["card"]
+                if proof.first_card_seq is None:
+                    proof.first_card_seq, proof.first_card_ts = row.seq, row.ts
                 shoe.dealt(card, seen=not burn_next)
                 if burn_next:
                     burn_next = False
@@ -334,10 +445,12 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
         elif kind == "round_start":
             before = shoe.now()
             live = {}
+            out_before = tuple(shoe.out) if whole_shoe else None
             for box, entry in pending.items():
                 entry.round_id = row.round_id or 0
                 entry.count = before
                 entry.ts = row.ts
+                entry.out = out_before
                 live[box] = entry
                 out.rounds.append(entry)
             pending = {}

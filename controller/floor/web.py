@@ -44,6 +44,7 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 
 from controller.floor.chain import ROW_COLUMNS, row_from_values
 from controller.floor.config import LoadedFloor, Server
+from controller.floor.edges import EdgeJob, EdgeJobs, EdgeOf
 from controller.floor.errors import BadPeriod
 from controller.floor.report import assemble, report_queries
 from controller.floor.report_page import render
@@ -52,8 +53,10 @@ from controller.floor.shifts import Shifts
 from controller.floor.signin import FloorSignIn, Lockouts
 from controller.floor.surveillance import (
     as_json,
-    judge,
+    judge_all,
+    render_edge_page,
     render_surveillance_page,
+    session_rounds,
     surveillance_query,
 )
 from controller.floor.watch import FloorHub
@@ -112,6 +115,7 @@ def build_app(
     signin: FloorSignIn,
     shifts: Shifts,
     signing: Executor | None = None,
+    edges: EdgeJobs | None = None,
 ) -> Starlette:
     """The floor page's app; sign-ins (scrypt, the lockouts in PostgreSQL) run on ``signing``
     (one thread: they queue rather than take every core), never on the event loop."""
@@ -333,12 +337,49 @@ def build_app(
         except BadPeriod as exc:
             return PlainTextResponse(f"bad period: {exc}", status_code=400)
         sql, args = surveillance_query(start, end)
-        found = judge(await read_rows(sql, args), start)
-        log.info("surveillance page read", by=name, sessions=len(found))
+        found, shoes = judge_all(await read_rows(sql, args), start)
+        log.info("surveillance page read", by=name, sessions=len(found), shoes=len(shoes))
         if not page:
-            return JSONResponse(as_json(found, start, end), headers=SECURITY_HEADERS)
+            return JSONResponse(as_json(found, start, end, shoes), headers=SECURITY_HEADERS)
         return Response(
-            render_surveillance_page(found, start, end, name),
+            render_surveillance_page(
+                found, start, end, name, shoes, list(request.query_params.multi_items())
+            ),
+            media_type="text/html; charset=utf-8",
+            headers=SECURITY_HEADERS,
+        )
+
+    async def edge(request: Request) -> Response:
+        """A session's remaining-shoe edge per round: started on the first ask (on the edge
+        jobs' own thread), its progress or result on every ask after."""
+        name = signin.watches(request.cookies.get(COOKIE))
+        page = request.url.path == "/surveillance/edge"
+        if name is None:
+            if who(request) is None:
+                if page:
+                    return RedirectResponse("/login", status_code=303, headers=SECURITY_HEADERS)
+                return denied()
+            return refused(403, "the surveillance page is for the surveillance role only")
+        if edges is None:
+            return refused(404, "this floor server works out no remaining-shoe edges")
+        query = dict(request.query_params)
+        session = query.pop("session", "")
+        if not session:
+            return PlainTextResponse("give the session: ?session=ID", status_code=400)
+        try:
+            start, end = period(query, shifts, datetime.now(shifts.zone))
+        except BadPeriod as exc:
+            return PlainTextResponse(f"bad period: {exc}", status_code=400)
+        sql, args = surveillance_query(start, end)
+        variant, rounds = session_rounds(await read_rows(sql, args), start, session)
+        job: EdgeJob | None = edges.ask(session, variant, rounds) if rounds else None
+        log.info("remaining shoe edge asked", by=name, session=session, rounds=len(rounds))
+        if not page:
+            if job is None:
+                return refused(404, f"no rated session {session!r} in the period")
+            return JSONResponse(job.as_json(), headers=SECURITY_HEADERS)
+        return Response(
+            render_edge_page(job, session, name),
             media_type="text/html; charset=utf-8",
             headers=SECURITY_HEADERS,
         )
@@ -388,6 +429,8 @@ def build_app(
             Route("/report.json", report),
             Route("/surveillance", surveillance),
             Route("/api/surveillance", surveillance),
+            Route("/surveillance/edge", edge),
+            Route("/api/surveillance/edge", edge),
             Route("/api/me", whoami),
             Route("/favicon.ico", favicon),
             WebSocketRoute("/ws", ws_endpoint),
@@ -433,7 +476,9 @@ async def _send(ws: WebSocket, hub: FloorHub, signin: FloorSignIn) -> None:
 class FloorServer(ThreadedServer):
     """The floor page's server in a thread of its own; ``start()`` binds (errors raise here)."""
 
-    def __init__(self, floor: LoadedFloor, hub: FloorHub, conninfo: str) -> None:
+    def __init__(
+        self, floor: LoadedFloor, hub: FloorHub, conninfo: str, edge_of: EdgeOf | None = None
+    ) -> None:
         config = floor.config
         super().__init__("floor-web", config.server.host, config.server.port)
         self.server_config: Server = config.server
@@ -452,6 +497,8 @@ class FloorServer(ThreadedServer):
         )
         self.shifts = config.shifts.shifts()
         self.signing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-signin")
+        # the remaining shoe's edge (the analysis engine, given by the command line), if any
+        self.edges = None if edge_of is None else EdgeJobs(edge_of)
 
     @property
     def url(self) -> str:
@@ -463,12 +510,14 @@ class FloorServer(ThreadedServer):
     def close(self) -> None:
         super().close()
         self.signing.shutdown(wait=True)
+        if self.edges is not None:
+            self.edges.close()
         self.lockouts.close()
 
     def start(self) -> None:
         self.signing.submit(self.lockouts.connect).result()  # the thread and connection now
         self.serve(
-            build_app(self.hub, self.conninfo, self.signin, self.shifts, self.signing),
+            build_app(self.hub, self.conninfo, self.signin, self.shifts, self.signing, self.edges),
             lifespan="on",
             ws_max_size=16 * 1024,
             ssl_certfile=self.server_config.tls_certfile,

@@ -95,7 +95,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 13  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 14  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -123,8 +123,13 @@ JOURNAL_FORMAT = 13  # 1: software 0.1 (no device_command rows, inputs without t
 # journals too but does not compare (they never held one). From 13 a dealer's sign-in call also
 # carries the wrong-PIN limits in force (``max_wrong_pins``, ``lockout_seconds``); an older
 # call, without them, never locks dealer sign-in.
+# 13: a new_shoe order carried no arguments and the cut card was taken wherever it came out;
+# from 14 on the order carries the cut position committed before the shoe's first card
+# (``TableApp.cut_position``) and a cut card out of its tolerance is noted. Older journals are
+# replayed without either (``commits_cut``).
 OPENING_FORMAT = 10
 RECEIPT_FORMAT = 13
+CUT_FORMAT = 14
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -603,6 +608,7 @@ class PreparedTable:
         missing = done.missing
         if missing:
             journal.append_many([m.entry for m in missing], round_id=app.round_number)
+        app.commits_cut = True  # the start wrote this software's format: its shoes commit cuts
         app.commands = commands if commands is not None else NoDevices()
         table = JournaledTable(app, journal, show=show, marks=done.marks, limits=limits)
         table.unsent = [m.item for m in missing if isinstance(m.item, DeviceOrder)]
@@ -695,6 +701,7 @@ def replay(
         if row.kind == "software":
             fmt = int(row.payload.get("journal_format", 1))
             app.entry_outlives_holds = fmt < 5
+            app.commits_cut = fmt >= CUT_FORMAT
             continue
         if row.kind == "prompt" and causes == 0 and fmt >= OPENING_FORMAT:
             continue  # the opening: made by the rules of its start, not by a cause

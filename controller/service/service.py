@@ -75,6 +75,7 @@ from controller.table.firmware import AllowFirmware
 from controller.table.health import DeviceHealth
 from controller.table.integrity import IntegrityAlarm
 from controller.table.people import PEOPLE_REQUESTS, PeopleEvent, PeopleRequest
+from controller.table.shoewatch import committed_cut
 from controller.table.staff import table_staff
 from drivers.table import TableDevices
 from drivers.tbl21.events import (
@@ -589,6 +590,11 @@ class TableService:
             self._declined[event.device] = (event.boot, event.seq)
             self.devices.decline(event)
 
+    def _cut_position(self) -> int:
+        """Where this table commits each shoe's cut card (:func:`committed_cut`)."""
+        shoe = self.rules.shoe
+        return committed_cut(shoe.decks, shoe.deck.size, shoe.cut_card_reserve)
+
     def _config_row(self, journal: Journal, software: identity.Software) -> dict[str, Any]:
         """The configuration this start runs with, hashed (the software's identity too: the
         floor keeps these rows as the table's identity history); a file changed since the last
@@ -602,6 +608,9 @@ class TableService:
             "software": software.version,
             "software_sha256": software.sha256,
             "software_recorded": software.recorded,
+            # the cut position of the shoe already loaded, committed before its first card (each
+            # later shoe's is on its new_shoe order): journal format 14 on
+            "cut_position": self._cut_position(),
         }
         last = None
         for previous in journal.iter_rows(kinds=["config"]):

@@ -91,7 +91,14 @@ from controller.table.people import (
     SitDown,
     WalkAway,
 )
-from controller.table.shoewatch import Note, ShoeReceipt, ShoeWatch, Step
+from controller.table.shoewatch import (
+    Note,
+    ShoeReceipt,
+    ShoeWatch,
+    Step,
+    committed_cut,
+    cut_tolerance,
+)
 from drivers.tbl21.cards import DeckType
 from drivers.tbl21.events import (
     Button,
@@ -101,6 +108,7 @@ from drivers.tbl21.events import (
     CardMotion,
     CardSensed,
     CutCard,
+    CutKind,
     DeviceEvent,
     DeviceIdentified,
     DeviceIdentity,
@@ -267,6 +275,10 @@ class TableApp:
         # As journals before format 5 were written: what was keyed survived a hold, and CALL
         # was noted among the next decision's keys (a replay of such a journal sets this).
         self.entry_outlives_holds = False
+        # From journal format 14 on: a new_shoe order carries the cut position committed before
+        # the shoe's first card, and the cut card is checked against it (a replay of an older
+        # journal clears this: its orders carry nothing and its cut cards were not checked).
+        self.commits_cut = True
         self.lit: frozenset[Button] = frozenset()
         self.cards_handled = 0
         self.peeks_handled = 0
@@ -360,6 +372,7 @@ class TableApp:
             self._steps(device, self.shoe.drawn(event))
         elif isinstance(event, CutCard):
             self.shoe.cut_card()
+            self._cut_checked(device, event)
             self.controller.cut_card_seen()
         elif isinstance(event, ShoeLoaded):
             self._note(device, f"new shoe loaded ({event.cards_detected} cards)")
@@ -831,7 +844,7 @@ class TableApp:
             )
             return
         self.shoe.shuffle_requested = True
-        self._order("shoe", "new_shoe")
+        self._order("shoe", "new_shoe", *self._committed_cut())
         self.inputs_handled += 1
         self._push(InputResult(Action.SHUFFLE, True, "new shoe requested", keys))
 
@@ -916,6 +929,37 @@ class TableApp:
             self._peek_arm = command.args[0]
             if self.card_in_reader:
                 self._order("peek", "arm_peek", command.args[0])
+
+    @property
+    def cut_position(self) -> int:
+        """The cut position this table commits every shoe to (:func:`committed_cut`)."""
+        shoe = self.rules.shoe
+        return committed_cut(shoe.decks, shoe.deck.size, shoe.cut_card_reserve)
+
+    def _committed_cut(self) -> tuple[str, ...]:
+        return (str(self.cut_position),) if self.commits_cut else ()
+
+    def _cut_checked(self, device: DeviceType, event: CutCard) -> None:
+        """The cut card came out: after the committed number of cards (within the tolerance of
+        its kind), or a note says where it came out and where it was committed (the floor's
+        surveillance page flags that shoe)."""
+        if not self.commits_cut:
+            return
+        committed = self.cut_position
+        virtual = event.kind is CutKind.VIRTUAL
+        tolerance = cut_tolerance(self.rules.shoe.deck.size, virtual)
+        if abs(event.draw_no - committed) <= tolerance:
+            return
+        kind = "virtual" if virtual else "physical"
+        log.warning(
+            "cut card not where committed", at=event.draw_no, committed=committed, kind=kind
+        )
+        self._note(
+            device,
+            f"cut card ({kind}) came out after card {event.draw_no}, not at the position "
+            f"committed before the shoe's first card ({committed}, within {tolerance}): this "
+            "shoe's shuffle point is not the one the journal holds",
+        )
 
     def _order(self, device: str, command: str, *args: str) -> None:
         order = DeviceOrder(device, command, args)

@@ -87,6 +87,20 @@ class ShoeReceipt:
 Step = Note | Input | ShoeReceipt
 
 
+def committed_cut(decks: int, deck_size: int, reserve: int) -> int:
+    """Where the table commits the cut card of every shoe, before its first card: after
+    ``decks x deck_size - reserve`` cards (``shoe.cut_card_reserve``). A ``new_shoe`` order carries
+    it (journal format 14 on), and the ``config`` row of a start for the shoe already loaded."""
+    return decks * deck_size - reserve
+
+
+def cut_tolerance(deck_size: int, virtual: bool) -> int:
+    """How far (in cards) the cut card may come out from the committed position. protocol.md
+    gives no tolerance: a virtual cut is the shoe's own count, so it must be exact; a physical
+    cut card is placed by hand, so a quarter of a deck either way (13 cards of 52, 12 of 48)."""
+    return 0 if virtual else deck_size // 4
+
+
 DRAW_RESET = "DRAW_RESET"  # the technical code of the lockup for a draw count that went back
 OVER_COUNT = "is one more than"  # how the hold for a card over the shoe's count says it
 

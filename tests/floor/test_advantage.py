@@ -180,3 +180,27 @@ def test_basic_strategy_players_false_positive_rate_over_1200_sessions() -> None
     print(f"false positives: {flagged} of {len(judged)} sessions ({rate:.2%})")
     assert rate <= 0.005
     assert not any(e.flagged for e in judged if e.rho == 0.0)  # flat bettors: never
+
+
+def test_a_true_count_near_minus_9_at_a_spanish_shoe_s_end_is_the_remaining_cards_own() -> None:
+    """nz-pontoon showed a true count of -9.28 near a shoe's end. It is right, not a fault of
+    the Spanish deck's drift correction: with 2 decks left (the cut card leaves 1.5), the
+    balanced count equals the remaining cards' own Hi-Lo excess over their deck's mix per deck,
+    worked out here from the remaining cards alone (no drift term), and a remaining shoe rich in
+    low cards reads that low."""
+    full = [str(c) for c in shoe_cards(DeckType("48"), 6)]  # 288 cards
+    low = [c for c in full if c[0] in "23456"]
+    high = [c for c in full if c[0] in "JQKA"]
+    neutral = [c for c in full if c[0] in "789"]
+    remaining = low[:60] + high[:33] + neutral[:3]  # 96 cards, Hi-Lo +27 (the mix gives +8)
+    dealt = low[60:] + high[33:] + neutral[3:]
+    shoe = ShoeCount(6, 48)
+    for card in dealt:
+        shoe.dealt(card)
+    count = shoe.now()
+    assert count.left == 96
+    left_hi_lo = sum(1 if c[0] in "23456" else -1 if c[0] in "JQKA" else 0 for c in remaining)
+    own = (Fraction(4, 48) * len(remaining) - left_hi_lo) / Fraction(len(remaining), 48)
+    assert count.true == own == Fraction(-19, 2)
+    assert count.running == -27 + 24  # Hi-Lo alone: -3 over 2 decks, -1.5, which misreads it
+    assert count.hi_lo_true == Fraction(-3, 2)

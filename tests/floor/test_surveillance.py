@@ -11,6 +11,7 @@ import json
 import os
 import urllib.error
 import urllib.request
+from collections import Counter
 from collections.abc import Iterator
 from contextlib import ExitStack
 from dataclasses import dataclass
@@ -20,16 +21,23 @@ from typing import Any
 
 import pytest
 
+from controller.analysis.engine import Analysis
+from controller.analysis.parsheet import shipped_strategy
+from controller.analysis.shoe import Shoe
+from controller.cli.floor import RemainingEdge
 from controller.floor.advantage import FLAG_STATISTIC, read_table, sessions
 from controller.floor.cluster import FLOOR_LOGIN, Cluster
 from controller.floor.config import floor_from_mapping
 from controller.floor.shipper import Shipper
 from controller.floor.watch import FloorWatcher
 from controller.floor.web import FloorServer
+from controller.game.rules import Variant, load_variant
+from controller.journal.store import Row
 from controller.play.counter import DEMO_COUNTERS
 from controller.play.demo import DemoOptions, demo_dealer
 from controller.service.service import ActorFactory, TableService
 from controller.table.config import hash_secret
+from drivers.tbl21.cards import Card, shoe_cards
 from tests.display.conftest import screenshot
 from tests.floor.conftest import (
     FLOOR_PASSWORD_ENV,
@@ -87,6 +95,20 @@ def test_the_demo_counter_is_flagged_and_the_basic_players_are_not(
     assert not by_player["bob"].flagged, by_player["bob"].why
 
 
+def _floor_file(cluster: Cluster, tmp: Path) -> Any:
+    secret = hash_secret(PASSWORD)
+    data: dict[str, Any] = {
+        "database": {"dsn": cluster.dsn(FLOOR_LOGIN), "password_env": FLOOR_PASSWORD_ENV},
+        "server": {"port": 0},
+        "access": {"attempts_log": str(tmp / "attempts.jsonl")},
+        "users": [
+            {"name": PIT, "secret_hash": secret},
+            {"name": WATCHER, "secret_hash": secret, "role": "surveillance"},
+        ],
+    }
+    return floor_from_mapping(data, "<test>", tmp)
+
+
 @dataclass
 class Floor:
     server: FloorServer
@@ -101,17 +123,7 @@ def floor(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterato
     journal = _shift(tmp, tid, "pa-blackjack", 3)
     with Shipper(journal, tid, link(cluster, tid)) as shipper:
         wait_until(partial(drained, shipper, journal), "shipped")
-    secret = hash_secret(PASSWORD)
-    data: dict[str, Any] = {
-        "database": {"dsn": cluster.dsn(FLOOR_LOGIN), "password_env": FLOOR_PASSWORD_ENV},
-        "server": {"port": 0},
-        "access": {"attempts_log": str(tmp / "attempts.jsonl")},
-        "users": [
-            {"name": PIT, "secret_hash": secret},
-            {"name": WATCHER, "secret_hash": secret, "role": "surveillance"},
-        ],
-    }
-    loaded = floor_from_mapping(data, "<test>", tmp)
+    loaded = _floor_file(cluster, tmp)
     conninfo = loaded.config.database.conninfo()
     with ExitStack() as stack:
         watcher = FloorWatcher(
@@ -198,6 +210,28 @@ def test_the_surveillance_user_gets_the_flagged_counter_with_the_statistic(floor
     assert flagged[0]["z"] >= found["threshold"]
 
 
+def test_each_shoe_of_the_shift_shows_its_cut_committed_before_its_first_card(
+    floor: Floor,
+) -> None:
+    status, body = _get(floor, "api/surveillance", floor.cookies[WATCHER])
+    assert status == 200
+    shoes = [s for s in json.loads(body)["shoes"] if s["table_id"] == floor.table_id]
+    assert len(shoes) >= 2  # the shift dealt past a cut card: a new shoe on an order
+    for shoe in shoes:
+        assert "not judged" not in shoe["why"]  # read from the journal's start: every shoe
+        assert shoe["committed_first"], shoe
+        assert shoe["committed_seq"] < shoe["first_card_seq"]
+        assert not shoe["flagged"], shoe["why"]
+    out = [s for s in shoes if s["cut_at"] is not None]
+    assert out
+    assert all(s["cut_as_committed"] for s in out)
+    status, page = _get(floor, "surveillance", floor.cookies[WATCHER])
+    assert b"Shuffle points" in page
+    # the flagged counter's session has its button for the remaining shoe's exact edge
+    assert page.count(b"action='/surveillance/edge'") == 1
+    assert page.count(b"committed first") >= len(shoes)
+
+
 def test_the_page_in_chromium_shows_the_flag_and_the_plot_only_to_surveillance(
     floor: Floor, browser: Any
 ) -> None:
@@ -229,3 +263,100 @@ def test_the_page_in_chromium_shows_the_flag_and_the_plot_only_to_surveillance(
     finally:
         context.close()
         wait_until(lambda: _sockets() <= before, "the page's connections closed", timeout=5)
+
+
+SMALL_ROUNDS = 10
+
+
+def _out_before_each_round(rows: list[Row]) -> dict[int, list[str]]:
+    """The cards out of the shoe (since its shuffle, burns too) before each round, read from
+    the table's own journal here, apart from the floor's reading."""
+    out: list[str] = []
+    before: dict[int, list[str]] = {}
+    for row in rows:
+        data = row.payload.get("data") or {}
+        if row.kind == "input" and row.payload.get("accepted"):
+            if row.payload.get("action") == "shuffle":
+                out = []
+            elif row.payload.get("action") in ("card", "key_card") and "card" in data:
+                out.append(data["card"])
+        elif row.kind == "round_start" and row.round_id is not None:
+            before[row.round_id] = list(out)
+    return before
+
+
+def test_the_remaining_shoe_s_exact_edge_of_a_session_on_a_small_shoe(
+    cluster: Cluster, tmp_path: Path
+) -> None:
+    """A one-deck shoe (a copy of pa-blackjack with decks = 1), the demo counter seated; the
+    surveillance user asks for the counter's session's edges: each round's is the analysis
+    engine's on the cards the table's journal shows left before it."""
+    text = (
+        Path(__file__).parents[2] / "controller/defaults/variants/pa-blackjack.toml"
+    ).read_text()
+    small = tmp_path / "pa-blackjack-1-deck.toml"
+    small.write_text(text.replace("decks = 6", "decks = 1"))
+    rules: Variant = load_variant(small)
+    assert rules.shoe.decks == 1
+    tid = table_id("edge")
+    loaded = table(tmp_path, tid, variant=str(small))
+    actors: list[ActorFactory] = [
+        _Seated,
+        demo_dealer(DemoOptions(pace_s=0.0, seed=3, counters=DEMO_COUNTERS)),
+    ]
+    with TableService(loaded, actors=actors) as service:
+        wait_until(lambda: rounds_done(service) >= SMALL_ROUNDS, "rounds", timeout=120)
+    journal = loaded.journal_path
+    with Shipper(journal, tid, link(cluster, tid)) as shipper:
+        wait_until(partial(drained, shipper, journal), "shipped")
+    floor_file = _floor_file(cluster, tmp_path)
+    conninfo = floor_file.config.database.conninfo()
+    with ExitStack() as stack:
+        watcher = FloorWatcher(
+            conninfo, floor_file.config.shifts.shifts(), floor_file.config.alerts.watch()
+        )
+        watcher.start()
+        stack.callback(watcher.close)
+        server = FloorServer(
+            floor_file, watcher.hub, conninfo, edge_of=RemainingEdge(lambda v: load_variant(small))
+        )
+        server.start()
+        stack.callback(server.close)
+        assert server.wait_started()
+        made = Floor(server, tid, {})
+        made.cookies = {name: _cookie(made, name) for name in (PIT, WATCHER)}
+        found = json.loads(_get(made, "api/surveillance", made.cookies[WATCHER])[1])
+        key = next(
+            s["key"]
+            for s in found["sessions"]
+            if s["table_id"] == tid and s["player"] == DEMO_COUNTERS[0].player
+        )
+        status, body = _get(made, f"api/surveillance/edge?session={key}", made.cookies[PIT])
+        assert status == 403
+        status, body = _get(made, f"api/surveillance/edge?session={key}", made.cookies[WATCHER])
+        assert status == 200
+        job = json.loads(body)
+        assert job["state"] in ("working", "done")
+
+        def done() -> bool:
+            nonlocal job
+            job = json.loads(
+                _fetch(made, f"api/surveillance/edge?session={key}", made.cookies[WATCHER])[1]
+            )
+            return bool(job["state"] != "working")
+
+        wait_until(done, "the edges worked out", timeout=240)
+        assert job["state"] == "done", job
+        assert job["done"] == job["of"] >= SMALL_ROUNDS - 1
+        before = _out_before_each_round(local_rows(journal))
+        strategy = shipped_strategy(rules)[0]
+        full = Counter(shoe_cards(rules.shoe.deck, 1))
+        for got in job["rounds"]:
+            left = full - Counter(Card.parse(c) for c in before[got["round"]])
+            expected = Analysis(rules, Shoe.of_cards(left.elements()), 1000, strategy)
+            assert got["house_edge"] == expected.house_edge(), got
+            # (its cards_left is the floor's count, of the shipped 6-deck pa-blackjack by id)
+        status, page = _get(made, f"surveillance/edge?session={key}", made.cookies[WATCHER])
+        assert status == 200
+        assert page.count(b'<rect class="bet"') == job["of"]
+        assert b'<polyline class="edge"' in page
