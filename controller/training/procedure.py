@@ -20,7 +20,8 @@ correct steps, to be shown after.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from controller.game.rules import Variant
@@ -37,6 +38,7 @@ from controller.play.scenario_runner import (
 )
 from controller.play.scenario_runner import scripted_rounds as device_rounds
 from controller.round.errors import ActionRefused
+from controller.round.model import RoundState
 from controller.round.spec import Action, State
 from controller.table.app import InputResult
 from controller.table.keypad import ACTION_KEYS
@@ -73,6 +75,7 @@ class Stop:
 
     hold: str  # what the hold banner says happened
     correct_steps: tuple[str, ...]  # the script's own keys
+    round: RoundState  # the round as it stood at the stop
     keys: list[KeyTaken] = field(default_factory=list)
 
     @property
@@ -177,6 +180,7 @@ class _TraineeHands(DeviceHands):
         stop = Stop(
             "; ".join(hold_what(h) for h in c.hold_reasons),
             ("KEY_SUP", DECISION_PRESS[action], "KEY_RUN"),
+            copy.deepcopy(c.round),
         )
         self.stops.append(stop)
         panel = StopPanel(self, stop)
@@ -226,3 +230,32 @@ def run_procedure(name: str, trainee: Trainee) -> ProcedureResult:
     voided = Action.VOID in [a for s in stops for a in s.decided]
     left = [r.reason for r in refused if not voided]
     return ProcedureResult(name, stops, not left, "; ".join(left))
+
+
+def panel_keys(typed: str) -> list[str] | None:
+    """The keys of a typed procedure (codes with spaces); None when one is not a panel key."""
+    keys = typed.upper().split()
+    for key in keys:
+        if key not in KEY_SWITCH and key != HOLD_DEAL and key not in _BUTTONS:
+            return None
+    return keys
+
+
+_BUTTONS = frozenset(b.value for b in Button)
+
+
+def pressing(keys: Sequence[str]) -> Trainee:
+    """A trainee who presses ``keys`` in order at the first stop, and none at a later one."""
+    left = list(keys)
+
+    def trainee(panel: StopPanel) -> None:
+        while left:
+            panel.press(left.pop(0))
+
+    return trainee
+
+
+def script_keys(panel: StopPanel) -> None:
+    """The scenario's own procedure: its supervisor's keys."""
+    for key in panel.stop.correct_steps:
+        panel.press(key)

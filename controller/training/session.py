@@ -18,8 +18,16 @@ from datetime import UTC, datetime
 from typing import Protocol
 
 from controller.training.course import Course
-from controller.training.drills import Question, is_correct, make_questions, parse_answer
+from controller.training.drills import (
+    AnswerForm,
+    Question,
+    handle_keys,
+    is_correct,
+    make_questions,
+    parse_answer,
+)
 from controller.training.journal import Attempt, TrainingJournal, question_record
+from controller.training.procedure import ProcedureResult
 
 Clock = Callable[[], float]
 SEED_SPAN = 2**31
@@ -89,6 +97,7 @@ class Session:
         self._marks = {d.kind: d.pass_percent for d in course.drills}
         self._started: float | None = None
         self._lock = threading.Lock()
+        self.handled: ProcedureResult | None = None  # the last procedure's keys, on the table
 
     @property
     def finished(self) -> bool:
@@ -115,6 +124,12 @@ class Session:
             if value is None:
                 return None
             seconds = max(0.0, self.clock() - self._started)
+            right = is_correct(q, value)
+            if q.form is AnswerForm.KEYS:  # pressed on the table: the keys it refused
+                handled = handle_keys(q, typed)
+                assert handled is not None
+                self.handled = handled
+                value, right = handled.mistakes, handled.correct
             attempt = Attempt(
                 session=self.id,
                 trainee=self.trainee_id,
@@ -131,7 +146,7 @@ class Session:
                 time_limit_s=asked.time_limit_s,
                 pass_percent=self._marks[q.kind],
                 course_pass_percent=self.course.pass_percent,
-                correct=is_correct(q, value),
+                correct=right,
                 in_time=seconds <= asked.time_limit_s,
                 at=self.now().isoformat(timespec="seconds"),
             )

@@ -20,6 +20,7 @@ import json
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
@@ -32,9 +33,12 @@ from controller.game.words import (
     drill_name,
     drill_result,
     drill_summary_words,
+    key_refused,
+    procedure_unfinished,
     session_words,
     unreadable_answer,
 )
+from controller.training.drills import AnswerForm, Question, handle_keys
 from controller.training.report import trainee_report
 from controller.training.session import Session
 from controller.webserver import ThreadedServer
@@ -81,6 +85,17 @@ def summary(session: Session) -> dict[str, Any]:
     return {"pass": s["pass"], "title": session.course.name, "headline": headline, "lines": lines}
 
 
+def _told(q: Question, session: Session) -> str:
+    """What croupier said, or for a procedure: its keys, each key the table refused and why."""
+    handled = session.handled
+    if q.form is not AnswerForm.KEYS or handled is None:
+        return q.told
+    lines = [key_refused(k.key, k.refusal) for s in handled.stops for k in s.keys if not k.accepted]
+    if not handled.reached:
+        lines.append(procedure_unfinished(handled.why_not))
+    return "\n".join([*lines, q.told])
+
+
 def build_app(session: Session) -> Starlette:
     page = (STATIC / "training.html").read_bytes()
     files = {
@@ -115,7 +130,7 @@ def build_app(session: Session) -> Starlette:
         if asked is None:
             return JSONResponse({"done": True}, headers=SECURITY_HEADERS)
         q = asked.question
-        attempt = session.answer(typed)
+        attempt = await run_in_threadpool(session.answer, typed)  # a procedure plays its table
         if attempt is None:
             body_out: dict[str, Any] = {
                 "readable": False,
@@ -133,10 +148,44 @@ def build_app(session: Session) -> Starlette:
                     answer_words(q.form.value, attempt.answer_value or 0, q.choices),
                     answer_words(q.form.value, q.correct, q.choices),
                 ),
-                "told": q.told,
+                "told": _told(q, session),
                 "done": session.finished,
             }
         return JSONResponse(body_out, headers=SECURITY_HEADERS)
+
+    async def keys(request: Request) -> Response:
+        """The keys pressed so far at a procedure's stop, tried on its table (nothing recorded):
+        each key's answer in the table's words, and whether the table still holds."""
+        body = await request.body()
+        try:
+            typed = json.loads(body)["keys"] if len(body) <= MAX_ANSWER_BYTES else None
+        except (ValueError, KeyError, TypeError):
+            typed = None
+        asked = session.current()
+        q = asked.question if asked is not None else None
+        tried = (
+            await run_in_threadpool(handle_keys, q, typed)
+            if q is not None and isinstance(typed, str)
+            else None
+        )
+        if tried is None:
+            return JSONResponse(
+                {"error": 'send {"keys": "KEY_SUP HIT"} at a procedure on the panel'},
+                status_code=400,
+                headers=SECURITY_HEADERS,
+            )
+        pressed = [k for stop in tried.stops for k in stop.keys]
+        return JSONResponse(
+            {
+                "keys": [
+                    {"key": k.key, "accepted": k.accepted,
+                     "words": key_refused(k.key, k.refusal) if not k.accepted else ""}
+                    for k in pressed
+                ],
+                "decided": any(stop.decided for stop in tried.stops),
+            },
+            headers=SECURITY_HEADERS,
+        )  # fmt: skip
 
     return Starlette(
         routes=[
@@ -144,6 +193,7 @@ def build_app(session: Session) -> Starlette:
             Route("/static/{name}", static),
             Route("/api/question", question),
             Route("/api/answer", answer, methods=["POST"]),
+            Route("/api/keys", keys, methods=["POST"]),
             Route("/favicon.ico", lambda request: Response(status_code=204)),
         ]
     )

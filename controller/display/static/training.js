@@ -21,9 +21,57 @@ function showTyped() {
   $("training-typed").textContent = typed || "\u00a0";
 }
 
+// The panel's keys for a procedure (the codes the TBL-21 panel sends; the key switch's two
+// positions; DEA held for two seconds): each press is tried on the table at once, and the
+// table's refusal shown; DONE sends the keys pressed.
+const PANEL = [
+  ["KEY SUP", "KEY_SUP"], ["KEY RUN", "KEY_RUN"], ["OK_", "OK_"], ["CAN", "CAN"],
+  ["HIT", "HIT"], ["STD", "STD"], ["DBL", "DBL"], ["SPL", "SPL"],
+  ["SUR", "SUR"], ["INS", "INS"], ["UND", "UND"], ["DEA 2s", "HOLD_DEA"],
+  ["B1_", "B1_"], ["B2_", "B2_"], ["B3_", "B3_"],
+];
+let pressed = [];
+
+async function press(code, label) {
+  pressed.push(code);
+  typed = pressed.map((k) => PANEL.find((p) => p[1] === k)[0]).join(" \u00b7 ");
+  showTyped();
+  const reply = await fetch("/api/keys", {
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ keys: pressed.join(" ") }),
+  });
+  const r = await reply.json();
+  const last = r.keys ? r.keys[r.keys.length - 1] : null;
+  const refused = (r.keys || []).filter((k) => !k.accepted).map((k) => k.words);
+  $("training-refused").textContent = refused.join("\n");
+  $("training-keypad").dataset.answered = String(pressed.length);
+  if (last) $("training-keypad").dataset.last = last.accepted ? "accepted" : "refused";
+}
+
+function panelPad(pad) {
+  pressed = [];
+  $("training-refused").textContent = "";
+  for (const [label, code] of PANEL) {
+    const b = key(label, () => press(code, label), code.startsWith("KEY") ? "switch" : "");
+    b.dataset.key = code;
+    pad.append(b);
+  }
+  pad.append(key("DONE", () => send(pressed.join(" ")), "lit"));
+}
+
 function keypad(form, choices) {
   const pad = $("training-keypad");
   pad.replaceChildren();
+  delete pad.dataset.answered;
+  delete pad.dataset.last;
+  $("training-refused").textContent = "";
+  pad.classList.toggle("panel", form === "keys");
+  $("training-entry").classList.toggle("keys", form === "keys");
+  if (form === "keys") {
+    panelPad(pad);
+    return;
+  }
   const add = (label) => pad.append(key(label, () => { typed += label; showTyped(); }));
   if (form === "yes_no") {
     pad.append(key("YES", () => send("y"), "wide"), key("NO", () => send("n"), "wide"));
@@ -78,6 +126,7 @@ async function send(answer) {
     showTyped();
     return;
   }
+  $("training-refused").textContent = "";
   $("training-keypad").hidden = true;
   const verdict = $("training-verdict");
   verdict.textContent = r.result;
