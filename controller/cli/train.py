@@ -37,7 +37,7 @@ from controller.game.words import (
     session_words,
     unreadable_answer,
 )
-from controller.table.config import load_table_config
+from controller.table.config import DEFAULT_CHIPS, load_table_config
 from controller.table.private import state_folder
 from controller.training.course import Course, drill_course, load_course, shipped_course
 from controller.training.drills import DrillKind
@@ -80,6 +80,7 @@ def _where(args: argparse.Namespace) -> tuple[Path, str | None]:
         )
     if not getattr(args, "port", None):
         args.port = table.config.display.port  # the table's screen shows the training page
+    args.chips = table.config.display.chips  # and counts out payouts in the table's chips
     return (args.journal or trained), table.rules.id
 
 
@@ -166,7 +167,7 @@ def _on_the_display(
 ) -> list[Attempt]:
     """Serve the session on the training page until it is answered (Ctrl-C stops it)."""
     session = Session(course, journal, trainee_id=args.trainee, seed=args.seed)
-    server = TrainingServer(session, port=args.port)
+    server = TrainingServer(session, port=args.port, chips=getattr(args, "chips", DEFAULT_CHIPS))
     server.start()
     try:
         print(f"Open {server.url} in the dealer screen's browser; Ctrl-C stops.", flush=True)

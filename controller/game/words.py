@@ -834,6 +834,7 @@ _DRILL_NAMES: dict[str, str] = {
 }
 _ANSWER_FORMS: dict[str, str] = {
     "money": "type the amount in dollars and cents (22.50)",
+    "money_chips": "type the amount in dollars and cents (22.50), or count it out in chips",
     "number": "type a number",
     "yes_no": "type y or n",
     "choice": "type the number of your choice",

@@ -17,6 +17,7 @@ Host and Origin checks):
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
@@ -26,6 +27,7 @@ from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from controller.display.web import SECURITY_HEADERS, STATIC
+from controller.game.prompts import money
 from controller.game.words import (
     answer_form_words,
     answer_shown,
@@ -38,6 +40,7 @@ from controller.game.words import (
     session_words,
     unreadable_answer,
 )
+from controller.table.config import DEFAULT_CHIPS
 from controller.training.drills import AnswerForm, Question, handle_keys
 from controller.training.report import trainee_report
 from controller.training.session import Session
@@ -50,7 +53,7 @@ PAGE_FILES = {
 MAX_ANSWER_BYTES = 1024
 
 
-def question_json(session: Session) -> dict[str, Any]:
+def question_json(session: Session, chips: Sequence[int] = DEFAULT_CHIPS) -> dict[str, Any]:
     asked = session.current()
     if asked is None:
         return {"done": True, "summary": summary(session)}
@@ -65,7 +68,13 @@ def question_json(session: Session) -> dict[str, Any]:
         "ask": q.ask,
         "choices": list(q.choices),
         "form": q.form.value,
-        "how": answer_form_words(q.form.value),
+        "how": answer_form_words("money_chips" if q.form is AnswerForm.MONEY else q.form.value),
+        # an amount may be counted out in the table's chips (the display's own), largest first
+        "chips": (
+            [{"cents": c, "text": money(c)} for c in sorted(chips, reverse=True)]
+            if q.form is AnswerForm.MONEY
+            else []
+        ),
     }
 
 
@@ -96,7 +105,7 @@ def _told(q: Question, session: Session) -> str:
     return "\n".join([*lines, q.told])
 
 
-def build_app(session: Session) -> Starlette:
+def build_app(session: Session, chips: Sequence[int] = DEFAULT_CHIPS) -> Starlette:
     page = (STATIC / "training.html").read_bytes()
     files = {
         path: ((STATIC / name).read_bytes(), kind) for path, (name, kind) in PAGE_FILES.items()
@@ -112,7 +121,7 @@ def build_app(session: Session) -> Starlette:
         return Response(found[0], media_type=found[1], headers=SECURITY_HEADERS)
 
     async def question(request: Request) -> Response:
-        return JSONResponse(question_json(session), headers=SECURITY_HEADERS)
+        return JSONResponse(question_json(session, chips), headers=SECURITY_HEADERS)
 
     async def answer(request: Request) -> Response:
         body = await request.body()
@@ -202,9 +211,16 @@ def build_app(session: Session) -> Starlette:
 class TrainingServer(ThreadedServer):
     """The training page for one session, in a thread of its own."""
 
-    def __init__(self, session: Session, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        session: Session,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        chips: Sequence[int] = DEFAULT_CHIPS,
+    ) -> None:
         super().__init__("training-web", host, port)
         self.session = session
+        self.chips = tuple(chips)
 
     @property
     def url(self) -> str:
@@ -212,7 +228,7 @@ class TrainingServer(ThreadedServer):
 
     def start(self) -> None:
         self.serve(
-            build_app(self.session),
+            build_app(self.session, self.chips),
             lifespan="off",
             ws_max_size=MAX_ANSWER_BYTES,
             ssl_certfile=None,

@@ -13,7 +13,9 @@ from typing import Any
 
 import pytest
 
+from controller.display.chips import breakdown
 from controller.game.rules import load_variant
+from controller.table.config import DEFAULT_CHIPS
 from controller.training.course import drill_course, shipped_course
 from controller.training.drills import AnswerForm, DrillKind, Question
 from controller.training.journal import TrainingJournal
@@ -83,8 +85,21 @@ def test_a_shipped_course_is_answered_on_the_keypad_at_1024x600(
         assert small.locator("#training-result").is_hidden()
         if n == 0:
             screenshot(small, "training-question", "display-training-question")
-        for key in keys_for(q, n in wrong):
-            small.locator(f"#training-keypad button[data-key='{key}']").click()
+        if n == 0:  # the first payout counted out in chips, largest first (the table's)
+            assert q.form is AnswerForm.MONEY
+            chips, rest = breakdown(q.correct, DEFAULT_CHIPS)
+            assert rest == 0
+            assert sum(count for _, count in chips) > 1  # several chips, added up
+            for cents, count in chips:
+                for _ in range(count):
+                    small.locator(f"#training-chips button[data-cents='{cents}']").click()
+            typed = small.locator("#training-typed").inner_text()
+            assert typed == f"{q.correct // 100}.{q.correct % 100:02d}"
+            screenshot(small, "training-chips", "display-training-chips")
+            small.locator("#training-keypad button[data-key='ENTER']").click()
+        else:
+            for key in keys_for(q, n in wrong):
+                small.locator(f"#training-keypad button[data-key='{key}']").click()
         small.locator("#training-result").wait_for(state="visible")
         verdict = small.locator("#training-verdict").inner_text()
         assert verdict.startswith("Wrong" if n in wrong else "Right")

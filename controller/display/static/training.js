@@ -31,6 +31,34 @@ const PANEL = [
   ["B1_", "B1_"], ["B2_", "B2_"], ["B3_", "B3_"],
 ];
 let pressed = [];
+let counted = 0; // cents counted out in chips (0: the amount is typed)
+
+function dollars(cents) {
+  return `${Math.floor(cents / 100)}.${String(cents % 100).padStart(2, "0")}`;
+}
+
+// A payout counted out in the table's chips: each chip adds its value to the amount.
+function chipRow(chips) {
+  const row = $("training-chips");
+  row.replaceChildren();
+  row.hidden = chips.length === 0;
+  for (const chip of chips) {
+    const b = document.createElement("button");
+    b.type = "button";
+    b.className = "chip";
+    b.dataset.cents = String(chip.cents);
+    const disc = document.createElement("span");
+    disc.className = "disc";
+    disc.textContent = chip.text;
+    b.append(disc);
+    b.addEventListener("click", () => {
+      counted += chip.cents;
+      typed = dollars(counted);
+      showTyped();
+    });
+    row.append(b);
+  }
+}
 
 async function press(code, label) {
   pressed.push(code);
@@ -72,7 +100,11 @@ function keypad(form, choices) {
     panelPad(pad);
     return;
   }
-  const add = (label) => pad.append(key(label, () => { typed += label; showTyped(); }));
+  const add = (label) => pad.append(key(label, () => {
+    if (counted) { counted = 0; typed = ""; } // typing after chips starts the amount again
+    typed += label;
+    showTyped();
+  }));
   if (form === "yes_no") {
     pad.append(key("YES", () => send("y"), "wide"), key("NO", () => send("n"), "wide"));
     return;
@@ -83,7 +115,7 @@ function keypad(form, choices) {
   }
   for (const d of ["7", "8", "9", "4", "5", "6", "1", "2", "3", "0"]) add(d);
   if (form === "money") add(".");
-  pad.append(key("CLEAR", () => { typed = ""; showTyped(); }, "long"));
+  pad.append(key("CLEAR", () => { typed = ""; counted = 0; showTyped(); }, "long"));
   pad.append(key("ENTER", () => send(typed), "lit"));
 }
 
@@ -109,7 +141,9 @@ async function load() {
     return li;
   }));
   $("training-how").textContent = q.how;
+  counted = 0;
   keypad(q.form, q.choices);
+  chipRow(q.chips || []);
   $("training-keypad").hidden = false;
 }
 
@@ -123,11 +157,13 @@ async function send(answer) {
   if (!r.readable) {
     $("training-how").textContent = r.message;
     typed = "";
+    counted = 0;
     showTyped();
     return;
   }
   $("training-refused").textContent = "";
   $("training-keypad").hidden = true;
+  $("training-chips").hidden = true;
   const verdict = $("training-verdict");
   verdict.textContent = r.result;
   verdict.className = r.correct && r.in_time ? "right" : "wrong";
