@@ -9,8 +9,10 @@ import threading
 import time
 import urllib.request
 from pathlib import Path
+from typing import Any
 
 import pytest
+import serial
 
 from controller.cli.main import main
 from controller.game.errors import ConfigError
@@ -139,4 +141,41 @@ def test_a_training_table_with_display_serves_the_page_on_its_display_port(
     with TrainingJournal(trained) as journal:
         assert [a.answer for a in journal.attempts("jo")] == ["21", "19"]
     assert trained.stat().st_mode & 0o777 == 0o600
+    assert not (tmp_path / "j.db").exists()
+
+
+def test_a_training_tables_procedures_run_on_emulated_devices_never_its_own(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A procedure on a training table whose file names real devices: the scenario is played on
+    emulated devices (as `croupier run --demo` wires them); no serial port of the table's is
+    opened and its live journal is never made."""
+    opened: list[str] = []
+    real = serial.serial_for_url
+
+    def only_emulated(url: str, *args: Any, **kwargs: Any) -> Any:
+        opened.append(url)
+        if not url.startswith("sim://"):
+            raise OSError(f"{url}: no such device")
+        return real(url, *args, **kwargs)
+
+    monkeypatch.setattr("serial.serial_for_url", only_emulated)
+    trained = tmp_path / "training.db"
+    path = table_file(tmp_path, str(trained))
+    devices = (
+        '[devices]\nshoe = "/dev/i27-shoe"\npeek = "/dev/i27-peek"\npanel = "/dev/i27-panel"\n'
+    )
+    path.write_text(path.read_text() + devices)
+    answers = iter(["KEY_SUP HIT KEY_RUN", "10.00"])  # the card assigned; box 1 paid $10
+    monkeypatch.setattr("builtins.input", lambda _prompt: next(answers))
+    code = main(
+        ["train", "--config", str(path), "--drill", "procedure", "--count", "1", "--trainee",
+         "al", "--seed", "3"]
+    )  # fmt: skip
+    assert code == 0, capsys.readouterr().err
+    with TrainingJournal(trained) as journal:
+        kept = [(a.form, a.answer, a.correct) for a in journal.attempts("al")]
+    assert kept == [("keys", "KEY_SUP HIT KEY_RUN", True), ("money", "10.00", True)]
+    assert opened  # the scenario's emulated shoe, reader and panel, and nothing else
+    assert all(url.startswith("sim://") for url in opened)
     assert not (tmp_path / "j.db").exists()
