@@ -40,7 +40,7 @@ from controller.game.words import (
 from controller.table.config import DEFAULT_CHIPS, load_table_config
 from controller.table.private import state_folder
 from controller.training.course import Course, drill_course, load_course, shipped_course
-from controller.training.drills import DrillKind
+from controller.training.drills import AnswerForm, DrillKind
 from controller.training.errors import TrainingError
 from controller.training.journal import Attempt, TrainingJournal, each_trainee
 from controller.training.report import (
@@ -112,13 +112,16 @@ class TerminalTrainee:
     def unreadable(self, asked: Asked) -> None:
         print(unreadable_answer(asked.question.form.value))
 
-    def result(self, asked: Asked, attempt: Attempt) -> None:
+    def result(self, asked: Asked, attempt: Attempt, told: str) -> None:
         q = asked.question
         print(drill_result(attempt.correct, attempt.in_time, attempt.seconds, asked.time_limit_s))
+        if q.form is AnswerForm.KEYS:  # the keys the table refused, then the correct keys
+            print(told)
+            return
         if not attempt.correct:
             print(croupier_answer(answer_words(q.form.value, q.correct, q.choices)))
-        if q.told:
-            print(croupier_said(q.told))
+        if told:
+            print(croupier_said(told))
 
 
 def run(args: argparse.Namespace) -> int:

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from controller.game.words import key_refused, procedure_unfinished
 from controller.training.course import Course
 from controller.training.drills import (
     AnswerForm,
@@ -51,8 +52,8 @@ class Trainee(Protocol):
     def unreadable(self, asked: Asked) -> None:
         """The answer was not of the question's form: say what to type."""
 
-    def result(self, asked: Asked, attempt: Attempt) -> None:
-        """How the answer went, and croupier's answer (shown after)."""
+    def result(self, asked: Asked, attempt: Attempt, told: str) -> None:
+        """How the answer went, and croupier's answer and words (``told``: shown after)."""
 
 
 def new_seed() -> int:
@@ -112,6 +113,19 @@ class Session:
             if self._started is None:
                 self._started = self.clock()
             return self.asked[len(self.done)]
+
+    def told(self, q: Question) -> str:
+        """What croupier said (shown after an answer); for a procedure on the panel: each key
+        the table refused and why, then the correct keys."""
+        handled = self.handled
+        if q.form is not AnswerForm.KEYS or handled is None:
+            return q.told
+        lines = [
+            key_refused(k.key, k.refusal) for s in handled.stops for k in s.keys if not k.accepted
+        ]
+        if not handled.reached:
+            lines.append(procedure_unfinished(handled.why_not))
+        return "\n".join([*lines, q.told])
 
     def answer(self, typed: str) -> Attempt | None:
         """Check and record the answer to the current question."""
@@ -173,5 +187,5 @@ def run_course(
         if attempt is None:
             trainee.unreadable(asked)
         else:
-            trainee.result(asked, attempt)
+            trainee.result(asked, attempt, session.told(asked.question))
     return session.done

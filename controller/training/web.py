@@ -36,12 +36,11 @@ from controller.game.words import (
     drill_result,
     drill_summary_words,
     key_refused,
-    procedure_unfinished,
     session_words,
     unreadable_answer,
 )
 from controller.table.config import DEFAULT_CHIPS
-from controller.training.drills import AnswerForm, Question, handle_keys
+from controller.training.drills import AnswerForm, handle_keys
 from controller.training.report import trainee_report
 from controller.training.session import Session
 from controller.webserver import ThreadedServer
@@ -92,17 +91,6 @@ def summary(session: Session) -> dict[str, Any]:
         for d in s["drills"]
     ]
     return {"pass": s["pass"], "title": session.course.name, "headline": headline, "lines": lines}
-
-
-def _told(q: Question, session: Session) -> str:
-    """What croupier said, or for a procedure: its keys, each key the table refused and why."""
-    handled = session.handled
-    if q.form is not AnswerForm.KEYS or handled is None:
-        return q.told
-    lines = [key_refused(k.key, k.refusal) for s in handled.stops for k in s.keys if not k.accepted]
-    if not handled.reached:
-        lines.append(procedure_unfinished(handled.why_not))
-    return "\n".join([*lines, q.told])
 
 
 def build_app(session: Session, chips: Sequence[int] = DEFAULT_CHIPS) -> Starlette:
@@ -157,7 +145,7 @@ def build_app(session: Session, chips: Sequence[int] = DEFAULT_CHIPS) -> Starlet
                     answer_words(q.form.value, attempt.answer_value or 0, q.choices),
                     answer_words(q.form.value, q.correct, q.choices),
                 ),
-                "told": _told(q, session),
+                "told": session.told(q),
                 "done": session.finished,
             }
         return JSONResponse(body_out, headers=SECURITY_HEADERS)

@@ -62,7 +62,7 @@ class ScriptedTrainee:
     def unreadable(self, asked: Asked) -> None:
         self.unreadables += 1
 
-    def result(self, asked: Asked, attempt: Attempt) -> None:
+    def result(self, asked: Asked, attempt: Attempt, told: str) -> None:
         pass
 
 

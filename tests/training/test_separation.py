@@ -166,16 +166,18 @@ def test_a_training_tables_procedures_run_on_emulated_devices_never_its_own(
         '[devices]\nshoe = "/dev/i27-shoe"\npeek = "/dev/i27-peek"\npanel = "/dev/i27-panel"\n'
     )
     path.write_text(path.read_text() + devices)
-    answers = iter(["KEY_SUP HIT KEY_RUN", "10.00"])  # the card assigned; box 1 paid $10
+    answers = iter(["HIT KEY_SUP HIT KEY_RUN", "10.00"])  # the card assigned; box 1 paid $10
     monkeypatch.setattr("builtins.input", lambda _prompt: next(answers))
     code = main(
         ["train", "--config", str(path), "--drill", "procedure", "--count", "1", "--trainee",
          "al", "--seed", "3"]
     )  # fmt: skip
-    assert code == 0, capsys.readouterr().err
+    out = capsys.readouterr().out
+    assert code == 1  # one key refused: the procedure is wrong, and the drill failed
+    assert "HIT refused: hit is not possible while the table is on hold\nKeys: key to SUP" in out
     with TrainingJournal(trained) as journal:
         kept = [(a.form, a.answer, a.correct) for a in journal.attempts("al")]
-    assert kept == [("keys", "KEY_SUP HIT KEY_RUN", True), ("money", "10.00", True)]
+    assert kept == [("keys", "HIT KEY_SUP HIT KEY_RUN", False), ("money", "10.00", True)]
     assert opened  # the scenario's emulated shoe, reader and panel, and nothing else
     assert all(url.startswith("sim://") for url in opened)
     assert not (tmp_path / "j.db").exists()
