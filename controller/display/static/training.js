@@ -60,20 +60,29 @@ function chipRow(chips) {
   }
 }
 
-async function press(code, label) {
+let tried = Promise.resolve(); // the presses are tried on the table one after another
+
+function press(code) {
   pressed.push(code);
   typed = pressed.map((k) => PANEL.find((p) => p[1] === k)[0]).join(" \u00b7 ");
   showTyped();
+  const keys = pressed.join(" ");
+  const count = pressed.length;
+  tried = tried.then(() => tryKeys(keys, count)).catch(() => {});
+}
+
+async function tryKeys(keys, count) {
   const reply = await fetch("/api/keys", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ keys: pressed.join(" ") }),
+    body: JSON.stringify({ keys }),
   });
   const r = await reply.json();
+  if (count !== pressed.length) return; // a later press is being tried, or the answer is sent
   const last = r.keys ? r.keys[r.keys.length - 1] : null;
   const refused = (r.keys || []).filter((k) => !k.accepted).map((k) => k.words);
   $("training-refused").textContent = refused.join("\n");
-  $("training-keypad").dataset.answered = String(pressed.length);
+  $("training-keypad").dataset.answered = String(count);
   if (last) $("training-keypad").dataset.last = last.accepted ? "accepted" : "refused";
 }
 
@@ -81,11 +90,11 @@ function panelPad(pad) {
   pressed = [];
   $("training-refused").textContent = "";
   for (const [label, code] of PANEL) {
-    const b = key(label, () => press(code, label), code.startsWith("KEY") ? "switch" : "");
+    const b = key(label, () => press(code), code.startsWith("KEY") ? "switch" : "");
     b.dataset.key = code;
     pad.append(b);
   }
-  pad.append(key("DONE", () => send(pressed.join(" ")), "lit"));
+  pad.append(key("DONE", () => { tried.then(() => send(pressed.join(" "))); }, "lit"));
 }
 
 function keypad(form, choices) {
