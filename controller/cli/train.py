@@ -37,10 +37,10 @@ from controller.game.words import (
     session_words,
     unreadable_answer,
 )
-from controller.table.config import load_table_config
+from controller.table.config import DEFAULT_CHIPS, load_table_config
 from controller.table.private import state_folder
 from controller.training.course import Course, drill_course, load_course, shipped_course
-from controller.training.drills import DrillKind
+from controller.training.drills import AnswerForm, DrillKind
 from controller.training.errors import TrainingError
 from controller.training.journal import Attempt, TrainingJournal, each_trainee
 from controller.training.report import (
@@ -80,6 +80,7 @@ def _where(args: argparse.Namespace) -> tuple[Path, str | None]:
         )
     if not getattr(args, "port", None):
         args.port = table.config.display.port  # the table's screen shows the training page
+    args.chips = table.config.display.chips  # and counts out payouts in the table's chips
     return (args.journal or trained), table.rules.id
 
 
@@ -111,13 +112,16 @@ class TerminalTrainee:
     def unreadable(self, asked: Asked) -> None:
         print(unreadable_answer(asked.question.form.value))
 
-    def result(self, asked: Asked, attempt: Attempt) -> None:
+    def result(self, asked: Asked, attempt: Attempt, told: str) -> None:
         q = asked.question
         print(drill_result(attempt.correct, attempt.in_time, attempt.seconds, asked.time_limit_s))
+        if q.form is AnswerForm.KEYS:  # the keys the table refused, then the correct keys
+            print(told)
+            return
         if not attempt.correct:
             print(croupier_answer(answer_words(q.form.value, q.correct, q.choices)))
-        if q.told:
-            print(croupier_said(q.told))
+        if told:
+            print(croupier_said(told))
 
 
 def run(args: argparse.Namespace) -> int:
@@ -166,7 +170,7 @@ def _on_the_display(
 ) -> list[Attempt]:
     """Serve the session on the training page until it is answered (Ctrl-C stops it)."""
     session = Session(course, journal, trainee_id=args.trainee, seed=args.seed)
-    server = TrainingServer(session, port=args.port)
+    server = TrainingServer(session, port=args.port, chips=getattr(args, "chips", DEFAULT_CHIPS))
     server.start()
     try:
         print(f"Open {server.url} in the dealer screen's browser; Ctrl-C stops.", flush=True)

@@ -828,6 +828,7 @@ _DRILL_ASKS: dict[str, str] = {
     "total": "Box {box} is in play. What is its total?",
     "next_prompt": "Croupier said: {said}\nWhat does it tell the dealer to do next?",
     "hold": "The table stops: {what}.\nWhat do you do?",
+    "procedure_keys": "The table stops: {what}.\nHandle it with the panel, as at the table.",
 }
 _DRILL_NAMES: dict[str, str] = {
     "payout": "payout of a box",
@@ -840,9 +841,12 @@ _DRILL_NAMES: dict[str, str] = {
 }
 _ANSWER_FORMS: dict[str, str] = {
     "money": "type the amount in dollars and cents (22.50)",
+    "money_chips": "type the amount in dollars and cents (22.50), or count it out in chips",
     "number": "type a number",
     "yes_no": "type y or n",
     "choice": "type the number of your choice",
+    "keys": "press the panel's keys as at the table, then DONE (typed: the keys' codes, "
+    "KEY_SUP HIT KEY_RUN; HOLD_DEA holds DEA for 2 s)",
 }
 
 
@@ -869,7 +873,29 @@ def answer_words(form: str, value: int, choices: Sequence[str] = ()) -> str:
         return "yes" if value else "no"
     if form == "choice" and 0 <= value < len(choices):
         return f"{value + 1}. {choices[value]}"
+    if form == "keys":  # the keys the table refused
+        return (
+            "no key refused" if value == 0 else f"{value} {'key' if value == 1 else 'keys'} refused"
+        )
     return str(value)
+
+
+_PANEL_STEPS = {"KEY_SUP": "key to SUP", "KEY_RUN": "key to RUN", "HOLD_DEA": "DEA held 2 s"}
+
+
+def panel_steps(keys: Sequence[str]) -> str:
+    """The keys of a procedure, in order, as the dealer reads them."""
+    return "Keys: " + ", ".join(_PANEL_STEPS.get(k, k) for k in keys) + "."
+
+
+def key_refused(key: str, reason: str) -> str:
+    """A key the table refused during a procedure, and the table's words."""
+    return f"{_PANEL_STEPS.get(key, key)} refused: {reason}"
+
+
+def procedure_unfinished(why: str) -> str:
+    """A procedure that did not take the table through the scenario."""
+    return f"The table did not go on: {why}."
 
 
 def drill_result(correct: bool, in_time: bool, seconds: float, limit_s: float | None) -> str:

@@ -31,6 +31,7 @@ from controller.game.words import (
     hold_todo,
     hold_what,
     on_the_bar,
+    panel_steps,
     table_cards,
     told_words,
 )
@@ -46,6 +47,14 @@ from controller.round.inputs import Hold
 from controller.round.model import HandState, RoundState, why_not_insure
 from controller.round.spec import Action, State
 from controller.training.errors import TrainingError
+from controller.training.procedure import (
+    ProcedureResult,
+    panel_keys,
+    panel_procedures,
+    pressing,
+    run_procedure,
+    script_keys,
+)
 from drivers.tbl21.cards import Card, shoe_cards
 
 # Wagers of the drills: amounts a table takes, many of them odd so that 3:2 and a half need
@@ -80,6 +89,7 @@ class AnswerForm(StrEnum):
     NUMBER = "number"
     YES_NO = "yes_no"  # 1 yes, 0 no
     CHOICE = "choice"  # the index of a choice (typed from 1)
+    KEYS = "keys"  # the panel's keys pressed, in order (scored: the keys the table refused)
 
 
 FORMS = {
@@ -89,7 +99,7 @@ FORMS = {
     DrillKind.TOTAL: AnswerForm.NUMBER,
     DrillKind.NEXT_PROMPT: AnswerForm.CHOICE,
     DrillKind.HOLD: AnswerForm.CHOICE,
-    DrillKind.PROCEDURE: AnswerForm.CHOICE,  # (and its payouts: MONEY)
+    DrillKind.PROCEDURE: AnswerForm.KEYS,  # (its other stops: CHOICE, its payouts: MONEY)
 }
 
 
@@ -107,6 +117,8 @@ class Question:
     correct: int
     told: str
     choices: tuple[str, ...] = ()
+    scenario: str = ""  # a procedure's shipped scenario (handled with the panel: KEYS)
+    steps: tuple[str, ...] = ()  # its script's keys (shown after, in words: told)
 
 
 def parse_answer(form: AnswerForm, text: str, choices: int = 0) -> int | None:
@@ -124,6 +136,9 @@ def parse_answer(form: AnswerForm, text: str, choices: int = 0) -> int | None:
         return int(cents)
     if form is AnswerForm.YES_NO:
         return {"y": 1, "yes": 1, "n": 0, "no": 0}.get(text)
+    if form is AnswerForm.KEYS:  # how many keys (their score is the table's: handle_keys)
+        keys = panel_keys(text)
+        return len(keys) if keys else None
     if not text.isdigit() or len(text) > 6:
         return None
     value = int(text)
@@ -521,6 +536,26 @@ def _scenario_steps(rules: Variant, scenario: Scenario, name: str) -> tuple[Ques
         records, _ = play_rounds(controller, hands, scripted_rounds(scenario), on_output=watch)
     except (PlayError, ActionRefused):
         return ()
+    if name in panel_procedures(rules):  # its supervisor's stop is handled with the panel
+        handled = run_procedure(name, script_keys)
+        stops = [
+            (
+                stop.round.number,
+                Question(
+                    DrillKind.PROCEDURE,
+                    rules.id,
+                    0,
+                    AnswerForm.KEYS,
+                    _table_of(stop.round, State.HOLD),
+                    drill_ask("procedure_keys", what=stop.hold),
+                    0,
+                    panel_steps(stop.correct_steps),
+                    scenario=name,
+                    steps=stop.correct_steps,
+                ),
+            )
+            for stop in handled.stops
+        ]
     steps: list[Question] = []
     for record in records:
         steps += [q for number, q in stops if number == record.number]
@@ -567,3 +602,11 @@ assert set(_MAKERS) | {DrillKind.PROCEDURE} == set(DrillKind) == set(FORMS)
 def questions(rules: Variant, kind: DrillKind, count: int, seed: int) -> list[Question]:
     """``count`` questions of ``kind`` from the seeds after ``seed``."""
     return [make_question(rules, kind, seed + n) for n in range(count)]
+
+
+def handle_keys(question: Question, keys: str) -> ProcedureResult | None:
+    """A procedure's keys pressed on the table at its stop (None: not keys of the panel)."""
+    pressed = panel_keys(keys)
+    if question.form is not AnswerForm.KEYS or not pressed:
+        return None
+    return run_procedure(question.scenario, pressing(pressed))

@@ -17,9 +17,18 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Protocol
 
+from controller.game.words import key_refused, procedure_unfinished
 from controller.training.course import Course
-from controller.training.drills import Question, is_correct, make_questions, parse_answer
+from controller.training.drills import (
+    AnswerForm,
+    Question,
+    handle_keys,
+    is_correct,
+    make_questions,
+    parse_answer,
+)
 from controller.training.journal import Attempt, TrainingJournal, question_record
+from controller.training.procedure import ProcedureResult
 
 Clock = Callable[[], float]
 SEED_SPAN = 2**31
@@ -43,8 +52,8 @@ class Trainee(Protocol):
     def unreadable(self, asked: Asked) -> None:
         """The answer was not of the question's form: say what to type."""
 
-    def result(self, asked: Asked, attempt: Attempt) -> None:
-        """How the answer went, and croupier's answer (shown after)."""
+    def result(self, asked: Asked, attempt: Attempt, told: str) -> None:
+        """How the answer went, and croupier's answer and words (``told``: shown after)."""
 
 
 def new_seed() -> int:
@@ -89,6 +98,7 @@ class Session:
         self._marks = {d.kind: d.pass_percent for d in course.drills}
         self._started: float | None = None
         self._lock = threading.Lock()
+        self.handled: ProcedureResult | None = None  # the last procedure's keys, on the table
 
     @property
     def finished(self) -> bool:
@@ -104,6 +114,19 @@ class Session:
                 self._started = self.clock()
             return self.asked[len(self.done)]
 
+    def told(self, q: Question) -> str:
+        """What croupier said (shown after an answer); for a procedure on the panel: each key
+        the table refused and why, then the correct keys."""
+        handled = self.handled
+        if q.form is not AnswerForm.KEYS or handled is None:
+            return q.told
+        lines = [
+            key_refused(k.key, k.refusal) for s in handled.stops for k in s.keys if not k.accepted
+        ]
+        if not handled.reached:
+            lines.append(procedure_unfinished(handled.why_not))
+        return "\n".join([*lines, q.told])
+
     def answer(self, typed: str) -> Attempt | None:
         """Check and record the answer to the current question."""
         asked = self.current()
@@ -115,6 +138,12 @@ class Session:
             if value is None:
                 return None
             seconds = max(0.0, self.clock() - self._started)
+            right = is_correct(q, value)
+            if q.form is AnswerForm.KEYS:  # pressed on the table: the keys it refused
+                handled = handle_keys(q, typed)
+                assert handled is not None
+                self.handled = handled
+                value, right = handled.mistakes, handled.correct
             attempt = Attempt(
                 session=self.id,
                 trainee=self.trainee_id,
@@ -131,7 +160,7 @@ class Session:
                 time_limit_s=asked.time_limit_s,
                 pass_percent=self._marks[q.kind],
                 course_pass_percent=self.course.pass_percent,
-                correct=is_correct(q, value),
+                correct=right,
                 in_time=seconds <= asked.time_limit_s,
                 at=self.now().isoformat(timespec="seconds"),
             )
@@ -158,5 +187,5 @@ def run_course(
         if attempt is None:
             trainee.unreadable(asked)
         else:
-            trainee.result(asked, attempt)
+            trainee.result(asked, attempt, session.told(asked.question))
     return session.done

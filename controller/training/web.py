@@ -17,14 +17,17 @@ Host and Origin checks):
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
 from controller.display.web import SECURITY_HEADERS, STATIC
+from controller.game.prompts import money
 from controller.game.words import (
     answer_form_words,
     answer_shown,
@@ -32,9 +35,12 @@ from controller.game.words import (
     drill_name,
     drill_result,
     drill_summary_words,
+    key_refused,
     session_words,
     unreadable_answer,
 )
+from controller.table.config import DEFAULT_CHIPS
+from controller.training.drills import AnswerForm, handle_keys
 from controller.training.report import trainee_report
 from controller.training.session import Session
 from controller.webserver import ThreadedServer
@@ -46,7 +52,7 @@ PAGE_FILES = {
 MAX_ANSWER_BYTES = 1024
 
 
-def question_json(session: Session) -> dict[str, Any]:
+def question_json(session: Session, chips: Sequence[int] = DEFAULT_CHIPS) -> dict[str, Any]:
     asked = session.current()
     if asked is None:
         return {"done": True, "summary": summary(session)}
@@ -61,7 +67,13 @@ def question_json(session: Session) -> dict[str, Any]:
         "ask": q.ask,
         "choices": list(q.choices),
         "form": q.form.value,
-        "how": answer_form_words(q.form.value),
+        "how": answer_form_words("money_chips" if q.form is AnswerForm.MONEY else q.form.value),
+        # an amount may be counted out in the table's chips (the display's own), largest first
+        "chips": (
+            [{"cents": c, "text": money(c)} for c in sorted(chips, reverse=True)]
+            if q.form is AnswerForm.MONEY
+            else []
+        ),
     }
 
 
@@ -81,7 +93,7 @@ def summary(session: Session) -> dict[str, Any]:
     return {"pass": s["pass"], "title": session.course.name, "headline": headline, "lines": lines}
 
 
-def build_app(session: Session) -> Starlette:
+def build_app(session: Session, chips: Sequence[int] = DEFAULT_CHIPS) -> Starlette:
     page = (STATIC / "training.html").read_bytes()
     files = {
         path: ((STATIC / name).read_bytes(), kind) for path, (name, kind) in PAGE_FILES.items()
@@ -97,7 +109,7 @@ def build_app(session: Session) -> Starlette:
         return Response(found[0], media_type=found[1], headers=SECURITY_HEADERS)
 
     async def question(request: Request) -> Response:
-        return JSONResponse(question_json(session), headers=SECURITY_HEADERS)
+        return JSONResponse(question_json(session, chips), headers=SECURITY_HEADERS)
 
     async def answer(request: Request) -> Response:
         body = await request.body()
@@ -115,7 +127,7 @@ def build_app(session: Session) -> Starlette:
         if asked is None:
             return JSONResponse({"done": True}, headers=SECURITY_HEADERS)
         q = asked.question
-        attempt = session.answer(typed)
+        attempt = await run_in_threadpool(session.answer, typed)  # a procedure plays its table
         if attempt is None:
             body_out: dict[str, Any] = {
                 "readable": False,
@@ -133,10 +145,44 @@ def build_app(session: Session) -> Starlette:
                     answer_words(q.form.value, attempt.answer_value or 0, q.choices),
                     answer_words(q.form.value, q.correct, q.choices),
                 ),
-                "told": q.told,
+                "told": session.told(q),
                 "done": session.finished,
             }
         return JSONResponse(body_out, headers=SECURITY_HEADERS)
+
+    async def keys(request: Request) -> Response:
+        """The keys pressed so far at a procedure's stop, tried on its table (nothing recorded):
+        each key's answer in the table's words, and whether the table still holds."""
+        body = await request.body()
+        try:
+            typed = json.loads(body)["keys"] if len(body) <= MAX_ANSWER_BYTES else None
+        except (ValueError, KeyError, TypeError):
+            typed = None
+        asked = session.current()
+        q = asked.question if asked is not None else None
+        tried = (
+            await run_in_threadpool(handle_keys, q, typed)
+            if q is not None and isinstance(typed, str)
+            else None
+        )
+        if tried is None:
+            return JSONResponse(
+                {"error": 'send {"keys": "KEY_SUP HIT"} at a procedure on the panel'},
+                status_code=400,
+                headers=SECURITY_HEADERS,
+            )
+        pressed = [k for stop in tried.stops for k in stop.keys]
+        return JSONResponse(
+            {
+                "keys": [
+                    {"key": k.key, "accepted": k.accepted,
+                     "words": key_refused(k.key, k.refusal) if not k.accepted else ""}
+                    for k in pressed
+                ],
+                "decided": any(stop.decided for stop in tried.stops),
+            },
+            headers=SECURITY_HEADERS,
+        )  # fmt: skip
 
     return Starlette(
         routes=[
@@ -144,6 +190,7 @@ def build_app(session: Session) -> Starlette:
             Route("/static/{name}", static),
             Route("/api/question", question),
             Route("/api/answer", answer, methods=["POST"]),
+            Route("/api/keys", keys, methods=["POST"]),
             Route("/favicon.ico", lambda request: Response(status_code=204)),
         ]
     )
@@ -152,9 +199,16 @@ def build_app(session: Session) -> Starlette:
 class TrainingServer(ThreadedServer):
     """The training page for one session, in a thread of its own."""
 
-    def __init__(self, session: Session, host: str = "127.0.0.1", port: int = 0) -> None:
+    def __init__(
+        self,
+        session: Session,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        chips: Sequence[int] = DEFAULT_CHIPS,
+    ) -> None:
         super().__init__("training-web", host, port)
         self.session = session
+        self.chips = tuple(chips)
 
     @property
     def url(self) -> str:
@@ -162,7 +216,7 @@ class TrainingServer(ThreadedServer):
 
     def start(self) -> None:
         self.serve(
-            build_app(self.session),
+            build_app(self.session, self.chips),
             lifespan="off",
             ws_max_size=MAX_ANSWER_BYTES,
             ssl_certfile=None,

@@ -8,6 +8,7 @@ from controller.game.rules import load_variant
 from controller.training.drills import (
     AnswerForm,
     DrillKind,
+    handle_keys,
     is_correct,
     make_question,
     make_questions,
@@ -100,14 +101,27 @@ def test_an_answer_is_right_only_when_it_is_croupiers() -> None:
     assert not is_correct(q, q.correct + 1)
 
 
-def test_a_procedure_is_a_shipped_scenarios_stops_and_payouts_step_by_step() -> None:
-    # nz_card_out_of_turn_assigned: the stop (what to do about a card out of turn), then the
-    # payout of the box the assigned card made 20 against the dealer's 17
+def test_a_procedure_is_a_shipped_scenarios_stop_on_the_panel_then_its_payouts() -> None:
+    # nz_card_out_of_turn_assigned: the stop (a card out of turn, handled with the panel's
+    # keys), then the payout of the box the assigned card made 20 against the dealer's 17
     steps = make_questions(NZ, DrillKind.PROCEDURE, 3)  # the 4th scenario of the pack
-    assert [q.form for q in steps] == [AnswerForm.CHOICE, AnswerForm.MONEY]
+    assert [q.form for q in steps] == [AnswerForm.KEYS, AnswerForm.MONEY]
     stop, payout = steps
     assert "a card came out when none was due: 8♠" in stop.ask
-    assert stop.choices[stop.correct] == stop.told
-    assert "press CALL" in stop.told
+    assert "Box 1: 9♥ 3♦, stake $10" in stop.table  # before the card is decided
+    assert stop.scenario == "nz_card_out_of_turn_assigned"
+    assert stop.steps == ("KEY_SUP", "HIT", "KEY_RUN")
+    assert stop.told == "Keys: key to SUP, HIT, key to RUN."
     assert "Box 1: 9♥ 3♦ 8♠, stake $10" in payout.table
     assert payout.correct == 1000
+
+
+def test_a_procedures_keys_are_scored_on_the_table_any_accepted_decision_right() -> None:
+    (stop, _) = make_questions(NZ, DrillKind.PROCEDURE, 3)
+    assert parse_answer(AnswerForm.KEYS, "key_sup hit what") is None
+    burned = handle_keys(stop, "KEY_SUP CAN KEY_RUN")  # not the script's, but the table's
+    assert burned is not None
+    assert burned.correct
+    refused = handle_keys(stop, "HIT KEY_SUP HIT KEY_RUN")
+    assert refused is not None
+    assert (refused.mistakes, refused.correct) == (1, False)

@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from controller.training.course import shipped_course
+from controller.game.rules import load_variant
+from controller.training.course import drill_course, shipped_course
 from controller.training.drills import AnswerForm, DrillKind, Question
 from controller.training.journal import Attempt, TrainingJournal
 from controller.training.report import (
@@ -34,6 +35,8 @@ def right_answer(q: Question) -> str:
         return "y" if q.correct else "n"
     if q.form is AnswerForm.CHOICE:
         return str(q.correct + 1)
+    if q.form is AnswerForm.KEYS:  # the script's own keys, pressed on the table
+        return " ".join(q.steps)
     return str(q.correct)
 
 
@@ -59,7 +62,7 @@ class ScriptedTrainee:
     def unreadable(self, asked: Asked) -> None:
         self.unreadables += 1
 
-    def result(self, asked: Asked, attempt: Attempt) -> None:
+    def result(self, asked: Asked, attempt: Attempt, told: str) -> None:
         pass
 
 
@@ -144,3 +147,29 @@ def test_the_report_page_and_the_instructors_view_show_each_trainee(tmp_path: Pa
     assert [t["trainee"] for t in view["trainees"]] == ["ann", "bo"]
     assert view["trainees"][0]["last_session_pass"] is False
     assert "<td>ann</td>" in instructor_page(view)
+
+
+def test_a_procedure_on_the_panel_is_scored_by_the_keys_the_table_refused(tmp_path: Path) -> None:
+    """A procedure drill: a first stop handled with one refused key (wrong), the next with the
+    script's own keys (right); the journal keeps the keys and how many were refused."""
+    clock = Clock()
+    course = drill_course(load_variant("nz-pontoon"), DrillKind.PROCEDURE, 2, 60)
+
+    class Panel(ScriptedTrainee):
+        def answer(self, asked: Asked) -> str:
+            self.clock.now += 3.0
+            q = asked.question
+            if q.form is AnswerForm.KEYS and not self.typed_junk:
+                self.typed_junk = True
+                return "OK_ " + right_answer(q)  # OK_ is dark while the table holds
+            return right_answer(q)
+
+    with TrainingJournal(tmp_path / "t.sqlite3") as journal:
+        done = run_course(course, Panel(clock), journal, trainee_id="lu", seed=3, clock=clock)
+        kept = journal.attempts("lu")
+    keyed = [(a.answer, a.answer_value, a.correct) for a in kept if a.form == "keys"]
+    assert keyed == [
+        ("OK_ KEY_SUP HIT KEY_RUN", 1, False),
+        ("KEY_SUP CAN KEY_RUN", 0, True),
+    ]
+    assert [a.correct for a in done if a.form == "money"] == [True, True]

@@ -17,7 +17,7 @@ from controller.training.course import drill_course
 from controller.training.drills import DrillKind
 from controller.training.journal import TrainingJournal
 from controller.training.session import Session
-from controller.training.web import TrainingServer
+from controller.training.web import TrainingServer, question_json
 
 
 class Client:
@@ -90,3 +90,17 @@ def test_a_request_that_is_not_an_answer_is_refused(client: tuple[Client, Sessio
     assert c.post("api/answer", json.dumps({"answer": 17}).encode())[0] == 400
     assert c.get("api/answer")[0] == 405
     assert session.done == []
+
+
+def test_a_payout_may_be_counted_out_in_the_tables_chips(tmp_path: Path) -> None:
+    """A money question offers the table's chips, largest first (the display's own values);
+    a question of another form offers none."""
+    nz = load_variant("nz-pontoon")
+    with TrainingJournal(tmp_path / "t.sqlite3") as journal:
+        paid = Session(drill_course(nz, DrillKind.PAYOUT, 1, 30), journal, trainee_id="a", seed=1)
+        shown = question_json(paid, (500, 50, 2500))
+        assert [c["cents"] for c in shown["chips"]] == [2500, 500, 50]
+        assert [c["text"] for c in shown["chips"]] == ["$25", "$5", "$0.50"]
+        assert "count it out in chips" in shown["how"]
+        total = Session(drill_course(nz, DrillKind.TOTAL, 1, 5), journal, trainee_id="a", seed=1)
+        assert question_json(total, (500,))["chips"] == []
