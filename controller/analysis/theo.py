@@ -1,0 +1,250 @@
+"""Exact, skill-adjusted theo: the value of every action a rated player could take at each of
+their decisions, and what the action they took cost them against the best one.
+
+A decision is a :class:`Spot`: the dealer's first card (where the player sees it), the hand's
+cards, whether it came from a split (and how many hands the box holds), and the action taken.
+Its actions are valued by the composition-dependent optimum (:class:`~.engine.Analysis` with no
+strategy) for the shoe **as configured**, less only the cards the player sees in that hand (its
+own cards, the dealer's first card and, for a split hand, the other cards of the pair split
+from it, as the analysis values splits): never the cards left in the actual shoe, so a rating
+neither rewards nor punishes the luck of the shoe. Each action's value is the optimum played
+after it, in units of the hand's initial wager, *given that the dealer has no natural* where
+the dealer checked for one before the player decides (the engine's "W" values divided by the
+chance of no natural).
+
+A decision's **cost** is the best action's value less the taken action's, in wager units
+(:class:`~fractions.Fraction`, from the engine's binary floating point exactly): zero for the
+best play, never negative. A session's **skill theo** is the optimum's house edge x its wagers
+plus the sum of its decisions' costs x their wagers; its **book theo** is the average bet x
+rounds x the par sheet's edge (the shipped chart's, as commercial systems compute theo).
+
+The analysis is one per set of rules (and shoe), kept for the process by the rules' hash
+(:func:`values_for`); a decision's values are worked out when first asked (the hands after it
+only, a fraction of a second) and kept. The two edges of a variant are a walk of every hand
+(seconds to a minute): they are cached on disk beside the par sheets (:func:`edges_for`).
+Nothing here runs at the table: the floor rates sessions from the rows the tables shipped.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from fractions import Fraction
+
+from controller.analysis.engine import Analysis, Ctx
+from controller.analysis.parsheet import ENGINE_VERSION, cache_dir
+from controller.analysis.shoe import ZERO, Shoe, comp_of, plus
+from controller.game.errors import ConfigError
+from controller.game.rules import SplitMatch, Variant
+from controller.play.strategy import strategy_for
+from controller.round.spec import Action
+from controller.table.private import make_folders, write_private
+from drivers.tbl21.cards import Card
+
+THEO_VERSION = "1"
+# the actions a rating values: the player's choices on a hand (insurance, a side wager, and
+# the rescue of a doubled hand are not rated)
+RATED_ACTIONS = frozenset({Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT, Action.SURRENDER})
+
+
+@dataclass(frozen=True)
+class Spot:
+    """One decision: the dealer's first card where the player sees it (None: face down), the
+    hand's cards in the order dealt, and for a split hand the number of hands on the box."""
+
+    up: Card | None
+    cards: tuple[Card, ...]
+    split_hands: int = 1  # hands on the box when the hand is one of a split (1: no split)
+
+    @property
+    def from_split(self) -> bool:
+        return self.split_hands > 1
+
+
+def rules_key(rules: Variant, shoe: Shoe) -> str:
+    """The hash a variant's values are kept by: its rules and its shoe."""
+    payload = {
+        "engine": ENGINE_VERSION,
+        "theo": THEO_VERSION,
+        "rules": rules.model_dump(mode="json"),
+        "shoe": list(shoe.counts),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+class DecisionValues:
+    """Every legal action's exact value at a decision, for one variant and shoe."""
+
+    def __init__(self, rules: Variant, shoe: Shoe | None = None) -> None:
+        self.rules = rules
+        self.shoe = shoe if shoe is not None else Shoe.of_variant(rules)
+        self.analysis = Analysis(rules, self.shoe, 1000, None)
+        self.key = rules_key(rules, self.shoe)
+        self._known: dict[tuple[object, ...], dict[Action, Fraction]] = {}
+
+    def _pair(self, cards: Sequence[Card]) -> bool:
+        if len(cards) != 2:
+            return False
+        a, b = cards
+        if self.rules.split.match is SplitMatch.RANK:
+            return a.rank is b.rank
+        return a.points == b.points
+
+    def values(self, spot: Spot) -> dict[Action, Fraction]:
+        """Each action the rules allow here and its value (wager units, the dealer holding no
+        natural where it was checked for); empty where the hand is over (a natural...)."""
+        a = self.analysis
+        up = spot.up.points if spot.up is not None and a.rules.dealer.first_card_face_up else None
+        points = tuple(c.points for c in spot.cards)
+        pair = self._pair(spot.cards)
+        key = (up, points, pair, spot.split_hands)
+        got = self._known.get(key)
+        if got is not None:
+            return got
+        comp = comp_of(points)
+        first_two = comp_of(points[:2])
+        i0 = first_two[0] if a.track_initial_aces else 0
+        if spot.from_split:
+            pair_value = points[0]
+            ctx = Ctx(up, comp_of([pair_value] * (spot.split_hands - 1)), True, pair_value == 1)
+        else:
+            ctx = Ctx(up, ZERO)
+        rows = a.rows(up, plus(ctx.base, comp))
+        facts = a.facts(ctx, comp, i0, False)
+        raw: dict[Action, float] = {}
+        if facts.end is None:
+            if len(points) == 2 and not spot.from_split:
+                raw, _can_split, _can_surrender = a.root_values(ctx, comp, i0, rows, pair)
+            else:
+                raw = {
+                    act: a.action_value(ctx, comp, i0, False, rows, act) for act in a.legal(facts)
+                }
+        checked = a._peeks[up]
+        no_natural = Fraction(1)
+        if checked:
+            no_natural -= Fraction(a.tables[up].natural_probability(rows.shoe))
+        got = {act: Fraction(v) / no_natural for act, v in raw.items()}
+        self._known[key] = got
+        return got
+
+    def cost(self, spot: Spot, taken: Action) -> Fraction | None:
+        """The best action's value less ``taken``'s (wager units); None where the analysis has
+        no value for it (a split hand split again, a hand already over)."""
+        values = self.values(spot)
+        if taken not in values or not values:
+            return None
+        return max(values.values()) - values[taken]
+
+
+_VALUES: dict[str, DecisionValues] = {}
+
+
+def values_for(rules: Variant, shoe: Shoe | None = None) -> DecisionValues:
+    """The decision values of a variant, one per rules' hash for the process."""
+    shoe = shoe if shoe is not None else Shoe.of_variant(rules)
+    key = rules_key(rules, shoe)
+    got = _VALUES.get(key)
+    if got is None:
+        got = _VALUES[key] = DecisionValues(rules, shoe)
+    return got
+
+
+@dataclass(frozen=True)
+class Edges:
+    """A variant's house edges (per initial wager, +: the house wins): the optimum's (skill
+    theo's base) and the shipped chart's (the par sheet's: book theo)."""
+
+    optimal: Fraction
+    chart: Fraction
+
+    @property
+    def chart_cost(self) -> Fraction:
+        """What playing the chart costs against the optimum, per wager."""
+        return self.chart - self.optimal
+
+
+def edges_for(rules: Variant, shoe: Shoe | None = None, *, use_cache: bool = True) -> Edges:
+    """The optimum's and the shipped chart's house edges, from the cache beside the par
+    sheets where these rules were met before (a file of their own, 0600)."""
+    shoe = shoe if shoe is not None else Shoe.of_variant(rules)
+    key = rules_key(rules, shoe)
+    where = cache_dir() / f"theo-{rules.id}-{key[:16]}.json"
+    if use_cache and where.exists():
+        try:
+            data = json.loads(where.read_text(encoding="utf-8"))
+            return Edges(Fraction(data["optimal"]), Fraction(data["chart"]))
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    optimal = values_for(rules, shoe).analysis.house_edge()  # fills the values' analysis too
+    try:
+        chart = Analysis(rules, shoe, 1000, strategy_for(rules)).house_edge()
+    except ConfigError:  # no shipped chart fits (a what-if): book theo at the optimum's edge
+        chart = optimal
+    edges = Edges(Fraction(optimal), Fraction(chart))
+    make_folders(where.parent)
+    body = {"optimal": str(edges.optimal), "chart": str(edges.chart), "rules_hash": key}
+    write_private(where, json.dumps(body).encode(), "the theo edges' cache file")
+    return edges
+
+
+# --- a session's rating ---------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Decision:
+    """A rated decision: where, what was taken, the hand's initial wager."""
+
+    spot: Spot
+    taken: Action
+    wager_cents: int
+
+
+@dataclass
+class Theo:
+    """A session's theo (cents, exact until shown)."""
+
+    wagers_cents: int = 0
+    rounds: int = 0
+    decisions: int = 0
+    unvalued: int = 0  # decisions the analysis has no value for (a split hand split again)
+    cost_cents: Fraction = Fraction(0)
+    edge_cents: Fraction = Fraction(0)  # the optimum's edge x wagers
+    book_cents: Fraction = Fraction(0)
+    costly: list[tuple[Decision, Fraction]] = field(default_factory=list)
+
+    @property
+    def skill_cents(self) -> Fraction:
+        return self.edge_cents + self.cost_cents
+
+    @property
+    def average_bet_cents(self) -> Fraction:
+        return Fraction(self.wagers_cents, self.rounds) if self.rounds else Fraction(0)
+
+
+def session_theo(
+    decisions: Iterable[Decision],
+    wagers_cents: int,
+    rounds: int,
+    values: DecisionValues,
+    edges: Edges,
+) -> Theo:
+    """A session's skill theo (the optimum's edge x ``wagers_cents`` + each decision's cost x
+    its wager) and book theo (average bet x rounds x the chart's edge)."""
+    out = Theo(wagers_cents=wagers_cents, rounds=rounds)
+    out.edge_cents = edges.optimal * wagers_cents
+    out.book_cents = out.average_bet_cents * rounds * edges.chart
+    for decision in decisions:
+        if decision.taken not in RATED_ACTIONS:
+            continue
+        cost = values.cost(decision.spot, decision.taken)
+        if cost is None:
+            out.unvalued += 1
+            continue
+        out.decisions += 1
+        cents = cost * decision.wager_cents
+        out.cost_cents += cents
+        if cents > 0:
+            out.costly.append((decision, cents))
+    return out
