@@ -29,15 +29,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
 
 from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.parsheet import ENGINE_VERSION, cache_dir
 from controller.analysis.shoe import ZERO, Shoe, comp_of, plus
+from controller.floor.ratings import Rating, SeenDecision, SessionPlay, cents_shown
 from controller.game.errors import ConfigError
-from controller.game.rules import SplitMatch, Variant
+from controller.game.rules import SplitMatch, Variant, load_variant
 from controller.play.strategy import strategy_for
 from controller.round.spec import Action
 from controller.table.private import make_folders, write_private
@@ -247,4 +248,65 @@ def session_theo(
         out.cost_cents += cents
         if cents > 0:
             out.costly.append((decision, cents))
+    return out
+
+
+def decision_of(seen: SeenDecision) -> Decision | None:
+    """A decision the rows show, as the analysis takes it (None: not a rated action, or a card
+    the rows do not spell)."""
+    try:
+        taken = Action(seen.action)
+        up = Card.parse(seen.up) if seen.up else None
+        cards = tuple(Card.parse(c) for c in seen.cards)
+    except ValueError:
+        return None
+    if taken not in RATED_ACTIONS or len(cards) < 2:
+        return None
+    return Decision(Spot(up, cards, seen.split_hands), taken, seen.wager_cents)
+
+
+WORST_SHOWN = 3
+
+
+def _words(decision: Decision, cents: Fraction) -> str:
+    s = decision.spot
+    cards = " ".join(str(c) for c in s.cards)
+    against = f" against {s.up}" if s.up is not None else ""
+    return f"{decision.taken.value} on {cards}{against}: {cents_shown(cents)}"
+
+
+def rate(
+    sessions: Iterable[SessionPlay],
+    variant_of: Callable[[str], Variant] = load_variant,
+    edges_of: Callable[[Variant], Edges] = edges_for,
+) -> list[Rating]:
+    """Each session's rating: book theo, skill theo and what its decisions cost (cents, exact)."""
+    out: list[Rating] = []
+    rules_of: dict[str, Variant | None] = {}
+    for play in sessions:
+        if play.variant not in rules_of:
+            try:
+                rules_of[play.variant] = variant_of(play.variant)
+            except (ConfigError, ValueError):
+                rules_of[play.variant] = None
+        rules = rules_of[play.variant]
+        if rules is None:
+            out.append(Rating(play, None, None, None))
+            continue
+        decisions = [d for d in map(decision_of, play.decisions) if d is not None]
+        theo = session_theo(
+            decisions, play.wagers_cents, play.rounds, values_for(rules), edges_of(rules)
+        )
+        worst = sorted(theo.costly, key=lambda dc: dc[1], reverse=True)[:WORST_SHOWN]
+        out.append(
+            Rating(
+                play,
+                theo.book_cents,
+                theo.skill_cents,
+                theo.cost_cents,
+                theo.decisions,
+                theo.unvalued,
+                tuple(_words(d, c) for d, c in worst),
+            )
+        )
     return out

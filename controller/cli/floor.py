@@ -37,6 +37,7 @@ from typing import Any
 
 import psycopg
 
+from controller.analysis.theo import rate
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor import retention
@@ -46,6 +47,7 @@ from controller.floor.config import LoadedFloor, load_floor_config
 from controller.floor.errors import BadPeriod, FloorError
 from controller.floor.export import write_export
 from controller.floor.logins import table_login
+from controller.floor.ratings import rated_sessions
 from controller.floor.report import build_report
 from controller.floor.report_page import render
 from controller.floor.schema import migrate
@@ -165,6 +167,8 @@ def report_command(args: argparse.Namespace) -> int:
     try:
         with _connect(conninfo, floor.config.database.where) as db:
             made = build_report(db, start, end)
+            if not args.no_ratings:
+                made.ratings = rate(rated_sessions(db, start, end))
     except FloorError as exc:
         return _fail(str(exc))
     except psycopg.Error as exc:

@@ -35,6 +35,7 @@ from typing import Any
 
 import psycopg
 
+from controller.floor.ratings import Rating, ratings_text
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
 
@@ -224,6 +225,9 @@ class FloorReport:
     floor: Figures
     overrides: list[Override]
     house_wins: list[tuple[str, str, int]]  # (round end ts, table, the house win of that round)
+    # the rated sessions that sat down in the period (filled in above the floor, where the
+    # analysis values their decisions: :func:`controller.analysis.theo.rate`)
+    ratings: list[Rating] = field(default_factory=list)
 
     def period(self) -> str:
         """The period in words, in its own time zone: "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026
@@ -245,6 +249,7 @@ class FloorReport:
             "floor": self.floor.as_json(),
             "tables": [t.as_json() for t in self.tables],
             "overrides": [o.as_json() for o in self.overrides],
+            "ratings": [r.as_json() for r in self.ratings],
         }
 
     def csv(self) -> str:
@@ -287,6 +292,7 @@ class FloorReport:
                 for name, p in sorted(self.floor.settled.items(), key=lambda i: _order(i[0]))
             )
         )
+        lines += ratings_text(self.ratings, self.local_time)
         for o in self.overrides:
             lines.append(
                 f"override {self.local_time(o.ts)} table {o.table_id} round {o.round_id}: "

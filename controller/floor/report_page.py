@@ -10,6 +10,7 @@ from datetime import datetime, timedelta
 from fractions import Fraction
 from typing import Any
 
+from controller.floor.ratings import RATING_COLUMNS, Rating
 from controller.floor.report import CATEGORIES, KIND_WORDS, Figures, FloorReport
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
@@ -150,6 +151,15 @@ def _row(f: Figures, cls: str = "") -> str:
     return f'<tr class="{cls}" data-table="{html.escape(f.table_id)}">{tds}</tr>'
 
 
+def _rated(report: FloorReport, r: Rating, key: str) -> str:
+    """One cell of the rating table, its times in the report's zone."""
+    if key == "start":
+        return report.local_time(r.play.start)
+    if key == "end":
+        return report.local_time(r.play.end) if r.play.end else "seated"
+    return r.shown()[key]
+
+
 def render(report: FloorReport, *, query: str = "") -> str:
     """The whole page (self-contained: styles inline, plots as data URIs)."""
     charts = plots(report)
@@ -199,6 +209,18 @@ def render(report: FloorReport, *, query: str = "") -> str:
     over_head = "".join(
         f"<th>{h}</th>" for h in ("time", "table", "round", "action", "by", "detail")
     )
+    rating_head = "".join(f"<th>{html.escape(words)}</th>" for _key, words in RATING_COLUMNS)
+    rating_rows = (
+        "".join(
+            f'<tr data-session="{html.escape(r.play.session)}">'
+            + "".join(
+                f"<td>{html.escape(_rated(report, r, key))}</td>" for key, _w in RATING_COLUMNS
+            )
+            + "</tr>"
+            for r in report.ratings
+        )
+        or f'<tr><td colspan="{len(RATING_COLUMNS)}">no rated play</td></tr>'
+    )
     links = ""
     if query:
         q = html.escape(query)
@@ -225,5 +247,7 @@ def render(report: FloorReport, *, query: str = "") -> str:
 <table id="settled"><thead><tr>{pay_head}</tr></thead><tbody>{pay_rows}</tbody></table>
 <h2>Voids and overrides</h2>
 <table id="overrides"><thead><tr>{over_head}</tr></thead><tbody>{overrides}</tbody></table>
+<h2>Ratings (theo: what the house expects to win from the play)</h2>
+<table id="ratings"><thead><tr>{rating_head}</tr></thead><tbody>{rating_rows}</tbody></table>
 </body></html>
 """
