@@ -58,6 +58,7 @@ class Spot:
     up: Card | None
     cards: tuple[Card, ...]
     split_hands: int = 1  # hands on the box when the hand is one of a split (1: no split)
+    doubled: bool = False  # doubled before (where the rules let a doubled hand draw on)
 
     @property
     def from_split(self) -> bool:
@@ -100,7 +101,7 @@ class DecisionValues:
         up = spot.up.points if spot.up is not None and a.rules.dealer.first_card_face_up else None
         points = tuple(c.points for c in spot.cards)
         pair = self._pair(spot.cards)
-        key = (up, points, pair, spot.split_hands)
+        key = (up, points, pair, spot.split_hands, spot.doubled)
         got = self._known.get(key)
         if got is not None:
             return got
@@ -113,14 +114,15 @@ class DecisionValues:
         else:
             ctx = Ctx(up, ZERO)
         rows = a.rows(up, plus(ctx.base, comp))
-        facts = a.facts(ctx, comp, i0, False)
+        doubled = spot.doubled
+        facts = a.facts(ctx, comp, i0, doubled)
         raw: dict[Action, float] = {}
         if facts.end is None:
-            if len(points) == 2 and not spot.from_split:
+            if len(points) == 2 and not spot.from_split and not doubled:
                 raw, _can_split, _can_surrender = a.root_values(ctx, comp, i0, rows, pair)
             else:
                 raw = {
-                    act: a.action_value(ctx, comp, i0, False, rows, act) for act in a.legal(facts)
+                    act: a.action_value(ctx, comp, i0, doubled, rows, act) for act in a.legal(facts)
                 }
         checked = a._peeks[up]
         no_natural = Fraction(1)
@@ -251,18 +253,18 @@ def session_theo(
     return out
 
 
-def decision_of(seen: SeenDecision) -> Decision | None:
+def decision_of(seen: SeenDecision, face_up: bool = True) -> Decision | None:
     """A decision the rows show, as the analysis takes it (None: not a rated action, or a card
-    the rows do not spell)."""
+    the rows do not spell); ``face_up``: the player sees the dealer's first card."""
     try:
         taken = Action(seen.action)
-        up = Card.parse(seen.up) if seen.up else None
+        up = Card.parse(seen.up) if seen.up and face_up else None
         cards = tuple(Card.parse(c) for c in seen.cards)
     except ValueError:
         return None
     if taken not in RATED_ACTIONS or len(cards) < 2:
         return None
-    return Decision(Spot(up, cards, seen.split_hands), taken, seen.wager_cents)
+    return Decision(Spot(up, cards, seen.split_hands, seen.doubled), taken, seen.wager_cents)
 
 
 WORST_SHOWN = 3
@@ -272,7 +274,8 @@ def _words(decision: Decision, cents: Fraction) -> str:
     s = decision.spot
     cards = " ".join(str(c) for c in s.cards)
     against = f" against {s.up}" if s.up is not None else ""
-    return f"{decision.taken.value} on {cards}{against}: {cents_shown(cents)}"
+    doubled = " (doubled)" if s.doubled else ""
+    return f"{decision.taken.value} on {cards}{doubled}{against}: {cents_shown(cents)}"
 
 
 def rate(
@@ -293,7 +296,9 @@ def rate(
         if rules is None:
             out.append(Rating(play, None, None, None))
             continue
-        decisions = [d for d in map(decision_of, play.decisions) if d is not None]
+        face_up = rules.dealer.first_card_face_up
+        seen = (decision_of(d, face_up) for d in play.decisions)
+        decisions = [d for d in seen if d is not None]
         theo = session_theo(
             decisions, play.wagers_cents, play.rounds, values_for(rules), edges_of(rules)
         )

@@ -116,6 +116,12 @@ def register_run(commands: Subparsers) -> None:
     )
     parser.add_argument("--seed", type=int, default=7, help="demo: shuffle and bet seed (7)")
     parser.add_argument(
+        "--rated",
+        action="store_true",
+        help="demo: the demo dealer signs in and rated players sit at boxes 1 (basic strategy) "
+        "and 2 (a poor player), for the floor's ratings",
+    )
+    parser.add_argument(
         "--new-journal",
         action="store_true",
         help="start a new journal on purpose where the table's last journal is elsewhere",

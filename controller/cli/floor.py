@@ -454,6 +454,7 @@ def demo_command(args: argparse.Namespace) -> int:
                         str(args.pace),
                         "--seed",
                         str(n),
+                        "--rated",
                     ],
                     stdout=log,
                     stderr=subprocess.STDOUT,

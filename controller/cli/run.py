@@ -186,7 +186,9 @@ def _run(args: argparse.Namespace) -> int:
             refused = live_pin_problems(table, {p.role for p in staff})
             if refused:
                 raise ConfigError(table.source, refused)
-        demo = DemoOptions(pace_s=args.pace, seed=args.seed)
+        demo = DemoOptions(
+            pace_s=args.pace, seed=args.seed, rated=bool(getattr(args, "rated", False))
+        )
         shipper = _shipper(table)
         service = TableService(
             table,

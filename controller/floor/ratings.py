@@ -46,6 +46,7 @@ class SeenDecision:
     split_hands: int  # hands on the box (1: not split)
     action: str
     wager_cents: int
+    doubled: bool = False  # the hand was doubled before (where the rules let it draw on)
 
 
 @dataclass
@@ -73,20 +74,26 @@ class SessionPlay:
 
 
 @dataclass
+class _Hand:
+    cards: list[str] = field(default_factory=list)
+    doubled: bool = False
+
+
+@dataclass
 class _Round:
     number: int
     variant: str = ""
     dealer: str = ""
     dealer_card: str | None = None
-    hands: dict[int, list[list[str]]] = field(default_factory=dict)  # box -> hands' cards
+    hands: dict[int, list[_Hand]] = field(default_factory=dict)  # box -> its hands
     turn: dict[int, int] = field(default_factory=dict)  # box -> hand in play (1-based)
     target: tuple[str, int, int] | None = None  # ("box", box, hand) or ("dealer", 0, 0)
     void: bool = False
     decisions: list[tuple[str, SeenDecision]] = field(default_factory=list)  # (session, ...)
 
 
-def _box_hands(rnd: _Round, box: int) -> list[list[str]]:
-    return rnd.hands.setdefault(box, [[]])
+def _box_hands(rnd: _Round, box: int) -> list[_Hand]:
+    return rnd.hands.setdefault(box, [_Hand()])
 
 
 def sessions_of(rows: Iterable[Row]) -> list[SessionPlay]:
@@ -169,8 +176,8 @@ def _input(
             return
         dealt = _box_hands(rnd, to_box)
         while len(dealt) < to_hand:
-            dealt.append([])
-        dealt[to_hand - 1].append(card)
+            dealt.append(_Hand())
+        dealt[to_hand - 1].cards.append(card)
         return
     box = data.get("box")
     if action not in DECISIONS or not isinstance(box, int):
@@ -181,22 +188,25 @@ def _input(
         return
     session = seated.get(box)
     if session is not None and session in sessions:
-        cards = hands[hand - 1]
+        played = hands[hand - 1]
         bet = sessions[session]._bets.get(rnd.number, 0)
         seen = SeenDecision(
             rnd.number,
             box,
             hand,
             rnd.dealer_card,
-            tuple(cards),
+            tuple(played.cards),
             len(hands),
             str(action),
             bet,
+            played.doubled,
         )
         rnd.decisions.append((session, seen))
-    if action == "split" and len(hands[hand - 1]) == 2:
-        second = hands[hand - 1].pop()
-        hands.insert(hand, [second])
+    if action == "split" and len(hands[hand - 1].cards) == 2:
+        second = hands[hand - 1].cards.pop()
+        hands.insert(hand, _Hand([second]))
+    elif action == "double":
+        hands[hand - 1].doubled = True
 
 
 def _ended(rnd: _Round, sessions: dict[str, SessionPlay]) -> None:
