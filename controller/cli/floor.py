@@ -37,7 +37,7 @@ from typing import Any
 
 import psycopg
 
-from controller.analysis.theo import rate
+from controller.analysis.theo import edges_for, rate
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor import retention
@@ -54,7 +54,7 @@ from controller.floor.schema import migrate
 from controller.floor.watch import FloorWatcher
 from controller.floor.web import FloorServer, period
 from controller.game.errors import ConfigError
-from controller.game.rules import VARIANT_IDS
+from controller.game.rules import VARIANT_IDS, load_variant
 from controller.journal.errors import JournalUnavailable
 from controller.table.config import dsn_problem, hash_secret
 from controller.table.private import STATE_ENV
@@ -113,7 +113,15 @@ def serve_command(args: argparse.Namespace) -> int:
         restore()
 
 
-def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any) -> int:
+def _serve(
+    floor: LoadedFloor,
+    conninfo: str,
+    stop: threading.Event,
+    ready: Any,
+    warm: Sequence[str] = (),
+) -> int:
+    """Serve the floor page until ``stop``; ``warm``: the variants whose theo edges are worked
+    out at once (in the ratings' thread), so that the first rating does not wait for them."""
     config = floor.config
     watcher = FloorWatcher(conninfo, config.shifts.shifts(), config.alerts.watch())
     try:
@@ -122,7 +130,9 @@ def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any)
         raise FloorError(
             f"cannot watch the floor's database {config.database.where}: {exc}".strip()
         ) from None
-    server = FloorServer(floor, watcher.hub, conninfo)
+    server = FloorServer(floor, watcher.hub, conninfo, rater=rate)
+    for variant in warm:
+        server.rating.submit(edges_for, load_variant(variant))
     try:
         try:
             server.start()
@@ -493,7 +503,8 @@ def demo_command(args: argparse.Namespace) -> int:
             print(f"audit: {_demo_command('audit', floor_file, journals)}", flush=True)
             print("Ctrl-C stops the tables and removes the database and every file", flush=True)
 
-        return _serve(floor, conninfo, stop, ready)
+        variants = sorted({_demo_variant(n) for n in range(1, args.tables + 1)})
+        return _serve(floor, conninfo, stop, ready, warm=variants)
     except (FloorError, ConfigError) as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
@@ -528,8 +539,13 @@ def _demo_command(command: str, floor_file: Path, journals: Sequence[Path] = ())
     return f"{program} {shlex.join(words)}"
 
 
+def _demo_variant(n: int) -> str:
+    """The variant demo table ``n`` deals (each in turn)."""
+    return VARIANT_IDS[(n - 1) % len(VARIANT_IDS)]
+
+
 def _demo_table_file(folder: Path, n: int, cluster: Cluster, login: str, secret: Path) -> Path:
-    variant = VARIANT_IDS[(n - 1) % len(VARIANT_IDS)]
+    variant = _demo_variant(n)
     path = folder / f"table-{n}.toml"
     path.write_text(
         f'table_id = "demo-{n}"\nvariant = "{variant}"\nboxes = [1, 2, 3]\n\n'

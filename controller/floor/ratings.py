@@ -238,20 +238,31 @@ ORDER BY table_id, seq
 """  # noqa: S608 - fixed names
 
 
+def rated_query(start: datetime, end: datetime) -> tuple[str, dict[str, Any]]:
+    """The rows rated sessions are read from: every table with a sit-down in the period, its
+    rows of the kinds a rating reads, in the period."""
+    return _RATED_ROWS, {"kinds": list(_KINDS), "start": start, "end": end}
+
+
+def sessions_in(rows: Iterable[Row], start: datetime, end: datetime) -> list[SessionPlay]:
+    """The sessions of :func:`rated_query`'s rows that sat down in the period (a session
+    belongs to the period its sit-down falls in; its rounds that ended in the period count)."""
+    by_table: dict[str, list[Row]] = {}
+    for row in rows:
+        by_table.setdefault(row.table_id, []).append(row)
+    out: list[SessionPlay] = []
+    for table_rows in by_table.values():
+        out += [s for s in sessions_of(table_rows) if start <= parse_ts(s.start) < end]
+    return sorted(out, key=lambda s: (s.start, s.table_id, s.session))
+
+
 def rated_sessions(
     db: psycopg.Connection[Any], start: datetime, end: datetime
 ) -> list[SessionPlay]:
-    """The sessions that sat down in the period, from the rows of the period (a session
-    belongs to the period its sit-down falls in; its rounds ended in the period count)."""
-    by_table: dict[str, list[Row]] = {}
-    found = db.execute(_RATED_ROWS, {"kinds": list(_KINDS), "start": start, "end": end})
-    for values in found.fetchall():
-        row = row_from_values(values)
-        by_table.setdefault(row.table_id, []).append(row)
-    out: list[SessionPlay] = []
-    for rows in by_table.values():
-        out += [s for s in sessions_of(rows) if start <= parse_ts(s.start) < end]
-    return sorted(out, key=lambda s: (s.start, s.table_id, s.session))
+    """:func:`sessions_in` the period, read from the floor's database."""
+    sql, args = rated_query(start, end)
+    rows = [row_from_values(v) for v in db.execute(sql, args).fetchall()]
+    return sessions_in(rows, start, end)
 
 
 # --- a session's rating, as the floor shows it -------------------------------------------------

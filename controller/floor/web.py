@@ -11,7 +11,12 @@ Everything is read-only and needs a signed-in name (:mod:`controller.floor.signi
 * ``POST /api/alerts/ack`` (JSON: table_id, kind, text, since): the signed-in name acknowledges
   an alert that is raised now; journalled on the floor (``croupier.ack_alert``, migration 0005);
 * ``GET /report`` (``?shift=2026-11-29T14:00`` or ``?from=...&to=...``; the current shift by
-  default), ``/report.csv``, ``/report.json``.
+  default), ``/report.csv``, ``/report.json``;
+* ``GET /api/ratings`` (the same period): the rated sessions that sat down in it, each with its
+  rating (book theo, skill theo, decision cost: docs/floor.md, Ratings and theo). The ratings
+  are worked out above the floor (the analysis values each decision), by the ``rater`` the
+  server is given, on a thread of its own: never on the event loop. The report page and JSON
+  show them too.
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ import contextlib
 import html
 import json
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from concurrent.futures import Executor, ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
@@ -41,9 +46,10 @@ from starlette.websockets import WebSocket, WebSocketDisconnect
 from controller.floor.chain import ROW_COLUMNS, row_from_values
 from controller.floor.config import LoadedFloor, Server
 from controller.floor.errors import BadPeriod
+from controller.floor.ratings import RATING_COLUMNS, Rating, SessionPlay, rated_query, sessions_in
 from controller.floor.report import assemble, report_queries
 from controller.floor.report_page import render
-from controller.floor.rounds import round_detail, round_summaries
+from controller.floor.rounds import clock, round_detail, round_summaries
 from controller.floor.shifts import Shifts
 from controller.floor.signin import FloorSignIn, Lockouts
 from controller.floor.watch import FloorHub
@@ -62,6 +68,9 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 COOKIE = "croupier_floor"
+# what rates sessions (controller.analysis.theo.rate, given by the command line: the analysis
+# sits above the floor)
+Rater = Callable[[list[SessionPlay]], list[Rating]]
 ROUNDS_SHOWN = 50
 
 
@@ -102,9 +111,12 @@ def build_app(
     signin: FloorSignIn,
     shifts: Shifts,
     signing: Executor | None = None,
+    rater: Rater | None = None,
+    rating: Executor | None = None,
 ) -> Starlette:
     """The floor page's app; sign-ins (scrypt, the lockouts in PostgreSQL) run on ``signing``
-    (one thread: they queue rather than take every core), never on the event loop."""
+    (one thread: they queue rather than take every core), never on the event loop; so do the
+    ratings (``rater``, on ``rating``; without a rater the page shows no ratings)."""
     # The page's reads run on the server's own event loop (psycopg's async pool): no thread.
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         conninfo,
@@ -283,6 +295,49 @@ def build_app(
             headers=SECURITY_HEADERS,
         )
 
+    async def ratings_of(start: datetime, end: datetime) -> list[Rating] | None:
+        if rater is None:
+            return None
+        sql, args = rated_query(start, end)
+        async with pool.connection() as db:
+            found = await (await db.execute(sql, args)).fetchall()
+        sessions = sessions_in([row_from_values(v) for v in found], start, end)
+        if not sessions:
+            return []
+        return await asyncio.get_running_loop().run_in_executor(rating, rater, sessions)
+
+    async def ratings(request: Request) -> Response:
+        if who(request) is None:
+            return denied()
+        query = dict(request.query_params)
+        try:
+            start, end = period(query, shifts, datetime.now(shifts.zone))
+        except BadPeriod as exc:
+            return refused(400, f"bad period: {exc}")
+        made = await ratings_of(start, end)
+        if made is None:
+            return refused(503, "this floor server rates no play (it was started without ratings)")
+        zone = shifts.zone
+        return JSONResponse(
+            {
+                "start": start.isoformat(),
+                "end": end.isoformat(),
+                "columns": [{"key": k, "words": w} for k, w in RATING_COLUMNS],
+                "ratings": [
+                    {
+                        **r.as_json(),
+                        "shown": r.shown()
+                        | {
+                            "start": clock(r.play.start, zone) or "",
+                            "end": clock(r.play.end, zone) or "seated",
+                        },
+                    }
+                    for r in made
+                ],
+            },
+            headers=SECURITY_HEADERS,
+        )
+
     async def report(request: Request) -> Response:
         if who(request) is None:
             if request.url.path == "/report":
@@ -300,6 +355,8 @@ def build_app(
                 found.append(await (await db.execute(sql, args)).fetchall())
         made = assemble(start, end, found)
         path = request.url.path
+        if not path.endswith(".csv"):
+            made.ratings = await ratings_of(start, end) or []
         if path.endswith(".json"):
             return JSONResponse(made.as_json(), headers=SECURITY_HEADERS)
         if path.endswith(".csv"):
@@ -342,6 +399,7 @@ def build_app(
             Route("/api/tables/{table_id}/rounds", rounds),
             Route("/api/tables/{table_id}/rounds/{number:int}", one_round),
             Route("/api/alerts/ack", ack, methods=["POST"]),
+            Route("/api/ratings", ratings),
             Route("/report", report),
             Route("/report.csv", report),
             Route("/report.json", report),
@@ -349,6 +407,10 @@ def build_app(
             WebSocketRoute("/ws", ws_endpoint),
         ],
     )
+
+
+def _started() -> None:
+    """Nothing: a task that starts an executor's thread."""
 
 
 def _same_origin(conn: HTTPConnection) -> bool:
@@ -389,7 +451,9 @@ async def _send(ws: WebSocket, hub: FloorHub, signin: FloorSignIn) -> None:
 class FloorServer(ThreadedServer):
     """The floor page's server in a thread of its own; ``start()`` binds (errors raise here)."""
 
-    def __init__(self, floor: LoadedFloor, hub: FloorHub, conninfo: str) -> None:
+    def __init__(
+        self, floor: LoadedFloor, hub: FloorHub, conninfo: str, rater: Rater | None = None
+    ) -> None:
         config = floor.config
         super().__init__("floor-web", config.server.host, config.server.port)
         self.server_config: Server = config.server
@@ -407,6 +471,8 @@ class FloorServer(ThreadedServer):
         )
         self.shifts = config.shifts.shifts()
         self.signing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-signin")
+        self.rater = rater
+        self.rating = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-ratings")
 
     @property
     def url(self) -> str:
@@ -418,12 +484,22 @@ class FloorServer(ThreadedServer):
     def close(self) -> None:
         super().close()
         self.signing.shutdown(wait=True)
+        self.rating.shutdown(wait=True, cancel_futures=True)
         self.lockouts.close()
 
     def start(self) -> None:
         self.signing.submit(self.lockouts.connect).result()  # the thread and connection now
+        self.rating.submit(_started).result()  # the ratings' thread now, with the server's
         self.serve(
-            build_app(self.hub, self.conninfo, self.signin, self.shifts, self.signing),
+            build_app(
+                self.hub,
+                self.conninfo,
+                self.signin,
+                self.shifts,
+                self.signing,
+                rater=self.rater,
+                rating=self.rating,
+            ),
             lifespan="on",
             ws_max_size=16 * 1024,
             ssl_certfile=self.server_config.tls_certfile,

@@ -6,7 +6,6 @@ cost; book theo = average bet x rounds x the chart's edge; the report shows the 
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
@@ -14,85 +13,18 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.analysis.theo import Edges, Spot, rate, values_for
+from controller.analysis.theo import Spot, rate, values_for
 from controller.floor.cluster import Cluster
 from controller.floor.ratings import SeenDecision, rated_sessions
 from controller.floor.report import build_report
 from controller.floor.report_page import render
 from controller.floor.shipper import Shipper
-from controller.game.rules import Variant, load_variant
-from controller.journal.journaled import JournaledTable
-from controller.journal.store import Journal
-from controller.round.inputs import Bet
-from controller.round.spec import Action, State
-from controller.table.access import KEY_ONLY
-from controller.table.config import hash_secret
-from controller.table.staff import Person, Staff
+from controller.round.spec import Action
 from drivers.tbl21.cards import Card, parse_cards
-from drivers.tbl21.events import Button, ButtonPressed, CardDrawn, DeviceRef, DeviceType
 from tests.floor.conftest import drained, link, table_id, wait_until
+from tests.floor.rated import EDGES, PA, PaTable, pa_variant, play_split_round
 
 pytestmark = pytest.mark.pg
-
-SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
-PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
-PA = load_variant("pa-blackjack")
-PIN = "27182818"
-STAFF = Staff({"2001": Person("2001", "dealer", "Bo Chen", hash_secret(PIN))})
-# the optimum's and the chart's edges, given here (the analysis tests work them out: a walk of
-# every hand of six decks takes most of a minute)
-EDGES = Edges(Fraction(33, 10000), Fraction(34, 10000))
-
-
-class PaTable:
-    def __init__(self, path: Path, tid: str) -> None:
-        self.journal = Journal.open(path, table_id=tid)
-        access = dataclasses.replace(KEY_ONLY, staff=STAFF)
-        self.table = JournaledTable.start(PA, self.journal, access=access)
-        self.draw_no = 0
-        self.seq = 0
-
-    def card(self, text: str) -> None:
-        self.draw_no += 1
-        assert self.table.handle(
-            CardDrawn(device=SHOE, at=0.0, seq=self.draw_no, card=Card.parse(text),
-                      draw_no=self.draw_no, remaining=300 - self.draw_no, quality=99)
-        )  # fmt: skip
-
-    def press(self, button: Button) -> None:
-        self.seq += 1
-        assert self.table.handle(
-            ButtonPressed(device=PANEL, at=0.0, seq=self.seq, button=button, held_ms=0)
-        )
-
-
-def _play(t: PaTable) -> None:
-    """ann (card 40001234) at box 1 bets $10: 8-8 against a 7, splits; 8-3 hits to 21; 8-5
-    stands on 13 against a 7 (a poor play); the dealer's 7-9 draws a ten and busts."""
-    t.card("2C")  # the burn card
-    assert t.table.dealer_sign_in("2001", PIN).accepted
-    assert t.table.sit_down(1, "40001234", "ann").accepted
-    assert t.table.answer(Bet(1, "ann", 1000)).accepted
-    t.press(Button.DEAL)
-    for text in ("8H", "7C", "8D", "9C"):  # box 1, the dealer's card, box 1, the hole card
-        t.card(text)
-    t.press(Button.OK)  # no surrender
-    t.press(Button.SPLIT)
-    t.card("3S")
-    t.press(Button.HIT)
-    t.card("TS")  # 21: the hand is over
-    t.card("5S")  # hand 2's second card
-    t.press(Button.STAND)
-    t.press(Button.OK)  # the hole card turned over
-    t.card("TH")
-    assert t.table.controller.state is State.SETTLING
-    t.press(Button.OK)
-    assert t.table.walk_away(1).accepted
-
-
-def _variant(name: str) -> Variant:
-    assert name == "pa-blackjack"
-    return PA
 
 
 def test_a_rated_session_shipped_to_the_floor_is_rated_from_its_rows_to_the_cent(
@@ -102,7 +34,7 @@ def test_a_rated_session_shipped_to_the_floor_is_rated_from_its_rows_to_the_cent
     path = tmp_path / "rated.sqlite3"
     start = datetime.now(UTC) - timedelta(minutes=1)
     t = PaTable(path, tid)
-    _play(t)
+    play_split_round(t)
     t.journal.close()
     with Shipper(path, tid, link(cluster, tid)) as shipper:
         wait_until(lambda: drained(shipper, path), "the rated table's rows shipped")
@@ -128,7 +60,7 @@ def test_a_rated_session_shipped_to_the_floor_is_rated_from_its_rows_to_the_cent
         SeenDecision(1, 1, 2, "7C", ("8D", "5S"), 2, "stand", 1000),
     ]
 
-    (rating,) = rate(sessions, _variant, lambda _rules: EDGES)
+    (rating,) = rate(sessions, pa_variant, lambda _rules: EDGES)
     values = values_for(PA)
     up = Card.parse("7C")
     costs = [
