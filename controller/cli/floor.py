@@ -499,7 +499,14 @@ def demo_command(args: argparse.Namespace) -> int:
                 f"floor file: {floor_file} (its database password: {floor_secret}, mode 600)",
                 flush=True,
             )
-            print(f"report: {_demo_command('report', floor_file)}", flush=True)
+            report = _demo_command("report", floor_file)
+            print(f"report: {report} --no-ratings", flush=True)
+            print(
+                f"ratings: {report}  (the rated players' theo; the first time, up to a minute "
+                "per variant while its edges are worked out, then cached; the floor page's "
+                "ratings button too)",
+                flush=True,
+            )
             print(f"audit: {_demo_command('audit', floor_file, journals)}", flush=True)
             print("Ctrl-C stops the tables and removes the database and every file", flush=True)
 

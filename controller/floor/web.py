@@ -25,9 +25,11 @@ import asyncio
 import contextlib
 import html
 import json
+import queue
+import threading
 import time
 from collections.abc import AsyncIterator, Callable
-from concurrent.futures import Executor, ThreadPoolExecutor
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -409,10 +411,6 @@ def build_app(
     )
 
 
-def _started() -> None:
-    """Nothing: a task that starts an executor's thread."""
-
-
 def _same_origin(conn: HTTPConnection) -> bool:
     """The request's Origin names this server (a page of another site cannot act here)."""
     origin = conn.headers.get("origin")
@@ -448,6 +446,54 @@ async def _send(ws: WebSocket, hub: FloorHub, signin: FloorSignIn) -> None:
         hub.unsubscribe(listener)
 
 
+class RatingThread(Executor):
+    """The ratings' one thread (an analysis walk can take a minute: never the event loop's).
+
+    A daemon: a walk under way when the server stops is left behind, not waited for (it
+    changes nothing; its work is lost), so that stopping the floor never waits for a minute;
+    an idle thread ends at once."""
+
+    STOP_WAIT_S = 1.0
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._run, name="floor-ratings", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((future, partial(fn, *args, **kwargs)))
+        return future
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            future, call = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:  # the ratings not begun yet are not begun at all
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    job = self._jobs.get_nowait()
+                    if job is not None:
+                        job[0].cancel()
+        self._jobs.put(None)
+        if wait and self._thread.is_alive():
+            self._thread.join(self.STOP_WAIT_S)
+
+
 class FloorServer(ThreadedServer):
     """The floor page's server in a thread of its own; ``start()`` binds (errors raise here)."""
 
@@ -472,7 +518,7 @@ class FloorServer(ThreadedServer):
         self.shifts = config.shifts.shifts()
         self.signing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-signin")
         self.rater = rater
-        self.rating = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-ratings")
+        self.rating = RatingThread()
 
     @property
     def url(self) -> str:
@@ -484,12 +530,12 @@ class FloorServer(ThreadedServer):
     def close(self) -> None:
         super().close()
         self.signing.shutdown(wait=True)
-        self.rating.shutdown(wait=True, cancel_futures=True)
+        self.rating.shutdown(cancel_futures=True)
         self.lockouts.close()
 
     def start(self) -> None:
         self.signing.submit(self.lockouts.connect).result()  # the thread and connection now
-        self.rating.submit(_started).result()  # the ratings' thread now, with the server's
+        self.rating.start()  # the ratings' thread now, with the server's
         self.serve(
             build_app(
                 self.hub,

@@ -6,6 +6,7 @@ cost; book theo = average bet x rounds x the chart's edge; the report shows the 
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 from fractions import Fraction
 from pathlib import Path
@@ -13,15 +14,19 @@ from pathlib import Path
 import psycopg
 import pytest
 
-from controller.analysis.theo import Spot, rate, values_for
-from controller.floor.cluster import Cluster
+from controller.analysis.parsheet import cache_dir
+from controller.analysis.shoe import Shoe
+from controller.analysis.theo import Spot, rate, rules_key, values_for
+from controller.cli.main import main
+from controller.floor.cluster import FLOOR_LOGIN, Cluster
 from controller.floor.ratings import SeenDecision, rated_sessions
 from controller.floor.report import build_report
 from controller.floor.report_page import render
 from controller.floor.shipper import Shipper
 from controller.round.spec import Action
+from controller.table.config import hash_secret
 from drivers.tbl21.cards import Card, parse_cards
-from tests.floor.conftest import drained, link, table_id, wait_until
+from tests.floor.conftest import FLOOR_PASSWORD_ENV, drained, link, table_id, wait_until
 from tests.floor.rated import EDGES, PA, PaTable, pa_variant, play_split_round
 
 pytestmark = pytest.mark.pg
@@ -90,3 +95,44 @@ def test_a_rated_session_shipped_to_the_floor_is_rated_from_its_rows_to_the_cent
     page = render(report)
     assert '<table id="ratings">' in page
     assert f'data-session="{play.session}"' in page
+
+
+def test_croupier_floor_report_shows_the_rating_table_with_the_edges_from_the_cache(
+    cluster: Cluster,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    # the edges as the cache beside the par sheets holds them (a walk of six decks takes most
+    # of a minute; the analysis tests work them out and write this file)
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    key = rules_key(PA, Shoe.of_variant(PA))
+    cached = cache_dir() / f"theo-{PA.id}-{key[:16]}.json"
+    cached.parent.mkdir(parents=True)
+    cached.write_text(json.dumps({"optimal": str(EDGES.optimal), "chart": str(EDGES.chart)}))
+    tid = table_id("rcli")
+    path = tmp_path / "rated.sqlite3"
+    start = datetime.now(UTC) - timedelta(minutes=1)
+    t = PaTable(path, tid)
+    play_split_round(t)
+    t.journal.close()
+    with Shipper(path, tid, link(cluster, tid)) as shipper:
+        wait_until(lambda: drained(shipper, path), "the rated table's rows shipped")
+    floor_file = tmp_path / "floor.toml"
+    floor_file.write_text(
+        f'[database]\ndsn = "{cluster.dsn(FLOOR_LOGIN)}"\npassword_env = "{FLOOR_PASSWORD_ENV}"\n'
+        f'[[users]]\nname = "pat"\nsecret_hash = "{hash_secret("pit-password-for-tests")}"\n'
+    )
+    period = ["--from", start.isoformat(), "--to", (start + timedelta(minutes=5)).isoformat()]
+    assert main(["floor", "report", "--config", str(floor_file), *period]) == 0
+    text = capsys.readouterr().out
+    (line,) = [x for x in text.splitlines() if x.startswith(f"rated 40001234 (ann) table {tid} ")]
+    assert "box 1, dealer Bo Chen" in line
+    assert "1 rounds, average bet $10, book theo $0.03, skill theo $3.71" in line
+    assert "(decision cost $3.68)" in line
+    args = ["floor", "report", "--config", str(floor_file), *period]
+    assert main([*args, "--format", "json"]) == 0
+    rated = json.loads(capsys.readouterr().out)["ratings"]
+    assert [(r["card"], r["decisions"]) for r in rated if r["table_id"] == tid] == [("40001234", 3)]
+    assert main([*args, "--no-ratings"]) == 0
+    assert "rated 40001234" not in capsys.readouterr().out
