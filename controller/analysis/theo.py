@@ -299,9 +299,14 @@ def rate(
         face_up = rules.dealer.first_card_face_up
         seen = (decision_of(d, face_up) for d in play.decisions)
         decisions = [d for d in seen if d is not None]
-        theo = session_theo(
-            decisions, play.wagers_cents, play.rounds, values_for(rules), edges_of(rules)
-        )
+        try:
+            theo = session_theo(
+                decisions, play.wagers_cents, play.rounds, values_for(rules), edges_of(rules)
+            )
+        except (ConfigError, ValueError):  # rules the analysis cannot take (it says why)
+            rules_of[play.variant] = None
+            out.append(Rating(play, None, None, None))
+            continue
         worst = sorted(theo.costly, key=lambda dc: dc[1], reverse=True)[:WORST_SHOWN]
         out.append(
             Rating(

@@ -18,6 +18,7 @@ from controller.analysis.theo import (
     Edges,
     Spot,
     edges_for,
+    rate,
     session_theo,
 )
 from controller.game.rules import load_variant
@@ -205,3 +206,16 @@ def test_edges_are_cached_beside_the_par_sheets_in_a_private_file(
     assert edges_for(RULES, Shoe.of_cards(CARDS)) == first
     assert isinstance(first, Edges)
     assert first.chart_cost >= 0
+
+
+def test_a_session_whose_variant_cannot_be_analysed_is_listed_without_a_theo() -> None:
+    from controller.floor.ratings import SessionPlay  # noqa: PLC0415
+
+    play = SessionPlay(
+        "T1-1", "T1", "40001234", "ann", 1, "2026-12-04T18:00:00.000Z", variant="no-such-game"
+    )
+    play.rounds, play.wagers_cents = 2, 2000
+    (rating,) = rate([play])
+    assert (rating.book_cents, rating.skill_cents, rating.cost_cents) == (None, None, None)
+    cells = rating.shown()
+    assert (cells["book_theo"], cells["skill_theo"], cells["average_bet"]) == ("-", "-", "$10")
