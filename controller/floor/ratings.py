@@ -73,6 +73,19 @@ class SessionPlay:
         return self.wagers_cents // self.rounds if self.rounds else 0
 
 
+# the decisions the round lets the dealer undo (until the card they call for comes)
+_UNDOABLE = frozenset({"hit", "double", "split"})
+
+
+@dataclass(frozen=True)
+class _Undoable:
+    box: int
+    hand: int
+    action: str
+    recorded: int | None  # its place in the round's rated decisions (None: not rated)
+    split: bool
+
+
 @dataclass
 class _Hand:
     cards: list[str] = field(default_factory=list)
@@ -90,6 +103,7 @@ class _Round:
     target: tuple[str, int, int] | None = None  # ("box", box, hand) or ("dealer", 0, 0)
     void: bool = False
     decisions: list[tuple[str, SeenDecision]] = field(default_factory=list)  # (session, ...)
+    undoable: list[_Undoable] = field(default_factory=list)
 
 
 def _box_hands(rnd: _Round, box: int) -> list[_Hand]:
@@ -166,6 +180,11 @@ def _input(
 ) -> None:
     action, data = p.get("action"), p.get("data")
     data = data if isinstance(data, dict) else {}
+    if action == "undo":
+        _undo(rnd)
+        return
+    if action not in _UNDOABLE:  # a card, a stand, OK... : nothing before it can be undone
+        rnd.undoable.clear()
     if action in _CARD_INPUTS:
         card = data.get("card")
         if not isinstance(card, str) or rnd.target is None:
@@ -187,6 +206,7 @@ def _input(
     if hand > len(hands):
         return
     session = seated.get(box)
+    recorded = None
     if session is not None and session in sessions:
         played = hands[hand - 1]
         bet = sessions[session]._bets.get(rnd.number, 0)
@@ -201,12 +221,31 @@ def _input(
             bet,
             played.doubled,
         )
+        recorded = len(rnd.decisions)
         rnd.decisions.append((session, seen))
-    if action == "split" and len(hands[hand - 1].cards) == 2:
+    split = action == "split" and len(hands[hand - 1].cards) == 2
+    if split:
         second = hands[hand - 1].cards.pop()
         hands.insert(hand, _Hand([second]))
     elif action == "double":
         hands[hand - 1].doubled = True
+    if action in _UNDOABLE:
+        rnd.undoable.append(_Undoable(box, hand, str(action), recorded, split))
+
+
+def _undo(rnd: _Round) -> None:
+    """The dealer undid the last hit, double or split (before its card): it was never made."""
+    if not rnd.undoable:
+        return
+    last = rnd.undoable.pop()
+    if last.recorded is not None and last.recorded < len(rnd.decisions):
+        del rnd.decisions[last.recorded]
+    hands = _box_hands(rnd, last.box)
+    if last.split and last.hand < len(hands):
+        moved = hands.pop(last.hand)
+        hands[last.hand - 1].cards += moved.cards
+    elif last.action == "double" and last.hand <= len(hands):
+        hands[last.hand - 1].doubled = False
 
 
 def _ended(rnd: _Round, sessions: dict[str, SessionPlay]) -> None:
