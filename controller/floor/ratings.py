@@ -406,11 +406,12 @@ def ratings_text(ratings: Iterable[Rating], clock: Callable[[str], str] = str) -
         cells = r.shown()
         cells["start"] = clock(r.play.start)
         cells["end"] = clock(r.play.end) if r.play.end else "seated"
+        rounds = f"{cells['rounds']} round" + ("" if r.play.rounds == 1 else "s")
         out.append(
             f"rated {cells['card']} ({cells['player']}) table {cells['table']} box "
             f"{cells['box']}, dealer {cells['dealer']}, {cells['start']} to {cells['end']} "
-            f"({cells['minutes']} min): {cells['rounds']} rounds, average bet "
-            f"{cells['average_bet']}, book theo {cells['book_theo']}, skill theo "
-            f"{cells['skill_theo']} (decision cost {cells['decision_cost']})"
+            f"({cells['minutes']} min): {rounds}, average bet {cells['average_bet']}, book theo "
+            f"{cells['book_theo']}, skill theo {cells['skill_theo']} (decision cost "
+            f"{cells['decision_cost']})"
         )
     return out

@@ -128,7 +128,7 @@ def test_croupier_floor_report_shows_the_rating_table_with_the_edges_from_the_ca
     text = capsys.readouterr().out
     (line,) = [x for x in text.splitlines() if x.startswith(f"rated 40001234 (ann) table {tid} ")]
     assert "box 1, dealer Bo Chen" in line
-    assert "1 rounds, average bet $10, book theo $0.03, skill theo $3.71" in line
+    assert "1 round, average bet $10, book theo $0.03, skill theo $3.71" in line
     assert "(decision cost $3.68)" in line
     args = ["floor", "report", "--config", str(floor_file), *period]
     assert main([*args, "--format", "json"]) == 0
