@@ -20,8 +20,10 @@ rounds x the par sheet's edge (the shipped chart's, as commercial systems comput
 
 The analysis is one per set of rules (and shoe), kept for the process by the rules' hash
 (:func:`values_for`); a decision's values are worked out when first asked (the hands after it
-only, a fraction of a second) and kept. The two edges of a variant are a walk of every hand
-(seconds to a minute): they are cached on disk beside the par sheets (:func:`edges_for`).
+only, a fraction of a second) and kept (the analysis begins again past :data:`MEMO_LIMIT`
+hands). The two edges of a variant are a walk of every hand (seconds to a minute, up to 1.5 GB
+of memory): they are cached on disk beside the par sheets (:func:`edges_for`), and a
+long-lived process walks in a child process (:func:`edges_apart`).
 Nothing here runs at the table: the floor rates sessions from the rows the tables shipped.
 """
 
@@ -29,9 +31,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
+import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from pathlib import Path
 
 from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.parsheet import ENGINE_VERSION, cache_dir
@@ -45,6 +50,9 @@ from controller.table.private import make_folders, write_private
 from drivers.tbl21.cards import Card
 
 THEO_VERSION = "1"
+# the hand values one analysis keeps for the decisions' values before it begins again (about
+# 150 MB; nz-pontoon's every hand would be 2.8 million, 1.5 GB): the values worked out are kept
+MEMO_LIMIT = 300_000
 # the actions a rating values: the player's choices on a hand (insurance, a side wager, and
 # the rescue of a doubled hand are not rated)
 RATED_ACTIONS = frozenset({Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT, Action.SURRENDER})
@@ -130,6 +138,8 @@ class DecisionValues:
             no_natural -= Fraction(a.tables[up].natural_probability(rows.shoe))
         got = {act: Fraction(v) / no_natural for act, v in raw.items()}
         self._known[key] = got
+        if len(a._memo) > MEMO_LIMIT:  # the hands met are many: begin again (answers kept)
+            self.analysis = Analysis(self.rules, self.shoe, 1000, None)
         return got
 
     def cost(self, spot: Spot, taken: Action) -> Fraction | None:
@@ -168,19 +178,32 @@ class Edges:
         return self.chart - self.optimal
 
 
+def _cache_file(rules: Variant, shoe: Shoe) -> tuple[Path, str]:
+    key = rules_key(rules, shoe)
+    return cache_dir() / f"theo-{rules.id}-{key[:16]}.json", key
+
+
+def cached_edges(rules: Variant, shoe: Shoe | None = None) -> Edges | None:
+    """The edges from the cache beside the par sheets (None: not worked out yet)."""
+    where, _key = _cache_file(rules, shoe if shoe is not None else Shoe.of_variant(rules))
+    try:
+        data = json.loads(where.read_text(encoding="utf-8"))
+        return Edges(Fraction(data["optimal"]), Fraction(data["chart"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
 def edges_for(rules: Variant, shoe: Shoe | None = None, *, use_cache: bool = True) -> Edges:
     """The optimum's and the shipped chart's house edges, from the cache beside the par
-    sheets where these rules were met before (a file of their own, 0600)."""
+    sheets where these rules were met before (a file of their own, 0600), else worked out
+    (a walk of every hand, here: :func:`edges_apart` walks in a process of its own)."""
     shoe = shoe if shoe is not None else Shoe.of_variant(rules)
-    key = rules_key(rules, shoe)
-    where = cache_dir() / f"theo-{rules.id}-{key[:16]}.json"
-    if use_cache and where.exists():
-        try:
-            data = json.loads(where.read_text(encoding="utf-8"))
-            return Edges(Fraction(data["optimal"]), Fraction(data["chart"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            pass
-    optimal = values_for(rules, shoe).analysis.house_edge()  # fills the values' analysis too
+    where, key = _cache_file(rules, shoe)
+    if use_cache:
+        got = cached_edges(rules, shoe)
+        if got is not None:
+            return got
+    optimal = Analysis(rules, shoe, 1000, None).house_edge()
     try:
         chart = Analysis(rules, shoe, 1000, strategy_for(rules)).house_edge()
     except ConfigError:  # no shipped chart fits (a what-if): book theo at the optimum's edge
@@ -190,6 +213,47 @@ def edges_for(rules: Variant, shoe: Shoe | None = None, *, use_cache: bool = Tru
     body = {"optimal": str(edges.optimal), "chart": str(edges.chart), "rules_hash": key}
     write_private(where, json.dumps(body).encode(), "the theo edges' cache file")
     return edges
+
+
+EDGES_CHILD_TIMEOUT_S = 600.0
+_WALKS: set[subprocess.Popen[str]] = set()  # the children walking now
+
+
+def stop_walks() -> None:
+    """End every child :func:`edges_apart` started that is still walking (its work is lost;
+    the next rating of its variant begins it again): a server that stops leaves none behind."""
+    for child in list(_WALKS):
+        child.kill()
+
+
+def edges_apart(rules: Variant) -> Edges:
+    """:func:`edges_for`, its walk in a child process (this module run with the rules on its
+    stdin): a long-lived process (the floor server) asks this, so that the walk's memory (1.5 GB
+    for nz-pontoon's optimum) goes with the child instead of staying with the server. The child
+    writes the cache; this reads it. ValueError says why where the child could not."""
+    got = cached_edges(rules)
+    if got is not None:
+        return got
+    child = subprocess.Popen(  # this Python, this module, the rules as data
+        [sys.executable, "-m", "controller.analysis.theo"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    _WALKS.add(child)
+    try:
+        _out, err = child.communicate(rules.model_dump_json(), timeout=EDGES_CHILD_TIMEOUT_S)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        _out, err = child.communicate()
+    finally:
+        _WALKS.discard(child)
+    got = cached_edges(rules)
+    if child.returncode != 0 or got is None:
+        said = (err.strip().splitlines() or [f"it ended with status {child.returncode}"])[-1]
+        raise ValueError(f"the edges of {rules.id} could not be worked out: {said}")
+    return got
 
 
 # --- a session's rating ---------------------------------------------------------------------
@@ -320,3 +384,7 @@ def rate(
             )
         )
     return out
+
+
+if __name__ == "__main__":  # edges_apart's child: the rules on stdin, the edges to the cache
+    edges_for(Variant.model_validate_json(sys.stdin.read()))

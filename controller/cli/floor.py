@@ -32,12 +32,13 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
-from controller.analysis.theo import edges_for, rate
+from controller.analysis.theo import edges_apart, rate, stop_walks
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor import retention
@@ -130,9 +131,11 @@ def _serve(
         raise FloorError(
             f"cannot watch the floor's database {config.database.where}: {exc}".strip()
         ) from None
-    server = FloorServer(floor, watcher.hub, conninfo, rater=rate)
+    # the server lives long: a variant's edges are walked in a child process (its memory goes
+    # with it), then read from the cache
+    server = FloorServer(floor, watcher.hub, conninfo, rater=partial(rate, edges_of=edges_apart))
     for variant in warm:
-        server.rating.submit(edges_for, load_variant(variant))
+        server.rating.submit(edges_apart, load_variant(variant))
     try:
         try:
             server.start()
@@ -152,6 +155,7 @@ def _serve(
         pass
     finally:
         server.close()
+        stop_walks()  # a variant's edges still being walked for the ratings
         watcher.close()
     print("floor page stopped", flush=True)
     return 0

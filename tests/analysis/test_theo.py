@@ -17,9 +17,12 @@ from controller.analysis.theo import (
     DecisionValues,
     Edges,
     Spot,
+    cached_edges,
+    edges_apart,
     edges_for,
     rate,
     session_theo,
+    stop_walks,
 )
 from controller.game.rules import load_variant
 from controller.round.spec import Action
@@ -219,3 +222,64 @@ def test_a_session_whose_variant_cannot_be_analysed_is_listed_without_a_theo() -
     assert (rating.book_cents, rating.skill_cents, rating.cost_cents) == (None, None, None)
     cells = rating.shown()
     assert (cells["book_theo"], cells["skill_theo"], cells["average_bet"]) == ("-", "-", "$10")
+
+
+def test_past_its_memo_limit_the_values_analysis_begins_again_and_answers_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import controller.analysis.theo as theo  # noqa: PLC0415
+
+    whole = DecisionValues(RULES, Shoe.of_cards(CARDS))
+    monkeypatch.setattr(theo, "MEMO_LIMIT", 10)
+    capped = DecisionValues(RULES, Shoe.of_cards(CARDS))
+    first = capped.analysis
+    for up, hand in SPOTS:
+        assert capped.values(spot(up, hand)) == whole.values(spot(up, hand))
+    assert capped.analysis is not first
+    assert len(capped.analysis._memo) <= 10 or capped.analysis is not first
+
+
+def test_a_long_lived_process_walks_the_edges_in_a_child_and_they_are_cached(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    rules = load_variant("uk-pontoon")  # a walk of every hand in about a second
+    assert cached_edges(rules) is None
+    apart = edges_apart(rules)
+    assert cached_edges(rules) == apart  # the child wrote the cache
+    assert edges_for(rules, use_cache=False) == apart
+
+
+def test_a_stopping_server_ends_a_walk_under_way_and_the_rating_says_why(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    import controller.analysis.theo as theo  # noqa: PLC0415
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    rules = load_variant("nz-pontoon")  # a walk of most of a minute
+    said: list[str] = []
+
+    def walk() -> None:
+        try:
+            edges_apart(rules)
+        except ValueError as exc:
+            said.append(str(exc))
+
+    walker = threading.Thread(target=walk)
+    walker.start()
+    deadline = time.monotonic() + 10
+    while not theo._WALKS and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (child,) = list(theo._WALKS)
+    stop_walks()
+    walker.join(10)
+    assert not walker.is_alive()
+    assert child.returncode is not None
+    assert not theo._WALKS
+    assert said == [
+        f"the edges of nz-pontoon could not be worked out: it ended with status {child.returncode}"
+    ]
+    assert cached_edges(rules) is None
