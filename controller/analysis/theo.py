@@ -36,6 +36,7 @@ import sys
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from fractions import Fraction
+from itertools import combinations_with_replacement
 from pathlib import Path
 
 from controller.analysis.engine import Analysis, Ctx
@@ -84,6 +85,16 @@ def rules_key(rules: Variant, shoe: Shoe) -> str:
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 
 
+# A decision as the values depend on it: the dealer's card (None: unseen), the hand's
+# composition, its aces among the first two (where the rules count them), whether it is a pair
+# the rules split, the hands on the box (1: not split), the pair's value (0: not split), doubled
+SpotKey = tuple[int | None, tuple[int, ...], int, bool, int, int, bool]
+# what the engine gives for a key: each action's weighted value, and the chance of the dealer's
+# natural where it was checked for (0.0 where not)
+Raw = tuple[dict[str, float], float]
+PRECOMPUTED_CARDS = 4  # hands of up to this many cards are worked out with the edges (cached)
+
+
 class DecisionValues:
     """Every legal action's exact value at a decision, for one variant and shoe."""
 
@@ -92,7 +103,9 @@ class DecisionValues:
         self.shoe = shoe if shoe is not None else Shoe.of_variant(rules)
         self.analysis = Analysis(rules, self.shoe, 1000, None)
         self.key = rules_key(rules, self.shoe)
-        self._known: dict[tuple[object, ...], dict[Action, Fraction]] = {}
+        self._known: dict[SpotKey, dict[Action, Fraction]] = {}
+        self._raw: dict[SpotKey, Raw] = {}  # from the cache (:meth:`preload`)
+        self.preloaded = False
 
     def _pair(self, cards: Sequence[Card]) -> bool:
         if len(cards) != 2:
@@ -102,45 +115,93 @@ class DecisionValues:
             return a.rank is b.rank
         return a.points == b.points
 
-    def values(self, spot: Spot) -> dict[Action, Fraction]:
-        """Each action the rules allow here and its value (wager units, the dealer holding no
-        natural where it was checked for); empty where the hand is over (a natural...)."""
+    def spot_key(self, spot: Spot) -> SpotKey:
         a = self.analysis
         up = spot.up.points if spot.up is not None and a.rules.dealer.first_card_face_up else None
         points = tuple(c.points for c in spot.cards)
-        pair = self._pair(spot.cards)
-        key = (up, points, pair, spot.split_hands, spot.doubled)
+        i0 = comp_of(points[:2])[0] if a.track_initial_aces else 0
+        pair_value = points[0] if spot.from_split else 0
+        return (
+            up,
+            comp_of(points),
+            i0,
+            self._pair(spot.cards),
+            spot.split_hands,
+            pair_value,
+            spot.doubled,
+        )
+
+    def values(self, spot: Spot) -> dict[Action, Fraction]:
+        """Each action the rules allow here and its value (wager units, the dealer holding no
+        natural where it was checked for); empty where the hand is over (a natural...)."""
+        return self.values_at(self.spot_key(spot))
+
+    def values_at(self, key: SpotKey) -> dict[Action, Fraction]:
         got = self._known.get(key)
         if got is not None:
             return got
-        comp = comp_of(points)
-        first_two = comp_of(points[:2])
-        i0 = first_two[0] if a.track_initial_aces else 0
-        if spot.from_split:
-            pair_value = points[0]
-            ctx = Ctx(up, comp_of([pair_value] * (spot.split_hands - 1)), True, pair_value == 1)
+        raw = self._raw.get(key)
+        if raw is None:
+            raw = self.raw(key)
+        values, natural = raw
+        no_natural = 1 - Fraction(natural)
+        got = {Action(act): Fraction(v) / no_natural for act, v in values.items()}
+        self._known[key] = got
+        return got
+
+    def raw(self, key: SpotKey, *, keep: bool = False) -> Raw:
+        """The engine's values at ``key`` (worked out here; see :meth:`values`); ``keep``:
+        never begin the analysis again (a walk of every hand is in it)."""
+        a = self.analysis
+        up, comp, i0, pair, split_hands, pair_value, doubled = key
+        if split_hands > 1:
+            ctx = Ctx(up, comp_of([pair_value] * (split_hands - 1)), True, pair_value == 1)
         else:
             ctx = Ctx(up, ZERO)
         rows = a.rows(up, plus(ctx.base, comp))
-        doubled = spot.doubled
         facts = a.facts(ctx, comp, i0, doubled)
-        raw: dict[Action, float] = {}
+        values: dict[Action, float] = {}
         if facts.end is None:
-            if len(points) == 2 and not spot.from_split and not doubled:
-                raw, _can_split, _can_surrender = a.root_values(ctx, comp, i0, rows, pair)
+            if sum(comp) == 2 and split_hands == 1 and not doubled:
+                values, _can_split, _can_surrender = a.root_values(ctx, comp, i0, rows, pair)
             else:
-                raw = {
+                values = {
                     act: a.action_value(ctx, comp, i0, doubled, rows, act) for act in a.legal(facts)
                 }
-        checked = a._peeks[up]
-        no_natural = Fraction(1)
-        if checked:
-            no_natural -= Fraction(a.tables[up].natural_probability(rows.shoe))
-        got = {act: Fraction(v) / no_natural for act, v in raw.items()}
-        self._known[key] = got
-        if len(a._memo) > MEMO_LIMIT:  # the hands met are many: begin again (answers kept)
+        natural = a.tables[up].natural_probability(rows.shoe) if a._peeks[up] else 0.0
+        if not keep and len(a._memo) > MEMO_LIMIT:  # many hands met: begin again (answers kept)
             self.analysis = Analysis(self.rules, self.shoe, 1000, None)
-        return got
+        return {act.value: float(v) for act, v in values.items()}, float(natural)
+
+    def common_keys(self) -> list[SpotKey]:
+        """The decisions worked out with the edges: every first decision and every hand of up
+        to :data:`PRECOMPUTED_CARDS` cards (not split, not doubled; where the rules count the
+        first two cards' aces, the first decisions only)."""
+        a = self.analysis
+        ups: list[int | None] = list(range(1, 11)) if a.rules.dealer.first_card_face_up else [None]
+        most = 2 if a.track_initial_aces else PRECOMPUTED_CARDS
+        out: list[SpotKey] = []
+        counts = self.shoe.counts
+        for up in ups:
+            for n in range(2, most + 1):
+                for cards in combinations_with_replacement(range(1, 11), n):
+                    comp = comp_of(cards)
+                    seen = plus(comp, comp_of([up]) if up is not None else ZERO)
+                    if any(s > c for s, c in zip(seen, counts, strict=True)):
+                        continue
+                    if sum(cards) > 21:
+                        continue
+                    i0 = comp[0] if a.track_initial_aces else 0
+                    pairs = [False]
+                    if n == 2 and cards[0] == cards[1]:
+                        pairs = [True, False] if cards[0] == 10 else [True]
+                    out += [(up, comp, i0, pair, 1, 0, False) for pair in pairs]
+        return out
+
+    def preload(self, raw: dict[SpotKey, Raw]) -> None:
+        """Values worked out before (the cache's), looked up before any is worked out here."""
+        self._raw.update(raw)
+        self.preloaded = True
 
     def cost(self, spot: Spot, taken: Action) -> Fraction | None:
         """The best action's value less ``taken``'s (wager units); None where the analysis has
@@ -193,6 +254,25 @@ def cached_edges(rules: Variant, shoe: Shoe | None = None) -> Edges | None:
         return None
 
 
+def _flat(key: SpotKey) -> list[object]:
+    up, comp, i0, pair, split_hands, pair_value, doubled = key
+    return [up, list(comp), i0, pair, split_hands, pair_value, doubled]
+
+
+def cached_values(rules: Variant, shoe: Shoe | None = None) -> dict[SpotKey, Raw]:
+    """The common decisions' values the edges' walk left in the cache (empty: none)."""
+    where, _key = _cache_file(rules, shoe if shoe is not None else Shoe.of_variant(rules))
+    try:
+        data = json.loads(where.read_text(encoding="utf-8"))
+        out: dict[SpotKey, Raw] = {}
+        for up, comp, i0, pair, hands, pair_value, doubled, values, natural in data["values"]:
+            key = (up, tuple(comp), i0, pair, hands, pair_value, doubled)
+            out[key] = ({str(k): float(v) for k, v in values.items()}, float(natural))
+        return out
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
 def edges_for(rules: Variant, shoe: Shoe | None = None, *, use_cache: bool = True) -> Edges:
     """The optimum's and the shipped chart's house edges, from the cache beside the par
     sheets where these rules were met before (a file of their own, 0600), else worked out
@@ -203,14 +283,22 @@ def edges_for(rules: Variant, shoe: Shoe | None = None, *, use_cache: bool = Tru
         got = cached_edges(rules, shoe)
         if got is not None:
             return got
-    optimal = Analysis(rules, shoe, 1000, None).house_edge()
+    walked = DecisionValues(rules, shoe)
+    optimal = walked.analysis.house_edge()
+    common = [(k, walked.raw(k, keep=True)) for k in walked.common_keys()]
+    del walked  # (its walk's memory)
     try:
         chart = Analysis(rules, shoe, 1000, strategy_for(rules)).house_edge()
     except ConfigError:  # no shipped chart fits (a what-if): book theo at the optimum's edge
         chart = optimal
     edges = Edges(Fraction(optimal), Fraction(chart))
     make_folders(where.parent)
-    body = {"optimal": str(edges.optimal), "chart": str(edges.chart), "rules_hash": key}
+    body = {
+        "optimal": str(edges.optimal),
+        "chart": str(edges.chart),
+        "rules_hash": key,
+        "values": [[*_flat(k), values, natural] for k, (values, natural) in common],
+    }
     write_private(where, json.dumps(body).encode(), "the theo edges' cache file")
     return edges
 
@@ -364,9 +452,11 @@ def rate(
         seen = (decision_of(d, face_up) for d in play.decisions)
         decisions = [d for d in seen if d is not None]
         try:
-            theo = session_theo(
-                decisions, play.wagers_cents, play.rounds, values_for(rules), edges_of(rules)
-            )
+            edges = edges_of(rules)
+            values = values_for(rules)
+            if not values.preloaded:  # the common decisions, worked out with the edges
+                values.preload(cached_values(rules))
+            theo = session_theo(decisions, play.wagers_cents, play.rounds, values, edges)
         except (ConfigError, ValueError):  # rules the analysis cannot take (it says why)
             rules_of[play.variant] = None
             out.append(Rating(play, None, None, None))

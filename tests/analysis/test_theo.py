@@ -18,6 +18,7 @@ from controller.analysis.theo import (
     Edges,
     Spot,
     cached_edges,
+    cached_values,
     edges_apart,
     edges_for,
     rate,
@@ -283,3 +284,22 @@ def test_a_stopping_server_ends_a_walk_under_way_and_the_rating_says_why(
         f"the edges of nz-pontoon could not be worked out: it ended with status {child.returncode}"
     ]
     assert cached_edges(rules) is None
+
+
+def test_the_common_decisions_values_cached_with_the_edges_equal_those_worked_out_at_once(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    shoe = Shoe.of_cards(CARDS)
+    edges_for(RULES, shoe)
+    cached = cached_values(RULES, shoe)
+    fresh = DecisionValues(RULES, shoe)
+    assert set(cached) == set(fresh.common_keys())
+    assert len(cached) > 100  # every first decision and hand of three and four cards
+    preloaded = DecisionValues(RULES, shoe)
+    preloaded.preload(cached)
+    for key in cached:
+        assert preloaded.values_at(key) == fresh.values_at(key), key
+    s = spot("7H", "9S 5H")
+    assert preloaded.values(s) == fresh.values(s)
+    assert preloaded.spot_key(s) in cached
