@@ -121,6 +121,12 @@ def register_run(commands: Subparsers) -> None:
     )
     parser.add_argument("--seed", type=int, default=7, help="demo: shuffle and bet seed (7)")
     parser.add_argument(
+        "--rated",
+        action="store_true",
+        help="demo: the demo dealer signs in and rated players sit at boxes 1 (basic strategy) "
+        "and 2 (a poor player), for the floor's ratings",
+    )
+    parser.add_argument(
         "--new-journal",
         action="store_true",
         help="start a new journal on purpose where the table's last journal is elsewhere",
@@ -528,7 +534,8 @@ def register_floor(commands: Subparsers) -> None:
         help="a shift's or a period's figures per table and floor",
         description="Report a shift's or a period's figures per table and for the floor: "
         "rounds, handle, house win, hold %, settlements by kind, voids and overrides with who made "
-        "them.",
+        "them; and each rated session's rating: rounds, average bet, time, book theo and the "
+        "exact, skill-adjusted theo (docs/floor.md, Ratings and theo).",
     )
     report.add_argument("--config", required=True, metavar="FILE", help="the floor file")
     report.add_argument(
@@ -540,6 +547,12 @@ def register_floor(commands: Subparsers) -> None:
         "--format", choices=("text", "json", "csv", "html"), default="text", help="(text)"
     )
     report.add_argument("--out", metavar="FILE", help="write here instead of printing")
+    report.add_argument(
+        "--no-ratings",
+        action="store_true",
+        help="leave the rated sessions out (their theo analyses each variant once: up to a "
+        "minute the first time, then cached)",
+    )
     report.set_defaults(handler=Deferred("floor", "report_command"))
 
     audit = sub.add_parser(

@@ -32,11 +32,13 @@ import tempfile
 import threading
 from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import psycopg
 
+from controller.analysis.theo import edges_apart, rate, stop_walks
 from controller.cli.run import _on_signals
 from controller.cli.scenario import quiet_logs
 from controller.floor import retention
@@ -46,6 +48,7 @@ from controller.floor.config import LoadedFloor, load_floor_config
 from controller.floor.errors import BadPeriod, FloorError
 from controller.floor.export import write_export
 from controller.floor.logins import table_login
+from controller.floor.ratings import rated_sessions
 from controller.floor.report import build_report
 from controller.floor.report_page import render
 from controller.floor.schema import migrate
@@ -161,7 +164,15 @@ class RemainingEdge:
         return got
 
 
-def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any) -> int:
+def _serve(
+    floor: LoadedFloor,
+    conninfo: str,
+    stop: threading.Event,
+    ready: Any,
+    warm: Sequence[str] = (),
+) -> int:
+    """Serve the floor page until ``stop``; ``warm``: the variants whose theo edges are worked
+    out at once (in the ratings' thread), so that the first rating does not wait for them."""
     config = floor.config
     watcher = FloorWatcher(conninfo, config.shifts.shifts(), config.alerts.watch())
     try:
@@ -170,7 +181,17 @@ def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any)
         raise FloorError(
             f"cannot watch the floor's database {config.database.where}: {exc}".strip()
         ) from None
-    server = FloorServer(floor, watcher.hub, conninfo, edge_of=RemainingEdge())
+    # the server lives long: a variant's edges are walked in a child process (its memory goes
+    # with it), then read from the cache
+    server = FloorServer(
+        floor,
+        watcher.hub,
+        conninfo,
+        rater=partial(rate, edges_of=edges_apart),
+        edge_of=RemainingEdge(),
+    )
+    for variant in warm:
+        server.rating.submit(edges_apart, load_variant(variant))
     try:
         try:
             server.start()
@@ -190,6 +211,7 @@ def _serve(floor: LoadedFloor, conninfo: str, stop: threading.Event, ready: Any)
         pass
     finally:
         server.close()
+        stop_walks()  # a variant's edges still being walked for the ratings
         watcher.close()
     print("floor page stopped", flush=True)
     return 0
@@ -215,6 +237,8 @@ def report_command(args: argparse.Namespace) -> int:
     try:
         with _connect(conninfo, floor.config.database.where) as db:
             made = build_report(db, start, end)
+            if not args.no_ratings:
+                made.ratings = rate(rated_sessions(db, start, end))
     except FloorError as exc:
         return _fail(str(exc))
     except psycopg.Error as exc:
@@ -501,6 +525,7 @@ def demo_command(args: argparse.Namespace) -> int:
                         "--seed",
                         str(n),
                         *_demo_counter_args(n),
+                        "--rated",
                     ],
                     stdout=log,
                     stderr=subprocess.STDOUT,
@@ -543,11 +568,19 @@ def demo_command(args: argparse.Namespace) -> int:
                 f"floor file: {floor_file} (its database password: {floor_secret}, mode 600)",
                 flush=True,
             )
-            print(f"report: {_demo_command('report', floor_file)}", flush=True)
+            report = _demo_command("report", floor_file)
+            print(f"report: {report} --no-ratings", flush=True)
+            print(
+                f"ratings: {report}  (the rated players' theo; the first time, up to a minute "
+                "per variant while its edges are worked out, then cached; the floor page's "
+                "ratings button too)",
+                flush=True,
+            )
             print(f"audit: {_demo_command('audit', floor_file, journals)}", flush=True)
             print("Ctrl-C stops the tables and removes the database and every file", flush=True)
 
-        return _serve(floor, conninfo, stop, ready)
+        variants = sorted({_demo_variant(n) for n in range(1, args.tables + 1)})
+        return _serve(floor, conninfo, stop, ready, warm=variants)
     except (FloorError, ConfigError) as exc:
         return _fail(str(exc))
     except KeyboardInterrupt:
@@ -587,8 +620,13 @@ def _demo_command(command: str, floor_file: Path, journals: Sequence[Path] = ())
     return f"{program} {shlex.join(words)}"
 
 
+def _demo_variant(n: int) -> str:
+    """The variant demo table ``n`` deals (each in turn)."""
+    return VARIANT_IDS[(n - 1) % len(VARIANT_IDS)]
+
+
 def _demo_table_file(folder: Path, n: int, cluster: Cluster, login: str, secret: Path) -> Path:
-    variant = VARIANT_IDS[(n - 1) % len(VARIANT_IDS)]
+    variant = _demo_variant(n)
     path = folder / f"table-{n}.toml"
     path.write_text(
         f'table_id = "demo-{n}"\nvariant = "{variant}"\nboxes = [1, 2, 3]\n\n'

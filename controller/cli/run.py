@@ -191,6 +191,7 @@ def _run(args: argparse.Namespace) -> int:
             pace_s=args.pace,
             seed=args.seed,
             counters=DEMO_COUNTERS if getattr(args, "demo_counter", False) else (),
+            rated=bool(getattr(args, "rated", False)),
         )
         shipper = _shipper(table)
         service = TableService(

@@ -45,6 +45,7 @@ import psycopg
 
 from controller.floor.chain import row_from_values
 from controller.floor.dealers import DEALER_ROWS, STEPS, DealerFigures, DealerTally
+from controller.floor.ratings import Rating, ratings_text
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
 
@@ -376,6 +377,9 @@ class FloorReport:
     receipts: list[Receipt] = field(default_factory=list)  # the shoes that ended, by table
     dealers: list[DealerFigures] = field(default_factory=list)  # controller.floor.dealers
     days: list[GamingDayFigures] = field(default_factory=list)  # gaming days closed in it
+    # the rated sessions that sat down in the period (filled in above the floor, where the
+    # analysis values their decisions: :func:`controller.analysis.theo.rate`)
+    ratings: list[Rating] = field(default_factory=list)
 
     def period(self) -> str:
         """The period in words, in its own time zone: "Thu 3 Dec 2026 22:00 to Fri 4 Dec 2026
@@ -400,6 +404,7 @@ class FloorReport:
             "receipts": [r.as_json() for r in self.receipts],
             "dealers": [d.as_json() for d in self.dealers],
             "gaming_days": [d.as_json() for d in self.days],
+            "ratings": [r.as_json() for r in self.ratings],
         }
 
     def csv(self) -> str:
@@ -457,6 +462,7 @@ class FloorReport:
                     f"({r.reason}): shortfall {r.shortfall}, surplus {r.surplus} (the decks "
                     f"must hold {r.cards_left}, the shoe had {r.shoe_left}){kept}"
                 )
+        lines += ratings_text(self.ratings, self.local_time)
         for o in self.overrides:
             lines.append(
                 f"override {self.local_time(o.ts)} table {o.table_id} round {o.round_id}: "

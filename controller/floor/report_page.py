@@ -11,6 +11,7 @@ from fractions import Fraction
 from typing import Any
 
 from controller.floor.dealers import STEPS
+from controller.floor.ratings import RATING_COLUMNS, Rating
 from controller.floor.report import CATEGORIES, KIND_WORDS, Figures, FloorReport
 from controller.game.prompts import money
 from controller.journal.store import parse_ts
@@ -206,6 +207,15 @@ def receipts_table(report: FloorReport) -> str:
     return _table(rows, (*heads, "shortfall", "surplus"))
 
 
+def _rated(report: FloorReport, r: Rating, key: str) -> str:
+    """One cell of the rating table, its times in the report's zone."""
+    if key == "start":
+        return report.local_time(r.play.start)
+    if key == "end":
+        return report.local_time(r.play.end) if r.play.end else "seated"
+    return r.shown()[key]
+
+
 def render(report: FloorReport, *, query: str = "") -> str:
     """The whole page (self-contained: styles inline, plots as data URIs)."""
     charts = plots(report)
@@ -287,6 +297,18 @@ def render(report: FloorReport, *, query: str = "") -> str:
             "table's win", "ledger house win", "difference",
         )
     )  # fmt: skip
+    rating_head = "".join(f"<th>{html.escape(words)}</th>" for _key, words in RATING_COLUMNS)
+    rating_rows = (
+        "".join(
+            f'<tr data-session="{html.escape(r.play.session)}">'
+            + "".join(
+                f"<td>{html.escape(_rated(report, r, key))}</td>" for key, _w in RATING_COLUMNS
+            )
+            + "</tr>"
+            for r in report.ratings
+        )
+        or f'<tr><td colspan="{len(RATING_COLUMNS)}">no rated play</td></tr>'
+    )
     links = ""
     if query:
         q = html.escape(query)
@@ -319,5 +341,7 @@ def render(report: FloorReport, *, query: str = "") -> str:
 <table id="receipts">{receipts_table(report)}</table>
 <h2>Gaming days (table's win = closing - opening + credits - fills + drop; against the ledger)</h2>
 <table id="gaming-days"><thead><tr>{days_head}</tr></thead><tbody>{days}</tbody></table>
+<h2>Ratings (theo: what the house expects to win from the play)</h2>
+<table id="ratings"><thead><tr>{rating_head}</tr></thead><tbody>{rating_rows}</tbody></table>
 </body></html>
 """

@@ -15,7 +15,12 @@ Everything is read-only and needs a signed-in name (:mod:`controller.floor.signi
   the surveillance role only (a pit user is refused, 403); ``GET /api/me``: who is signed in
   and whether they have that role (the floor page links to the surveillance page only then);
 * ``GET /report`` (``?shift=2026-11-29T14:00`` or ``?from=...&to=...``; the current shift by
-  default), ``/report.csv``, ``/report.json``.
+  default), ``/report.csv``, ``/report.json``;
+* ``GET /api/ratings`` (the same period): the rated sessions that sat down in it, each with its
+  rating (book theo, skill theo, decision cost: docs/floor.md, Ratings and theo). The ratings
+  are worked out above the floor (the analysis values each decision), by the ``rater`` the
+  server is given, on a thread of its own: never on the event loop. The report page and JSON
+  show them too.
 """
 
 from __future__ import annotations
@@ -24,9 +29,11 @@ import asyncio
 import contextlib
 import html
 import json
+import queue
+import threading
 import time
-from collections.abc import AsyncIterator
-from concurrent.futures import Executor, ThreadPoolExecutor
+from collections.abc import AsyncIterator, Callable
+from concurrent.futures import Executor, Future, ThreadPoolExecutor
 from datetime import datetime
 from functools import partial
 from pathlib import Path
@@ -46,9 +53,10 @@ from controller.floor.chain import ROW_COLUMNS, row_from_values
 from controller.floor.config import LoadedFloor, Server
 from controller.floor.edges import EdgeJob, EdgeJobs, EdgeOf
 from controller.floor.errors import BadPeriod
+from controller.floor.ratings import RATING_COLUMNS, Rating, SessionPlay, rated_query, sessions_in
 from controller.floor.report import assemble, report_queries
 from controller.floor.report_page import render
-from controller.floor.rounds import round_detail, round_summaries
+from controller.floor.rounds import clock, round_detail, round_summaries
 from controller.floor.shifts import Shifts
 from controller.floor.signin import FloorSignIn, Lockouts
 from controller.floor.surveillance import (
@@ -75,6 +83,9 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 COOKIE = "croupier_floor"
+# what rates sessions (controller.analysis.theo.rate, given by the command line: the analysis
+# sits above the floor)
+Rater = Callable[[list[SessionPlay]], list[Rating]]
 ROUNDS_SHOWN = 50
 
 
@@ -116,9 +127,12 @@ def build_app(
     shifts: Shifts,
     signing: Executor | None = None,
     edges: EdgeJobs | None = None,
+    rater: Rater | None = None,
+    rating: Executor | None = None,
 ) -> Starlette:
     """The floor page's app; sign-ins (scrypt, the lockouts in PostgreSQL) run on ``signing``
-    (one thread: they queue rather than take every core), never on the event loop."""
+    (one thread: they queue rather than take every core), never on the event loop; so do the
+    ratings (``rater``, on ``rating``; without a rater the page shows no ratings)."""
     # The page's reads run on the server's own event loop (psycopg's async pool): no thread.
     pool: AsyncConnectionPool[Any] = AsyncConnectionPool(
         conninfo,
@@ -297,6 +311,49 @@ def build_app(
             headers=SECURITY_HEADERS,
         )
 
+    async def ratings_of(start: datetime, end: datetime) -> list[Rating] | None:
+        if rater is None:
+            return None
+        sql, args = rated_query(start, end)
+        async with pool.connection() as db:
+            found = await (await db.execute(sql, args)).fetchall()
+        sessions = sessions_in([row_from_values(v) for v in found], start, end)
+        if not sessions:
+            return []
+        return await asyncio.get_running_loop().run_in_executor(rating, rater, sessions)
+
+    async def ratings(request: Request) -> Response:
+        if who(request) is None:
+            return denied()
+        query = dict(request.query_params)
+        try:
+            start, end = period(query, shifts, datetime.now(shifts.zone))
+        except BadPeriod as exc:
+            return refused(400, f"bad period: {exc}")
+        made = await ratings_of(start, end)
+        if made is None:
+            return refused(503, "this floor server rates no play (it was started without ratings)")
+        zone = shifts.zone
+        return JSONResponse(
+            {
+                "start": start.isoformat(),
+                "end": end.isoformat(),
+                "columns": [{"key": k, "words": w} for k, w in RATING_COLUMNS],
+                "ratings": [
+                    {
+                        **r.as_json(),
+                        "shown": r.shown()
+                        | {
+                            "start": clock(r.play.start, zone) or "",
+                            "end": clock(r.play.end, zone) or "seated",
+                        },
+                    }
+                    for r in made
+                ],
+            },
+            headers=SECURITY_HEADERS,
+        )
+
     async def report(request: Request) -> Response:
         if who(request) is None:
             if request.url.path == "/report":
@@ -314,6 +371,8 @@ def build_app(
                 found.append(await (await db.execute(sql, args)).fetchall())
         made = assemble(start, end, found)
         path = request.url.path
+        if not path.endswith(".csv"):
+            made.ratings = await ratings_of(start, end) or []
         if path.endswith(".json"):
             return JSONResponse(made.as_json(), headers=SECURITY_HEADERS)
         if path.endswith(".csv"):
@@ -424,6 +483,7 @@ def build_app(
             Route("/api/tables/{table_id}/rounds", rounds),
             Route("/api/tables/{table_id}/rounds/{number:int}", one_round),
             Route("/api/alerts/ack", ack, methods=["POST"]),
+            Route("/api/ratings", ratings),
             Route("/report", report),
             Route("/report.csv", report),
             Route("/report.json", report),
@@ -473,11 +533,64 @@ async def _send(ws: WebSocket, hub: FloorHub, signin: FloorSignIn) -> None:
         hub.unsubscribe(listener)
 
 
+class RatingThread(Executor):
+    """The ratings' one thread (an analysis walk can take a minute: never the event loop's).
+
+    A daemon: a walk under way when the server stops is left behind, not waited for (it
+    changes nothing; its work is lost), so that stopping the floor never waits for a minute;
+    an idle thread ends at once."""
+
+    STOP_WAIT_S = 1.0
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[tuple[Future[Any], Callable[[], Any]] | None] = (
+            queue.SimpleQueue()
+        )
+        self._thread = threading.Thread(target=self._run, name="floor-ratings", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future[Any]:
+        future: Future[Any] = Future()
+        self._jobs.put((future, partial(fn, *args, **kwargs)))
+        return future
+
+    def _run(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            future, call = job
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                future.set_result(call())
+            except BaseException as exc:
+                future.set_exception(exc)
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        if cancel_futures:  # the ratings not begun yet are not begun at all
+            with contextlib.suppress(queue.Empty):
+                while True:
+                    job = self._jobs.get_nowait()
+                    if job is not None:
+                        job[0].cancel()
+        self._jobs.put(None)
+        if wait and self._thread.is_alive():
+            self._thread.join(self.STOP_WAIT_S)
+
+
 class FloorServer(ThreadedServer):
     """The floor page's server in a thread of its own; ``start()`` binds (errors raise here)."""
 
     def __init__(
-        self, floor: LoadedFloor, hub: FloorHub, conninfo: str, edge_of: EdgeOf | None = None
+        self,
+        floor: LoadedFloor,
+        hub: FloorHub,
+        conninfo: str,
+        rater: Rater | None = None,
+        edge_of: EdgeOf | None = None,
     ) -> None:
         config = floor.config
         super().__init__("floor-web", config.server.host, config.server.port)
@@ -499,6 +612,8 @@ class FloorServer(ThreadedServer):
         self.signing = ThreadPoolExecutor(max_workers=1, thread_name_prefix="floor-signin")
         # the remaining shoe's edge (the analysis engine, given by the command line), if any
         self.edges = None if edge_of is None else EdgeJobs(edge_of)
+        self.rater = rater
+        self.rating = RatingThread()
 
     @property
     def url(self) -> str:
@@ -512,12 +627,23 @@ class FloorServer(ThreadedServer):
         self.signing.shutdown(wait=True)
         if self.edges is not None:
             self.edges.close()
+        self.rating.shutdown(cancel_futures=True)
         self.lockouts.close()
 
     def start(self) -> None:
         self.signing.submit(self.lockouts.connect).result()  # the thread and connection now
+        self.rating.start()  # the ratings' thread now, with the server's
         self.serve(
-            build_app(self.hub, self.conninfo, self.signin, self.shifts, self.signing, self.edges),
+            build_app(
+                self.hub,
+                self.conninfo,
+                self.signin,
+                self.shifts,
+                self.signing,
+                rater=self.rater,
+                rating=self.rating,
+                edges=self.edges,
+            ),
             lifespan="on",
             ws_max_size=16 * 1024,
             ssl_certfile=self.server_config.tls_certfile,

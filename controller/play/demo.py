@@ -17,16 +17,23 @@ from __future__ import annotations
 import random
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from controller.game.errors import ConfigError
+from controller.game.hands import hand_value
 from controller.play.autoplay import Decision
 from controller.play.counter import CardCounter, CounterSeat
 from controller.play.strategy import Strategy, StrategyPlayer, strategy_for
+from controller.round.controller import RoundController
 from controller.round.inputs import Bet
+from controller.round.model import why_not_hit, why_not_stand
 from controller.round.spec import Action, State
 from controller.service.service import ActorFactory, TableService
 from controller.table.app import InputResult, TableApp
+from controller.table.config import DEMO_PINS
 from controller.table.keypad import keys_for
+from controller.table.people import PeopleEvent
+from controller.table.staff import DEMO_DEALER_ID
 from sim_hardware import EmulatedPanel, EmulatedPeekReader, EmulatedShoe
 from sim_hardware.errors import ShoeEmptyError
 
@@ -44,6 +51,7 @@ class DemoOptions:
     boxes: tuple[int, ...] = (1, 2, 3)
     seed: int = 7
     counters: tuple[CounterSeat, ...] = ()  # demo card counters, each seated at their box
+    rated: bool = False  # seat the rated demo players (:func:`rated_demo_players`)
 
 
 def demo_dealer(options: DemoOptions) -> ActorFactory:
@@ -80,6 +88,8 @@ def demo_dealer(options: DemoOptions) -> ActorFactory:
             seed=options.seed,
             bet=service.journaled.answer,
             counters=_seat_counters(service, options.counters, boxes, config.limits.min_cents),
+            rated=rated_demo_players(boxes) if options.rated else (),
+            people=service.journaled,
         )
 
     return seat
@@ -127,6 +137,8 @@ class DemoDealer:
         seed: int = 7,
         bet: Callable[[Bet], object] | None = None,
         counters: tuple[CardCounter, ...] = (),
+        rated: tuple[RatedDemoPlayer, ...] = (),
+        people: SeatsPeople | None = None,
     ) -> None:
         self.app = app
         self.counters = {c.seat.box: c for c in counters}
@@ -135,7 +147,12 @@ class DemoDealer:
         self.shoe = shoe
         self.reader = reader
         self.panel = panel
-        self.player = StrategyPlayer(strategy)
+        self.rated = rated if people is not None else ()
+        self.people = people
+        self.player: Callable[[RoundController], Decision | None] = RatedPlay(
+            StrategyPlayer(strategy), {p.box for p in self.rated if p.style == "poor"}
+        )
+        self._seated = False
         self.boxes = boxes
         self.min_cents = min_cents
         self.max_cents = max_cents
@@ -178,6 +195,8 @@ class DemoDealer:
                 counter.shuffled()
             return self._keys(now, ["SHF"], lambda: app.controller.state is not State.SHUFFLE)
         if state is State.BETTING:
+            if not self._seated:
+                self._seat()
             if not app.controller.round.boxes:
                 self._bet()
                 return True
@@ -196,6 +215,16 @@ class DemoDealer:
             keys = [k.value for k in keys_for(decision.action, decision.data, players)]
             return self._keys(now, keys)
         return False
+
+    def _seat(self) -> None:
+        """The demo dealer signs in (where the staff file has them) and the rated players sit
+        down, once, before the first bet."""
+        self._seated = True
+        if self.people is None or not self.rated:
+            return
+        self.people.dealer_sign_in(DEMO_DEALER_ID, DEMO_PINS["dealer"], source="demo")
+        for p in self.rated:
+            self.people.sit_down(p.box, p.card, PLAYERS[p.box - 1])
 
     def _bet(self) -> None:
         steps = max(1, (min(self.max_cents, self.min_cents * 4) - self.min_cents))
@@ -265,3 +294,76 @@ class DemoDealer:
 
     def _wait(self, now: float, what: str, done: Callable[[], bool]) -> None:
         self._pending = _Pending(what, done, now + EFFECT_TIMEOUT_S)
+
+
+# --- the rated demo players (issue 24: ratings and theo) -------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class RatedDemoPlayer:
+    """A demo player seated as rated: their box, player card number and how they play
+    (``basic``: the shipped chart; ``poor``: :class:`RatedPlay`'s costly habits)."""
+
+    box: int
+    card: str
+    style: str
+
+
+RATED_DEMO_PLAYERS = (
+    RatedDemoPlayer(1, "40010001", "basic"),
+    RatedDemoPlayer(2, "40010002", "poor"),
+)
+
+
+def rated_demo_players(boxes: tuple[int, ...]) -> tuple[RatedDemoPlayer, ...]:
+    """The rated demo players whose boxes the demo plays (their bets' names: :data:`PLAYERS`)."""
+    return tuple(p for p in RATED_DEMO_PLAYERS if p.box in boxes)
+
+
+class SeatsPeople(Protocol):
+    """What the demo asks of the journaled table to seat its rated players."""
+
+    def dealer_sign_in(self, staff_id: str, pin: str, *, source: str = ...) -> PeopleEvent: ...
+
+    def sit_down(self, box: int, card: str, player: str) -> PeopleEvent: ...
+
+
+POOR_STAND_FROM = 12  # a poor player stands on a hard 12 or more against a 7 or more
+
+
+class RatedPlay:
+    """The chart's decisions (``chart``), but at the ``poor`` boxes a poor player's: never
+    doubles, splits or surrenders, and stands on a hard 12-16 against a dealer's 7 or more
+    (or any card, where it is face down), each only where the rules allow what is played
+    instead."""
+
+    def __init__(self, chart: StrategyPlayer, poor: set[int]) -> None:
+        self.chart = chart
+        self.poor = poor
+
+    def __call__(self, controller: RoundController) -> Decision | None:
+        decision = self.chart(controller)
+        if decision is None or int(decision.data.get("box", 0) or 0) not in self.poor:
+            return decision
+        if decision.action is Action.SURRENDER:
+            return None
+        if controller.state is not State.PLAYING or controller.round.turn is None:
+            return decision
+        number, index = controller.round.turn
+        hand = controller.round.boxes[number].hands[index]
+        rules = controller.rules
+        value = hand_value(hand.cards)
+        up = controller.round.dealer.first
+        high = up is None or not rules.dealer.first_card_face_up or up.points >= 7 or up.is_ace
+        wanted = decision.action
+        if not value.soft and POOR_STAND_FROM <= value.total <= 16 and high:
+            wanted = Action.STAND
+        elif wanted in (Action.DOUBLE, Action.SPLIT):
+            wanted = Action.HIT if value.total < POOR_STAND_FROM else Action.STAND
+        allowed = {
+            Action.STAND: why_not_stand(rules, hand) is None,
+            Action.HIT: why_not_hit(rules, hand) is None,
+        }
+        if allowed.get(wanted, False):
+            return Decision(wanted, {"box": number})
+        return decision

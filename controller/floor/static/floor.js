@@ -425,6 +425,42 @@ document.getElementById("close-detail").addEventListener("click", () => {
   document.getElementById("detail").hidden = true;
 });
 
+// The rated sessions of the shift, one row each (the server rates them: book theo, skill theo
+// and what the decisions cost; docs/floor.md, Ratings and theo).
+let ratingsTimer = null;
+async function showRatings() {
+  const section = document.getElementById("ratings");
+  section.hidden = false;
+  const note = document.getElementById("ratings-note");
+  let data;
+  try {
+    data = await getJSON("/api/ratings");
+  } catch (err) {
+    note.textContent = "ratings unavailable: " + err.message;
+    return;
+  }
+  if (section.hidden) return;
+  const head = document.querySelector("#rating-table thead tr");
+  head.replaceChildren(...data.columns.map((c) => el("th", "", c.words)));
+  const body = document.querySelector("#rating-table tbody");
+  body.replaceChildren(...data.ratings.map((r) => {
+    const tr = el("tr");
+    tr.dataset.session = r.session;
+    tr.title = r.costliest.length ? "costliest decisions: " + r.costliest.join("; ") : "no costly decision";
+    for (const c of data.columns) tr.append(el("td", c.key.endsWith("theo") || c.key === "decision_cost" || c.key === "average_bet" ? "money" : "", r.shown[c.key]));
+    return tr;
+  }));
+  note.textContent = data.ratings.length ? "" : "no rated play this shift";
+  clearTimeout(ratingsTimer);
+  ratingsTimer = setTimeout(() => { if (!section.hidden) showRatings(); }, 30000);
+}
+
+document.getElementById("ratings-link").addEventListener("click", showRatings);
+document.getElementById("close-ratings").addEventListener("click", () => {
+  document.getElementById("ratings").hidden = true;
+  clearTimeout(ratingsTimer);
+});
+
 function connect() {
   const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + "/ws");
   ws.onmessage = (ev) => {

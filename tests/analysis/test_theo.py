@@ -1,0 +1,305 @@
+"""Skill-adjusted theo (controller.analysis.theo) against brute force on a tiny shoe: every
+action's value at a decision, worked out here card by card in exact fractions from the
+blackjack rules alone (no engine), equals the analysis'; a session's skill theo equals, to the
+cent, the brute-force optimum's edge x its wagers plus the brute-force costs of its decisions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from fractions import Fraction
+from functools import cache
+
+import pytest
+
+from controller.analysis.shoe import Shoe
+from controller.analysis.theo import (
+    Decision,
+    DecisionValues,
+    Edges,
+    Spot,
+    cached_edges,
+    cached_values,
+    edges_apart,
+    edges_for,
+    rate,
+    session_theo,
+    stop_walks,
+)
+from controller.game.rules import load_variant
+from controller.round.spec import Action
+from drivers.tbl21.cards import Card, parse_cards
+
+# 2-9 in two suits: no aces and no tens, so no naturals and no dealer check (pa-blackjack
+# peeks on an ace or a ten): every value below is the plain game's, simple to brute-force
+CARDS = parse_cards(" ".join(f"{r}{s}" for r in "23456789" for s in "HS"))
+COUNTS = tuple(sum(1 for c in CARDS if c.points == v) for v in range(1, 11))
+RULES = load_variant(
+    "pa-blackjack",
+    {"split.allowed": False, "shoe.burn_cards": 0, "shoe.decks": 1, "shoe.cut_card_reserve": 1},
+)
+WAGER = 1000
+
+
+def _take(shoe: tuple[int, ...], v: int) -> tuple[int, ...]:
+    out = list(shoe)
+    out[v - 1] -= 1
+    return tuple(out)
+
+
+def _draws(shoe: tuple[int, ...]) -> list[tuple[int, Fraction, tuple[int, ...]]]:
+    total = sum(shoe)
+    return [(v, Fraction(shoe[v - 1], total), _take(shoe, v)) for v in range(1, 11) if shoe[v - 1]]
+
+
+@cache
+def dealer(total: int, shoe: tuple[int, ...]) -> tuple[tuple[int, Fraction], ...]:
+    """The dealer's final totals (22: bust) from ``total`` drawing from ``shoe``: stands on
+    17 (no aces in this shoe, so no soft totals)."""
+    if total > 21:
+        return ((22, Fraction(1)),)
+    if total >= 17:
+        return ((total, Fraction(1)),)
+    out: dict[int, Fraction] = {}
+    for v, p, rest in _draws(shoe):
+        for final, q in dealer(total + v, rest):
+            out[final] = out.get(final, Fraction(0)) + p * q
+    return tuple(sorted(out.items()))
+
+
+def stand(total: int, up: int, shoe: tuple[int, ...]) -> Fraction:
+    value = Fraction(0)
+    for final, p in dealer(up, shoe):
+        if final == 22 or total > final:
+            value += p
+        elif total < final:
+            value -= p
+    return value
+
+
+@cache
+def best(total: int, up: int, shoe: tuple[int, ...]) -> Fraction:
+    """The optimum's value of a hand of ``total`` past its first decision (hit or stand)."""
+    if total == 21:
+        return stand(total, up, shoe)  # a 21 ends the hand
+    return max(stand(total, up, shoe), hit(total, up, shoe))
+
+
+def hit(total: int, up: int, shoe: tuple[int, ...]) -> Fraction:
+    value = Fraction(0)
+    for v, p, rest in _draws(shoe):
+        value += p * (Fraction(-1) if total + v > 21 else best(total + v, up, rest))
+    return value
+
+
+def double(total: int, up: int, shoe: tuple[int, ...]) -> Fraction:
+    value = Fraction(0)
+    for v, p, rest in _draws(shoe):
+        value += p * (Fraction(-2) if total + v > 21 else 2 * stand(total + v, up, rest))
+    return value
+
+
+def brute_values(up: int, hand: Sequence[int]) -> dict[Action, Fraction]:
+    shoe = tuple(COUNTS)
+    for v in (up, *hand):
+        shoe = _take(shoe, v)
+    total = sum(hand)
+    out = {Action.STAND: stand(total, up, shoe), Action.HIT: hit(total, up, shoe)}
+    if len(hand) == 2:
+        out[Action.DOUBLE] = double(total, up, shoe)
+        out[Action.SURRENDER] = Fraction(-1, 2)
+    return out
+
+
+def brute_edge() -> Fraction:
+    """The optimum's house edge: every deal (dealer's card, then the box's two) at its best."""
+    ev = Fraction(0)
+    for up, pu, s1 in _draws(tuple(COUNTS)):
+        for a, pa, s2 in _draws(s1):
+            for b, pb, _s3 in _draws(s2):
+                ev += pu * pa * pb * max(brute_values(up, (a, b)).values())
+    return -ev
+
+
+def spot(up: str, hand: str) -> Spot:
+    return Spot(Card.parse(up), tuple(parse_cards(hand)))
+
+
+SPOTS = [
+    ("7H", "9S 5H"),  # 14 against a 7
+    ("5H", "8S 4H"),  # 12 against a 5
+    ("6S", "3H 8S"),  # 11
+    ("9H", "2S 3H 4S"),  # three cards: hit or stand only
+    ("2H", "9S 8H"),  # 17
+]
+
+
+@pytest.fixture(scope="module")
+def values() -> DecisionValues:
+    return DecisionValues(RULES, Shoe.of_cards(CARDS))
+
+
+@pytest.mark.parametrize(("up", "hand"), SPOTS)
+def test_every_allowed_actions_value_equals_brute_force_for_the_shoe_less_the_cards_seen(
+    values: DecisionValues, up: str, hand: str
+) -> None:
+    s = spot(up, hand)
+    got = values.values(s)
+    expected = brute_values(s.up.points, [c.points for c in s.cards])  # type: ignore[union-attr]
+    assert set(got) == set(expected)
+    for action, value in expected.items():
+        assert float(got[action]) == pytest.approx(float(value), abs=1e-12), action
+
+
+def test_the_cost_of_the_best_action_is_zero_and_of_another_its_shortfall(
+    values: DecisionValues,
+) -> None:
+    s = spot("7H", "9S 5H")
+    brute = brute_values(7, [9, 5])
+    top = max(brute, key=lambda a: brute[a])
+    assert values.cost(s, top) == 0
+    for action in brute:
+        cost = values.cost(s, action)
+        assert cost is not None
+        assert cost >= 0
+        assert float(cost) == pytest.approx(float(brute[top] - brute[action]), abs=1e-12)
+
+
+def test_a_sessions_skill_theo_equals_to_the_cent_the_brute_force_sum(
+    values: DecisionValues, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    edges = edges_for(RULES, Shoe.of_cards(CARDS))
+    edge = brute_edge()
+    assert float(edges.optimal) == pytest.approx(float(edge), abs=1e-12)
+    # a poor player's session: stands on 12-16 against a 7+, never doubles, surrenders an 11
+    plays = [
+        (("7H", "9S 5H"), Action.STAND, 2500),
+        (("9H", "8S 4H"), Action.STAND, 1000),
+        (("6S", "3H 8S"), Action.HIT, 1000),
+        (("5H", "4S 7H"), Action.SURRENDER, 500),
+        (("2H", "9S 8H"), Action.STAND, 1500),
+        (("9H", "2S 3H 4S"), Action.HIT, 1500),
+    ]
+    decisions = [Decision(spot(*where), taken, wager) for where, taken, wager in plays]
+    wagers = sum(w for _where, _t, w in plays)
+    theo = session_theo(decisions, wagers, len(plays), values, edges)
+    brute_cost = Fraction(0)
+    for (up, hand), taken, wager in plays:
+        b = brute_values(Card.parse(up).points, [c.points for c in parse_cards(hand)])
+        brute_cost += (max(b.values()) - b[taken]) * wager
+    brute_theo = edge * wagers + brute_cost
+    assert brute_cost > 100  # the poor plays cost more than a dollar: the check is not idle
+    assert round(theo.skill_cents) == round(brute_theo)
+    assert abs(theo.skill_cents - brute_theo) < Fraction(1, 10**6)
+    assert theo.decisions == len(plays)
+    assert theo.unvalued == 0
+    # the book theo: average bet x rounds x the chart's edge
+    assert theo.book_cents == Fraction(wagers, len(plays)) * len(plays) * edges.chart
+
+
+def test_edges_are_cached_beside_the_par_sheets_in_a_private_file(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from pathlib import Path  # noqa: PLC0415
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    first = edges_for(RULES, Shoe.of_cards(CARDS))
+    files = list(Path(str(tmp_path)).glob("croupier/analysis/theo-pa-blackjack-*.json"))
+    assert len(files) == 1
+    assert files[0].stat().st_mode & 0o777 == 0o600
+    assert edges_for(RULES, Shoe.of_cards(CARDS)) == first
+    assert isinstance(first, Edges)
+    assert first.chart_cost >= 0
+
+
+def test_a_session_whose_variant_cannot_be_analysed_is_listed_without_a_theo() -> None:
+    from controller.floor.ratings import SessionPlay  # noqa: PLC0415
+
+    play = SessionPlay(
+        "T1-1", "T1", "40001234", "ann", 1, "2026-12-04T18:00:00.000Z", variant="no-such-game"
+    )
+    play.rounds, play.wagers_cents = 2, 2000
+    (rating,) = rate([play])
+    assert (rating.book_cents, rating.skill_cents, rating.cost_cents) == (None, None, None)
+    cells = rating.shown()
+    assert (cells["book_theo"], cells["skill_theo"], cells["average_bet"]) == ("-", "-", "$10")
+
+
+def test_past_its_memo_limit_the_values_analysis_begins_again_and_answers_the_same(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import controller.analysis.theo as theo  # noqa: PLC0415
+
+    whole = DecisionValues(RULES, Shoe.of_cards(CARDS))
+    monkeypatch.setattr(theo, "MEMO_LIMIT", 10)
+    capped = DecisionValues(RULES, Shoe.of_cards(CARDS))
+    first = capped.analysis
+    for up, hand in SPOTS:
+        assert capped.values(spot(up, hand)) == whole.values(spot(up, hand))
+    assert capped.analysis is not first
+    assert len(capped.analysis._memo) <= 10 or capped.analysis is not first
+
+
+def test_a_long_lived_process_walks_the_edges_in_a_child_and_they_are_cached(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    rules = load_variant("uk-pontoon")  # a walk of every hand in about a second
+    assert cached_edges(rules) is None
+    apart = edges_apart(rules)
+    assert cached_edges(rules) == apart  # the child wrote the cache
+    assert edges_for(rules, use_cache=False) == apart
+
+
+def test_a_stopping_server_ends_a_walk_under_way_and_the_rating_says_why(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import threading  # noqa: PLC0415
+    import time  # noqa: PLC0415
+
+    import controller.analysis.theo as theo  # noqa: PLC0415
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    rules = load_variant("nz-pontoon")  # a walk of most of a minute
+    said: list[str] = []
+
+    def walk() -> None:
+        try:
+            edges_apart(rules)
+        except ValueError as exc:
+            said.append(str(exc))
+
+    walker = threading.Thread(target=walk)
+    walker.start()
+    deadline = time.monotonic() + 10
+    while not theo._WALKS and time.monotonic() < deadline:
+        time.sleep(0.01)
+    (child,) = list(theo._WALKS)
+    stop_walks()
+    walker.join(10)
+    assert not walker.is_alive()
+    assert child.returncode is not None
+    assert not theo._WALKS
+    assert said == [
+        f"the edges of nz-pontoon could not be worked out: it ended with status {child.returncode}"
+    ]
+    assert cached_edges(rules) is None
+
+
+def test_the_common_decisions_values_cached_with_the_edges_equal_those_worked_out_at_once(
+    tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    shoe = Shoe.of_cards(CARDS)
+    edges_for(RULES, shoe)
+    cached = cached_values(RULES, shoe)
+    fresh = DecisionValues(RULES, shoe)
+    assert set(cached) == set(fresh.common_keys())
+    assert len(cached) > 100  # every first decision and hand of three and four cards
+    preloaded = DecisionValues(RULES, shoe)
+    preloaded.preload(cached)
+    for key in cached:
+        assert preloaded.values_at(key) == fresh.values_at(key), key
+    s = spot("7H", "9S 5H")
+    assert preloaded.values(s) == fresh.values(s)
+    assert preloaded.spot_key(s) in cached

@@ -1,0 +1,44 @@
+"""Rated sessions read from a table's own rows (controller.floor.ratings.sessions_of, a real
+SQLite journal, no PostgreSQL): a decision the dealer undid before its card never happened, a
+split undone leaves one hand of two cards again, and an unrated box's decisions are nobody's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from controller.floor.ratings import SeenDecision, sessions_of
+from controller.round.inputs import Bet
+from controller.round.spec import State
+from drivers.tbl21.events import Button
+from tests.floor.rated import PIN, PaTable
+
+
+def test_an_undone_split_and_an_undone_hit_are_not_decisions_and_an_unrated_box_is_nobodys(
+    tmp_path: Path,
+) -> None:
+    t = PaTable(tmp_path / "undo.sqlite3", "T-undo")
+    t.card("2C")  # the burn card
+    assert t.table.dealer_sign_in("2001", PIN).accepted
+    assert t.table.sit_down(1, "40005555", "ann").accepted
+    assert t.table.answer(Bet(1, "ann", 2500)).accepted
+    assert t.table.answer(Bet(2, "bob", 500)).accepted  # bob is not rated
+    t.press(Button.DEAL)
+    for text in ("8H", "5C", "7C", "8D", "TC", "9C"):  # boxes 1, 2, the dealer, 1, 2, hole
+        t.card(text)
+    t.press(Button.OK)  # no surrender
+    t.press(Button.SPLIT)
+    t.press(Button.UNDO)  # the split taken back before its card
+    t.press(Button.HIT)
+    t.press(Button.UNDO)  # and the hit
+    t.press(Button.STAND)  # ann stands on 16
+    t.press(Button.STAND)  # bob stands on 15
+    t.press(Button.OK)  # the hole card turned over: 16
+    t.card("TH")  # the dealer busts
+    assert t.table.controller.state is State.SETTLING
+    t.press(Button.OK)
+    (play,) = sessions_of(t.journal.rows())
+    t.journal.close()
+    assert play.decisions == [SeenDecision(1, 1, 1, "7C", ("8H", "8D"), 1, "stand", 2500)]
+    assert (play.rounds, play.wagers_cents, play.average_bet_cents) == (1, 2500, 2500)
+    assert play.dealers == ["Bo Chen"]
+    assert play.end is None  # still seated
