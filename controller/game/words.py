@@ -18,11 +18,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
-from controller.game.hands import hand_value
+from controller.game.hands import HandEnd, hand_value
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.refusals import Why, WhyNot
-from controller.game.rules import format_odds
+from controller.game.rules import Variant, format_odds
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import BUTTON_WORDS, Button
@@ -787,3 +787,32 @@ assert set(_REFUSALS) == set(Why)
 def refusal_words(why: WhyNot) -> str:
     """Why the round refused a move, as the dealer reads it (and the journal records it)."""
     return _REFUSALS[why.code](why)
+
+
+_HAND_ENDS: dict[HandEnd, Callable[[Variant], str]] = {
+    HandEnd.BUST: lambda rules: "bust",
+    HandEnd.NATURAL: lambda rules: "natural",
+    HandEnd.TWENTY_ONE: lambda rules: "21",
+    HandEnd.SPLIT_ACES: lambda rules: "split aces take one card",
+    HandEnd.ONE_AFTER_DOUBLE: lambda rules: "one card after a double",
+    HandEnd.CARD_LIMIT: lambda rules: f"{rules.hands.max_cards} cards",
+    HandEnd.STAND: lambda rules: "stand",
+    HandEnd.RESCUED: lambda rules: "rescue",
+}
+assert set(_HAND_ENDS) == set(HandEnd)
+# The ends the screen does not write beside a hand's total: the total says them already (a
+# bust, a 21), or nothing needs saying (a stand).
+_UNSAID_ENDS = frozenset({HandEnd.BUST, HandEnd.TWENTY_ONE, HandEnd.STAND})
+
+
+def hand_end_words(end: HandEnd, rules: Variant) -> str:
+    """Why a hand is over, in a word or two ("bust", "one card after a double", "5 cards"):
+    the analysis' "hand ends: ..." counts."""
+    return _HAND_ENDS[end](rules)
+
+
+def hand_status(end: HandEnd | None, rules: Variant) -> str:
+    """What the screen writes beside a finished hand's total ("natural", "5 cards"), or ""."""
+    if end is None or end in _UNSAID_ENDS:
+        return ""
+    return hand_end_words(end, rules)
