@@ -7,9 +7,11 @@ string or an f-string given to ``Prompt(...)`` or the round's ``_prompt(...)``),
 ``detail`` or a prompt's rendered words (``line(...)``, ``shown(...)``, ``plain(bar(...))``) are
 never compared, searched or cut up (``==``, ``in``, ``startswith``, ``partition``...).
 
-A refusal is typed too: outside the words module, the round's refusal (``Refusal(...)``) is never
-given words, and a refusal check (a function named ``why_not*``, ``_none_left``) never returns
-words: they give a :class:`~controller.game.refusals.WhyNot`, which ``refusal_words`` says.
+A refusal is typed too: outside the words module, the round's refusal (``Refusal(...)``) and the
+table's (``EntryError``, ``InputError``, a refused ``InputResult``) are never given words, and a
+refusal check (a function named ``why_not*``, ``_none_left``, the table's ``why_dark``,
+``refusal``, ``pin_pad_refusal``, ``lockup_refusal``) never returns words: they give a
+:class:`~controller.game.refusals.WhyNot`, which ``refusal_words`` says.
 """
 
 from __future__ import annotations
@@ -31,7 +33,9 @@ STRING_READS = frozenset(
 )
 RENDERED = frozenset({"line", "shown", "plain", "bar", "hold_text", "prompt_json"})
 BUILDERS = frozenset({"Prompt", "_prompt"})
-REFUSERS = frozenset({"Refusal", "WhyNot"})
+REFUSERS = frozenset({"Refusal", "WhyNot", "EntryError", "InputError"})
+# The table's checks that say why a key, an entry or a decision is refused (besides why_not*).
+TABLE_CHECKS = frozenset({"why_dark", "refusal", "pin_pad_refusal", "lockup_refusal"})
 
 
 def _is_words(node: ast.expr | None) -> bool:
@@ -49,12 +53,16 @@ def _is_words(node: ast.expr | None) -> bool:
     return False
 
 
-def _refusal_checks(tree: ast.AST) -> list[ast.FunctionDef]:
+def _refusal_checks(tree: ast.AST, table: bool) -> list[ast.FunctionDef]:
     return [
         node
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef)
-        and (node.name.lstrip("_").startswith("why_not") or node.name == "_none_left")
+        and (
+            node.name.lstrip("_").startswith("why_not")
+            or node.name == "_none_left"
+            or (table and node.name in TABLE_CHECKS)
+        )
     ]
 
 
@@ -71,8 +79,21 @@ def _words_of(node: ast.expr, holds: bool) -> bool:
     return False
 
 
-def problems(source: str, where: str) -> list[str]:
-    """What in ``source`` builds a prompt from words or reads a hold's or a prompt's words."""
+def _refused_with_words(call: ast.Call) -> bool:
+    """``InputResult(action, False, <words>, ...)``: a refusal whose words were made here."""
+    args = call.args
+    given = {k.arg: k.value for k in call.keywords}
+    accepted = args[1] if len(args) > 1 else given.get("accepted")
+    reason = args[2] if len(args) > 2 else given.get("reason")
+    refused = isinstance(accepted, ast.Constant) and accepted.value is False
+    return refused and _is_words(reason)
+
+
+def problems(source: str, where: str, table: bool = True) -> list[str]:
+    """What in ``source`` builds a prompt from words or reads a hold's or a prompt's words
+    (``table``: a module of the table layer, whose checks named as in TABLE_CHECKS say why a
+    move is refused; elsewhere a "refusal" is another thing, the web server's answer to a
+    browser without the view token)."""
     tree = ast.parse(source)
     holds = any(name in source for name in ("HoldReason", "hold_reasons", "HoldKind"))
     found = []
@@ -99,7 +120,9 @@ def problems(source: str, where: str) -> list[str]:
                     found.append(f"{where}:{node.lineno}: a prompt built from words")
             if name in REFUSERS and any(_is_words(a) for a in node.args):
                 found.append(f"{where}:{node.lineno}: a refusal built from words")
-    for check in _refusal_checks(tree):
+            if name == "InputResult" and _refused_with_words(node):
+                found.append(f"{where}:{node.lineno}: a refused input given words")
+    for check in _refusal_checks(tree, table):
         for node in ast.walk(check):
             if isinstance(node, ast.Return) and _is_words(node.value):
                 found.append(f"{where}:{node.lineno}: a refusal check returns words")
@@ -111,7 +134,8 @@ def test_no_module_but_the_words_module_makes_a_prompts_words_or_reads_them_back
     for path in sorted(ROOT.rglob("*.py")):
         if path == WORDS:
             continue
-        found += problems(path.read_text(), str(path.relative_to(ROOT.parent)))
+        table = path.parent == ROOT / "table"
+        found += problems(path.read_text(), str(path.relative_to(ROOT.parent)), table)
     assert found == []
 
 
@@ -180,3 +204,50 @@ def test_every_state_and_refusal_has_its_words() -> None:
     said = {refusal_words(WhyNot(why, kind=HoldKind.LOCKUP, state="betting")) for why in Why}
     assert all(said)
     assert len(said) == len(Why)  # no two codes say the same
+
+
+def test_the_check_sees_the_tables_refusals_made_of_words() -> None:
+    """What issue 23 typed in the table layer (the panel's dark keys, its entries, the data of
+    an input, the role on the key, the PIN pad) fails the check when made of words again."""
+    removed = """
+def why_dark(button, controller, wagers_per_box):
+    if button in BOX_KEYS:
+        return f"box {BOX_KEYS.index(button) + 1} has no bet this round"
+    return f"that key does nothing {state_words(controller.state.value)}"
+def input_for(self, action, controller):
+    raise EntryError(f"box {self.box} has no WAGER {position}: {held} wagers on it")
+def _int(data, key):
+    raise InputError(f"{key} is missing")
+def refusal(self, action, holds):
+    return "needs the supervisor key (turn the key switch to SUP)"
+def pin_pad_refusal(self, button):
+    return f"key in the {role.value} PIN digits first, then OK"
+def lockup_refusal(self):
+    return f"{device_words(label)} still runs firmware this table does not allow"
+def _request_shuffle(self, keys):
+    self._push(InputResult(Action.SHUFFLE, False, "bets are on the table: settle them", keys))
+def _supervisor_key(self, button):
+    reason = f"with the {role.value} key, {button.value} decides nothing now"
+    self._push(InputResult(None, accepted=False, reason=f"{button.value} decides nothing"))
+"""
+    assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
+        "a refusal built from words",
+        "a refusal built from words",
+        "a refused input given words",
+        "a refused input given words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+    ]
+    typed = """
+def why_dark(button, controller, wagers_per_box):
+    return WhyNot(Why.KEY_DOES_NOTHING, state=controller.state.value)
+def _int(data, key):
+    raise InputError(WhyNot(Why.FIELD_MISSING, name=key))
+def _request_shuffle(self, keys):
+    self._push(_refused(Action.SHUFFLE, WhyNot(Why.BETS_ON_TABLE), keys))
+    self._push(InputResult(Action.SHUFFLE, True, "new shoe requested", keys))
+"""
+    assert problems(typed, "x") == []

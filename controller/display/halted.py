@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Any
 
 from controller.display.words import say
+from controller.game.words import when
 from controller.service.halt import CHOICES, Choice, Halted
-from controller.table.access import Role, when
+from controller.table.access import Role
 from controller.table.config import LoadedTable
 
 LABELS = {

@@ -18,13 +18,13 @@ from controller.game.hands import hand_value
 from controller.game.holds import HoldKind
 from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
-from controller.game.words import hand_status, hold_words, line, parts, plain, prompt_json
+from controller.game.words import hand_status, hold_words, line, parts, plain, prompt_json, when
 from controller.round.controller import StateChanged
 from controller.round.model import BoxState, total
 from controller.round.phases import PHASES
 from controller.round.spec import Action, State
 from controller.service.history import RoundSummary
-from controller.table.access import AccessEvent, Role, when
+from controller.table.access import AccessEvent, Role
 from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
 from controller.table.health import DeviceHealth

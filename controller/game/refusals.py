@@ -1,9 +1,11 @@
-"""Why the round refuses a move, as values: a code and its typed fields (issue 23).
+"""Why the round or the table refuses a move, as values: a code and its typed fields (issue 23).
 
 The round's checks (``why_not_hit`` and the others, the offers' rules of the moment, "not
 possible while ...") return a :class:`WhyNot`, never words; :func:`controller.game.words.
 refusal_words` is the one place that says it to the dealer (the display's refusal line, the
-terminal, the journal's ``reason``, the scenario report).
+terminal, the journal's ``reason`` and ``why``, the scenario report). The table's own refusals
+are codes of the same set: a key the panel has dark, keys that make no decision, data that
+makes no input, a decision the role on the key may not take (``controller.table``).
 """
 
 from __future__ import annotations
@@ -78,6 +80,41 @@ class Why(StrEnum):
     BOX_MISSING = "box_missing"
     NO_BET_ON_BOX = "no_bet_on_box"  # box
     AMOUNT_MISSING = "amount_missing"
+    # The table's own refusals (issue 23): keys the panel has dark, keys that make no decision,
+    # data that makes no input, a decision the role on the key may not take.
+    KEY_DECISION_NOT_TAKEN = "key_decision_not_taken"  # state
+    KEY_BOX_NOT_NOW = "key_box_not_now"  # state
+    KEY_WAGER_NOT_NOW = "key_wager_not_now"  # state
+    KEY_WAGERS_AT_TABLE = "key_wagers_at_table"  # number: the wagers a box takes here
+    KEY_AMOUNT_NOT_NOW = "key_amount_not_now"  # state
+    KEY_DOES_NOTHING = "key_does_nothing"  # state
+    ENTRY_NEEDS_BOX = "entry_needs_box"  # action; key: the dark key that cleared the entry
+    ENTRY_NO_WAGER = "entry_no_wager"  # box, number: the wager position keyed, held: on the box
+    KEY_DECIDES_NOTHING = "key_decides_nothing"  # role, key: the key's code
+    FIRMWARE_NOT_ALLOWED = "firmware_not_allowed"  # device, detail: the firmware as identified
+    NEEDS_SUPERVISOR_KEY = "needs_supervisor_key"
+    ROLE_CLEARS_LOCKUP_ONLY = "role_clears_lockup_only"  # role, action: the decision's name
+    NO_PIN_SET = "no_pin_set"  # role
+    SIGN_IN_FIRST = "sign_in_first"  # role, key: its key position, until: wrong PINs' lock
+    ENTER_PIN_FIRST = "enter_pin_first"  # role, key, until
+    PIN_PAD_STAFF_DIGITS = "pin_pad_staff_digits"
+    PIN_PAD_STAFF_OK = "pin_pad_staff_ok"
+    PIN_PAD_PIN_DIGITS = "pin_pad_pin_digits"  # role
+    PIN_PAD_PIN_OK = "pin_pad_pin_ok"  # role
+    # Data that makes no input (controller.round.inputs.parse_input): ``got`` is the value
+    # given, as Python writes it (repr).
+    BAD_HOLD_CAUSE = "bad_hold_cause"  # got
+    BAD_HOLD_KIND = "bad_hold_kind"  # got
+    BAD_PEEK_RESULT = "bad_peek_result"  # got
+    FIELD_MISSING = "field_missing"  # name: the field
+    NOT_WHOLE_NUMBER = "not_whole_number"  # name, got
+    NOT_A_CARD = "not_a_card"  # action: what wanted a card ("card", "key_card", "hold"), got
+    # The table's limits (controller.table.bets) and its journal.
+    BOX_NOT_IN_USE = "box_not_in_use"  # box, boxes: those in use
+    BET_OUTSIDE_LIMITS = "bet_outside_limits"  # low, high: the limits in cents; cents: the bet
+    BET_STEPS = "bet_steps"  # cents: the table increment
+    BETS_CLOSED = "bets_closed"
+    JOURNAL_CANNOT_WRITE = "journal_cannot_write"  # detail: the journal's trouble, as it said it
 
 
 class WhyNot(NamedTuple):
@@ -103,3 +140,11 @@ class WhyNot(NamedTuple):
     hand: int = 0  # the hand in play (1 for the first)
     kind: HoldKind | None = None  # a hold's kind
     detail: str = ""  # a hold's record (the technician's words, carried as they are)
+    role: str = ""  # a role's value ("supervisor")
+    key: str = ""  # a panel key's code ("OK_", "B2_") or a key switch position ("SUP")
+    held: int = 0  # the wagers a box holds
+    until: float | None = None  # wall-clock seconds: a role's PIN locked until then
+    got: str = ""  # a value given, as Python writes it (repr)
+    name: str = ""  # an input's field
+    device: str = ""  # a device's role ("shoe")
+    boxes: tuple[int, ...] = ()  # the boxes in use at the table

@@ -15,7 +15,9 @@ the typed fields (``tests/test_one_voice.py``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
 from controller.game.hands import HandEnd, hand_value
@@ -690,6 +692,72 @@ def _double_cards(w: WhyNot) -> str:
     return f"double needs {allowed} cards, the hand has {w.number}"
 
 
+def _plural_word(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
+
+
+# What wanted a card, by the action (its value) that did.
+_WANTS_A_CARD = {
+    "card": "a card event needs a card",
+    "key_card": "key in the card as rank and suit",
+    "hold": "a hold's card must be a card",
+}
+
+
+def _locked(w: WhyNot) -> str:
+    return "" if w.until is None else f"; wrong PINs locked it until {when(w.until)}"
+
+
+def when(at: float) -> str:
+    """A wall-clock time as the table says it ("14:05:09 UTC")."""
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
+
+
+def duration(seconds: float) -> str:
+    """A time span as the table says it ("1 min 30 s"), never under a second."""
+    whole = max(1, math.ceil(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+def set_pin_hint(role: str) -> str:
+    """A role (its value) has no PIN at this table: how to make one."""
+    return (
+        f"no {role} PIN is set for this table: make one with "
+        f"`croupier passwd --pin {role}` and put the line it prints under [{role}] "
+        "in the table file"
+    )
+
+
+def printed(key: str) -> str:
+    """A panel key (its code) as the panel prints it: BOX 2, WAGER 3, 5, or the decision in
+    words ("hit", "OK"); another key by its name ("cancel")."""
+    button = Button(key)
+    if key[0] in "BWD" and key[1].isdigit():
+        n = int(key[1])
+        return {"B": f"BOX {n}", "W": f"WAGER {n}", "D": str(n)}[key[0]]
+    action = KEY_ACTIONS.get(button)
+    return action_words(action) if action is not None else button.name.lower()
+
+
+# The panel's decision keys and the actions (their values) they take (controller.table.keypad).
+KEY_ACTIONS: dict[Button, str] = {
+    Button.HIT: "hit",
+    Button.STAND: "stand",
+    Button.DOUBLE: "double",
+    Button.SPLIT: "split",
+    Button.SURRENDER: "surrender",
+    Button.INSURANCE: "insurance",
+    Button.RESCUE: "rescue",
+    Button.OK: "ok",
+    Button.UNDO: "undo",
+    Button.SHUFFLE: "shuffle",
+    Button.DEAL: "deal",
+}
+
+
 _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.NOT_NOW: lambda w: f"{action_words(w.action)} is not possible {state_words(w.state)}",
     Why.HAND_FINISHED: lambda w: "that hand has finished",
@@ -780,6 +848,74 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.BOX_MISSING: lambda w: "box is missing",
     Why.NO_BET_ON_BOX: lambda w: f"box {w.box} has no bet this round",
     Why.AMOUNT_MISSING: lambda w: "amount_cents must be a whole number, got None",
+    # the table's own refusals
+    Why.KEY_DECISION_NOT_TAKEN: lambda w: f"that decision is not taken {state_words(w.state)}",
+    Why.KEY_BOX_NOT_NOW: lambda w: (
+        f"a box is chosen only for a decision, not {state_words(w.state)}"
+    ),
+    Why.KEY_WAGER_NOT_NOW: lambda w: (
+        f"a wager is chosen only for a decision, not {state_words(w.state)}"
+    ),
+    Why.KEY_WAGERS_AT_TABLE: lambda w: (
+        f"a box takes at most {w.number} {_plural_word(w.number, 'wager')} at this table"
+    ),
+    Why.KEY_AMOUNT_NOT_NOW: lambda w: (
+        f"an amount is keyed only for a decision, not {state_words(w.state)}"
+    ),
+    Why.KEY_DOES_NOTHING: lambda w: f"that key does nothing {state_words(w.state)}",
+    Why.ENTRY_NEEDS_BOX: lambda w: (
+        f"{action_words(w.action)} needs its box: press BOX 1 to BOX 7 first, then the "
+        "decision (no box is in play now"
+        + (f"; the keys before were cleared when {printed(w.key)} was refused" if w.key else "")
+        + ")"
+    ),
+    Why.ENTRY_NO_WAGER: lambda w: (
+        f"box {w.box} has no WAGER {w.number}: {w.held} {_plural_word(w.held, 'wager')} on it"
+    ),
+    Why.KEY_DECIDES_NOTHING: lambda w: f"with the {w.role} key, {w.key} decides nothing now",
+    Why.FIRMWARE_NOT_ALLOWED: lambda w: (
+        f"{device_words(w.device)} still runs firmware this table does not allow "
+        f"({w.detail}): a technician installs approved firmware, or adds its hash to "
+        "devices.firmware_allow and restarts croupier; only then can the hold be cleared"
+    ),
+    Why.NEEDS_SUPERVISOR_KEY: lambda w: "needs the supervisor key (turn the key switch to SUP)",
+    Why.ROLE_CLEARS_LOCKUP_ONLY: lambda w: (
+        f"a {w.role} may clear only a device's hardware lockup; "
+        f"{w.action.replace('_', ' ')} needs the supervisor (key at SUP and the supervisor PIN)"
+    ),
+    Why.NO_PIN_SET: lambda w: set_pin_hint(w.role),
+    Why.SIGN_IN_FIRST: lambda w: (
+        f"a {w.role} signs in first: the staff number then OK, then the PIN then "
+        f"OK on the panel with the key at {w.key}, or the staff number and "
+        f"PIN fields on the display{_locked(w)}"
+    ),
+    Why.ENTER_PIN_FIRST: lambda w: (
+        f"enter the {w.role} PIN: the digits 0-9 then OK on the panel with the key at "
+        f"{w.key}, or the PIN field on the display{_locked(w)}"
+    ),
+    Why.PIN_PAD_STAFF_DIGITS: lambda w: (
+        "key your staff number first: the digits 0-9, then OK (CANCEL clears)"
+    ),
+    Why.PIN_PAD_STAFF_OK: lambda w: (
+        "key your staff number digits first, then OK, then your PIN and OK"
+    ),
+    Why.PIN_PAD_PIN_DIGITS: lambda w: (
+        f"enter the {w.role} PIN first: the digits 0-9, then OK (CANCEL clears)"
+    ),
+    Why.PIN_PAD_PIN_OK: lambda w: f"key in the {w.role} PIN digits first, then OK",
+    Why.BAD_HOLD_CAUSE: lambda w: f"hold cause must be one of {', '.join(HoldCause)}, got {w.got}",
+    Why.BAD_HOLD_KIND: lambda w: f"hold kind must be one of {', '.join(HoldKind)}, got {w.got}",
+    Why.BAD_PEEK_RESULT: lambda w: f"a peek result is Y, N, U or E, got {w.got}",
+    Why.FIELD_MISSING: lambda w: f"{w.name} is missing",
+    Why.NOT_WHOLE_NUMBER: lambda w: f"{w.name} must be a whole number, got {w.got}",
+    Why.NOT_A_CARD: lambda w: f"{_WANTS_A_CARD.get(w.action, 'a card is needed')}, got {w.got}",
+    Why.BOX_NOT_IN_USE: lambda w: f"box {w.box} is not in use at this table (boxes {w.boxes})",
+    Why.BET_OUTSIDE_LIMITS: lambda w: (
+        f"a bet must be {money(w.low)} to {money(w.high)}, got {money(w.cents)}"
+    ),
+    Why.BET_STEPS: lambda w: f"a bet must be in steps of {money(w.cents)}",
+    Why.BETS_CLOSED: lambda w: "bets are closed",
+    Why.JOURNAL_CANNOT_WRITE: lambda w: w.detail or "the journal cannot be written",
 }
 assert set(_REFUSALS) == set(Why)
 

@@ -47,6 +47,7 @@ from typing import Any, overload
 import structlog
 
 from controller.game.prompts import Prompt, PromptCode, Say
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
 from controller.journal.causes import cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
@@ -73,6 +74,7 @@ from controller.table.app import (
     SetAside,
     TableApp,
     TableOutput,
+    refused,
 )
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
@@ -221,8 +223,9 @@ class JournaledTable:
         elif isinstance(cause, Bet) and self.limits is not None:
             refusal = self.limits.refusal(cause.box, cause.amount_cents, self.app.controller.state)
             if refusal is not None:
-                log.info("bet refused", box=cause.box, reason=refusal)
-                return Applied([], InputResult(Action.BET, False, refusal))
+                result = refused(Action.BET, refusal)
+                log.info("bet refused", box=cause.box, reason=result.reason)
+                return Applied([], result)
         return self._journaled(cause)
 
     @overload
@@ -240,7 +243,8 @@ class JournaledTable:
             return applied.result
         if isinstance(call, PinAttempt):
             return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
-        return InputResult(call.action, False, self.unavailable or "the journal cannot be written")
+        trouble = WhyNot(Why.JOURNAL_CANNOT_WRITE, detail=self.unavailable or "")
+        return refused(call.action, trouble)
 
     def dealer_sign_in(self, staff_id: str, pin: str, *, source: str = "display") -> PeopleEvent:
         """A dealer's staff number and PIN: checked, the outcome journalled, then applied (a

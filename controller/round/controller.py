@@ -222,7 +222,7 @@ class RoundController(Offers):
         except Refusal as refusal:
             raise ActionRefused(action, source, str(refusal), refusal.why) from None
         except InputError as refusal:
-            raise ActionRefused(action, source, str(refusal)) from None
+            raise ActionRefused(action, source, str(refusal), refusal.why) from None
         if not moved:
             raise SpecViolation(f"{source.value} --{action.value}--> no declared state in SPEC")
         return self.state

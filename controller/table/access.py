@@ -36,15 +36,15 @@ tests that drive a table directly; never for ``croupier run``.
 
 from __future__ import annotations
 
-import math
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
 from controller.game.holds import HoldCause, HoldKind, HoldReason
+from controller.game.refusals import Why, WhyNot
+from controller.game.words import duration, set_pin_hint, when
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
 from controller.table.people import DealerSignIn
@@ -200,26 +200,6 @@ def pin_policy(
         pepper=pepper,
         staff=staff,
     )
-
-
-def set_pin_hint(role: Role) -> str:
-    return (
-        f"no {role.value} PIN is set for this table: make one with "
-        f"`croupier passwd --pin {role.value}` and put the line it prints under [{role.value}] "
-        "in the table file"
-    )
-
-
-def when(at: float) -> str:
-    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
-
-
-def duration(seconds: float) -> str:
-    whole = max(1, math.ceil(seconds))
-    minutes, rest = divmod(whole, 60)
-    if not minutes:
-        return f"{rest} s"
-    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
 @dataclass
@@ -449,16 +429,16 @@ class AccessControl:
             return PinPadKey.ATTEMPT
         return PinPadKey.REFUSED
 
-    def pin_pad_refusal(self, button: str) -> str:
+    def pin_pad_refusal(self, button: str) -> WhyNot:
         role = self.pin_pad_role()
         assert role is not None
         if self.keying_staff_number():
             if button != "OK_":
-                return "key your staff number first: the digits 0-9, then OK (CANCEL clears)"
-            return "key your staff number digits first, then OK, then your PIN and OK"
+                return WhyNot(Why.PIN_PAD_STAFF_DIGITS)
+            return WhyNot(Why.PIN_PAD_STAFF_OK)
         if button != "OK_":
-            return f"enter the {role.value} PIN first: the digits 0-9, then OK (CANCEL clears)"
-        return f"key in the {role.value} PIN digits first, then OK"
+            return WhyNot(Why.PIN_PAD_PIN_DIGITS, role=role.value)
+        return WhyNot(Why.PIN_PAD_PIN_OK, role=role.value)
 
     def check_pin(
         self, pin: str | None = None, *, source: str = "panel", staff_id: str | None = None
@@ -548,37 +528,26 @@ class AccessControl:
     def granted(self, role: Role) -> bool:
         return not self.policy.pins_required or self.signin.role is role
 
-    def refusal(self, action: Action, holds: Sequence[HoldReason]) -> str | None:
+    def refusal(self, action: Action, holds: Sequence[HoldReason]) -> WhyNot | None:
         """Why the role on the key may not take ``action`` now (None: it may, as far as access
         goes; the round decides the rest). The dealer's actions need nothing."""
         if action not in SUPERVISOR_ACTIONS:
             return None
         role = self.key_role
         if role is None:
-            return "needs the supervisor key (turn the key switch to SUP)"
+            return WhyNot(Why.NEEDS_SUPERVISOR_KEY)
         lockups = [h for h in holds if h.kind is HoldKind.LOCKUP]
         if action not in ROLE_ACTIONS[role] or (
             role is Role.TECHNICIAN and not (lockups and technician_lockup(lockups[0]))
         ):
-            return (
-                f"a {role.value} may clear only a device's hardware lockup; "
-                f"{DECISION_NAMES[action].replace('_', ' ')} needs the supervisor "
-                "(key at SUP and the supervisor PIN)"
+            return WhyNot(
+                Why.ROLE_CLEARS_LOCKUP_ONLY, role=role.value, action=DECISION_NAMES[action]
             )
         if self.granted(role):
             return None
         if not self.policy.has_pin(role):
-            return set_pin_hint(role)
+            return WhyNot(Why.NO_PIN_SET, role=role.value)
         # (no clock here: a replay, at another time, must refuse with the same words)
         until = self.signin.locks[role].locked_until
-        locked = "" if until is None else f"; wrong PINs locked it until {when(until)}"
-        if self.policy.by_person(role):
-            return (
-                f"a {role.value} signs in first: the staff number then OK, then the PIN then "
-                f"OK on the panel with the key at {ROLE_KEYS[role]}, or the staff number and "
-                f"PIN fields on the display{locked}"
-            )
-        return (
-            f"enter the {role.value} PIN: the digits 0-9 then OK on the panel with the key at "
-            f"{ROLE_KEYS[role]}, or the PIN field on the display{locked}"
-        )
+        code = Why.SIGN_IN_FIRST if self.policy.by_person(role) else Why.ENTER_PIN_FIRST
+        return WhyNot(code, role=role.value, key=ROLE_KEYS[role], until=until)

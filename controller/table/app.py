@@ -29,9 +29,9 @@ import structlog
 
 from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import Prompt
-from controller.game.refusals import WhyNot
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
-from controller.game.words import device_words
+from controller.game.words import refusal_words
 from controller.round.controller import (
     DeviceCommand,
     Output,
@@ -134,6 +134,17 @@ class InputResult:
     move: Input | None = None
     by: str | None = None
     why: WhyNot | None = field(default=None, compare=False)
+
+
+def refused(
+    action: Action | None,
+    why: WhyNot,
+    keys: tuple[str, ...] = (),
+    move: Input | None = None,
+    by: str | None = None,
+) -> InputResult:
+    """An input the table refused for ``why``, with its words (the one words module's)."""
+    return InputResult(action, False, refusal_words(why), keys, move, by, why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -488,7 +499,7 @@ class TableApp:
                 )
             )
 
-    def lockup_refusal(self) -> str | None:
+    def lockup_refusal(self) -> WhyNot | None:
         """Why the lockup a supervisor would clear next may not be cleared (None: it may): its
         device still runs firmware this table does not allow."""
         lockups = [h for h in self.controller.hold_reasons if h.kind is HoldKind.LOCKUP]
@@ -502,12 +513,7 @@ class TableApp:
             or approved(self.firmware_allow, identity)
         ):
             return None
-        return (
-            f"{device_words(label)} still runs firmware this table does not allow "
-            f"({described(identity)}): "
-            "a technician installs approved firmware, or adds its hash to "
-            "devices.firmware_allow and restarts croupier; only then can the hold be cleared"
-        )
+        return WhyNot(Why.FIRMWARE_NOT_ALLOWED, device=label, detail=described(identity))
 
     def _device_back(self, label: str) -> None:
         """Clear the hold for a lost device, if the table holds for it (restored, or identified
@@ -553,8 +559,8 @@ class TableApp:
         if refusal is None and action is Action.CLEAR_LOCKUP:
             refusal = self.lockup_refusal()
         if refusal is not None:
-            result = InputResult(action, False, refusal, move=move)
-            log.info("input refused", action=action.value, reason=refusal)
+            result = refused(action, refusal, move=move)
+            log.info("input refused", action=action.value, reason=result.reason)
             self._push(result)
         else:
             role = self.access.key_role
@@ -598,8 +604,8 @@ class TableApp:
         elif what is PinPadKey.ATTEMPT:
             self._apply_pin(self.access.check_pin(source="panel"))
         elif what is PinPadKey.REFUSED:
-            reason = self.access.pin_pad_refusal(button.value)
-            self._push(InputResult(DECISION_KEYS.get(button), False, reason, (button.value,)))
+            why = self.access.pin_pad_refusal(button.value)
+            self._push(refused(DECISION_KEYS.get(button), why, (button.value,)))
 
     def supervisor_choices(self) -> list[str]:
         """The decisions the role on the key may take now (the display's supervisor buttons):
@@ -682,8 +688,8 @@ class TableApp:
         action = self._supervisor_action(button, held)
         if action is None:
             blocked = self.lockup_refusal() if button is Button.OK else None
-            reason = blocked or f"with the {role.value} key, {button.value} decides nothing now"
-            self._push(InputResult(None, False, reason, (button.value,)))
+            why = blocked or WhyNot(Why.KEY_DECIDES_NOTHING, role=role.value, key=button.value)
+            self._push(refused(None, why, (button.value,)))
             return
         self._perform(action, {"by": self.access.who(role)}, (button.value,))
 
@@ -692,9 +698,13 @@ class TableApp:
     def _button(self, button: Button) -> None:
         if button not in self.lit:
             action = DECISION_KEYS.get(button)
-            reason = why_dark(button, self.controller, self.rules.table.wagers_per_box)
-            log.info("input refused", button=button.value, reason=reason)
-            self._push(InputResult(action, False, reason, (button.value,)))
+            result = refused(
+                action,
+                why_dark(button, self.controller, self.rules.table.wagers_per_box),
+                (button.value,),
+            )
+            log.info("input refused", button=button.value, reason=result.reason)
+            self._push(result)
             self.entry.clear(refused=button)
             return
         entry = self.entry
@@ -712,7 +722,7 @@ class TableApp:
             try:
                 move = entry.input_for(action, self.controller)
             except (EntryError, InputError) as bad:
-                self._push(InputResult(action, False, str(bad), keys))
+                self._push(refused(action, bad.why, keys))
             else:
                 self._apply(move, keys)
         entry.clear()
@@ -721,11 +731,7 @@ class TableApp:
         """SHF: tell the shoe to load a new shoe; the round machine moves on once the shoe
         reports it loaded (so no card of the old shoe can be taken for a burn card)."""
         if self.controller.round.boxes:
-            self._push(
-                InputResult(
-                    Action.SHUFFLE, False, "bets are on the table: settle or clear them first", keys
-                )
-            )
+            self._push(refused(Action.SHUFFLE, WhyNot(Why.BETS_ON_TABLE), keys))
             return
         self.shoe.shuffle_requested = True
         self._order("shoe", "new_shoe")
@@ -740,7 +746,7 @@ class TableApp:
         try:
             move = parse_input(action, data)
         except InputError as bad:
-            result = InputResult(action, False, str(bad), keys)
+            result = refused(action, bad.why, keys)
             log.info("input refused", action=action.value, reason=result.reason)
             self._count(action)
             self._push(result)
