@@ -95,7 +95,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 10  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 11  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -115,7 +115,10 @@ JOURNAL_FORMAT = 10  # 1: software 0.1 (no device_command rows, inputs without t
 # it is the first effect row of the table's first start (:meth:`JournaledTable.opening`). A
 # replay does not compare it: it is the start's, made by the rules of that start (which may
 # change before a card is dealt, flagged), not by a cause.
+# 10: an input row held a refusal's words (``reason``) only; from 11 on it holds its code too
+# (``why``, a controller.game.refusals.Why value, None when accepted), compared from 11 on.
 OPENING_FORMAT = 10
+WHY_FORMAT = 11
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",
@@ -716,6 +719,8 @@ def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
         value = {**value, "text": _KEYED_CONFIRMED.sub("Keyed-in card confirmed.", value["text"])}
     if fmt < 8 and kind == "prompt":  # the prompt bar's words were not recorded
         value.pop("shown", None)
+    if fmt < WHY_FORMAT and kind == "input":  # the refusal's code was not recorded
+        value.pop("why", None)
     if fmt < 7 and kind == "input" and value.get("action") == "hold":
         data = {k: v for k, v in value["data"].items() if k not in HOLD_TYPED}
         value = {**value, "data": data}
