@@ -763,8 +763,12 @@ class Procedure(RoundData):
             return self._after_reveal()
         return resume or S.BETTING
 
+    def dealt(self) -> bool:
+        """Whether this round's hands are dealt (a void has something to set aside)."""
+        return any(box.hands for box in self.round.boxes.values())
+
     def _void(self, move: Void) -> State:
-        if not any(box.hands for box in self.round.boxes.values()):
+        if not self.dealt():
             raise Refusal(WhyNot(Why.NOTHING_TO_VOID))
         # A card held as unexpected goes to the discard rack with the round.
         self.table.cards_burned += sum(

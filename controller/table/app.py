@@ -530,8 +530,7 @@ class TableApp:
     def _bet(self, box: int, player: str, amount_cents: int) -> InputResult:
         """Record a bet (from the display or a scripted session); a name already on the round
         but for case is that player (:func:`~controller.table.bets.same_player`)."""
-        boxes = self.controller.round.boxes.values()
-        player = same_player(player, (w.player for b in boxes for w in b.wagers))
+        player = same_player(player, self.controller.players())
         result = self._perform(
             Action.BET, {"box": box, "player": player, "amount_cents": amount_cents}
         )
@@ -674,11 +673,7 @@ class TableApp:
                 return Action.CONFIRM_CARD
             if HoldKind.LOCKUP in kinds and self.lockup_refusal() is None:
                 return Action.CLEAR_LOCKUP
-        if (
-            button is Button.DEAL
-            and held
-            and any(b.hands for b in self.controller.round.boxes.values())
-        ):
+        if button is Button.DEAL and held and self.controller.dealt():
             return Action.VOID
         return None
 
@@ -730,7 +725,7 @@ class TableApp:
     def _request_shuffle(self, keys: tuple[str, ...]) -> None:
         """SHF: tell the shoe to load a new shoe; the round machine moves on once the shoe
         reports it loaded (so no card of the old shoe can be taken for a burn card)."""
-        if self.controller.round.boxes:
+        if self.controller.bets_placed():
             self._push(refused(Action.SHUFFLE, WhyNot(Why.BETS_ON_TABLE), keys))
             return
         self.shoe.shuffle_requested = True
