@@ -8,7 +8,8 @@ string or an f-string given to ``Prompt(...)`` or the round's ``_prompt(...)``),
 never compared, searched or cut up (``==``, ``in``, ``startswith``, ``partition``...).
 
 A refusal is typed too: outside the words module, the round's refusal (``Refusal(...)``) and the
-table's (``EntryError``, ``InputError``, a refused ``InputResult``) are never given words, and a
+table's (``EntryError``, ``InputError``, a refused ``InputResult`` or ``PeopleEvent``) are never
+given words, and a
 refusal check (a function named ``why_not*``, ``_none_left``, the table's ``why_dark``,
 ``refusal``, ``pin_pad_refusal``, ``lockup_refusal``) never returns words: they give a
 :class:`~controller.game.refusals.WhyNot`, which ``refusal_words`` says.
@@ -79,12 +80,18 @@ def _words_of(node: ast.expr, holds: bool) -> bool:
     return False
 
 
-def _refused_with_words(call: ast.Call) -> bool:
-    """``InputResult(action, False, <words>, ...)``: a refusal whose words were made here."""
+# The outputs that say what became of a move, and the name of their words: ``accepted`` is the
+# second field of each, the words the third.
+REFUSED_OUTPUTS = {"InputResult": "reason", "PeopleEvent": "text"}
+
+
+def _refused_with_words(call: ast.Call, name: str) -> bool:
+    """``InputResult(action, False, <words>, ...)``, ``PeopleEvent(event, False, <words>)``: a
+    refusal whose words were made here."""
     args = call.args
     given = {k.arg: k.value for k in call.keywords}
     accepted = args[1] if len(args) > 1 else given.get("accepted")
-    reason = args[2] if len(args) > 2 else given.get("reason")
+    reason = args[2] if len(args) > 2 else given.get(REFUSED_OUTPUTS[name])
     refused = isinstance(accepted, ast.Constant) and accepted.value is False
     return refused and _is_words(reason)
 
@@ -120,7 +127,7 @@ def problems(source: str, where: str, table: bool = True) -> list[str]:
                     found.append(f"{where}:{node.lineno}: a prompt built from words")
             if name in REFUSERS and any(_is_words(a) for a in node.args):
                 found.append(f"{where}:{node.lineno}: a refusal built from words")
-            if name == "InputResult" and _refused_with_words(node):
+            if name in REFUSED_OUTPUTS and _refused_with_words(node, name):
                 found.append(f"{where}:{node.lineno}: a refused input given words")
     for check in _refusal_checks(tree, table):
         for node in ast.walk(check):
@@ -229,10 +236,13 @@ def _request_shuffle(self, keys):
 def _supervisor_key(self, button):
     reason = f"with the {role.value} key, {button.value} decides nothing now"
     self._push(InputResult(None, accepted=False, reason=f"{button.value} decides nothing"))
+def apply(self, call, boxes):
+    return self, [PeopleEvent("refused", False, "no dealer is signed in")]
 """
     assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
         "a refusal built from words",
         "a refusal built from words",
+        "a refused input given words",
         "a refused input given words",
         "a refused input given words",
         "a refusal check returns words",
@@ -249,5 +259,7 @@ def _int(data, key):
 def _request_shuffle(self, keys):
     self._push(_refused(Action.SHUFFLE, WhyNot(Why.BETS_ON_TABLE), keys))
     self._push(InputResult(Action.SHUFFLE, True, "new shoe requested", keys))
+def apply(self, call, boxes):
+    return self, [_refused(WhyNot(Why.NO_DEALER_SIGNED_IN))]
 """
     assert problems(typed, "x") == []

@@ -115,6 +115,20 @@ class Why(StrEnum):
     BET_STEPS = "bet_steps"  # cents: the table increment
     BETS_CLOSED = "bets_closed"
     JOURNAL_CANNOT_WRITE = "journal_cannot_write"  # detail: the journal's trouble, as it said it
+    # The people at the table (controller.table.people): a dealer's sign-in, a seat.
+    NO_DEALER_SIGNED_IN = "no_dealer_signed_in"
+    NO_DEALERS_ON_STAFF = "no_dealers_on_staff"
+    JOURNAL_UNAVAILABLE = "journal_unavailable"  # detail: the journal's trouble, as it said it
+    WRONG_DEALER_PIN = "wrong_dealer_pin"
+    DEALER_SIGNED_IN_ALREADY = (
+        "dealer_signed_in_already"  # player: the dealer's name, detail: staff
+    )
+    NOBODY_RATED_AT_BOX = "nobody_rated_at_box"  # box
+    NO_SUCH_BOX = "no_such_box"  # box, number: the table's boxes
+    BAD_PLAYER_CARD = "bad_player_card"
+    BOX_SEATED = "box_seated"  # box, detail: the seated player card, player: its player
+    CARD_SEATED = "card_seated"  # box: where it sits, detail: the player card
+    NAME_SEATED = "name_seated"  # box: where it sits, player: the name
 
 
 class WhyNot(NamedTuple):

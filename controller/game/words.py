@@ -916,6 +916,25 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.BET_STEPS: lambda w: f"a bet must be in steps of {money(w.cents)}",
     Why.BETS_CLOSED: lambda w: "bets are closed",
     Why.JOURNAL_CANNOT_WRITE: lambda w: w.detail or "the journal cannot be written",
+    Why.NO_DEALER_SIGNED_IN: lambda w: "no dealer is signed in",
+    Why.NO_DEALERS_ON_STAFF: lambda w: (
+        "no dealer is on this table's staff file: add each dealer with `croupier staff "
+        "add NUMBER --role dealer --name NAME`"
+    ),
+    Why.JOURNAL_UNAVAILABLE: lambda w: w.detail or "journal unavailable",
+    Why.WRONG_DEALER_PIN: lambda w: "wrong staff number or dealer PIN",
+    Why.DEALER_SIGNED_IN_ALREADY: lambda w: f"dealer {w.player} ({w.detail}) is signed in already",
+    Why.NOBODY_RATED_AT_BOX: lambda w: f"nobody rated sits at box {w.box}",
+    Why.NO_SUCH_BOX: lambda w: f"there is no box {w.box} at this table (boxes 1 to {w.number})",
+    Why.BAD_PLAYER_CARD: lambda w: "a player card number is 4 to 16 of the digits 0-9",
+    Why.BOX_SEATED: lambda w: (
+        f"player card {w.detail} ({w.player}) sits at box {w.box}: walk them away first"
+    ),
+    Why.CARD_SEATED: lambda w: f"player card {w.detail} sits at box {w.box} already",
+    Why.NAME_SEATED: lambda w: (
+        f"{w.player} is the name of the player at box {w.box}: give this player "
+        "another name for their bets"
+    ),
 }
 assert set(_REFUSALS) == set(Why)
 

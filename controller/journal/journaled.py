@@ -90,6 +90,7 @@ from controller.table.people import (
     SeatRequest,
     SitDown,
     WalkAway,
+    refused_event,
 )
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
@@ -253,12 +254,7 @@ class JournaledTable:
         """A dealer's staff number and PIN: checked, the outcome journalled, then applied (a
         table with no dealer on its staff file refuses at once, saying so: nothing to journal)."""
         if not self.app.access.policy.staff.of("dealer"):
-            return PeopleEvent(
-                "refused",
-                False,
-                "no dealer is on this table's staff file: add each dealer with `croupier staff "
-                "add NUMBER --role dealer --name NAME`",
-            )
+            return refused_event(WhyNot(Why.NO_DEALERS_ON_STAFF))
         call = self.app.access.check_dealer(staff_id, pin, source=source)
         return self._people(call)
 
@@ -287,7 +283,7 @@ class JournaledTable:
     def _people(self, call: PeopleCall) -> PeopleEvent:
         applied = self.apply(call)
         if applied is None or not isinstance(applied.result, PeopleEvent):
-            return PeopleEvent("refused", False, self.unavailable or "journal unavailable")
+            return refused_event(WhyNot(Why.JOURNAL_UNAVAILABLE, detail=self.unavailable or ""))
         return applied.result
 
     def require_pins(self, required: bool) -> None:

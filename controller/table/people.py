@@ -25,6 +25,9 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
+from controller.game.refusals import Why, WhyNot
+from controller.game.words import refusal_words
+
 CARD_NUMBER = re.compile(r"[0-9]{4,16}")  # a player card's number (digits, as a reader gives)
 
 
@@ -127,6 +130,21 @@ class PeopleEvent:
     at: float | None = None
 
 
+def refused_event(
+    why: WhyNot,
+    box: int | None = None,
+    *,
+    staff_id: str = "",
+    card: str = "",
+    at: float | None = None,
+) -> PeopleEvent:
+    """A people call refused for ``why``: the event says it in the words module's words (the
+    row keeps them as before; the code is not a field of the ``people`` row)."""
+    return PeopleEvent(
+        "refused", False, refusal_words(why), box, staff_id=staff_id, card=card, at=at
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     card: str
@@ -155,15 +173,15 @@ class People:
             return self._sign_in(call)
         if isinstance(call, DealerSignOut):
             if not self.dealer_id:
-                return self, [PeopleEvent("refused", False, "no dealer is signed in")]
+                return self, [refused_event(WhyNot(Why.NO_DEALER_SIGNED_IN))]
             out = self._out(call.at, "signed out")
             return replace(self, dealer_id="", dealer_name="", dealer_since=None), [out]
         if isinstance(call, SitDown):
             return self._sit(call, boxes)
         seat = self.seats.get(call.box)
         if seat is None:
-            refused = f"nobody rated sits at box {call.box}"
-            return self, [PeopleEvent("refused", False, refused, call.box, at=call.at)]
+            why = WhyNot(Why.NOBODY_RATED_AT_BOX, box=call.box)
+            return self, [refused_event(why, call.box, at=call.at)]
         seats = {b: s for b, s in self.seats.items() if b != call.box}
         text = f"player card {seat.card} ({seat.player}) left box {call.box}: session over"
         event = PeopleEvent(
@@ -184,11 +202,11 @@ class People:
 
     def _sign_in(self, call: DealerSignIn) -> tuple[People, list[PeopleEvent]]:
         if not call.right:
-            text = "wrong staff number or dealer PIN"
-            return self, [PeopleEvent("refused", False, text, staff_id=call.staff_id, at=call.at)]
+            why = WhyNot(Why.WRONG_DEALER_PIN)
+            return self, [refused_event(why, staff_id=call.staff_id, at=call.at)]
         if call.staff_id == self.dealer_id:
-            text = f"dealer {call.name} ({call.staff_id}) is signed in already"
-            return self, [PeopleEvent("refused", False, text, staff_id=call.staff_id, at=call.at)]
+            why = WhyNot(Why.DEALER_SIGNED_IN_ALREADY, player=call.name, detail=call.staff_id)
+            return self, [refused_event(why, staff_id=call.staff_id, at=call.at)]
         events = [self._out(call.at, f"handed over to {call.name}")] if self.dealer_id else []
         events.append(
             PeopleEvent(
@@ -205,27 +223,23 @@ class People:
         ), events
 
     def _sit(self, call: SitDown, boxes: int) -> tuple[People, list[PeopleEvent]]:
-        def refused(text: str) -> tuple[People, list[PeopleEvent]]:
-            return self, [PeopleEvent("refused", False, text, call.box, card=call.card, at=call.at)]
+        def refused(why: WhyNot) -> tuple[People, list[PeopleEvent]]:
+            return self, [refused_event(why, call.box, card=call.card, at=call.at)]
 
         if not 1 <= call.box <= boxes:
-            return refused(f"there is no box {call.box} at this table (boxes 1 to {boxes})")
+            return refused(WhyNot(Why.NO_SUCH_BOX, box=call.box, number=boxes))
         if not CARD_NUMBER.fullmatch(call.card):
-            return refused("a player card number is 4 to 16 of the digits 0-9")
+            return refused(WhyNot(Why.BAD_PLAYER_CARD))
         taken = self.seats.get(call.box)
         if taken is not None:
             return refused(
-                f"player card {taken.card} ({taken.player}) sits at box {call.box}: walk them "
-                "away first"
+                WhyNot(Why.BOX_SEATED, box=call.box, detail=taken.card, player=taken.player)
             )
         for box, seat in self.seats.items():
             if seat.card == call.card:
-                return refused(f"player card {call.card} sits at box {box} already")
+                return refused(WhyNot(Why.CARD_SEATED, box=box, detail=call.card))
             if seat.player.casefold() == call.player.casefold():
-                return refused(
-                    f"{seat.player} is the name of the player at box {box}: give this player "
-                    "another name for their bets"
-                )
+                return refused(WhyNot(Why.NAME_SEATED, box=box, player=seat.player))
         seat = Seat(call.card, call.player, call.session, call.at)
         text = f"player card {call.card} ({call.player}) sits at box {call.box}: rated from now on"
         event = PeopleEvent(

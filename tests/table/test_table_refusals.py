@@ -1,7 +1,8 @@
 """The table's own refusals are codes and fields (issue 23), said by controller/game/words.py in
 the words the table layer used to write itself, byte for byte: a key the panel has dark, keys
 that make no decision, data that makes no input, a decision the role on the key may not take,
-a key on the PIN pad before its digits, a bet outside the table's limits, the journal's trouble."""
+a key on the PIN pad before its digits, a bet outside the table's limits, the journal's
+trouble, a dealer's sign-in or a seat refused."""
 
 from __future__ import annotations
 
@@ -88,6 +89,22 @@ BEFORE = [
     (WhyNot(Why.BETS_CLOSED), "bets are closed"),
     (WhyNot(Why.JOURNAL_CANNOT_WRITE), "the journal cannot be written"),
     (WhyNot(Why.JOURNAL_CANNOT_WRITE, detail="disk full"), "disk full"),
+    (WhyNot(Why.NO_DEALER_SIGNED_IN), "no dealer is signed in"),
+    (WhyNot(Why.NO_DEALERS_ON_STAFF),
+     "no dealer is on this table's staff file: add each dealer with `croupier staff add "
+     "NUMBER --role dealer --name NAME`"),
+    (WhyNot(Why.JOURNAL_UNAVAILABLE), "journal unavailable"),
+    (WhyNot(Why.WRONG_DEALER_PIN), "wrong staff number or dealer PIN"),
+    (WhyNot(Why.DEALER_SIGNED_IN_ALREADY, player="Bo Chen", detail="2001"),
+     "dealer Bo Chen (2001) is signed in already"),
+    (WhyNot(Why.NOBODY_RATED_AT_BOX, box=3), "nobody rated sits at box 3"),
+    (WhyNot(Why.NO_SUCH_BOX, box=9, number=7), "there is no box 9 at this table (boxes 1 to 7)"),
+    (WhyNot(Why.BAD_PLAYER_CARD), "a player card number is 4 to 16 of the digits 0-9"),
+    (WhyNot(Why.BOX_SEATED, box=2, detail="123456", player="ann"),
+     "player card 123456 (ann) sits at box 2: walk them away first"),
+    (WhyNot(Why.CARD_SEATED, box=4, detail="123456"), "player card 123456 sits at box 4 already"),
+    (WhyNot(Why.NAME_SEATED, box=5, player="Ann"),
+     "Ann is the name of the player at box 5: give this player another name for their bets"),
 ]  # fmt: skip
 
 
