@@ -8,8 +8,8 @@ string or an f-string given to ``Prompt(...)`` or the round's ``_prompt(...)``),
 never compared, searched or cut up (``==``, ``in``, ``startswith``, ``partition``...).
 
 A refusal is typed too: outside the words module, the round's refusal (``Refusal(...)``) and the
-table's (``EntryError``, ``InputError``, a refused ``InputResult`` or ``PeopleEvent``) are never
-given words, and a
+table's (``EntryError``, ``InputError``, a refused ``InputResult``, ``PeopleEvent`` or
+``AccessEvent``) are never given words, and a
 refusal check (a function named ``why_not*``, ``_none_left``, the table's ``why_dark``,
 ``refusal``, ``pin_pad_refusal``, ``lockup_refusal``) never returns words: they give a
 :class:`~controller.game.refusals.WhyNot`, which ``refusal_words`` says.
@@ -80,18 +80,22 @@ def _words_of(node: ast.expr, holds: bool) -> bool:
     return False
 
 
-# The outputs that say what became of a move, and the name of their words: ``accepted`` is the
-# second field of each, the words the third.
-REFUSED_OUTPUTS = {"InputResult": "reason", "PeopleEvent": "text"}
+# The outputs that say what became of a move: where ``accepted`` and their words are given.
+REFUSED_OUTPUTS = {
+    "InputResult": (1, "reason"),
+    "PeopleEvent": (1, "text"),
+    "AccessEvent": (2, "text"),
+}
 
 
 def _refused_with_words(call: ast.Call, name: str) -> bool:
-    """``InputResult(action, False, <words>, ...)``, ``PeopleEvent(event, False, <words>)``: a
-    refusal whose words were made here."""
+    """``InputResult(action, False, <words>, ...)``, ``PeopleEvent(event, False, <words>)``,
+    ``AccessEvent(role, event, False, <words>)``: a refusal whose words were made here."""
+    at, words_name = REFUSED_OUTPUTS[name]
     args = call.args
     given = {k.arg: k.value for k in call.keywords}
-    accepted = args[1] if len(args) > 1 else given.get("accepted")
-    reason = args[2] if len(args) > 2 else given.get(REFUSED_OUTPUTS[name])
+    accepted = args[at] if len(args) > at else given.get("accepted")
+    reason = args[at + 1] if len(args) > at + 1 else given.get(words_name)
     refused = isinstance(accepted, ast.Constant) and accepted.value is False
     return refused and _is_words(reason)
 
@@ -238,10 +242,13 @@ def _supervisor_key(self, button):
     self._push(InputResult(None, accepted=False, reason=f"{button.value} decides nothing"))
 def apply(self, call, boxes):
     return self, [PeopleEvent("refused", False, "no dealer is signed in")]
+def wrong(self, label, wrong):
+    return [AccessEvent(label, "wrong_pin", False, f"wrong {label} PIN ({wrong} in a row)")]
 """
     assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
         "a refusal built from words",
         "a refusal built from words",
+        "a refused input given words",
         "a refused input given words",
         "a refused input given words",
         "a refused input given words",

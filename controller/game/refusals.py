@@ -115,6 +115,17 @@ class Why(StrEnum):
     BET_STEPS = "bet_steps"  # cents: the table increment
     BETS_CLOSED = "bets_closed"
     JOURNAL_CANNOT_WRITE = "journal_cannot_write"  # detail: the journal's trouble, as it said it
+    # A PIN attempt (controller.table.access, AccessControl's apply): ``by_staff`` when a staff
+    # number was given with it (then "staff number or ... PIN").
+    ACCESS_NO_KEY = "access_no_key"
+    ACCESS_NOT_NEEDED = "access_not_needed"
+    ACCESS_ALREADY = "access_already"  # role
+    ACCESS_NEED_STAFF = "access_need_staff"  # role
+    ACCESS_NO_STAFF = "access_no_staff"  # role
+    PIN_LOCKED = "pin_locked"  # role, until, seconds: left of the lock, number: wrong PINs
+    WRONG_PIN = "wrong_pin"  # role, by_staff, number: more in a row lock it, seconds: the lock
+    WRONG_PINS_IN_A_ROW = "wrong_pins_in_a_row"  # role, by_staff, number: wrong in a row
+    PIN_LOCKED_NOW = "pin_locked_now"  # role, until, seconds: the lock, number: wrong in a row
     # The people at the table (controller.table.people): a dealer's sign-in, a seat.
     NO_DEALER_SIGNED_IN = "no_dealer_signed_in"
     NO_DEALERS_ON_STAFF = "no_dealers_on_staff"
@@ -162,3 +173,5 @@ class WhyNot(NamedTuple):
     name: str = ""  # an input's field
     device: str = ""  # a device's role ("shoe")
     boxes: tuple[int, ...] = ()  # the boxes in use at the table
+    seconds: float = 0.0  # a span of time (a PIN's lockout)
+    by_staff: bool = False  # a PIN given with a staff number

@@ -704,6 +704,11 @@ _WANTS_A_CARD = {
 }
 
 
+def _pin_words(w: WhyNot) -> str:
+    """What was wrong in a PIN attempt: "supervisor PIN", or "staff number or supervisor PIN"."""
+    return f"staff number or {w.role} PIN" if w.by_staff else f"{w.role} PIN"
+
+
 def _locked(w: WhyNot) -> str:
     return "" if w.until is None else f"; wrong PINs locked it until {when(w.until)}"
 
@@ -916,6 +921,31 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.BET_STEPS: lambda w: f"a bet must be in steps of {money(w.cents)}",
     Why.BETS_CLOSED: lambda w: "bets are closed",
     Why.JOURNAL_CANNOT_WRITE: lambda w: w.detail or "the journal cannot be written",
+    Why.ACCESS_NO_KEY: lambda w: (
+        "turn the key switch to SUP (supervisor) or TEC (technician) first"
+    ),
+    Why.ACCESS_NOT_NEEDED: lambda w: "this table takes no PINs: the key switch alone decides",
+    Why.ACCESS_ALREADY: lambda w: f"the {w.role} is signed in already",
+    Why.ACCESS_NEED_STAFF: lambda w: (
+        f"this table signs each {w.role} in by name: key your staff number, then your PIN"
+    ),
+    Why.ACCESS_NO_STAFF: lambda w: (
+        f"nobody of the {w.role} role is on this table's staff list: sign in with the "
+        f"table's {w.role} PIN alone, without a staff number"
+    ),
+    Why.PIN_LOCKED: lambda w: (
+        f"the {w.role} PIN is locked until {when(w.until or 0.0)} (another "
+        f"{duration(w.seconds)}) after {w.number} wrong PINs in a row"
+    ),
+    Why.WRONG_PIN: lambda w: (
+        f"wrong {_pin_words(w)}: {w.number} more in a row lock the {w.role} PIN for "
+        f"{duration(w.seconds)}"
+    ),
+    Why.WRONG_PINS_IN_A_ROW: lambda w: f"wrong {_pin_words(w)} ({w.number} in a row)",
+    Why.PIN_LOCKED_NOW: lambda w: (
+        f"the {w.role} PIN is locked until {when(w.until or 0.0)} "
+        f"({duration(w.seconds)}) after {w.number} wrong PINs in a row"
+    ),
     Why.NO_DEALER_SIGNED_IN: lambda w: "no dealer is signed in",
     Why.NO_DEALERS_ON_STAFF: lambda w: (
         "no dealer is on this table's staff file: add each dealer with `croupier staff "

@@ -49,6 +49,7 @@ import structlog
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
+from controller.game.words import refusal_words
 from controller.journal.causes import cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
@@ -246,7 +247,8 @@ class JournaledTable:
         if applied is not None and isinstance(applied.result, (InputResult, AccessEvent)):
             return applied.result
         if isinstance(call, PinAttempt):
-            return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
+            trouble = WhyNot(Why.JOURNAL_UNAVAILABLE, detail=self.unavailable or "")
+            return AccessEvent(None, "refused", False, refusal_words(trouble))
         trouble = WhyNot(Why.JOURNAL_CANNOT_WRITE, detail=self.unavailable or "")
         return refused(call.action, trouble)
 

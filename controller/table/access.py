@@ -44,7 +44,7 @@ from typing import Any
 
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.refusals import Why, WhyNot
-from controller.game.words import duration, set_pin_hint, when
+from controller.game.words import refusal_words
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
 from controller.table.people import DealerSignIn
@@ -240,38 +240,36 @@ class SignIn:
         role, result = attempt.role, attempt.result
         label = "" if role is None else role.value
 
-        def refused(text: str, **extra: Any) -> list[AccessEvent]:
+        def refused(why: WhyNot, **extra: Any) -> list[AccessEvent]:
+            text = refusal_words(why)
             return [AccessEvent(label or None, "refused", False, text, attempt.source, **extra)]
 
         if role is None or result is AttemptResult.NO_KEY:
-            return refused("turn the key switch to SUP (supervisor) or TEC (technician) first")
+            return refused(WhyNot(Why.ACCESS_NO_KEY))
         if result is AttemptResult.NOT_NEEDED:
-            return refused("this table takes no PINs: the key switch alone decides")
+            return refused(WhyNot(Why.ACCESS_NOT_NEEDED))
         if result is AttemptResult.ALREADY:
-            return refused(f"the {label} is signed in already")
+            return refused(WhyNot(Why.ACCESS_ALREADY, role=label))
         if result is AttemptResult.NO_PIN:
-            return refused(set_pin_hint(role))
+            return refused(WhyNot(Why.NO_PIN_SET, role=label))
         if result is AttemptResult.NEED_STAFF:
-            return refused(
-                f"this table signs each {label} in by name: key your staff number, then your PIN"
-            )
+            return refused(WhyNot(Why.ACCESS_NEED_STAFF, role=label))
         if result is AttemptResult.NO_STAFF:
-            return refused(
-                f"nobody of the {label} role is on this table's staff list: sign in with the "
-                f"table's {label} PIN alone, without a staff number"
-            )
-        what = f"staff number or {label} PIN" if attempt.staff_id else f"{label} PIN"
+            return refused(WhyNot(Why.ACCESS_NO_STAFF, role=label))
+        by_staff = bool(attempt.staff_id)
         lock = self.locks[role]
         if lock.locked_until is not None and attempt.at >= lock.locked_until:
             lock.locked_until, lock.wrong = None, 0  # the lockout is over
         if result is AttemptResult.LOCKED:
             until = lock.locked_until if lock.locked_until is not None else attempt.at
-            return refused(
-                f"the {label} PIN is locked until {when(until)} (another "
-                f"{duration(until - attempt.at)}) after {attempt.max_wrong_pins} wrong PINs in "
-                "a row",
-                locked_until=until,
+            why = WhyNot(
+                Why.PIN_LOCKED,
+                role=label,
+                until=until,
+                seconds=until - attempt.at,
+                number=attempt.max_wrong_pins,
             )
+            return refused(why, locked_until=until)
         if result is AttemptResult.RIGHT:
             lock.wrong = 0
             self.role, self.name = role, attempt.name or label
@@ -295,8 +293,15 @@ class SignIn:
                     label,
                     "wrong_pin",
                     False,
-                    f"wrong {what}: {left} more in a row lock the {label} PIN for "
-                    f"{duration(attempt.lockout_seconds)}",
+                    refusal_words(
+                        WhyNot(
+                            Why.WRONG_PIN,
+                            role=label,
+                            by_staff=by_staff,
+                            number=left,
+                            seconds=attempt.lockout_seconds,
+                        )
+                    ),
                     attempt.source,
                     wrong_in_a_row=lock.wrong,
                 )
@@ -308,7 +313,9 @@ class SignIn:
                 label,
                 "wrong_pin",
                 False,
-                f"wrong {what} ({wrong} in a row)",
+                refusal_words(
+                    WhyNot(Why.WRONG_PINS_IN_A_ROW, role=label, by_staff=by_staff, number=wrong)
+                ),
                 attempt.source,
                 wrong_in_a_row=wrong,
             ),
@@ -316,8 +323,15 @@ class SignIn:
                 label,
                 "locked",
                 False,
-                f"the {label} PIN is locked until {when(lock.locked_until)} "
-                f"({duration(attempt.lockout_seconds)}) after {wrong} wrong PINs in a row",
+                refusal_words(
+                    WhyNot(
+                        Why.PIN_LOCKED_NOW,
+                        role=label,
+                        until=lock.locked_until,
+                        seconds=attempt.lockout_seconds,
+                        number=wrong,
+                    )
+                ),
                 attempt.source,
                 wrong_in_a_row=wrong,
                 locked_until=lock.locked_until,

@@ -2,7 +2,7 @@
 the words the table layer used to write itself, byte for byte: a key the panel has dark, keys
 that make no decision, data that makes no input, a decision the role on the key may not take,
 a key on the PIN pad before its digits, a bet outside the table's limits, the journal's
-trouble, a dealer's sign-in or a seat refused."""
+trouble, a PIN attempt, a dealer's sign-in or a seat refused."""
 
 from __future__ import annotations
 
@@ -89,6 +89,26 @@ BEFORE = [
     (WhyNot(Why.BETS_CLOSED), "bets are closed"),
     (WhyNot(Why.JOURNAL_CANNOT_WRITE), "the journal cannot be written"),
     (WhyNot(Why.JOURNAL_CANNOT_WRITE, detail="disk full"), "disk full"),
+    (WhyNot(Why.ACCESS_NO_KEY),
+     "turn the key switch to SUP (supervisor) or TEC (technician) first"),
+    (WhyNot(Why.ACCESS_NOT_NEEDED), "this table takes no PINs: the key switch alone decides"),
+    (WhyNot(Why.ACCESS_ALREADY, role="supervisor"), "the supervisor is signed in already"),
+    (WhyNot(Why.ACCESS_NEED_STAFF, role="technician"),
+     "this table signs each technician in by name: key your staff number, then your PIN"),
+    (WhyNot(Why.ACCESS_NO_STAFF, role="technician"),
+     "nobody of the technician role is on this table's staff list: sign in with the table's "
+     "technician PIN alone, without a staff number"),
+    (WhyNot(Why.PIN_LOCKED, role="supervisor", until=3600.0, seconds=59.2, number=3),
+     "the supervisor PIN is locked until 01:00:00 UTC (another 1 min) after 3 wrong PINs in a "
+     "row"),
+    (WhyNot(Why.WRONG_PIN, role="supervisor", number=2, seconds=90),
+     "wrong supervisor PIN: 2 more in a row lock the supervisor PIN for 1 min 30 s"),
+    (WhyNot(Why.WRONG_PIN, role="supervisor", by_staff=True, number=1, seconds=60),
+     "wrong staff number or supervisor PIN: 1 more in a row lock the supervisor PIN for 1 min"),
+    (WhyNot(Why.WRONG_PINS_IN_A_ROW, role="technician", number=3),
+     "wrong technician PIN (3 in a row)"),
+    (WhyNot(Why.PIN_LOCKED_NOW, role="supervisor", until=3600.0, seconds=300, number=3),
+     "the supervisor PIN is locked until 01:00:00 UTC (5 min) after 3 wrong PINs in a row"),
     (WhyNot(Why.NO_DEALER_SIGNED_IN), "no dealer is signed in"),
     (WhyNot(Why.NO_DEALERS_ON_STAFF),
      "no dealer is on this table's staff file: add each dealer with `croupier staff add "
