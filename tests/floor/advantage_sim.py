@@ -12,7 +12,8 @@ from typing import Any
 from controller.floor.advantage import BoxRound, ShoeCount
 from controller.game.rules import load_variant
 from controller.play.autoplay import ScriptedBet, ScriptedRound, play_rounds
-from controller.play.simulate import ShoeStream, SimHands
+from controller.play.sim_hands import SimHands
+from controller.play.simulate import ShoeStream
 from controller.play.strategy import StrategyPlayer, strategy_for
 from controller.play.tally import Tally
 from controller.round.controller import RoundController
