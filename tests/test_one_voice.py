@@ -7,9 +7,12 @@ string or an f-string given to ``Prompt(...)`` or the round's ``_prompt(...)``),
 ``detail`` or a prompt's rendered words (``line(...)``, ``shown(...)``, ``plain(bar(...))``) are
 never compared, searched or cut up (``==``, ``in``, ``startswith``, ``partition``...).
 
-A refusal is typed too: outside the words module, the round's refusal (``Refusal(...)``) is never
-given words, and a refusal check (a function named ``why_not*``, ``_none_left``) never returns
-words: they give a :class:`~controller.game.refusals.WhyNot`, which ``refusal_words`` says.
+A refusal is typed too: outside the words module, the round's refusal (``Refusal(...)``) and the
+table's (``EntryError``, ``InputError``, a refused ``InputResult``, ``PeopleEvent``,
+``AccessEvent`` or the gaming day's ``DayEvent``) are never given words, and a
+refusal check (a function named ``why_not*``, ``_none_left``, the table's ``why_dark``,
+``refusal``, ``pin_pad_refusal``, ``lockup_refusal``) never returns words: they give a
+:class:`~controller.game.refusals.WhyNot`, which ``refusal_words`` says.
 """
 
 from __future__ import annotations
@@ -31,7 +34,9 @@ STRING_READS = frozenset(
 )
 RENDERED = frozenset({"line", "shown", "plain", "bar", "hold_text", "prompt_json"})
 BUILDERS = frozenset({"Prompt", "_prompt"})
-REFUSERS = frozenset({"Refusal", "WhyNot"})
+REFUSERS = frozenset({"Refusal", "WhyNot", "EntryError", "InputError"})
+# The table's checks that say why a key, an entry or a decision is refused (besides why_not*).
+TABLE_CHECKS = frozenset({"why_dark", "refusal", "pin_pad_refusal", "lockup_refusal"})
 
 
 def _is_words(node: ast.expr | None) -> bool:
@@ -49,12 +54,16 @@ def _is_words(node: ast.expr | None) -> bool:
     return False
 
 
-def _refusal_checks(tree: ast.AST) -> list[ast.FunctionDef]:
+def _refusal_checks(tree: ast.AST, table: bool) -> list[ast.FunctionDef]:
     return [
         node
         for node in ast.walk(tree)
         if isinstance(node, ast.FunctionDef)
-        and (node.name.lstrip("_").startswith("why_not") or node.name == "_none_left")
+        and (
+            node.name.lstrip("_").startswith("why_not")
+            or node.name == "_none_left"
+            or (table and node.name in TABLE_CHECKS)
+        )
     ]
 
 
@@ -71,8 +80,33 @@ def _words_of(node: ast.expr, holds: bool) -> bool:
     return False
 
 
-def problems(source: str, where: str) -> list[str]:
-    """What in ``source`` builds a prompt from words or reads a hold's or a prompt's words."""
+# The outputs that say what became of a move: where ``accepted`` and their words are given.
+REFUSED_OUTPUTS = {
+    "InputResult": (1, "reason"),
+    "PeopleEvent": (1, "text"),
+    "AccessEvent": (2, "text"),
+    "DayEvent": (1, "text"),
+}
+
+
+def _refused_with_words(call: ast.Call, name: str) -> bool:
+    """``InputResult(action, False, <words>, ...)``, ``PeopleEvent(event, False, <words>)``,
+    ``AccessEvent(role, event, False, <words>)``, ``DayEvent(event, False, <words>, ...)``: a
+    refusal whose words were made here."""
+    at, words_name = REFUSED_OUTPUTS[name]
+    args = call.args
+    given = {k.arg: k.value for k in call.keywords}
+    accepted = args[at] if len(args) > at else given.get("accepted")
+    reason = args[at + 1] if len(args) > at + 1 else given.get(words_name)
+    refused = isinstance(accepted, ast.Constant) and accepted.value is False
+    return refused and _is_words(reason)
+
+
+def problems(source: str, where: str, table: bool = True) -> list[str]:
+    """What in ``source`` builds a prompt from words or reads a hold's or a prompt's words
+    (``table``: a module of the table layer, whose checks named as in TABLE_CHECKS say why a
+    move is refused; elsewhere a "refusal" is another thing, the web server's answer to a
+    browser without the view token)."""
     tree = ast.parse(source)
     holds = any(name in source for name in ("HoldReason", "hold_reasons", "HoldKind"))
     found = []
@@ -99,7 +133,9 @@ def problems(source: str, where: str) -> list[str]:
                     found.append(f"{where}:{node.lineno}: a prompt built from words")
             if name in REFUSERS and any(_is_words(a) for a in node.args):
                 found.append(f"{where}:{node.lineno}: a refusal built from words")
-    for check in _refusal_checks(tree):
+            if name in REFUSED_OUTPUTS and _refused_with_words(node, name):
+                found.append(f"{where}:{node.lineno}: a refused input given words")
+    for check in _refusal_checks(tree, table):
         for node in ast.walk(check):
             if isinstance(node, ast.Return) and _is_words(node.value):
                 found.append(f"{where}:{node.lineno}: a refusal check returns words")
@@ -111,7 +147,8 @@ def test_no_module_but_the_words_module_makes_a_prompts_words_or_reads_them_back
     for path in sorted(ROOT.rglob("*.py")):
         if path == WORDS:
             continue
-        found += problems(path.read_text(), str(path.relative_to(ROOT.parent)))
+        table = path.parent == ROOT / "table"
+        found += problems(path.read_text(), str(path.relative_to(ROOT.parent)), table)
     assert found == []
 
 
@@ -180,3 +217,67 @@ def test_every_state_and_refusal_has_its_words() -> None:
     said = {refusal_words(WhyNot(why, kind=HoldKind.LOCKUP, state="betting")) for why in Why}
     assert all(said)
     assert len(said) == len(Why)  # no two codes say the same
+
+
+def test_the_check_sees_the_tables_refusals_made_of_words() -> None:
+    """What issue 23 typed in the table layer (the panel's dark keys, its entries, the data of
+    an input, the role on the key, the PIN pad, the dealer's sign-in lockout, the gaming day's
+    steps) fails the check when made of words again."""
+    removed = """
+def why_dark(button, controller, wagers_per_box):
+    if button in BOX_KEYS:
+        return f"box {BOX_KEYS.index(button) + 1} has no bet this round"
+    return f"that key does nothing {state_words(controller.state.value)}"
+def input_for(self, action, controller):
+    raise EntryError(f"box {self.box} has no WAGER {position}: {held} wagers on it")
+def _int(data, key):
+    raise InputError(f"{key} is missing")
+def refusal(self, action, holds):
+    return "needs the supervisor key (turn the key switch to SUP)"
+def pin_pad_refusal(self, button):
+    return f"key in the {role.value} PIN digits first, then OK"
+def lockup_refusal(self):
+    return f"{device_words(label)} still runs firmware this table does not allow"
+def _request_shuffle(self, keys):
+    self._push(InputResult(Action.SHUFFLE, False, "bets are on the table: settle them", keys))
+def _supervisor_key(self, button):
+    reason = f"with the {role.value} key, {button.value} decides nothing now"
+    self._push(InputResult(None, accepted=False, reason=f"{button.value} decides nothing"))
+def apply(self, call, boxes):
+    return self, [PeopleEvent("refused", False, "no dealer is signed in")]
+def wrong(self, label, wrong):
+    return [AccessEvent(label, "wrong_pin", False, f"wrong {label} PIN ({wrong} in a row)")]
+def _sign_in(self, call):
+    return self, [PeopleEvent("refused", False, f"dealer sign-in is locked until {when(t)}")]
+def _refused(self, call, day):
+    return self, [DayEvent("refused", False, "count the chips first", day, call.by)]
+"""
+    assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
+        "a refusal built from words",
+        "a refusal built from words",
+        "a refused input given words",
+        "a refused input given words",
+        "a refused input given words",
+        "a refused input given words",
+        "a refused input given words",
+        "a refused input given words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+        "a refusal check returns words",
+    ]
+    typed = """
+def why_dark(button, controller, wagers_per_box):
+    return WhyNot(Why.KEY_DOES_NOTHING, state=controller.state.value)
+def _int(data, key):
+    raise InputError(WhyNot(Why.FIELD_MISSING, name=key))
+def _request_shuffle(self, keys):
+    self._push(_refused(Action.SHUFFLE, WhyNot(Why.BETS_ON_TABLE), keys))
+    self._push(InputResult(Action.SHUFFLE, True, "new shoe requested", keys))
+def apply(self, call, boxes):
+    return self, [_refused(WhyNot(Why.NO_DEALER_SIGNED_IN))]
+def _refused(self, call, day):
+    return self, [refused_day(WhyNot(Why.DAY_NO_CHIPS), day, call.by, call.at)]
+"""
+    assert problems(typed, "x") == []

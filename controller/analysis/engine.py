@@ -53,7 +53,7 @@ from controller.analysis.shoe import (
     representative,
 )
 from controller.game.errors import ConfigError
-from controller.game.hands import win_odds
+from controller.game.hands import HandEnd, win_odds
 from controller.game.rules import SplitMatch, Variant
 from controller.game.settlement import (
     Box,
@@ -240,7 +240,7 @@ class Prepared:
 class Facts:
     """What the rules say of a hand with these features (from the round model's checks)."""
 
-    end: str | None
+    end: HandEnd | None
     can_stand: bool
     can_hit: bool
     can_double: bool
@@ -641,7 +641,8 @@ class Analysis:
     def decision(
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
     ) -> tuple[float, str]:
-        """(value, what is done) of a hand that has just received a card."""
+        """(value, what is done) of a hand that has just received a card: a decision (an
+        action's value) or, where the hand is over, how it ends (a :class:`HandEnd`)."""
         got = self._memo.get((ctx, comp, i0, doubled))
         if got is not None:
             return got
@@ -659,7 +660,7 @@ class Analysis:
         facts, action = node
         end = facts.end
         if end is not None:
-            if doubled and end != "bust" and facts.can_rescue:
+            if doubled and end is not HandEnd.BUST and facts.can_rescue:
                 got = self._finished(ctx, comp, i0, doubled, end, rows)
             else:  # (what _finished does where no rescue can be taken)
                 got = (self._stand_value(node_key, ctx, comp, i0, doubled, rows), end)
@@ -719,17 +720,17 @@ class Analysis:
         return facts, action
 
     def _finished(
-        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, end: str, rows: Rows
+        self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, end: HandEnd, rows: Rows
     ) -> tuple[float, str]:
         keep = self.terminal_value(ctx, comp, i0, doubled, False, rows)
-        if doubled and end != "bust" and self.facts(ctx, comp, i0, doubled).can_rescue:
+        if doubled and end is not HandEnd.BUST and self.facts(ctx, comp, i0, doubled).can_rescue:
             rescue = self.terminal_value(ctx, comp, i0, doubled, True, rows)
             if self.strategy is None:
                 take = rescue > keep
             else:
                 take = self.strategy_rescues(ctx, comp, i0, doubled)
             if take:
-                return rescue, "rescue"
+                return rescue, HandEnd.RESCUED
         return keep, end
 
     def strategy_rescues(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> bool:
@@ -959,7 +960,7 @@ class Analysis:
         decides: not bust, the rules allow it, the strategy takes it)."""
         facts = self.facts(ctx, comp, i0, True)
         return (
-            facts.end not in (None, "bust")
+            facts.end not in (None, HandEnd.BUST)
             and facts.can_rescue
             and self.strategy is not None
             and self.strategy_rescues(ctx, comp, i0, True)
@@ -1122,7 +1123,7 @@ def _play_facts(facts: Facts) -> tuple[object, ...]:
     hand either way: :meth:`Analysis.takes_rescue`)."""
     return (
         facts.end is None,
-        facts.end == "bust",
+        facts.end is HandEnd.BUST,
         facts.can_stand,
         facts.can_hit,
         facts.can_double,

@@ -29,9 +29,10 @@ from controller.analysis.engine import (
 )
 from controller.analysis.reprice import Reach
 from controller.analysis.shoe import VALUES, ZERO, Comp, comp_of, plus, representative
-from controller.game.hands import Tier, win_odds
+from controller.game.hands import HandEnd, Tier, win_odds
 from controller.game.rules import SplitMatch
 from controller.game.settlement import Hand, Stake
+from controller.game.words import hand_end_words
 from controller.round.spec import Action
 from drivers.tbl21.cards import Card, Suit
 
@@ -158,8 +159,8 @@ class Outcomes:
                             else:
                                 slot[0] = cast(float, slot[0]) + q
                     continue
-                label = "stand" if action == STAND else action
-                self._finish(ctx, c, i0, dbl, label, m, rows, acc)
+                end = HandEnd.STAND if action == STAND else cast(HandEnd, action)
+                self._finish(ctx, c, i0, dbl, end, m, rows, acc)
             frontier = nxt
             firsts = None
         per_cat: list[defaultdict[float, float]] = [defaultdict(float) for _ in range(NCATS)]
@@ -179,7 +180,7 @@ class Outcomes:
         comp: Comp,
         i0: int,
         doubled: bool,
-        label: str,
+        end: HandEnd,
         m: float,
         rows: Rows,
         acc: dict[int, list[Any]],
@@ -189,13 +190,13 @@ class Outcomes:
         if doubled and self.visit_end is not None:
             self.visit_end(ctx, comp, i0, doubled, m, rows)
         dist = self.a.dealer_of(ctx.up, rows)
-        dist = self._settled_outright(ctx, comp, i0, doubled, label, rows, dist)
+        dist = self._settled_outright(ctx, comp, i0, doubled, end, rows, dist)
         if self.reach is not None:
-            self.reach.hand(ctx, comp, i0, doubled, label == "rescue", m, dist)
-        key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, label)
+            self.reach.hand(ctx, comp, i0, doubled, end is HandEnd.RESCUED, m, dist)
+        key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, end)
         plan = self._plans.get(key)
         if plan is None:
-            plan = self._plans[key] = self._plan(ctx, comp, i0, doubled, label)
+            plan = self._plans[key] = self._plan(ctx, comp, i0, doubled, end)
         ev = self.tally.events
         mm = m * float(dist.sum())
         for name, factor in plan.events:
@@ -217,7 +218,7 @@ class Outcomes:
         comp: Comp,
         i0: int,
         doubled: bool,
-        label: str,
+        end: HandEnd,
         rows: Rows,
         dist: np.ndarray,
     ) -> np.ndarray:
@@ -226,7 +227,7 @@ class Outcomes:
         is whole even where the shoe could not finish the dealer's hand (a tiny shoe; the
         engine values it so: :meth:`Analysis.terminal_value`). Any other hand: ``dist``."""
         a = self.a
-        if a.outright(comp, i0, doubled, label == "rescue", ctx, rows) is None:
+        if a.outright(comp, i0, doubled, end is HandEnd.RESCUED, ctx, rows) is None:
             return dist  # (every real shoe: the dealer always finishes)
         peeks = a._peeks[ctx.up]
         whole = 1.0 - a.tables[ctx.up].natural_probability(rows.shoe) if peeks else 1.0
@@ -239,16 +240,17 @@ class Outcomes:
         out[a._reached[ctx.up][0]] = whole  # (any category: the net is the same)
         return out
 
-    def _plan(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, label: str) -> Plan:
+    def _plan(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, end: HandEnd) -> Plan:
         """What a finished hand adds to the tally, whatever its chance and the dealer's
         distribution: worked out once per hand (the rules' own ranking and payouts)."""
         a = self.a
-        payoff = a.hand_payoff(comp, i0, doubled, label == "rescue", ctx)
-        events: list[tuple[str, float]] = [(f"hand ends: {label}", 1.0)]
+        rescued = end is HandEnd.RESCUED
+        payoff = a.hand_payoff(comp, i0, doubled, rescued, ctx)
+        events: list[tuple[str, float]] = [(f"hand ends: {hand_end_words(end, self.rules)}", 1.0)]
         if doubled:
             events.append(("doubled hand", 1.0))
         cards = representative(comp, i0)
-        if label == "rescue":
+        if rescued:
             events.append(("rescue", 1.0))
         n = len(cards)
         rank_hand = Hand(tuple(cards), (Stake("p", 100),), ctx.from_split, ctx.split_aces, doubled)
@@ -278,7 +280,6 @@ class Outcomes:
         if suited_rules and values in SUITED_ROWS and rank.total == 21:
             ranks = SUITED_ROWS[values]
             pattern = a.shoe.suit_pattern(ranks)
-            rescued = label == "rescue"
             variants = []
             for kind, suit_cards in (
                 ("mixed", cards),
@@ -355,7 +356,7 @@ class Outcomes:
                 if self.reach is not None:
                     self.reach.natural(ctx, comp, prob * pn)
         facts = a.facts(ctx, comp, i0, False)
-        if facts.end == "natural":
+        if facts.end is HandEnd.NATURAL:
             ev["player natural"] += prob
         pairs = [(1.0, p1 == p2)]
         if p1 == p2 == 10 and self.rules.split.match is SplitMatch.RANK:

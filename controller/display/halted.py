@@ -11,10 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from controller.display.words import say
+from controller.game.words import when
 from controller.service.halt import CHOICES, Choice, Halted
 from controller.table.access import Role
 from controller.table.config import LoadedTable
-from controller.table.people import when
 
 LABELS = {
     Choice.VERIFY: "CHECK THE JOURNAL AGAIN",

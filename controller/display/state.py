@@ -18,7 +18,7 @@ from controller.game.hands import hand_value
 from controller.game.holds import HoldKind
 from controller.game.prompts import Prompt, money
 from controller.game.settlement import EntryKind, LedgerEntry
-from controller.game.words import hold_words, line, parts, plain, prompt_json
+from controller.game.words import hand_status, hold_words, line, parts, plain, prompt_json, when
 from controller.round.controller import StateChanged
 from controller.round.model import BoxState, total
 from controller.round.phases import PHASES
@@ -29,7 +29,6 @@ from controller.table.app import InputResult, TableApp
 from controller.table.config import TableConfig
 from controller.table.day import PANEL_KEYS
 from controller.table.health import DeviceHealth
-from controller.table.people import when
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import BUTTON_WORDS, Button
 
@@ -155,7 +154,8 @@ def _box_json(
                 "bust": value > 21,
                 "doubled": hand.doubles > 0,
                 "finished": hand.finished,
-                "status": hand.end_reason,
+                "end": hand.end.value if hand.end is not None else None,
+                "status": hand_status(hand.end, app.rules),
                 "in_turn": round_.turn == (number, i),
                 "card_due": round_.card_for == (number, i),
                 "stakes": [

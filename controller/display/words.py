@@ -77,7 +77,7 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
         }
     told = c.told
     outcome = next((p for p in reversed(step_prompts) if p.say in OUTCOMES), None)
-    bets = sum(len(b.wagers) for b in c.round.boxes.values())
+    bets = c.bets_placed()
     detail = bar_detail(told, bets=bets, outcome=outcome)
     if c.state is State.SHUFFLE and app.shoe.shuffle_requested:
         return {"parts": parts(SHOE_LOADING), "detail": detail, "tone": "wait"}

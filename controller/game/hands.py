@@ -16,6 +16,21 @@ from controller.game.rules import BONUS_DESCRIPTIONS, BonusHand, Ties, Variant
 from drivers.tbl21.cards import Card, Rank, Suit
 
 
+class HandEnd(StrEnum):
+    """Why a hand is over (the round's ``end_of_hand``, or the dealer's stand), as a code:
+    :func:`controller.game.words.hand_end_words` says it (the display's status, the analysis'
+    "hand ends: ..." counts). Nothing compares its words."""
+
+    BUST = "bust"
+    NATURAL = "natural"
+    TWENTY_ONE = "twenty_one"  # a 21 that ends the hand (hands.twenty_one_ends_hand)
+    SPLIT_ACES = "split_aces"  # split aces take one card
+    ONE_AFTER_DOUBLE = "one_after_double"  # double.cards_after = 'one'
+    CARD_LIMIT = "card_limit"  # hands.max_cards reached
+    STAND = "stand"  # the player stood
+    RESCUED = "rescued"  # a doubled hand rescued (the analysis' count of how hands end)
+
+
 @dataclass(frozen=True, slots=True)
 class HandValue:
     total: int  # the best total: with one ace as 11 where that stays at 21 or below

@@ -15,14 +15,16 @@ the typed fields (``tests/test_one_voice.py``).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from datetime import UTC, datetime
 from typing import Any
 
-from controller.game.hands import hand_value
+from controller.game.hands import HandEnd, hand_value
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.refusals import Why, WhyNot
-from controller.game.rules import format_odds
+from controller.game.rules import Variant, format_odds
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import BUTTON_WORDS, Button
@@ -697,6 +699,77 @@ def _double_cards(w: WhyNot) -> str:
     return f"double needs {allowed} cards, the hand has {w.number}"
 
 
+def _plural_word(n: int, word: str) -> str:
+    return word if n == 1 else word + "s"
+
+
+# What wanted a card, by the action (its value) that did.
+_WANTS_A_CARD = {
+    "card": "a card event needs a card",
+    "key_card": "key in the card as rank and suit",
+    "hold": "a hold's card must be a card",
+}
+
+
+def _pin_words(w: WhyNot) -> str:
+    """What was wrong in a PIN attempt: "supervisor PIN", or "staff number or supervisor PIN"."""
+    return f"staff number or {w.role} PIN" if w.by_staff else f"{w.role} PIN"
+
+
+def _locked(w: WhyNot) -> str:
+    return "" if w.until is None else f"; wrong PINs locked it until {when(w.until)}"
+
+
+def when(at: float) -> str:
+    """A wall-clock time as the table says it ("14:05:09 UTC")."""
+    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
+
+
+def duration(seconds: float) -> str:
+    """A time span as the table says it ("1 min 30 s"), never under a second."""
+    whole = max(1, math.ceil(seconds))
+    minutes, rest = divmod(whole, 60)
+    if not minutes:
+        return f"{rest} s"
+    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
+
+
+def set_pin_hint(role: str) -> str:
+    """A role (its value) has no PIN at this table: how to make one."""
+    return (
+        f"no {role} PIN is set for this table: make one with "
+        f"`croupier passwd --pin {role}` and put the line it prints under [{role}] "
+        "in the table file"
+    )
+
+
+def printed(key: str) -> str:
+    """A panel key (its code) as the panel prints it: BOX 2, WAGER 3, 5, or the decision in
+    words ("hit", "OK"); another key by its name ("cancel")."""
+    button = Button(key)
+    if key[0] in "BWD" and key[1].isdigit():
+        n = int(key[1])
+        return {"B": f"BOX {n}", "W": f"WAGER {n}", "D": str(n)}[key[0]]
+    action = KEY_ACTIONS.get(button)
+    return action_words(action) if action is not None else button.name.lower()
+
+
+# The panel's decision keys and the actions (their values) they take (controller.table.keypad).
+KEY_ACTIONS: dict[Button, str] = {
+    Button.HIT: "hit",
+    Button.STAND: "stand",
+    Button.DOUBLE: "double",
+    Button.SPLIT: "split",
+    Button.SURRENDER: "surrender",
+    Button.INSURANCE: "insurance",
+    Button.RESCUE: "rescue",
+    Button.OK: "ok",
+    Button.UNDO: "undo",
+    Button.SHUFFLE: "shuffle",
+    Button.DEAL: "deal",
+}
+
+
 _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.NOT_NOW: lambda w: f"{action_words(w.action)} is not possible {state_words(w.state)}",
     Why.HAND_FINISHED: lambda w: "that hand has finished",
@@ -787,6 +860,167 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
     Why.BOX_MISSING: lambda w: "box is missing",
     Why.NO_BET_ON_BOX: lambda w: f"box {w.box} has no bet this round",
     Why.AMOUNT_MISSING: lambda w: "amount_cents must be a whole number, got None",
+    # the table's own refusals
+    Why.KEY_DECISION_NOT_TAKEN: lambda w: f"that decision is not taken {state_words(w.state)}",
+    Why.KEY_BOX_NOT_NOW: lambda w: (
+        f"a box is chosen only for a decision, not {state_words(w.state)}"
+    ),
+    Why.KEY_WAGER_NOT_NOW: lambda w: (
+        f"a wager is chosen only for a decision, not {state_words(w.state)}"
+    ),
+    Why.KEY_WAGERS_AT_TABLE: lambda w: (
+        f"a box takes at most {w.number} {_plural_word(w.number, 'wager')} at this table"
+    ),
+    Why.KEY_AMOUNT_NOT_NOW: lambda w: (
+        f"an amount is keyed only for a decision, not {state_words(w.state)}"
+    ),
+    Why.KEY_DOES_NOTHING: lambda w: f"that key does nothing {state_words(w.state)}",
+    Why.ENTRY_NEEDS_BOX: lambda w: (
+        f"{action_words(w.action)} needs its box: press BOX 1 to BOX 7 first, then the "
+        "decision (no box is in play now"
+        + (f"; the keys before were cleared when {printed(w.key)} was refused" if w.key else "")
+        + ")"
+    ),
+    Why.ENTRY_NO_WAGER: lambda w: (
+        f"box {w.box} has no WAGER {w.number}: {w.held} {_plural_word(w.held, 'wager')} on it"
+    ),
+    Why.KEY_DECIDES_NOTHING: lambda w: f"with the {w.role} key, {w.key} decides nothing now",
+    Why.FIRMWARE_NOT_ALLOWED: lambda w: (
+        f"{device_words(w.device)} still runs firmware this table does not allow "
+        f"({w.detail}): a technician installs approved firmware, or adds its hash to "
+        "devices.firmware_allow and restarts croupier; only then can the hold be cleared"
+    ),
+    Why.NEEDS_SUPERVISOR_KEY: lambda w: "needs the supervisor key (turn the key switch to SUP)",
+    Why.ROLE_CLEARS_LOCKUP_ONLY: lambda w: (
+        f"a {w.role} may clear only a device's hardware lockup; "
+        f"{w.action.replace('_', ' ')} needs the supervisor (key at SUP and the supervisor PIN)"
+    ),
+    Why.NO_PIN_SET: lambda w: set_pin_hint(w.role),
+    Why.SIGN_IN_FIRST: lambda w: (
+        f"a {w.role} signs in first: the staff number then OK, then the PIN then "
+        f"OK on the panel with the key at {w.key}, or the staff number and "
+        f"PIN fields on the display{_locked(w)}"
+    ),
+    Why.ENTER_PIN_FIRST: lambda w: (
+        f"enter the {w.role} PIN: the digits 0-9 then OK on the panel with the key at "
+        f"{w.key}, or the PIN field on the display{_locked(w)}"
+    ),
+    Why.PIN_PAD_STAFF_DIGITS: lambda w: (
+        "key your staff number first: the digits 0-9, then OK (CANCEL clears)"
+    ),
+    Why.PIN_PAD_STAFF_OK: lambda w: (
+        "key your staff number digits first, then OK, then your PIN and OK"
+    ),
+    Why.PIN_PAD_PIN_DIGITS: lambda w: (
+        f"enter the {w.role} PIN first: the digits 0-9, then OK (CANCEL clears)"
+    ),
+    Why.PIN_PAD_PIN_OK: lambda w: f"key in the {w.role} PIN digits first, then OK",
+    Why.BAD_HOLD_CAUSE: lambda w: f"hold cause must be one of {', '.join(HoldCause)}, got {w.got}",
+    Why.BAD_HOLD_KIND: lambda w: f"hold kind must be one of {', '.join(HoldKind)}, got {w.got}",
+    Why.BAD_PEEK_RESULT: lambda w: f"a peek result is Y, N, U or E, got {w.got}",
+    Why.FIELD_MISSING: lambda w: f"{w.name} is missing",
+    Why.NOT_WHOLE_NUMBER: lambda w: f"{w.name} must be a whole number, got {w.got}",
+    Why.NOT_A_CARD: lambda w: f"{_WANTS_A_CARD.get(w.action, 'a card is needed')}, got {w.got}",
+    Why.BOX_NOT_IN_USE: lambda w: f"box {w.box} is not in use at this table (boxes {w.boxes})",
+    Why.BET_OUTSIDE_LIMITS: lambda w: (
+        f"a bet must be {money(w.low)} to {money(w.high)}, got {money(w.cents)}"
+    ),
+    Why.BET_STEPS: lambda w: f"a bet must be in steps of {money(w.cents)}",
+    Why.BETS_CLOSED: lambda w: "bets are closed",
+    Why.JOURNAL_CANNOT_WRITE: lambda w: w.detail or "the journal cannot be written",
+    Why.ACCESS_NO_KEY: lambda w: (
+        "turn the key switch to SUP (supervisor) or TEC (technician) first"
+    ),
+    Why.ACCESS_NOT_NEEDED: lambda w: "this table takes no PINs: the key switch alone decides",
+    Why.ACCESS_ALREADY: lambda w: f"the {w.role} is signed in already",
+    Why.ACCESS_NEED_STAFF: lambda w: (
+        f"this table signs each {w.role} in by name: key your staff number, then your PIN"
+    ),
+    Why.ACCESS_NO_STAFF: lambda w: (
+        f"nobody of the {w.role} role is on this table's staff list: sign in with the "
+        f"table's {w.role} PIN alone, without a staff number"
+    ),
+    Why.PIN_LOCKED: lambda w: (
+        f"the {w.role} PIN is locked until {when(w.until or 0.0)} (another "
+        f"{duration(w.seconds)}) after {w.number} wrong PINs in a row"
+    ),
+    Why.WRONG_PIN: lambda w: (
+        f"wrong {_pin_words(w)}: {w.number} more in a row lock the {w.role} PIN for "
+        f"{duration(w.seconds)}"
+    ),
+    Why.WRONG_PINS_IN_A_ROW: lambda w: f"wrong {_pin_words(w)} ({w.number} in a row)",
+    Why.PIN_LOCKED_NOW: lambda w: (
+        f"the {w.role} PIN is locked until {when(w.until or 0.0)} "
+        f"({duration(w.seconds)}) after {w.number} wrong PINs in a row"
+    ),
+    Why.NO_DEALER_SIGNED_IN: lambda w: "no dealer is signed in",
+    Why.NO_DEALERS_ON_STAFF: lambda w: (
+        "no dealer is on this table's staff file: add each dealer with `croupier staff "
+        "add NUMBER --role dealer --name NAME`"
+    ),
+    Why.JOURNAL_UNAVAILABLE: lambda w: w.detail or "journal unavailable",
+    Why.WRONG_DEALER_PIN: lambda w: "wrong staff number or dealer PIN",
+    Why.DAY_OPEN_ALREADY: lambda w: f"gaming day {w.number} is open already: close it first",
+    Why.DAY_NOT_OPEN_FOR: lambda w: (
+        f"no gaming day is open: open the table before you {day_act_words(w.action)}"
+    ),
+    Why.DAY_PANEL_RUNNING: lambda w: "the panel test runs already: press each key still to go",
+    Why.DAY_NO_CHIPS: lambda w: "count the chips first: a denomination and how many",
+    Why.DAY_TWO_PEOPLE: lambda w: (
+        f"{day_act_words(w.action)} needs two people: the supervisor signed in and a "
+        "second person's staff number and PIN"
+    ),
+    Why.DAY_BAD_DENOMINATION: lambda w: (
+        f"{money(w.cents)} is no chip: a denomination is a whole positive amount"
+    ),
+    Why.DAY_CHIPS_TWICE: lambda w: (
+        f"the {money(w.cents)} chips are counted twice: give each denomination once"
+    ),
+    Why.DAY_BAD_COUNT: lambda w: f"{w.number} is no number of chips: 0 to {w.high}",
+    Why.DAY_BAD_DROP: lambda w: f"a drop is 0 to {money(w.cents)}",
+    Why.DAY_NEEDS_SUPERVISOR: lambda w: (
+        f"only a supervisor signed in may {day_act_words(w.action)} (the key at SUP"
+        + (", or TEC for a device check" if w.key == "TEC" else "")
+        + ")"
+    ),
+    Why.DAY_NO_DEVICE: lambda w: (
+        f"{device_words(w.device)} has not identified itself: connect it, then check it again"
+    ),
+    Why.DAY_WRONG_DECK: lambda w: f"the shoe holds {w.got} but the game deals from {w.detail}",
+    Why.DAY_NOT_OPEN: lambda w: (
+        "the gaming day is not open: a supervisor opens the table on the display first"
+    ),
+    Why.DAY_DEMO_ONLY: lambda w: (
+        "only a demo table opens itself: a supervisor takes the opening's steps"
+    ),
+    Why.DAY_ROUND_OPEN: lambda w: (
+        "a round is on the table: settle it (or take the bets back) before the closing"
+    ),
+    Why.DAY_WITNESS: lambda w: "wrong staff number or PIN for the second person",
+    Why.WRONG_DEALER_PIN_LOCKS: lambda w: (
+        f"wrong staff number or dealer PIN: {w.number} more in a row lock dealer sign-in for "
+        f"{duration(w.seconds)}"
+    ),
+    Why.DEALER_PIN_LOCKED_NOW: lambda w: (
+        f"wrong staff number or dealer PIN ({w.number} in a row): dealer sign-in is locked "
+        f"until {when(w.until or 0.0)} ({duration(w.seconds)})"
+    ),
+    Why.DEALER_SIGN_IN_LOCKED: lambda w: (
+        f"dealer sign-in is locked until {when(w.until or 0.0)} (another "
+        f"{duration(w.seconds)}) after wrong PINs in a row"
+    ),
+    Why.DEALER_SIGNED_IN_ALREADY: lambda w: f"dealer {w.player} ({w.detail}) is signed in already",
+    Why.NOBODY_RATED_AT_BOX: lambda w: f"nobody rated sits at box {w.box}",
+    Why.NO_SUCH_BOX: lambda w: f"there is no box {w.box} at this table (boxes 1 to {w.number})",
+    Why.BAD_PLAYER_CARD: lambda w: "a player card number is 4 to 16 of the digits 0-9",
+    Why.BOX_SEATED: lambda w: (
+        f"player card {w.detail} ({w.player}) sits at box {w.box}: walk them away first"
+    ),
+    Why.CARD_SEATED: lambda w: f"player card {w.detail} sits at box {w.box} already",
+    Why.NAME_SEATED: lambda w: (
+        f"{w.player} is the name of the player at box {w.box}: give this player "
+        "another name for their bets"
+    ),
 }
 assert set(_REFUSALS) == set(Why)
 
@@ -992,8 +1226,9 @@ def day_act_words(act: str) -> str:
 
 
 def day_words(code: str, **facts: Any) -> str:
-    """A sentence about the gaming day (the day's events and refusals, the hold before it is
-    open): ``code`` says which, ``facts`` fill it in (amounts in cents)."""
+    """A sentence about the gaming day (the day's events, the hold before it is open): ``code``
+    says which, ``facts`` fill it in (amounts in cents). Its refusals are :class:`WhyNot`
+    codes, said by :func:`refusal_words`."""
     cents = facts.get("cents")
     amount = money(cents) if isinstance(cents, int) else ""
     by = facts.get("by", "")
@@ -1026,53 +1261,40 @@ def day_words(code: str, **facts: Any) -> str:
             f"gaming day {facts['day']} closed by {by}: closing chips {amount}; the table's "
             f"win {won}, the rounds' ledger {money(house)}"
         )
-    if code == "open_already":
-        return f"gaming day {facts['day']} is open already: close it first"
-    if code == "not_open":
-        return f"no gaming day is open: open the table before you {day_act_words(facts['act'])}"
-    if code == "panel_running":
-        return "the panel test runs already: press each key still to go"
-    if code == "no_chips":
-        return "count the chips first: a denomination and how many"
-    if code == "two_people":
-        return (
-            f"{day_act_words(facts['act'])} needs two people: the supervisor signed in and a "
-            "second person's staff number and PIN"
-        )
-    if code == "bad_denomination":
-        return f"{money(facts['cents'])} is no chip: a denomination is a whole positive amount"
-    if code == "twice":
-        return f"the {money(facts['cents'])} chips are counted twice: give each denomination once"
-    if code == "bad_count":
-        return f"{facts['count']} is no number of chips: 0 to {facts['most']}"
-    if code == "bad_drop":
-        return f"a drop is 0 to {money(facts['most'])}"
-    if code == "needs_supervisor":
-        return (
-            f"only a supervisor signed in may {day_act_words(facts['act'])} (the key at SUP"
-            + (", or TEC for a device check" if facts.get("device") else "")
-            + ")"
-        )
-    if code == "no_device":
-        return (
-            f"{device_words(facts['device'])} has not identified itself: connect it, then check "
-            "it again"
-        )
-    if code == "wrong_deck":
-        return f"the shoe holds {facts['held']} but the game deals from {facts['wanted']}"
     if code == "hold":
         return (
             "the gaming day is not open: the table deals nothing until a supervisor opens it "
             "on the display (Gaming day); then burn this card and clear the hold"
         )
-    if code == "no_bets":
-        return "the gaming day is not open: a supervisor opens the table on the display first"
     if code == "demo_by":
         return "the demo (opened at its start; a live table is opened by a supervisor)"
-    if code == "demo_only":
-        return "only a demo table opens itself: a supervisor takes the opening's steps"
-    if code == "round_open":
-        return "a round is on the table: settle it (or take the bets back) before the closing"
-    if code == "witness":
-        return "wrong staff number or PIN for the second person"
     raise ValueError(f"no words for the gaming day's {code!r}")
+
+
+_HAND_ENDS: dict[HandEnd, Callable[[Variant], str]] = {
+    HandEnd.BUST: lambda rules: "bust",
+    HandEnd.NATURAL: lambda rules: "natural",
+    HandEnd.TWENTY_ONE: lambda rules: "21",
+    HandEnd.SPLIT_ACES: lambda rules: "split aces take one card",
+    HandEnd.ONE_AFTER_DOUBLE: lambda rules: "one card after a double",
+    HandEnd.CARD_LIMIT: lambda rules: f"{rules.hands.max_cards} cards",
+    HandEnd.STAND: lambda rules: "stand",
+    HandEnd.RESCUED: lambda rules: "rescue",
+}
+assert set(_HAND_ENDS) == set(HandEnd)
+# The ends the screen does not write beside a hand's total: the total says them already (a
+# bust, a 21), or nothing needs saying (a stand).
+_UNSAID_ENDS = frozenset({HandEnd.BUST, HandEnd.TWENTY_ONE, HandEnd.STAND})
+
+
+def hand_end_words(end: HandEnd, rules: Variant) -> str:
+    """Why a hand is over, in a word or two ("bust", "one card after a double", "5 cards"):
+    the analysis' "hand ends: ..." counts."""
+    return _HAND_ENDS[end](rules)
+
+
+def hand_status(end: HandEnd | None, rules: Variant) -> str:
+    """What the screen writes beside a finished hand's total ("natural", "5 cards"), or ""."""
+    if end is None or end in _UNSAID_ENDS:
+        return ""
+    return hand_end_words(end, rules)

@@ -47,8 +47,9 @@ from typing import Any, overload
 import structlog
 
 from controller.game.prompts import Prompt, PromptCode, Say
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
-from controller.game.words import day_words
+from controller.game.words import day_words, refusal_words
 from controller.journal.causes import cause_row, read_cause
 from controller.journal.errors import JournalUnavailable, RecoveryMismatch, VariantConflict
 from controller.journal.logs import bind_round
@@ -74,10 +75,18 @@ from controller.table.app import (
     SetAside,
     TableApp,
     TableOutput,
+    refused,
 )
 from controller.table.bets import BetLimits
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
-from controller.table.day import DayAct, DayCall, DayEvent, DayRequest, RequireOpening
+from controller.table.day import (
+    DayAct,
+    DayCall,
+    DayEvent,
+    DayRequest,
+    RequireOpening,
+    refused_day,
+)
 from controller.table.firmware import AllowFirmware
 from controller.table.keypad import DIGIT_KEYS
 from controller.table.people import (
@@ -90,6 +99,7 @@ from controller.table.people import (
     SeatRequest,
     SitDown,
     WalkAway,
+    refused_event,
 )
 from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
@@ -115,6 +125,8 @@ JOURNAL_FORMAT = 14  # 1: software 0.1 (no device_command rows, inputs without t
 # it is the first effect row of the table's first start (:meth:`JournaledTable.opening`). A
 # replay does not compare it: it is the start's, made by the rules of that start (which may
 # change before a card is dealt, flagged), not by a cause.
+# 10: an input row held a refusal's words (``reason``) only; from 11 on it holds its code too
+# (``why``, a controller.game.refusals.Why value, None when accepted), compared from 11 on.
 # 10 (and 11): no gaming day; from 12 on a day is opened, its chips moved and closed (``call``
 # rows of controller.table.day, ``day`` rows), and a table may require it before it deals
 # (``RequireOpening``): a software writing 11 cannot replay a journal that has them.
@@ -128,6 +140,7 @@ JOURNAL_FORMAT = 14  # 1: software 0.1 (no device_command rows, inputs without t
 # (``TableApp.cut_position``) and a cut card out of its tolerance is noted. Older journals are
 # replayed without either (``commits_cut``).
 OPENING_FORMAT = 10
+WHY_FORMAT = 11
 RECEIPT_FORMAT = 13
 CUT_FORMAT = 14
 CAUSE_KINDS = ("device_event", "call", "set_aside")
@@ -239,8 +252,9 @@ class JournaledTable:
         elif isinstance(cause, Bet) and self.limits is not None:
             refusal = self.limits.refusal(cause.box, cause.amount_cents, self.app.controller.state)
             if refusal is not None:
-                log.info("bet refused", box=cause.box, reason=refusal)
-                return Applied([], InputResult(Action.BET, False, refusal))
+                result = refused(Action.BET, refusal)
+                log.info("bet refused", box=cause.box, reason=result.reason)
+                return Applied([], result)
         return self._journaled(cause)
 
     @overload
@@ -257,19 +271,16 @@ class JournaledTable:
         if applied is not None and isinstance(applied.result, (InputResult, AccessEvent)):
             return applied.result
         if isinstance(call, PinAttempt):
-            return AccessEvent(None, "refused", False, self.unavailable or "journal unavailable")
-        return InputResult(call.action, False, self.unavailable or "the journal cannot be written")
+            trouble = WhyNot(Why.JOURNAL_UNAVAILABLE, detail=self.unavailable or "")
+            return AccessEvent(None, "refused", False, refusal_words(trouble))
+        trouble = WhyNot(Why.JOURNAL_CANNOT_WRITE, detail=self.unavailable or "")
+        return refused(call.action, trouble)
 
     def dealer_sign_in(self, staff_id: str, pin: str, *, source: str = "display") -> PeopleEvent:
         """A dealer's staff number and PIN: checked, the outcome journalled, then applied (a
         table with no dealer on its staff file refuses at once, saying so: nothing to journal)."""
         if not self.app.access.policy.staff.of("dealer"):
-            return PeopleEvent(
-                "refused",
-                False,
-                "no dealer is on this table's staff file: add each dealer with `croupier staff "
-                "add NUMBER --role dealer --name NAME`",
-            )
+            return refused_event(WhyNot(Why.NO_DEALERS_ON_STAFF))
         locked = self.app.people.dealer_locked(self.app.access.policy.clock())
         call = self.app.access.check_dealer(staff_id, pin, source=source, locked=locked)
         return self._people(call)
@@ -299,7 +310,7 @@ class JournaledTable:
     def _people(self, call: PeopleCall) -> PeopleEvent:
         applied = self.apply(call)
         if applied is None or not isinstance(applied.result, PeopleEvent):
-            return PeopleEvent("refused", False, self.unavailable or "journal unavailable")
+            return refused_event(WhyNot(Why.JOURNAL_UNAVAILABLE, detail=self.unavailable or ""))
         return applied.result
 
     def require_opening(self, required: bool) -> None:
@@ -326,7 +337,7 @@ class JournaledTable:
         at = access.policy.clock()
         day = self.app.day.number + (0 if self.app.day.is_open else 1)
         if request.act is DayAct.DEMO:
-            return DayEvent("refused", False, day_words("demo_only"), day, by, at=at)
+            return refused_day(WhyNot(Why.DAY_DEMO_ONLY), day, by, at)
         witness = ""
         if request.act in (DayAct.FILL, DayAct.CREDIT) and request.witness:
             staff = access.policy.staff
@@ -342,16 +353,16 @@ class JournaledTable:
                 None,
             )
             if person is None:
-                return DayEvent("refused", False, day_words("witness"), day, by, at=at)
+                return refused_day(WhyNot(Why.DAY_WITNESS), day, by, at)
             if person.id == access.signin.staff_id:
-                text = day_words("two_people", act=request.act.value)
-                return DayEvent("refused", False, text, day, by, at=at)
+                why = WhyNot(Why.DAY_TWO_PEOPLE, action=request.act.value)
+                return refused_day(why, day, by, at)
             witness = f"{person.name} ({person.role} {person.id})"
         call = DayCall(request.act, by, at, request.chips, request.cents, witness)
         applied = self.apply(call)
         if applied is None or not isinstance(applied.result, DayEvent):
-            text = self.unavailable or "journal unavailable"
-            return DayEvent("refused", False, text, day, by, at=at)
+            why = WhyNot(Why.JOURNAL_UNAVAILABLE, detail=self.unavailable or "")
+            return refused_day(why, day, by, at)
         return applied.result
 
     def require_pins(self, required: bool) -> None:
@@ -787,6 +798,8 @@ def _normal(entry: Entry, fmt: int) -> tuple[str, Any]:
         value = {**value, "text": _KEYED_CONFIRMED.sub("Keyed-in card confirmed.", value["text"])}
     if fmt < 8 and kind == "prompt":  # the prompt bar's words were not recorded
         value.pop("shown", None)
+    if fmt < WHY_FORMAT and kind == "input":  # the refusal's code was not recorded
+        value.pop("why", None)
     if fmt < 7 and kind == "input" and value.get("action") == "hold":
         data = {k: v for k, v in value["data"].items() if k not in HOLD_TYPED}
         value = {**value, "data": data}

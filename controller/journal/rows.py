@@ -83,6 +83,8 @@ def entry_for(item: object) -> Entry:
             "data": input_data(item.move),
             "accepted": item.accepted,
             "reason": item.reason,
+            # the refusal's code beside its words (journal format 11; None when accepted)
+            "why": None if item.why is None else item.why.code.value,
             "keys": list(item.keys),
             "by": item.by,
         }

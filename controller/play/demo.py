@@ -197,7 +197,7 @@ class DemoDealer:
         if state is State.BETTING:
             if not self._seated:
                 self._seat()
-            if not app.controller.round.boxes:
+            if not app.controller.bets_placed():
                 self._bet()
                 return True
             return self._keys(now, ["DEA"])
@@ -209,9 +209,7 @@ class DemoDealer:
                 self._refusals = 0
                 fallback = "OK_" if state in WINDOWS else "STD"
                 return self._keys(now, [fallback])
-            round_ = app.controller.round
-            box = round_.boxes.get(int(decision.data.get("box", 0) or 0))
-            players = [w.player for w in box.wagers] if box is not None else []
+            players = app.controller.box_players(int(decision.data.get("box", 0) or 0))
             keys = [k.value for k in keys_for(decision.action, decision.data, players)]
             return self._keys(now, keys)
         return False
@@ -268,7 +266,9 @@ class DemoDealer:
             return False
         before = app.peeks_handled
         # The dealer's hands slide the physical hole card into the reader.
-        self.reader.insert_hole_card(app.controller.round.dealer.cards[1])
+        hole = app.controller.hole_card()
+        assert hole is not None  # the table peeks only once the hole card is dealt
+        self.reader.insert_hole_card(hole)
         self._hole_in_reader = True
         self._wait(now, "the peek", lambda: app.peeks_handled > before)
         return True

@@ -110,8 +110,7 @@ class EventHands:
             if not result.accepted:
                 raise ActionRefused(action, self.app.controller.state, result.reason)
             return
-        box = self.app.controller.round.boxes.get(int(data.get("box", 0) or 0))
-        players = [w.player for w in box.wagers] if box is not None else []
+        players = self.app.controller.box_players(int(data.get("box", 0) or 0))
         start = self.app.output_mark()
         for key in keys_for(action, data, players):
             self._send(DeviceType.PANEL, ButtonPressed, button=key, held_ms=0)

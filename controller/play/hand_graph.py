@@ -43,6 +43,7 @@ from itertools import product
 from typing import Final, cast
 
 from controller.game.hands import (
+    HandEnd,
     bonus_hands,
     dealer_must_draw,
     dealer_rank,
@@ -116,16 +117,16 @@ _ACE: Final = _RANKS.index(Rank.ACE)
 NCODES: Final = len(CARDS)
 NO_UP: Final = len(_RANKS)  # "no dealer card seen": the strategy's column for face-down games
 
-# What end_of_hand says, as the round controller reads it (controller.round.controller,
-# _player_card and _find_turn): None, "bust", "21" or "natural", "one card after a double"
+# What end_of_hand says, as the round's procedure reads it (controller.round.procedure,
+# _player_card and _find_turn): None, a bust, a 21 (or a natural), the one card after a double
 # (the rescue window where the variant has one), anything else.
 END_NONE, END_BUST, END_TWENTY_ONE, END_ONE_AFTER_DOUBLE, END_OTHER = range(5)
-_END_CODES: Final[dict[str | None, int]] = {
+_END_CODES: Final[dict[HandEnd | None, int]] = {
     None: END_NONE,
-    "bust": END_BUST,
-    "21": END_TWENTY_ONE,
-    "natural": END_TWENTY_ONE,
-    "one card after a double": END_ONE_AFTER_DOUBLE,
+    HandEnd.BUST: END_BUST,
+    HandEnd.TWENTY_ONE: END_TWENTY_ONE,
+    HandEnd.NATURAL: END_TWENTY_ONE,
+    HandEnd.ONE_AFTER_DOUBLE: END_ONE_AFTER_DOUBLE,
 }
 
 # Decisions as small integers, in the order of the round's actions.

@@ -125,7 +125,8 @@ class DeviceHands(Hands):
 
     def peek(self) -> None:
         before = self.app.peeks_handled
-        hole = self.app.controller.round.dealer.cards[1]
+        hole = self.app.controller.hole_card()
+        assert hole is not None  # the table peeks only once the hole card is dealt
         self.reader.insert_hole_card(hole)
         try:
             self.pump(lambda: self.app.peeks_handled > before, "the peek result")
@@ -145,8 +146,7 @@ class DeviceHands(Hands):
             # placed one cut card only); a seeded shoe is shuffled anew with its cut card.
             self.shoe.cut = None
             self.shoe.prepare_next_shoe(self.shoe.cards_left)
-        box = self.app.controller.round.boxes.get(int(data.get("box", 0) or 0))
-        players = [w.player for w in box.wagers] if box is not None else []
+        players = self.app.controller.box_players(int(data.get("box", 0) or 0))
         start = self.app.output_mark()
         for key in keys_for(action, data, players):
             self.panel.tap(key.value)

@@ -55,6 +55,7 @@ from controller.round.outputs import (
     SupervisorAction,
 )
 from controller.round.spec import SPEC, A, Action, S, State
+from drivers.tbl21.cards import Card
 
 __all__ = [
     "DeviceCommand",
@@ -199,6 +200,28 @@ class RoundController(Offers):
                 )
         return moves
 
+    # --- what the table's hands and screens ask of the round (not its data: issue 23) ------
+
+    def box_players(self, box: int) -> list[str]:
+        """The players with a wager on ``box`` this round, in the order they bet (the panel's
+        wager positions WAGER 1, 2, 3); [] for a box without bets."""
+        placed = self.round.boxes.get(box)
+        return [] if placed is None else [w.player for w in placed.wagers]
+
+    def players(self) -> list[str]:
+        """Every player with a wager this round, box by box in the order they bet."""
+        return [w.player for b in self.round.boxes.values() for w in b.wagers]
+
+    def bets_placed(self) -> int:
+        """How many wagers are on the table this round."""
+        return sum(len(b.wagers) for b in self.round.boxes.values())
+
+    def hole_card(self) -> Card | None:
+        """The dealer's second card where it is dealt (the card a dealer's hands slide into the
+        hole-card reader), or None before it is."""
+        cards = self.round.dealer.cards
+        return cards[1] if len(cards) > 1 else None
+
     def allowed_actions(self) -> set[Action]:
         """The actions the spec allows now (a decision may still be refused by the rules)."""
         return {a for (s, a) in SPEC if s is self.state}
@@ -222,7 +245,7 @@ class RoundController(Offers):
         except Refusal as refusal:
             raise ActionRefused(action, source, str(refusal), refusal.why) from None
         except InputError as refusal:
-            raise ActionRefused(action, source, str(refusal)) from None
+            raise ActionRefused(action, source, str(refusal), refusal.why) from None
         if not moved:
             raise SpecViolation(f"{source.value} --{action.value}--> no declared state in SPEC")
         return self.state

@@ -28,7 +28,16 @@ class SpecViolation(CroupierError):
 
 
 class InputError(CroupierError):
-    """Data that cannot make an input (a missing field, a wrong type); nothing was changed."""
+    """Data that cannot make an input (a missing field, a wrong type); nothing was changed.
+    ``why`` says which, as a value (str() says it: :func:`~controller.game.words.
+    refusal_words`)."""
+
+    def __init__(self, why: WhyNot) -> None:
+        self.why = why
+        super().__init__(why)
+
+    def __str__(self) -> str:
+        return refusal_words(self.why)
 
 
 class Refusal(Exception):

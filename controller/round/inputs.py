@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from controller.game.holds import HoldCause, HoldKind
+from controller.game.refusals import Why, WhyNot
 from controller.round.errors import InputError
 from controller.round.spec import Action
 from drivers.tbl21.cards import Card
@@ -270,9 +271,7 @@ def _hold(data: Mapping[str, Any]) -> Hold:
     try:
         why = None if cause is None else HoldCause(str(cause))
     except ValueError:
-        raise InputError(
-            f"hold cause must be one of {', '.join(HoldCause)}, got {cause!r}"
-        ) from None
+        raise InputError(WhyNot(Why.BAD_HOLD_CAUSE, got=repr(cause))) from None
     fault = data.get("fault")
     card = data.get("card")
     return Hold(
@@ -281,7 +280,7 @@ def _hold(data: Mapping[str, Any]) -> Hold:
         _device(data),
         why,
         None if fault is None else str(fault),
-        None if card is None else _card(card, "a hold's card must be a card"),
+        None if card is None else _card(card, Action.HOLD),
         _opt_str(data, "about"),
     )
 
@@ -304,7 +303,7 @@ _PARSERS: dict[Action, Callable[[Mapping[str, Any]], Input]] = {
     Action.SHUFFLE: lambda d: Shuffle(),
     Action.BET: lambda d: Bet(_int(d, "box"), str(d.get("player") or ""), _int(d, "amount_cents")),
     Action.DEAL: lambda d: Deal(),
-    Action.CARD: lambda d: DrawnCard(_card(d.get("card"), "a card event needs a card")),
+    Action.CARD: lambda d: DrawnCard(_card(d.get("card"), Action.CARD)),
     Action.PEEK: lambda d: ReaderAnswer(_outcome(d)),
     Action.INSURANCE: lambda d: Insure(
         _opt_int(d, "box"), _opt_str(d, "player"), _opt_int(d, "amount_cents")
@@ -319,7 +318,7 @@ _PARSERS: dict[Action, Callable[[Mapping[str, Any]], Input]] = {
     Action.UNDO: lambda d: Undo(),
     Action.HOLD: _hold,
     Action.RESUME: lambda d: Resume(_hold_kind(d), _device(d)),
-    Action.KEY_CARD: lambda d: KeyedCard(_card(d.get("card"), "key in the card as rank and suit")),
+    Action.KEY_CARD: lambda d: KeyedCard(_card(d.get("card"), Action.KEY_CARD)),
     Action.ASSIGN_CARD: lambda d: AssignCard(_by(d)),
     Action.BURN_CARD: lambda d: BurnCard(_by(d)),
     Action.CONFIRM_CARD: lambda d: ConfirmCard(_by(d)),
@@ -334,12 +333,12 @@ def _outcome(data: Mapping[str, Any]) -> PeekOutcome:
     try:
         return PeekOutcome(outcome)
     except ValueError:
-        raise InputError(f"a peek result is Y, N, U or E, got {outcome!r}") from None
+        raise InputError(WhyNot(Why.BAD_PEEK_RESULT, got=repr(outcome))) from None
 
 
 def _int(data: Mapping[str, Any], key: str) -> int:
     if key not in data:
-        raise InputError(f"{key} is missing")
+        raise InputError(WhyNot(Why.FIELD_MISSING, name=key))
     return _as_int(data[key], key)
 
 
@@ -350,7 +349,7 @@ def _opt_int(data: Mapping[str, Any], key: str) -> int | None:
 
 def _as_int(value: object, key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise InputError(f"{key} must be a whole number, got {value!r}")
+        raise InputError(WhyNot(Why.NOT_WHOLE_NUMBER, name=key, got=repr(value)))
     return value
 
 
@@ -364,9 +363,9 @@ def _device(data: Mapping[str, Any]) -> str | None:
     return None if value is None else str(value)
 
 
-def _card(value: object, what: str) -> Card:
+def _card(value: object, wanted_by: Action) -> Card:
     if not isinstance(value, Card):
-        raise InputError(f"{what}, got {value!r}")
+        raise InputError(WhyNot(Why.NOT_A_CARD, action=wanted_by.value, got=repr(value)))
     return value
 
 
@@ -375,4 +374,4 @@ def _hold_kind(data: Mapping[str, Any]) -> HoldKind:
     try:
         return HoldKind(value)
     except ValueError:
-        raise InputError(f"hold kind must be one of {', '.join(HoldKind)}, got {value!r}") from None
+        raise InputError(WhyNot(Why.BAD_HOLD_KIND, got=repr(value))) from None

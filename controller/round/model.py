@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import TypeVar
 
-from controller.game.hands import hand_value, is_natural
+from controller.game.hands import HandEnd, hand_value, is_natural
 from controller.game.holds import HoldReason
 from controller.game.refusals import Why, WhyNot
 from controller.game.rules import CardsAfterDouble, DoubleAmount, SplitMatch, Variant
@@ -66,7 +66,7 @@ class HandState:
     cards_at_double: int = 0
     finished: bool = False  # no more decisions or cards for this hand
     settled: bool = False  # every live stake on it has a ledger entry
-    end_reason: str = ""
+    end: HandEnd | None = None  # why it finished (words: controller.game.words)
 
     def frozen(self) -> Hand:
         return Hand(
@@ -234,25 +234,25 @@ def total(rules: Variant, hand: HandState) -> int:
     return hand_value(hand.cards, fixed).total
 
 
-def end_of_hand(rules: Variant, hand: HandState) -> str | None:
+def end_of_hand(rules: Variant, hand: HandState) -> HandEnd | None:
     """Why a hand ends by itself after its latest card, or None while it is still in play."""
     value = total(rules, hand)
     if value > 21:
-        return "bust"
+        return HandEnd.BUST
     if len(hand.cards) < 2:
         return None
     if value == 21:
         if is_natural(rules, hand.cards, hand.from_split) and hand.doubles == 0:
-            return "natural"
+            return HandEnd.NATURAL
         if rules.hands.twenty_one_ends_hand:
-            return "21"
+            return HandEnd.TWENTY_ONE
         # hands.twenty_one_ends_hand = false: only what ends any other hand ends this 21
     if hand.split_aces and rules.split.split_aces_one_card:
-        return "split aces take one card"
+        return HandEnd.SPLIT_ACES
     if hand.doubles and rules.double.cards_after is CardsAfterDouble.ONE:
-        return "one card after a double"
+        return HandEnd.ONE_AFTER_DOUBLE
     if rules.hands.max_cards and len(hand.cards) >= rules.hands.max_cards:
-        return f"{rules.hands.max_cards} cards"
+        return HandEnd.CARD_LIMIT
     return None
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from controller.game.hands import dealer_must_draw, hand_value, is_natural
+from controller.game.hands import HandEnd, dealer_must_draw, hand_value, is_natural
 from controller.game.holds import KIND_CAUSES, HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.refusals import Why, WhyNot
@@ -73,6 +73,10 @@ from controller.round.model import (
 from controller.round.outputs import DeviceCommand, Output
 from controller.round.spec import S, State
 from drivers.tbl21.cards import Card
+
+# The ends of a hand that a 21 is paid at (where 21s are paid at once), and those with a bust.
+_21 = frozenset({HandEnd.TWENTY_ONE, HandEnd.NATURAL})
+_BUST_OR_21 = _21 | {HandEnd.BUST}
 
 
 class Procedure(RoundData):
@@ -233,7 +237,7 @@ class Procedure(RoundData):
                 if is_natural(rules, hand.cards, False):
                     self._settle(settle_natural(rules, box.frozen(), 0))
                     hand.finished = hand.settled = True
-                    hand.end_reason = "natural"
+                    hand.end = HandEnd.NATURAL
                     box.natural_paid = True
         first = self.round.dealer.first
         if not rules.has_hole_card:
@@ -293,21 +297,21 @@ class Procedure(RoundData):
         box = self.round.boxes[box_no]
         hand = box.hands[index]
         hand.cards.append(card)
-        reason = end_of_hand(self.rules, hand)
-        if reason not in ("bust", "21", "natural"):
+        end = end_of_hand(self.rules, hand)
+        if end not in _BUST_OR_21:
             self._pay_co_bettors_at_21(box, index)
-        if reason is None:
+        if end is None:
             self.round.turn = (box_no, index)
             return S.PLAYING
         hand.finished = True
-        hand.end_reason = reason
-        if reason == "bust":
+        hand.end = end
+        if end is HandEnd.BUST:
             self._settle(settle_bust(self.rules, box.frozen(), index))
             hand.settled = True
-        elif reason in ("21", "natural") and self._pays_21_at_once(hand):
+        elif end in _21 and self._pays_21_at_once(hand):
             self._settle(settle_twenty_one(self.rules, box.frozen(), index))
             hand.settled = True
-        elif reason == "one card after a double" and self.rules.double.rescue:
+        elif end is HandEnd.ONE_AFTER_DOUBLE and self.rules.double.rescue:
             self.round.turn = (box_no, index)
             self._prompt(PromptCode.OFFER_RESCUE, Say.RESCUE, box=box_no, hand=index + 1)
             return S.RESCUE
@@ -354,12 +358,12 @@ class Procedure(RoundData):
                     continue
                 if len(hand.cards) < 2:
                     return self._card_due(box.number, i, Say.NEXT_HAND)
-                reason = end_of_hand(self.rules, hand)
-                if reason is not None:  # e.g. a split hand dealt 21
+                end = end_of_hand(self.rules, hand)
+                if end is not None:  # e.g. a split hand dealt 21
                     self.round.card_for = None
                     hand.finished = True
-                    hand.end_reason = reason
-                    if reason in ("21", "natural") and self._pays_21_at_once(hand):
+                    hand.end = end
+                    if end in _21 and self._pays_21_at_once(hand):
                         self._settle(settle_twenty_one(self.rules, box.frozen(), i))
                         hand.settled = True
                     continue
@@ -593,7 +597,7 @@ class Procedure(RoundData):
             raise Refusal(reason)
         self._undo.clear()
         hand.finished = True
-        hand.end_reason = "stand"
+        hand.end = HandEnd.STAND
         return self._next_hand(box.number, index)
 
     def _double(self, move: Double) -> State:
@@ -759,8 +763,12 @@ class Procedure(RoundData):
             return self._after_reveal()
         return resume or S.BETTING
 
+    def dealt(self) -> bool:
+        """Whether this round's hands are dealt (a void has something to set aside)."""
+        return any(box.hands for box in self.round.boxes.values())
+
     def _void(self, move: Void) -> State:
-        if not any(box.hands for box in self.round.boxes.values()):
+        if not self.dealt():
             raise Refusal(WhyNot(Why.NOTHING_TO_VOID))
         # A card held as unexpected goes to the discard rack with the round.
         self.table.cards_burned += sum(

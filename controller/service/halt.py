@@ -35,6 +35,7 @@ from typing import Any
 import structlog
 
 from controller.game.rules import Variant
+from controller.game.words import set_pin_hint
 from controller.journal import setaside
 from controller.journal.errors import (
     ChainBroken,
@@ -45,7 +46,7 @@ from controller.journal.errors import (
 from controller.journal.store import Journal
 from controller.service.service import CommandReply, Pin
 from controller.table import identity
-from controller.table.access import AccessControl, AccessPolicy, Role, set_pin_hint
+from controller.table.access import AccessControl, AccessPolicy, Role
 from controller.table.identity import SoftwareChanged
 
 log = structlog.get_logger("croupier.halt")

@@ -43,9 +43,11 @@ from enum import StrEnum
 from typing import Any
 
 from controller.game.holds import HoldCause, HoldKind, HoldReason
+from controller.game.refusals import Why, WhyNot
+from controller.game.words import refusal_words
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
-from controller.table.people import DealerSignIn, duration, when
+from controller.table.people import DealerSignIn
 from controller.table.pepper import Pepper
 from controller.table.staff import NO_STAFF, Staff
 from drivers.tbl21.faults import FaultCode
@@ -200,14 +202,6 @@ def pin_policy(
     )
 
 
-def set_pin_hint(role: Role) -> str:
-    return (
-        f"no {role.value} PIN is set for this table: make one with "
-        f"`croupier passwd --pin {role.value}` and put the line it prints under [{role.value}] "
-        "in the table file"
-    )
-
-
 @dataclass
 class RoleLock:
     wrong: int = 0  # wrong PINs in a row
@@ -246,38 +240,36 @@ class SignIn:
         role, result = attempt.role, attempt.result
         label = "" if role is None else role.value
 
-        def refused(text: str, **extra: Any) -> list[AccessEvent]:
+        def refused(why: WhyNot, **extra: Any) -> list[AccessEvent]:
+            text = refusal_words(why)
             return [AccessEvent(label or None, "refused", False, text, attempt.source, **extra)]
 
         if role is None or result is AttemptResult.NO_KEY:
-            return refused("turn the key switch to SUP (supervisor) or TEC (technician) first")
+            return refused(WhyNot(Why.ACCESS_NO_KEY))
         if result is AttemptResult.NOT_NEEDED:
-            return refused("this table takes no PINs: the key switch alone decides")
+            return refused(WhyNot(Why.ACCESS_NOT_NEEDED))
         if result is AttemptResult.ALREADY:
-            return refused(f"the {label} is signed in already")
+            return refused(WhyNot(Why.ACCESS_ALREADY, role=label))
         if result is AttemptResult.NO_PIN:
-            return refused(set_pin_hint(role))
+            return refused(WhyNot(Why.NO_PIN_SET, role=label))
         if result is AttemptResult.NEED_STAFF:
-            return refused(
-                f"this table signs each {label} in by name: key your staff number, then your PIN"
-            )
+            return refused(WhyNot(Why.ACCESS_NEED_STAFF, role=label))
         if result is AttemptResult.NO_STAFF:
-            return refused(
-                f"nobody of the {label} role is on this table's staff list: sign in with the "
-                f"table's {label} PIN alone, without a staff number"
-            )
-        what = f"staff number or {label} PIN" if attempt.staff_id else f"{label} PIN"
+            return refused(WhyNot(Why.ACCESS_NO_STAFF, role=label))
+        by_staff = bool(attempt.staff_id)
         lock = self.locks[role]
         if lock.locked_until is not None and attempt.at >= lock.locked_until:
             lock.locked_until, lock.wrong = None, 0  # the lockout is over
         if result is AttemptResult.LOCKED:
             until = lock.locked_until if lock.locked_until is not None else attempt.at
-            return refused(
-                f"the {label} PIN is locked until {when(until)} (another "
-                f"{duration(until - attempt.at)}) after {attempt.max_wrong_pins} wrong PINs in "
-                "a row",
-                locked_until=until,
+            why = WhyNot(
+                Why.PIN_LOCKED,
+                role=label,
+                until=until,
+                seconds=until - attempt.at,
+                number=attempt.max_wrong_pins,
             )
+            return refused(why, locked_until=until)
         if result is AttemptResult.RIGHT:
             lock.wrong = 0
             self.role, self.name = role, attempt.name or label
@@ -301,8 +293,15 @@ class SignIn:
                     label,
                     "wrong_pin",
                     False,
-                    f"wrong {what}: {left} more in a row lock the {label} PIN for "
-                    f"{duration(attempt.lockout_seconds)}",
+                    refusal_words(
+                        WhyNot(
+                            Why.WRONG_PIN,
+                            role=label,
+                            by_staff=by_staff,
+                            number=left,
+                            seconds=attempt.lockout_seconds,
+                        )
+                    ),
                     attempt.source,
                     wrong_in_a_row=lock.wrong,
                 )
@@ -314,7 +313,9 @@ class SignIn:
                 label,
                 "wrong_pin",
                 False,
-                f"wrong {what} ({wrong} in a row)",
+                refusal_words(
+                    WhyNot(Why.WRONG_PINS_IN_A_ROW, role=label, by_staff=by_staff, number=wrong)
+                ),
                 attempt.source,
                 wrong_in_a_row=wrong,
             ),
@@ -322,8 +323,15 @@ class SignIn:
                 label,
                 "locked",
                 False,
-                f"the {label} PIN is locked until {when(lock.locked_until)} "
-                f"({duration(attempt.lockout_seconds)}) after {wrong} wrong PINs in a row",
+                refusal_words(
+                    WhyNot(
+                        Why.PIN_LOCKED_NOW,
+                        role=label,
+                        until=lock.locked_until,
+                        seconds=attempt.lockout_seconds,
+                        number=wrong,
+                    )
+                ),
                 attempt.source,
                 wrong_in_a_row=wrong,
                 locked_until=lock.locked_until,
@@ -435,16 +443,16 @@ class AccessControl:
             return PinPadKey.ATTEMPT
         return PinPadKey.REFUSED
 
-    def pin_pad_refusal(self, button: str) -> str:
+    def pin_pad_refusal(self, button: str) -> WhyNot:
         role = self.pin_pad_role()
         assert role is not None
         if self.keying_staff_number():
             if button != "OK_":
-                return "key your staff number first: the digits 0-9, then OK (CANCEL clears)"
-            return "key your staff number digits first, then OK, then your PIN and OK"
+                return WhyNot(Why.PIN_PAD_STAFF_DIGITS)
+            return WhyNot(Why.PIN_PAD_STAFF_OK)
         if button != "OK_":
-            return f"enter the {role.value} PIN first: the digits 0-9, then OK (CANCEL clears)"
-        return f"key in the {role.value} PIN digits first, then OK"
+            return WhyNot(Why.PIN_PAD_PIN_DIGITS, role=role.value)
+        return WhyNot(Why.PIN_PAD_PIN_OK, role=role.value)
 
     def check_pin(
         self, pin: str | None = None, *, source: str = "panel", staff_id: str | None = None
@@ -545,37 +553,26 @@ class AccessControl:
     def granted(self, role: Role) -> bool:
         return not self.policy.pins_required or self.signin.role is role
 
-    def refusal(self, action: Action, holds: Sequence[HoldReason]) -> str | None:
+    def refusal(self, action: Action, holds: Sequence[HoldReason]) -> WhyNot | None:
         """Why the role on the key may not take ``action`` now (None: it may, as far as access
         goes; the round decides the rest). The dealer's actions need nothing."""
         if action not in SUPERVISOR_ACTIONS:
             return None
         role = self.key_role
         if role is None:
-            return "needs the supervisor key (turn the key switch to SUP)"
+            return WhyNot(Why.NEEDS_SUPERVISOR_KEY)
         lockups = [h for h in holds if h.kind is HoldKind.LOCKUP]
         if action not in ROLE_ACTIONS[role] or (
             role is Role.TECHNICIAN and not (lockups and technician_lockup(lockups[0]))
         ):
-            return (
-                f"a {role.value} may clear only a device's hardware lockup; "
-                f"{DECISION_NAMES[action].replace('_', ' ')} needs the supervisor "
-                "(key at SUP and the supervisor PIN)"
+            return WhyNot(
+                Why.ROLE_CLEARS_LOCKUP_ONLY, role=role.value, action=DECISION_NAMES[action]
             )
         if self.granted(role):
             return None
         if not self.policy.has_pin(role):
-            return set_pin_hint(role)
+            return WhyNot(Why.NO_PIN_SET, role=role.value)
         # (no clock here: a replay, at another time, must refuse with the same words)
         until = self.signin.locks[role].locked_until
-        locked = "" if until is None else f"; wrong PINs locked it until {when(until)}"
-        if self.policy.by_person(role):
-            return (
-                f"a {role.value} signs in first: the staff number then OK, then the PIN then "
-                f"OK on the panel with the key at {ROLE_KEYS[role]}, or the staff number and "
-                f"PIN fields on the display{locked}"
-            )
-        return (
-            f"enter the {role.value} PIN: the digits 0-9 then OK on the panel with the key at "
-            f"{ROLE_KEYS[role]}, or the PIN field on the display{locked}"
-        )
+        code = Why.SIGN_IN_FIRST if self.policy.by_person(role) else Why.ENTER_PIN_FIRST
+        return WhyNot(code, role=role.value, key=ROLE_KEYS[role], until=until)

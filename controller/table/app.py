@@ -29,10 +29,10 @@ import structlog
 
 from controller.game.holds import HoldCause, HoldKind
 from controller.game.prompts import Prompt
-from controller.game.refusals import WhyNot
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
 from controller.game.settlement import LedgerEntry
-from controller.game.words import day_words, device_words
+from controller.game.words import day_words, refusal_words
 from controller.round.controller import (
     DeviceCommand,
     Output,
@@ -69,7 +69,14 @@ from controller.table.access import (
 )
 from controller.table.bets import same_player
 from controller.table.commands import DeviceCommands, NoDevices, Relight, send_order
-from controller.table.day import DayAct, DayCall, DayEvent, GamingDay, RequireOpening
+from controller.table.day import (
+    DayAct,
+    DayCall,
+    DayEvent,
+    GamingDay,
+    RequireOpening,
+    refused_day,
+)
 from controller.table.errors import EntryError
 from controller.table.firmware import (
     AllowFirmware,
@@ -144,6 +151,17 @@ class InputResult:
     move: Input | None = None
     by: str | None = None
     why: WhyNot | None = field(default=None, compare=False)
+
+
+def refused(
+    action: Action | None,
+    why: WhyNot,
+    keys: tuple[str, ...] = (),
+    move: Input | None = None,
+    by: str | None = None,
+) -> InputResult:
+    """An input the table refused for ``why``, with its words (the one words module's)."""
+    return InputResult(action, False, refusal_words(why), keys, move, by, why)
 
 
 @dataclass(frozen=True, slots=True)
@@ -533,13 +551,13 @@ class TableApp:
                 )
             )
 
-    def lockup_refusal(self) -> str | None:
+    def lockup_refusal(self) -> WhyNot | None:
         """Why the lockup a supervisor would clear next may not be cleared (None: it may): its
         device still runs firmware this table does not allow, or the gaming day it waits for is
         not open."""
         lockups = [h for h in self.controller.hold_reasons if h.kind is HoldKind.LOCKUP]
         if lockups and lockups[0].cause is HoldCause.DAY_NOT_OPEN and not self.day.deals():
-            return day_words("no_bets")
+            return WhyNot(Why.DAY_NOT_OPEN)
         if not lockups or lockups[0].device is None:
             return None
         label = lockups[0].device
@@ -550,12 +568,7 @@ class TableApp:
             or approved(self.firmware_allow, identity)
         ):
             return None
-        return (
-            f"{device_words(label)} still runs firmware this table does not allow "
-            f"({described(identity)}): "
-            "a technician installs approved firmware, or adds its hash to "
-            "devices.firmware_allow and restarts croupier; only then can the hold be cleared"
-        )
+        return WhyNot(Why.FIRMWARE_NOT_ALLOWED, device=label, detail=described(identity))
 
     def _device_back(self, label: str) -> None:
         """Clear the hold for a lost device, if the table holds for it (restored, or identified
@@ -572,13 +585,12 @@ class TableApp:
     def _bet(self, box: int, player: str, amount_cents: int) -> InputResult:
         """Record a bet (from the display or a scripted session); a name already on the round
         but for case is that player (:func:`~controller.table.bets.same_player`)."""
-        boxes = self.controller.round.boxes.values()
-        player = same_player(player, (w.player for b in boxes for w in b.wagers))
+        player = same_player(player, self.controller.players())
         if not self.day.deals():
-            refused = InputResult(Action.BET, False, day_words("no_bets"))
-            self._push(refused)
+            result = refused(Action.BET, WhyNot(Why.DAY_NOT_OPEN))
+            self._push(result)
             self._flush()
-            return refused
+            return result
         result = self._perform(
             Action.BET, {"box": box, "player": player, "amount_cents": amount_cents}
         )
@@ -603,43 +615,44 @@ class TableApp:
         role = self.access.key_role
         device_check = call.act in (DayAct.READER, DayAct.PANEL, DayAct.SHOE)
         allowed = role is Role.SUPERVISOR or (role is Role.TECHNICIAN and device_check)
-        refusal = None
+        refusal: WhyNot | None = None
         if call.act is DayAct.DEMO:
             pass  # a demo's start (journaled.demo_opening), never a request of the display
         elif not allowed or role is None or not self.access.granted(role):
-            refusal = day_words("needs_supervisor", act=call.act.value, device=device_check)
+            tec = "TEC" if device_check else ""
+            refusal = WhyNot(Why.DAY_NEEDS_SUPERVISOR, action=call.act.value, key=tec)
         detail = call.detail
         if (
             refusal is None
             and call.act is DayAct.CLOSING
             and (self._round_open() or self.controller.round.boxes)
         ):
-            refusal = day_words("round_open")
+            refusal = WhyNot(Why.DAY_ROUND_OPEN)
         if refusal is None and call.act in (DayAct.READER, DayAct.SHOE):
             refusal, detail = self._device_check(call.act)
         if refusal is not None:
             day = self.day.number + (0 if self.day.is_open else 1)
-            event = DayEvent("refused", False, refusal, day, call.by, at=call.at)
+            event = refused_day(refusal, day, call.by, call.at)
             self._push(event)
             self._flush()
             return event
         return self._day_events(self.day.apply(replace(call, detail=detail)))
 
-    def _device_check(self, act: DayAct) -> tuple[str | None, str]:
+    def _device_check(self, act: DayAct) -> tuple[WhyNot | None, str]:
         """A device's daily check: (why not, or None; what the device said of itself)."""
         label = "peek" if act is DayAct.READER else "shoe"
         identity = self.identities.get(label)
         if identity is None:
-            return day_words("no_device", device=label), ""
+            return WhyNot(Why.DAY_NO_DEVICE, device=label), ""
         if any(h.device == label for h in self.controller.hold_reasons):
-            return day_words("no_device", device=label), ""
+            return WhyNot(Why.DAY_NO_DEVICE, device=label), ""
         said = described(identity)
         if act is DayAct.SHOE:
             wanted = self.rules.shoe.deck
             held = identity.deck_type
             if held is not None and held is not wanted:
-                words = day_words("wrong_deck", held=DECK_WORDS[held], wanted=DECK_WORDS[wanted])
-                return words, ""
+                why = WhyNot(Why.DAY_WRONG_DECK, got=DECK_WORDS[held], detail=DECK_WORDS[wanted])
+                return why, ""
             decks = DECK_WORDS[wanted] if held is not None else "decks not reported"
             said = f"{said}, {self.rules.shoe.decks} x {decks}"
         return None, said
@@ -669,8 +682,8 @@ class TableApp:
         if refusal is None and action is Action.CLEAR_LOCKUP:
             refusal = self.lockup_refusal()
         if refusal is not None:
-            result = InputResult(action, False, refusal, move=move)
-            log.info("input refused", action=action.value, reason=refusal)
+            result = refused(action, refusal, move=move)
+            log.info("input refused", action=action.value, reason=result.reason)
             self._push(result)
         else:
             role = self.access.key_role
@@ -714,8 +727,8 @@ class TableApp:
         elif what is PinPadKey.ATTEMPT:
             self._apply_pin(self.access.check_pin(source="panel"))
         elif what is PinPadKey.REFUSED:
-            reason = self.access.pin_pad_refusal(button.value)
-            self._push(InputResult(DECISION_KEYS.get(button), False, reason, (button.value,)))
+            why = self.access.pin_pad_refusal(button.value)
+            self._push(refused(DECISION_KEYS.get(button), why, (button.value,)))
 
     def supervisor_choices(self) -> list[str]:
         """The decisions the role on the key may take now (the display's supervisor buttons):
@@ -784,11 +797,7 @@ class TableApp:
                 return Action.CONFIRM_CARD
             if HoldKind.LOCKUP in kinds and self.lockup_refusal() is None:
                 return Action.CLEAR_LOCKUP
-        if (
-            button is Button.DEAL
-            and held
-            and any(b.hands for b in self.controller.round.boxes.values())
-        ):
+        if button is Button.DEAL and held and self.controller.dealt():
             return Action.VOID
         return None
 
@@ -798,8 +807,8 @@ class TableApp:
         action = self._supervisor_action(button, held)
         if action is None:
             blocked = self.lockup_refusal() if button is Button.OK else None
-            reason = blocked or f"with the {role.value} key, {button.value} decides nothing now"
-            self._push(InputResult(None, False, reason, (button.value,)))
+            why = blocked or WhyNot(Why.KEY_DECIDES_NOTHING, role=role.value, key=button.value)
+            self._push(refused(None, why, (button.value,)))
             return
         self._perform(action, {"by": self.access.who(role)}, (button.value,))
 
@@ -808,9 +817,13 @@ class TableApp:
     def _button(self, button: Button) -> None:
         if button not in self.lit:
             action = DECISION_KEYS.get(button)
-            reason = why_dark(button, self.controller, self.rules.table.wagers_per_box)
-            log.info("input refused", button=button.value, reason=reason)
-            self._push(InputResult(action, False, reason, (button.value,)))
+            result = refused(
+                action,
+                why_dark(button, self.controller, self.rules.table.wagers_per_box),
+                (button.value,),
+            )
+            log.info("input refused", button=button.value, reason=result.reason)
+            self._push(result)
             self.entry.clear(refused=button)
             return
         entry = self.entry
@@ -828,7 +841,7 @@ class TableApp:
             try:
                 move = entry.input_for(action, self.controller)
             except (EntryError, InputError) as bad:
-                self._push(InputResult(action, False, str(bad), keys))
+                self._push(refused(action, bad.why, keys))
             else:
                 self._apply(move, keys)
         entry.clear()
@@ -836,12 +849,8 @@ class TableApp:
     def _request_shuffle(self, keys: tuple[str, ...]) -> None:
         """SHF: tell the shoe to load a new shoe; the round machine moves on once the shoe
         reports it loaded (so no card of the old shoe can be taken for a burn card)."""
-        if self.controller.round.boxes:
-            self._push(
-                InputResult(
-                    Action.SHUFFLE, False, "bets are on the table: settle or clear them first", keys
-                )
-            )
+        if self.controller.bets_placed():
+            self._push(refused(Action.SHUFFLE, WhyNot(Why.BETS_ON_TABLE), keys))
             return
         self.shoe.shuffle_requested = True
         self._order("shoe", "new_shoe", *self._committed_cut())
@@ -856,7 +865,7 @@ class TableApp:
         try:
             move = parse_input(action, data)
         except InputError as bad:
-            result = InputResult(action, False, str(bad), keys)
+            result = refused(action, bad.why, keys)
             log.info("input refused", action=action.value, reason=result.reason)
             self._count(action)
             self._push(result)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from controller.game.prompts import money
+from controller.game.refusals import Why, WhyNot
 from controller.round.spec import State
 from controller.table.config import TableConfig
 
@@ -31,19 +31,18 @@ class BetLimits:
         limits = config.limits
         return cls(tuple(config.boxes), limits.min_cents, limits.max_cents, limits.increment_cents)
 
-    def refusal(self, box: int, amount_cents: int, state: State) -> str | None:
+    def refusal(self, box: int, amount_cents: int, state: State) -> WhyNot | None:
         """Why this table takes no such bet now (None: it may, as far as its limits go)."""
         if box not in self.boxes:
-            return f"box {box} is not in use at this table (boxes {self.boxes})"
+            return WhyNot(Why.BOX_NOT_IN_USE, box=box, boxes=self.boxes)
         if not self.min_cents <= amount_cents <= self.max_cents:
-            return (
-                f"a bet must be {money(self.min_cents)} to {money(self.max_cents)}, "
-                f"got {money(amount_cents)}"
+            return WhyNot(
+                Why.BET_OUTSIDE_LIMITS, low=self.min_cents, high=self.max_cents, cents=amount_cents
             )
         if amount_cents % self.increment_cents:
-            return f"a bet must be in steps of {money(self.increment_cents)}"
+            return WhyNot(Why.BET_STEPS, cents=self.increment_cents)
         if state is not State.BETTING:
-            return "bets are closed"
+            return WhyNot(Why.BETS_CLOSED)
         return None
 
 

@@ -22,7 +22,8 @@ and a card drawn holds the table for a supervisor (the card waits, to be burnt).
 Each step is a :class:`DayCall` (row kind ``call``) the journal records before the table applies
 it, naming who did it; what became of it is a :class:`DayEvent` (row kind ``day``): a replay of
 the journal opens, fills and closes the same day. Nothing here does I/O; its words are
-:func:`controller.game.words.day_words`.
+:func:`controller.game.words.day_words`, its refusals :class:`~controller.game.refusals.WhyNot`
+codes said by ``refusal_words``.
 """
 
 from __future__ import annotations
@@ -31,7 +32,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 
-from controller.game.words import day_words
+from controller.game.refusals import Why, WhyNot
+from controller.game.words import day_words, refusal_words
 from drivers.tbl21.events import BUTTON_WORDS, Button
 
 Chips = tuple[tuple[int, int], ...]  # (denomination in cents, how many), by denomination
@@ -117,22 +119,28 @@ class DayEvent:
     at: float | None = None
 
 
+def refused_day(why: WhyNot, day: int, by: str, at: float | None) -> DayEvent:
+    """A step of the gaming day refused for ``why``: the event says it in the words module's
+    words (the ``day`` row keeps them; the code is not a field of the row)."""
+    return DayEvent("refused", False, refusal_words(why), day, by, at=at)
+
+
 def chips_cents(chips: Chips) -> int:
     """What chips are worth, in cents."""
     return sum(denomination * count for denomination, count in chips)
 
 
-def chips_problem(chips: Chips) -> str | None:
+def chips_problem(chips: Chips) -> WhyNot | None:
     """Why ``chips`` are no count (None: they are): whole positive denominations, each once,
     counts from 0 to :data:`MAX_CHIPS`."""
     seen: set[int] = set()
     for denomination, count in chips:
         if denomination <= 0:
-            return day_words("bad_denomination", cents=denomination)
+            return WhyNot(Why.DAY_BAD_DENOMINATION, cents=denomination)
         if denomination in seen:
-            return day_words("twice", cents=denomination)
+            return WhyNot(Why.DAY_CHIPS_TWICE, cents=denomination)
         if not 0 <= count <= MAX_CHIPS:
-            return day_words("bad_count", count=count, most=MAX_CHIPS)
+            return WhyNot(Why.DAY_BAD_COUNT, number=count, high=MAX_CHIPS)
         seen.add(denomination)
     return None
 
@@ -185,26 +193,26 @@ class GamingDay:
         act = call.act
         if act is DayAct.DEMO:
             if self.is_open:
-                return self._refused(call, day_words("open_already", day=self.number))
+                return self._refused(call, WhyNot(Why.DAY_OPEN_ALREADY, number=self.number))
             done = {step.value: call.by for step in OPENING_STEPS}
             return replace(self, done=done)._opened([], call.at)
         if act in OPENING_STEPS and self.is_open:
-            return self._refused(call, day_words("open_already", day=self.number))
+            return self._refused(call, WhyNot(Why.DAY_OPEN_ALREADY, number=self.number))
         if act not in OPENING_STEPS and not self.is_open:
-            return self._refused(call, day_words("not_open", act=act.value))
+            return self._refused(call, WhyNot(Why.DAY_NOT_OPEN_FOR, action=act.value))
         problem = chips_problem(call.chips)
         if problem is not None:
             return self._refused(call, problem)
         cents = chips_cents(call.chips)
         if act is DayAct.PANEL:
             if self.panel_by:
-                return self._refused(call, day_words("panel_running"))
+                return self._refused(call, WhyNot(Why.DAY_PANEL_RUNNING))
             text = day_words("panel_test", keys=len(PANEL_KEYS))
             event = replace(self._event(call, day, cents, text=text), event="panel_test")
             return replace(self, panel_by=call.by, keys_seen=frozenset()), [event]
         if act in OPENING_STEPS:
             if act is DayAct.OPENING and not call.chips:
-                return self._refused(call, day_words("no_chips"))
+                return self._refused(call, WhyNot(Why.DAY_NO_CHIPS))
             done = {**self.done, act.value: call.by}
             text = day_words(act.value, by=call.by, detail=call.detail, cents=cents)
             events = [self._event(call, day, cents, text=text)]
@@ -213,9 +221,9 @@ class GamingDay:
             return after._opened(events, call.at)
         if act in (DayAct.FILL, DayAct.CREDIT):
             if not call.witness or call.witness == call.by:
-                return self._refused(call, day_words("two_people", act=act.value))
+                return self._refused(call, WhyNot(Why.DAY_TWO_PEOPLE, action=act.value))
             if cents <= 0:
-                return self._refused(call, day_words("no_chips"))
+                return self._refused(call, WhyNot(Why.DAY_NO_CHIPS))
             text = day_words(act.value, by=call.by, witness=call.witness, cents=cents)
             event = self._event(call, day, cents, text=text)
             if act is DayAct.FILL:
@@ -223,12 +231,12 @@ class GamingDay:
             return replace(self, credits_cents=self.credits_cents + cents), [event]
         if act is DayAct.DROP:
             if not 0 <= call.cents <= MAX_CENTS:
-                return self._refused(call, day_words("bad_drop", most=MAX_CENTS))
+                return self._refused(call, WhyNot(Why.DAY_BAD_DROP, cents=MAX_CENTS))
             text = day_words("drop", by=call.by, cents=call.cents)
             event = self._event(call, day, call.cents, text=text)
             return replace(self, drop_cents=call.cents), [event]
         if not call.chips:
-            return self._refused(call, day_words("no_chips"))
+            return self._refused(call, WhyNot(Why.DAY_NO_CHIPS))
         win = day_win(
             self.opening_cents, cents, self.fills_cents, self.credits_cents, self.drop_cents
         )
@@ -278,9 +286,9 @@ class GamingDay:
             at=call.at,
         )  # fmt: skip
 
-    def _refused(self, call: DayCall, text: str) -> tuple[GamingDay, list[DayEvent]]:
+    def _refused(self, call: DayCall, why: WhyNot) -> tuple[GamingDay, list[DayEvent]]:
         day = self.number + (0 if self.is_open else 1)
-        return self, [DayEvent("refused", False, text, day, call.by, at=call.at)]
+        return self, [refused_day(why, day, call.by, call.at)]
 
     def as_json(self) -> dict[str, object]:
         """The day as the display shows it."""

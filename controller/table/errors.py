@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from controller.game.errors import CroupierError
+from controller.game.refusals import WhyNot
+from controller.game.words import refusal_words
 
 
 class TableError(CroupierError):
@@ -10,4 +12,12 @@ class TableError(CroupierError):
 
 
 class EntryError(TableError, ValueError):
-    """Keys that make no input (a wager position nobody holds); the text says why."""
+    """Keys that make no input (a wager position nobody holds): ``why`` says why, as a value
+    (its words: :func:`~controller.game.words.refusal_words`)."""
+
+    def __init__(self, why: WhyNot) -> None:
+        self.why = why
+        super().__init__(why)
+
+    def __str__(self) -> str:
+        return refusal_words(self.why)

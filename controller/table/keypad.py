@@ -14,26 +14,15 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from controller.game.words import action_words, refusal_words, state_words
+from controller.game.refusals import Why, WhyNot
+from controller.game.words import KEY_ACTIONS
 from controller.round.controller import RoundController
 from controller.round.inputs import Input, parse_input
 from controller.round.spec import Action, State
 from controller.table.errors import EntryError
 from drivers.tbl21.events import Button
 
-DECISION_KEYS: dict[Button, Action] = {
-    Button.HIT: Action.HIT,
-    Button.STAND: Action.STAND,
-    Button.DOUBLE: Action.DOUBLE,
-    Button.SPLIT: Action.SPLIT,
-    Button.SURRENDER: Action.SURRENDER,
-    Button.INSURANCE: Action.INSURANCE,
-    Button.RESCUE: Action.RESCUE,
-    Button.OK: Action.OK,
-    Button.UNDO: Action.UNDO,
-    Button.SHUFFLE: Action.SHUFFLE,
-    Button.DEAL: Action.DEAL,
-}
+DECISION_KEYS: dict[Button, Action] = {b: Action(a) for b, a in KEY_ACTIONS.items()}
 ACTION_KEYS = {action: button for button, action in DECISION_KEYS.items()}
 BOX_KEYS = [Button(f"B{n}_") for n in range(1, 8)]
 WAGER_KEYS = [Button(f"W{n}_") for n in range(1, 4)]
@@ -53,7 +42,7 @@ class PanelEntry:
     wagers: list[int] = field(default_factory=list)
     digits: str = ""
     keys: list[str] = field(default_factory=list)
-    refused: str | None = None  # the key whose refusal cleared the entry, as the panel prints it
+    refused: Button | None = None  # the dark key whose refusal cleared the entry
 
     def clear(self, refused: Button | None = None) -> None:
         """Start again (``refused``: because that key was dark, and the keys before it went)."""
@@ -62,7 +51,7 @@ class PanelEntry:
         self.wagers.clear()
         self.digits = ""
         self.keys.clear()
-        self.refused = printed(refused) if refused is not None and had_keys else None
+        self.refused = refused if had_keys else None
 
     def take(self, button: Button, *, legacy: bool = False) -> bool:
         """Note a key of the entry: a box, wager-position or digit key is kept and CAN clears
@@ -96,15 +85,8 @@ class PanelEntry:
         if box_no is not None:
             data["box"] = box_no
         elif action in BOX_DECISIONS:
-            cleared = (
-                f"; the keys before were cleared when {self.refused} was refused"
-                if self.refused
-                else ""
-            )
-            raise EntryError(
-                f"{action_words(action.value)} needs its box: press BOX 1 to BOX 7 first, then the "
-                f"decision (no box is in play now{cleared})"
-            )
+            key = self.refused.value if self.refused is not None else ""
+            raise EntryError(WhyNot(Why.ENTRY_NEEDS_BOX, action=action.value, key=key))
         players: list[str] = []
         if self.wagers:
             box = round_.boxes.get(box_no or 0)
@@ -112,8 +94,7 @@ class PanelEntry:
                 if box is None or position > len(box.wagers):
                     held = len(box.wagers) if box is not None else 0
                     raise EntryError(
-                        f"box {box_no} has no WAGER {position}: "
-                        f"{held} {'wager' if held == 1 else 'wagers'} on it"
+                        WhyNot(Why.ENTRY_NO_WAGER, box=box_no or 0, number=position, held=held)
                     )
                 players.append(box.wagers[position - 1].player)
         if self.digits:
@@ -143,39 +124,28 @@ def dealer_keys(controller: RoundController, wagers_per_box: int) -> frozenset[B
     return frozenset(lit)
 
 
-def why_dark(button: Button, controller: RoundController, wagers_per_box: int) -> str:
-    """Why a key the dealer pressed is not lit now, in the dealer's words."""
+def why_dark(button: Button, controller: RoundController, wagers_per_box: int) -> WhyNot:
+    """Why a key the dealer pressed is not lit now (:func:`~controller.game.words.
+    refusal_words` says it)."""
     action = DECISION_KEYS.get(button)
-    state = controller.state
+    state = controller.state.value
     if action is not None:
         why = controller.why_not(action)
         if why is not None:
-            return refusal_words(why)
-        return f"that decision is not taken {state_words(state.value)}"
+            return why
+        return WhyNot(Why.KEY_DECISION_NOT_TAKEN, state=state)
+    entry = controller.state in ENTRY_STATES
     if button in BOX_KEYS:
-        if state not in ENTRY_STATES:
-            return f"a box is chosen only for a decision, not {state_words(state.value)}"
-        return f"box {BOX_KEYS.index(button) + 1} has no bet this round"
+        if not entry:
+            return WhyNot(Why.KEY_BOX_NOT_NOW, state=state)
+        return WhyNot(Why.NO_BET_ON_BOX, box=BOX_KEYS.index(button) + 1)
     if button in WAGER_KEYS:
-        if state not in ENTRY_STATES:
-            return f"a wager is chosen only for a decision, not {state_words(state.value)}"
-        wagers = "wager" if wagers_per_box == 1 else "wagers"
-        return f"a box takes at most {wagers_per_box} {wagers} at this table"
+        if not entry:
+            return WhyNot(Why.KEY_WAGER_NOT_NOW, state=state)
+        return WhyNot(Why.KEY_WAGERS_AT_TABLE, number=wagers_per_box)
     if button in DIGIT_KEYS:
-        return f"an amount is keyed only for a decision, not {state_words(state.value)}"
-    return f"that key does nothing {state_words(state.value)}"
-
-
-def printed(button: Button) -> str:
-    """A key as the panel prints it (BOX 2, WAGER 3, 5, or the decision in words)."""
-    if button in BOX_KEYS:
-        return f"BOX {BOX_KEYS.index(button) + 1}"
-    if button in WAGER_KEYS:
-        return f"WAGER {WAGER_KEYS.index(button) + 1}"
-    if button in DIGIT_KEYS:
-        return str(DIGIT_KEYS.index(button))
-    action = DECISION_KEYS.get(button)
-    return action_words(action.value) if action is not None else button.name.lower()
+        return WhyNot(Why.KEY_AMOUNT_NOT_NOW, state=state)
+    return WhyNot(Why.KEY_DOES_NOTHING, state=state)
 
 
 def keys_for(action: Action, data: dict[str, Any], box_players: list[str]) -> list[Button]:

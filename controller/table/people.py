@@ -26,11 +26,12 @@ The lock is rebuilt by the replay like the rest (a call journalled before the li
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from datetime import UTC, datetime
+
+from controller.game.refusals import Why, WhyNot
+from controller.game.words import refusal_words
 
 CARD_NUMBER = re.compile(r"[0-9]{4,16}")  # a player card's number (digits, as a reader gives)
 
@@ -47,20 +48,6 @@ class DealerSignIn:
     source: str = "display"
     max_wrong_pins: int = 0  # the limits in force (0: no lockout, as before they were kept)
     lockout_seconds: int = 0
-
-
-def when(at: float) -> str:
-    """A wall-clock time for the dealer and the pit: "14:05:09 UTC"."""
-    return datetime.fromtimestamp(at, UTC).strftime("%H:%M:%S UTC")
-
-
-def duration(seconds: float) -> str:
-    """A length of time in whole seconds, rounded up: "45 s", "5 min", "1 min 30 s"."""
-    whole = max(1, math.ceil(seconds))
-    minutes, rest = divmod(whole, 60)
-    if not minutes:
-        return f"{rest} s"
-    return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +137,21 @@ class PeopleEvent:
     at: float | None = None
 
 
+def refused_event(
+    why: WhyNot,
+    box: int | None = None,
+    *,
+    staff_id: str = "",
+    card: str = "",
+    at: float | None = None,
+) -> PeopleEvent:
+    """A people call refused for ``why``: the event says it in the words module's words (the
+    row keeps them as before; the code is not a field of the ``people`` row)."""
+    return PeopleEvent(
+        "refused", False, refusal_words(why), box, staff_id=staff_id, card=card, at=at
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Seat:
     card: str
@@ -184,15 +186,15 @@ class People:
             return self._sign_in(call)
         if isinstance(call, DealerSignOut):
             if not self.dealer_id:
-                return self, [PeopleEvent("refused", False, "no dealer is signed in")]
+                return self, [refused_event(WhyNot(Why.NO_DEALER_SIGNED_IN))]
             out = self._out(call.at, "signed out")
             return replace(self, dealer_id="", dealer_name="", dealer_since=None), [out]
         if isinstance(call, SitDown):
             return self._sit(call, boxes)
         seat = self.seats.get(call.box)
         if seat is None:
-            refused = f"nobody rated sits at box {call.box}"
-            return self, [PeopleEvent("refused", False, refused, call.box, at=call.at)]
+            why = WhyNot(Why.NOBODY_RATED_AT_BOX, box=call.box)
+            return self, [refused_event(why, call.box, at=call.at)]
         seats = {b: s for b, s in self.seats.items() if b != call.box}
         text = f"player card {seat.card} ({seat.player}) left box {call.box}: session over"
         event = PeopleEvent(
@@ -212,42 +214,33 @@ class People:
         )
 
     def _sign_in(self, call: DealerSignIn) -> tuple[People, list[PeopleEvent]]:
-        def refused(people: People, text: str) -> tuple[People, list[PeopleEvent]]:
-            return people, [PeopleEvent("refused", False, text, staff_id=call.staff_id, at=call.at)]
+        def refused(people: People, why: WhyNot) -> tuple[People, list[PeopleEvent]]:
+            return people, [refused_event(why, staff_id=call.staff_id, at=call.at)]
 
         until = self.dealer_locked_until
         if until is not None and call.at < until:
-            return refused(
-                self,
-                f"dealer sign-in is locked until {when(until)} (another "
-                f"{duration(until - call.at)}) after wrong PINs in a row",
-            )
+            left = until - call.at
+            return refused(self, WhyNot(Why.DEALER_SIGN_IN_LOCKED, until=until, seconds=left))
         # (a lockout over: its count starts again)
         was = self if until is None else replace(self, dealer_wrong=0, dealer_locked_until=None)
         if not call.right:
-            text = "wrong staff number or dealer PIN"
             if not call.max_wrong_pins:
-                return refused(was, text)
+                return refused(was, WhyNot(Why.WRONG_DEALER_PIN))
             wrong = was.dealer_wrong + 1
+            seconds = call.lockout_seconds
             if wrong < call.max_wrong_pins:
-                left = call.max_wrong_pins - wrong
-                return refused(
-                    replace(was, dealer_wrong=wrong),
-                    f"{text}: {left} more in a row lock dealer sign-in for "
-                    f"{duration(call.lockout_seconds)}",
-                )
-            locked = call.at + call.lockout_seconds
-            return refused(
-                replace(was, dealer_wrong=0, dealer_locked_until=locked),
-                f"{text} ({wrong} in a row): dealer sign-in is locked until {when(locked)} "
-                f"({duration(call.lockout_seconds)})",
-            )
+                left_pins = call.max_wrong_pins - wrong
+                why = WhyNot(Why.WRONG_DEALER_PIN_LOCKS, number=left_pins, seconds=seconds)
+                return refused(replace(was, dealer_wrong=wrong), why)
+            locked = call.at + seconds
+            why = WhyNot(Why.DEALER_PIN_LOCKED_NOW, number=wrong, until=locked, seconds=seconds)
+            return refused(replace(was, dealer_wrong=0, dealer_locked_until=locked), why)
         return replace(was, dealer_wrong=0)._signed_in(call)
 
     def _signed_in(self, call: DealerSignIn) -> tuple[People, list[PeopleEvent]]:
         if call.staff_id == self.dealer_id:
-            text = f"dealer {call.name} ({call.staff_id}) is signed in already"
-            return self, [PeopleEvent("refused", False, text, staff_id=call.staff_id, at=call.at)]
+            why = WhyNot(Why.DEALER_SIGNED_IN_ALREADY, player=call.name, detail=call.staff_id)
+            return self, [refused_event(why, staff_id=call.staff_id, at=call.at)]
         events = [self._out(call.at, f"handed over to {call.name}")] if self.dealer_id else []
         events.append(
             PeopleEvent(
@@ -264,27 +257,23 @@ class People:
         ), events
 
     def _sit(self, call: SitDown, boxes: int) -> tuple[People, list[PeopleEvent]]:
-        def refused(text: str) -> tuple[People, list[PeopleEvent]]:
-            return self, [PeopleEvent("refused", False, text, call.box, card=call.card, at=call.at)]
+        def refused(why: WhyNot) -> tuple[People, list[PeopleEvent]]:
+            return self, [refused_event(why, call.box, card=call.card, at=call.at)]
 
         if not 1 <= call.box <= boxes:
-            return refused(f"there is no box {call.box} at this table (boxes 1 to {boxes})")
+            return refused(WhyNot(Why.NO_SUCH_BOX, box=call.box, number=boxes))
         if not CARD_NUMBER.fullmatch(call.card):
-            return refused("a player card number is 4 to 16 of the digits 0-9")
+            return refused(WhyNot(Why.BAD_PLAYER_CARD))
         taken = self.seats.get(call.box)
         if taken is not None:
             return refused(
-                f"player card {taken.card} ({taken.player}) sits at box {call.box}: walk them "
-                "away first"
+                WhyNot(Why.BOX_SEATED, box=call.box, detail=taken.card, player=taken.player)
             )
         for box, seat in self.seats.items():
             if seat.card == call.card:
-                return refused(f"player card {call.card} sits at box {box} already")
+                return refused(WhyNot(Why.CARD_SEATED, box=box, detail=call.card))
             if seat.player.casefold() == call.player.casefold():
-                return refused(
-                    f"{seat.player} is the name of the player at box {box}: give this player "
-                    "another name for their bets"
-                )
+                return refused(WhyNot(Why.NAME_SEATED, box=box, player=seat.player))
         seat = Seat(call.card, call.player, call.session, call.at)
         text = f"player card {call.card} ({call.player}) sits at box {call.box}: rated from now on"
         event = PeopleEvent(

@@ -11,6 +11,7 @@ from controller.analysis.dealer import NATURAL_INDEX
 from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.parsheet import dealer_tables
 from controller.analysis.shoe import ZERO, Shoe, comp_of
+from controller.game.hands import HandEnd
 from controller.game.rules import load_variant
 from controller.round.spec import Action
 from tests.analysis.published import (
@@ -70,6 +71,6 @@ def test_two_card_natural_frequency_is_the_published_exact_one(
     p = sum(
         prob
         for up, x, y, prob in a.initial_hands()
-        if a.facts(Ctx(up, ZERO), comp_of((x, y)), 0, False).end == "natural"
+        if a.facts(Ctx(up, ZERO), comp_of((x, y)), 0, False).end is HandEnd.NATURAL
     )
     assert p == pytest.approx(published, abs=5e-6)

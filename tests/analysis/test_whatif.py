@@ -21,6 +21,7 @@ from controller.analysis.shoe import ZERO, Shoe, comp_of
 from controller.cli.analyze import summary
 from controller.cli.main import main
 from controller.game.errors import ConfigError
+from controller.game.hands import HandEnd
 from controller.game.rules import Variant, load_variant
 from controller.game.settlement import Wager
 from controller.game.words import refusal_words
@@ -323,7 +324,7 @@ def test_a_21_that_plays_on_may_be_hit_and_a_chart_stands_on_it() -> None:
     ctx = Ctx(10, ZERO)
     before = Analysis(ends, shoe).facts(ctx, soft_21, 0, False)
     after = Analysis(plays_on, shoe).facts(ctx, soft_21, 0, False)
-    assert (before.end, before.can_hit, before.can_double) == ("21", False, False)
+    assert (before.end, before.can_hit, before.can_double) == (HandEnd.TWENTY_ONE, False, False)
     assert (after.end, after.can_hit, after.can_double) == (None, True, True)
     assert Analysis(plays_on, shoe).expected_value() > Analysis(ends, shoe).expected_value()
     data = start_chart(ends)

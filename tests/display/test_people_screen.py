@@ -46,7 +46,10 @@ def test_a_dealer_signs_in_and_a_rated_player_sits_down_and_walks_away_on_the_sc
             page.fill("#dealer-pin", "11111111")
             page.click("#dealer-sign-in")
             said = page.locator("#people-said")
-            expect(said).to_have_text("Not done: wrong staff number or dealer PIN")
+            expect(said).to_have_text(
+                "Not done: wrong staff number or dealer PIN: 4 more in a row lock dealer sign-in "
+                "for 5 min"
+            )
             expect(page.locator("#dealer-pin")).to_have_value("")  # never kept on the page
             page.fill("#dealer-pin", BO_PIN)
             page.click("#dealer-sign-in")

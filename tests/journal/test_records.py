@@ -15,7 +15,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from controller.game.prompts import Prompt, PromptCode, Say
+from controller.game.refusals import Why, WhyNot
 from controller.game.settlement import EntryKind, LedgerEntry
+from controller.game.words import refusal_words
 from controller.journal.errors import RecordError
 from controller.journal.records import from_record, to_record, to_value
 from controller.journal.rows import entry_for
@@ -245,10 +247,15 @@ def test_entry_for_writes_the_tables_input_results_with_their_data_and_notes() -
             "data": {"card": "AS"},
             "accepted": True,
             "reason": "",
+            "why": None,  # accepted: no refusal's code (journal format 11)
             "keys": ["OK_"],
             "by": "dealer",
         },
     )
+    why = WhyNot(Why.NO_BETS)
+    refused = InputResult(Action.DEAL, False, refusal_words(why), ("DEA",), why=why)
+    assert entry_for(refused)[1]["why"] == "no_bets"
+    assert entry_for(refused)[1]["reason"] == "no bets on the table"
     assert entry_for(DeviceNote("shoe", "fault cleared")) == (
         "note",
         {"device": "shoe", "text": "fault cleared"},

@@ -16,6 +16,7 @@ import random
 import pytest
 
 from controller.game.hands import (
+    HandEnd,
     dealer_must_draw,
     dealer_rank,
     is_natural,
@@ -50,8 +51,9 @@ from controller.round.spec import Action
 from drivers.tbl21.cards import Card, DeckType, Rank, Suit, shoe_cards
 
 RANKS = tuple(Rank)
-ENDS = {None: END_NONE, "bust": END_BUST, "21": END_TWENTY_ONE, "natural": END_TWENTY_ONE}
-ENDS["one card after a double"] = END_ONE_AFTER_DOUBLE
+ENDS: dict[HandEnd | None, int] = {None: END_NONE, HandEnd.BUST: END_BUST}
+ENDS |= {HandEnd.TWENTY_ONE: END_TWENTY_ONE, HandEnd.NATURAL: END_TWENTY_ONE}
+ENDS[HandEnd.ONE_AFTER_DOUBLE] = END_ONE_AFTER_DOUBLE
 
 
 def graph_for(variant: str) -> tuple[Variant, HandGraph]:

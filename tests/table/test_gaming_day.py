@@ -17,7 +17,9 @@ import pytest
 from controller.display.errors import BadMessage
 from controller.display.messages import parse_message
 from controller.game.holds import HoldCause
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import load_variant
+from controller.game.words import refusal_words
 from controller.journal.journaled import JournaledTable
 from controller.journal.store import Journal
 from controller.round.inputs import Bet
@@ -25,6 +27,7 @@ from controller.round.spec import State
 from controller.table.access import KEY_ONLY
 from controller.table.config import hash_secret
 from controller.table.day import (
+    MAX_CHIPS,
     PANEL_KEYS,
     DayAct,
     DayCall,
@@ -85,9 +88,13 @@ def test_chips_are_worth_denomination_times_count_and_a_bad_count_says_why() -> 
     assert chips_cents(CHIPS) == 200 * 100 + 100 * 500 + 40 * 2500 == 170_000
     assert chips_cents(()) == 0
     assert chips_problem(CHIPS) is None
-    assert chips_problem(((0, 5),)) == "$0 is no chip: a denomination is a whole positive amount"
-    assert "counted twice" in str(chips_problem(((500, 1), (500, 2))))
-    assert "is no number of chips" in str(chips_problem(((500, -1),)))
+    assert chips_problem(((0, 5),)) == WhyNot(Why.DAY_BAD_DENOMINATION, cents=0)
+    assert chips_problem(((500, 1), (500, 2))) == WhyNot(Why.DAY_CHIPS_TWICE, cents=500)
+    assert chips_problem(((500, -1),)) == WhyNot(Why.DAY_BAD_COUNT, number=-1, high=MAX_CHIPS)
+    said = refusal_words(WhyNot(Why.DAY_BAD_DENOMINATION, cents=0))
+    assert said == "$0 is no chip: a denomination is a whole positive amount"
+    assert "counted twice" in refusal_words(WhyNot(Why.DAY_CHIPS_TWICE, cents=500))
+    assert "is no number of chips" in refusal_words(WhyNot(Why.DAY_BAD_COUNT, number=-1))
 
 
 def test_opening_steps_out_of_order_or_twice_are_refused_and_change_nothing() -> None:

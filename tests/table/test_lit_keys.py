@@ -4,7 +4,8 @@ Over many random rounds of every variant: a lit decision key, pressed (after a b
 wager key where the decision names them), is accepted for some box - the one the random dealer
 presses at every step, on the table itself, and one more chosen at random, on a copy (a copy of
 the table is too dear to try them all at every step); every dark key is refused with a reason a
-dealer reads (no state, action or key identifier), and changes nothing.
+dealer reads (no state, action or key identifier) and carries it as a code (issue 23), and
+changes nothing.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from controller.game.rules import load_variant
+from controller.game.words import refusal_words
 from controller.round.inputs import Bet
 from controller.round.spec import State
 from controller.table.keypad import DECISION_KEYS
@@ -50,6 +52,9 @@ def check_keys(walk: Walk) -> None:
         (answer,) = walk.press(button)
         assert not answer.accepted, button
         assert answer.reason, button
+        # typed (issue 23): a code and fields, said by the words module alone
+        assert answer.why is not None, (button, answer.reason)
+        assert answer.reason == refusal_words(answer.why), button
         assert jargon(answer.reason) == [], (button, answer.reason)
         assert (app.controller.state, len(app.controller.round.ledger), app.lit) == before
 

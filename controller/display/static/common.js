@@ -206,7 +206,7 @@ function handTotal(h) {
   if (h.total === null) return "";
   let total = h.bust ? "bust " + h.total : (h.soft ? "soft " : "") + h.total;
   if (h.doubled) total += " \u00b7 doubled";
-  if (h.status && h.status !== "stand" && h.status !== String(h.total) && !h.bust) total += " \u00b7 " + h.status;
+  if (h.status) total += " \u00b7 " + h.status;
   return total;
 }
 
