@@ -12,12 +12,16 @@ like any other strategy's.
 
 from __future__ import annotations
 
+import tomllib
 from collections import defaultdict
 from collections.abc import Iterable
+from pathlib import Path
+from typing import NamedTuple
 
 from controller.analysis.engine import Analysis, Ctx, Rows
 from controller.analysis.outcomes import Outcomes
 from controller.analysis.shoe import ZERO, Comp, Shoe, comp_of, representative
+from controller.game.errors import ConfigError
 from controller.game.hands import hand_value
 from controller.game.rules import BonusHand, Variant
 from controller.play.strategy import (
@@ -27,6 +31,7 @@ from controller.play.strategy import (
     UP_COLUMNS,
     UP_INDEX,
     Strategy,
+    strategy_for,
     strategy_from_mapping,
     total_rows,
 )
@@ -373,32 +378,91 @@ def start_chart(rules: Variant) -> dict[str, object]:
     return data
 
 
-def basic_strategy(
+START = "stand on 17, hit below"
+SHIPPED = "the shipped chart"
+
+
+class Basic(NamedTuple):
+    """A generated basic strategy: the chart, its validated strategy, its house edge, the
+    rounds of improvement it took and the chart it was improved from (:func:`basic_starts`)."""
+
+    data: dict[str, object]
+    strategy: Strategy
+    edge: float
+    rounds: int
+    start: str
+
+
+def shipped_chart(rules: Variant) -> dict[str, object] | None:
+    """The shipped chart that fits ``rules`` as a mapping (None: none validates)."""
+    try:
+        strategy = strategy_for(rules)
+    except ConfigError:
+        return None
+    return dict(tomllib.loads(Path(strategy.path).read_text(encoding="utf-8")))
+
+
+def basic_starts(
     rules: Variant, shoe: Shoe, wager_cents: int
-) -> tuple[dict[str, object], Strategy, float, int]:
-    """The total-dependent basic strategy for ``rules``: one play per total (hard, soft or a
-    pair) and dealer's card, whatever the cards that make the total (and their number, where
-    no rule looks at it: :func:`counts_cards`). Found by improving a chart cell by cell: each
-    round plays the chart exactly, and every cell takes the code whose value, with the chart
-    played after it and summed over the hands the chart reaches in the cell, is highest;
-    until the chart no longer changes (or :data:`BASIC_ROUNDS`). Returns the chart (the best
-    met), its validated strategy, its house edge and the rounds taken."""
-    data = start_chart(rules)
-    best: tuple[float, dict[str, object], Strategy] | None = None
+) -> list[tuple[str, dict[str, object]]]:
+    """The charts the basic strategy is improved from, each named: "stand on 17, hit below"
+    (:func:`start_chart`), the shipped chart that fits the rules (if one does) and the
+    composition-dependent optimum's play per cell (its majority over the hands of the cell,
+    weighted by how often the optimum reaches them). Improving a chart cell by cell stops at
+    a chart no single cell improves, which need not be the best (the online Pontoon rules:
+    from "stand on 17" it stops 0.88 point short); the three starts lie in different places."""
+    blank = start_chart(rules)
+    starts: list[tuple[str, dict[str, object]]] = [(START, blank)]
+    shipped = shipped_chart(rules)
+    if shipped is not None:
+        starts.append((SHIPPED, shipped))
+    optimum = Analysis(rules, shoe, wager_cents, None)
+    majority = Generator(optimum, pooled=not counts_cards(rules), previous=blank).run()
+    starts.append(("the composition-dependent optimum's play per cell", majority))
+    for _name, data in starts:
+        data["name"], data["sources"] = blank["name"], blank["sources"]
+    return starts
+
+
+def improve(
+    rules: Variant, shoe: Shoe, wager_cents: int, data: dict[str, object], start: str
+) -> Basic:
+    """Improve ``data`` cell by cell: each round plays the chart exactly, and every cell takes
+    the code whose value, with the chart played after it and summed over the hands the chart
+    reaches in the cell, is highest; until the chart no longer changes, comes back to a chart
+    met before, or :data:`BASIC_ROUNDS` rounds. The best chart met is kept, but a shipped start
+    only once a round has rewritten it or left it as it is (it may keep rows a basic strategy
+    has not)."""
+    best: Basic | None = None
     seen: list[dict[str, object]] = []
-    rounds = 0
-    for rounds in range(1, BASIC_ROUNDS + 1):  # noqa: B007 (the count is returned)
+    for rounds in range(1, BASIC_ROUNDS + 1):
         strategy = strategy_from_mapping(data, "generated basic strategy", rules)
         analysis = Analysis(rules, shoe, wager_cents, strategy)
         generator = Generator(analysis, pooled=not counts_cards(rules), previous=data)
         improved = generator.run()
         improved["name"], improved["sources"] = data["name"], data["sources"]
         edge = analysis.house_edge()
-        if best is None or edge < best[0]:
-            best = (edge, data, strategy)
+        generated = rounds > 1 or start != SHIPPED or improved == data
+        if generated and (best is None or edge < best.edge):
+            best = Basic(data, strategy, edge, rounds, start)
         if improved == data or improved in seen:
             break
         seen.append(data)
         data = improved
+    assert best is not None  # BASIC_ROUNDS > 1
+    return best
+
+
+def basic_strategy(rules: Variant, shoe: Shoe, wager_cents: int) -> Basic:
+    """The total-dependent basic strategy for ``rules``: one play per total (hard, soft or a
+    pair) and dealer's card, whatever the cards that make the total (and their number, where
+    no rule looks at it: :func:`counts_cards`). Each start of :func:`basic_starts` is
+    improved cell by cell (:func:`improve`) and the best chart of all is kept (the first
+    start's where two are worth the same)."""
+    best: Basic | None = None
+    for start, data in basic_starts(rules, shoe, wager_cents):
+        found = improve(rules, shoe, wager_cents, data, start)
+        if best is None or found.edge < best.edge:
+            best = found
     assert best is not None
-    return best[1], best[2], best[0], rounds
+    return best

@@ -24,6 +24,9 @@ from controller.play.strategy import Strategy, load_strategy, strategy_for, stra
 from controller.table.private import make_folders, write_private
 
 ENGINE_VERSION = "2"  # 2: issue 28 (refused what-ifs, the chart warning, basic)
+# How --strategy basic searches (in the cache key of a basic sheet only, so that no other
+# sheet's figures or hash move): 2 improves three starts, not "stand on 17" alone.
+BASIC_SEARCH = "basic search 2"
 DECKS_CURVE = (1, 2, 4, 6, 8)
 Progress = Callable[[str], None]
 
@@ -319,11 +322,13 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
         cd_edge: float | None = optimum.house_edge()
     elif request.strategy == "basic":
         say("basic strategy: the best play of each total")
-        data, strategy, _basic_edge, rounds = basic_strategy(rules, Shoe.of_variant(rules), wager)
-        generated_toml = to_toml(data, "basic")
+        basic = basic_strategy(rules, Shoe.of_variant(rules), wager)
+        strategy = basic.strategy
+        generated_toml = to_toml(basic.data, "basic")
         strategy_note = (
             "generated basic strategy (total-dependent: by total, soft or hard, pair and "
-            f"dealer's card; {rounds} rounds of improvement; validated)"
+            f"dealer's card; the best of its starts: {basic.rounds} rounds of improvement "
+            f"from {basic.start}; validated)"
         )
         cd_edge = None
     elif request.strategy == "shipped":
@@ -497,7 +502,7 @@ def par_sheet(
     """The par sheet, from the cache (:func:`cache_dir`) when the same rules were analysed
     before. Returns the sheet and whether it came from the cache."""
     rules = load_rules(request)
-    strategy_text = ""
+    strategy_text = BASIC_SEARCH if request.strategy == "basic" else ""
     if request.strategy not in ("shipped", "optimal", "basic"):
         strategy_text = Path(request.strategy).read_text(encoding="utf-8")
     key = rules_hash(rules, request, strategy_text)

@@ -582,8 +582,11 @@ def method_section(sheet: dict[str, Any], rules: Variant) -> Section:
             "The generated basic strategy is total-dependent: one play per total (hard, soft or "
             "a pair) and dealer's card, whatever cards make the total. Each cell takes the play "
             "whose value, with the chart played after it and summed over the hands the chart "
-            "reaches in the cell, is highest, round after round until the chart stays the same; "
-            "its exact value is the house edge."
+            "reaches in the cell, is highest, round after round until the chart stays the same. "
+            "Three starts are improved so (stand on 17, the shipped chart that fits the rules, "
+            "the composition-dependent optimum's play per cell) and the best chart is kept: "
+            "improving stops where no single cell improves, which need not be the best chart. "
+            "Its exact value is the house edge."
         )
     elif sheet.get("generated_strategy_toml"):
         items.append(

@@ -4,12 +4,19 @@ the table would deal no differently is never accepted silently."""
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 import pytest
 from pydantic import BaseModel
 
 from controller.analysis.engine import Analysis, Ctx
-from controller.analysis.optimal import BASIC_ROUNDS, basic_strategy, start_chart
+from controller.analysis.optimal import (
+    BASIC_ROUNDS,
+    START,
+    basic_strategy,
+    improve,
+    start_chart,
+)
 from controller.analysis.parsheet import (
     chart_warning,
     no_figure_notes,
@@ -25,7 +32,7 @@ from controller.game.hands import HandEnd
 from controller.game.rules import Variant, load_variant
 from controller.game.settlement import Wager
 from controller.game.words import refusal_words
-from controller.play.strategy import STRATEGIES_DIR, strategy_from_mapping
+from controller.play.strategy import STRATEGIES_DIR, strategy_for, strategy_from_mapping
 from controller.round.model import BoxState, HandState, StakeState, why_not_double
 from drivers.tbl21.cards import parse_cards
 from tests.analysis.brute import brute_force_ev
@@ -107,7 +114,7 @@ def test_the_basic_strategy_is_a_chart_the_table_plays_between_the_start_and_the
     total-dependent (no card-count rows), for pontoon its columns are the hand's cards."""
     rules = load_variant(variant, {**TINY, "surrender.allowed": False, **extra})
     shoe = Shoe.of_cards(parse_cards(cards))
-    data, strategy, edge, rounds = basic_strategy(rules, shoe, WAGER)
+    data, strategy, edge, rounds, _start = basic_strategy(rules, shoe, WAGER)
     assert 1 <= rounds <= BASIC_ROUNDS
     assert sorted(k for k in data if isinstance(data[k], dict)) == ["hard", "pairs", "soft"]
     assert data["columns"] == ("dealer-up-card" if variant == "pa-blackjack" else "player-cards")
@@ -116,6 +123,34 @@ def test_the_basic_strategy_is_a_chart_the_table_plays_between_the_start_and_the
     start = strategy_from_mapping(start_chart(rules), "start", rules)
     assert ev >= Analysis(rules, shoe, WAGER, start).expected_value() - 1e-12
     assert ev <= Analysis(rules, shoe, WAGER, None).expected_value() + 1e-12
+
+
+def test_the_basic_strategy_for_a_21_that_plays_on_is_as_good_as_the_published_chart() -> None:
+    """The online Pontoon rules (a 21 plays on, one double at any point; one deck to keep it
+    quick): improved from "stand on 17" alone the chart stops at a poorer local optimum, so
+    the basic strategy also improves the shipped chart that fits the rules (the published
+    online chart) and the optimum's play per cell, and keeps the best: at least as good as
+    the published chart, and total-dependent up to the pontoon card-count rows."""
+    rules = load_variant(
+        "pontoon-blackjack",
+        {
+            "shoe.decks": 1,
+            "double.max_cards": 0,
+            "double.max_total_after_two": 21,
+            "hands.twenty_one_ends_hand": False,
+        },
+        analysis=True,
+    )
+    shoe = Shoe.of_variant(rules)
+    published = strategy_for(rules)
+    assert Path(published.path).name == "pontoon-blackjack-online.toml"
+    published_edge = Analysis(rules, shoe, WAGER, published).house_edge()
+    basic = basic_strategy(rules, shoe, WAGER)
+    assert basic.edge <= published_edge + 1e-12
+    assert basic.edge >= Analysis(rules, shoe, WAGER, None).house_edge() - 1e-12
+    alone = improve(rules, shoe, WAGER, start_chart(rules), START)
+    assert alone.edge > published_edge + 0.001  # why one start is not enough
+    assert "21" in basic.data["soft"]  # type: ignore[operator]
 
 
 def test_a_chart_that_does_not_fit_the_changed_rules_is_said_in_the_summary_and_headline() -> None:
