@@ -111,7 +111,8 @@ def _box_hands(rnd: _Round, box: int) -> list[_Hand]:
 
 
 def sessions_of(rows: Iterable[Row]) -> list[SessionPlay]:
-    """The rated sessions of one table's rows (seq order), oldest first."""
+    """The rated sessions of one table's rows (seq order), oldest first (at the same time: by
+    box)."""
     sessions: dict[str, SessionPlay] = {}
     seated: dict[int, str] = {}  # box -> session
     rounds: dict[int, _Round] = {}
@@ -137,7 +138,7 @@ def sessions_of(rows: Iterable[Row]) -> list[SessionPlay]:
             _ended(rnd, sessions)
     for s in sessions.values():
         s.last_seen = last_ts
-    return sorted(sessions.values(), key=lambda s: (s.start, s.session))
+    return sorted(sessions.values(), key=lambda s: (s.start, s.box, s.session))
 
 
 def _people(
