@@ -25,11 +25,10 @@ import sys
 import time
 import tomllib
 from decimal import Decimal, InvalidOperation
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from controller.game.errors import ConfigError, CroupierError
 from controller.game.prompts import money
-from controller.game.rules import Variant
 from controller.play.errors import SimulationError
 from controller.play.simulate import (
     DEALER_CATEGORIES,
@@ -39,6 +38,9 @@ from controller.play.simulate import (
     simulate,
 )
 from controller.play.tables_cache import cache_dir
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
 
 MAX_ROUNDS = 10_000_000_000
 

@@ -11,9 +11,13 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import IntEnum, StrEnum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
-from controller.game.rules import BONUS_DESCRIPTIONS, BonusHand, Ties, Variant
+from controller.game.rule_enums import BONUS_DESCRIPTIONS, BonusHand, Ties
 from drivers.tbl21.cards import Card, Rank, Suit
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
 
 
 class HandEnd(StrEnum):

@@ -13,7 +13,6 @@ import difflib
 import os
 import tomllib
 from collections.abc import Collection, Mapping
-from enum import StrEnum
 from fractions import Fraction
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -34,8 +33,50 @@ from pydantic import (
 from controller.game import shipped
 from controller.game.errors import ConfigError
 from controller.game.files import read_config_file
+from controller.game.rule_enums import (
+    BONUS_DESCRIPTIONS,
+    BonusHand,
+    CardsAfterDouble,
+    DoubleAmount,
+    NaturalPolicy,
+    PlainSection,
+    PlainVariant,
+    Rounding,
+    SecondCard,
+    SplitMatch,
+    SurrenderSettles,
+    SurrenderTiming,
+    Ties,
+    format_odds,
+    resolve_variant_path,
+)
 from controller.game.validation import config_error, text_matching
 from drivers.tbl21.cards import DeckType, Rank
+
+__all__ = [  # (the enums and resolve_variant_path live in rule_enums, without pydantic)
+    "BONUS_DESCRIPTIONS",
+    "CONFIG_DIR",
+    "VARIANTS_DIR",
+    "VARIANT_IDS",
+    "BonusHand",
+    "CardsAfterDouble",
+    "DoubleAmount",
+    "NaturalPolicy",
+    "Rounding",
+    "SecondCard",
+    "SplitMatch",
+    "SurrenderSettles",
+    "SurrenderTiming",
+    "Ties",
+    "Variant",
+    "apply_overrides",
+    "format_odds",
+    "load_variant",
+    "parse_odds",
+    "plain_rules",
+    "resolve_variant_path",
+    "variant_from_mapping",
+]
 
 # the shipped folder and variant ids (defined where the command line's help can read them)
 CONFIG_DIR = shipped.CONFIG_DIR
@@ -58,91 +99,9 @@ def parse_odds(value: object) -> Fraction:
     return Fraction(num, den)
 
 
-def format_odds(odds: Fraction) -> str:
-    return f"{odds.numerator}:{odds.denominator}"
-
-
 Odds = Annotated[Fraction, PlainValidator(parse_odds), PlainSerializer(format_odds)]
 Cents = Annotated[StrictInt, Field(ge=0)]
 PositiveCents = Annotated[StrictInt, Field(gt=0)]
-
-
-class Ties(StrEnum):
-    PUSH = "push"
-    DEALER_WINS = "dealer-wins"
-
-
-class SecondCard(StrEnum):
-    """When the dealer's second card comes out."""
-
-    AFTER_BOXES = "after-boxes"  # NZ: no hole card, drawn after every box has played
-    HOLE_CARD = "hole-card"  # dealt face down at the deal
-
-
-class DoubleAmount(StrEnum):
-    UP_TO_ORIGINAL = "up-to-original"  # any amount from the table increment up to the wager
-    ORIGINAL = "original"  # exactly the original wager
-
-
-class CardsAfterDouble(StrEnum):
-    ONE = "one"  # exactly one more card, then the hand ends
-    ANY = "any"  # the player may keep drawing
-
-
-class SplitMatch(StrEnum):
-    VALUE = "value"  # equal point value (K-Q splits)
-    RANK = "rank"  # same rank only
-
-
-class SurrenderTiming(StrEnum):
-    EARLY = "early"  # before the dealer's second card / any check for a natural
-    LATE = "late"  # decided before any other decision; dealer natural takes the whole wager
-
-
-class SurrenderSettles(StrEnum):
-    """When a surrendered wager forfeits its half (a dealer natural voids it as soon as made)."""
-
-    NATURAL_KNOWN = "natural-known"  # PA 633a.9: at once, or right after the reader's check
-    DEALER_HAND_COMPLETE = "dealer-hand-complete"  # NZ 9.5: at the completion of the dealer's hand
-
-
-class Rounding(StrEnum):
-    """What happens to a fraction of a cent in a payout at odds or a surrender's returned half."""
-
-    DOWN = "down"  # to the cent below: the house keeps the fraction
-    HALF_UP = "half-up"  # to the nearest cent, half a cent up: the player gets it
-
-
-class NaturalPolicy(StrEnum):
-    """What a dealer natural takes from a doubled or split box."""
-
-    ORIGINAL_ONLY = "original-only"  # the original wager; double and split stakes returned
-    ALL = "all"  # every stake on the hand
-
-
-class BonusHand(StrEnum):
-    FIVE_CARD_21 = "five-card-21"
-    SIX_CARD_21 = "six-card-21"
-    SEVEN_PLUS_CARD_21 = "seven-plus-card-21"
-    SIX_SEVEN_EIGHT_MIXED = "678-mixed"
-    SIX_SEVEN_EIGHT_SUITED = "678-suited"
-    SIX_SEVEN_EIGHT_SPADES = "678-spades"
-    SEVEN_SEVEN_SEVEN_MIXED = "777-mixed"
-    SEVEN_SEVEN_SEVEN_SUITED = "777-suited"
-    SEVEN_SEVEN_SEVEN_SPADES = "777-spades"
-
-
-BONUS_DESCRIPTIONS: dict[BonusHand, str] = {
-    BonusHand.FIVE_CARD_21: "5 cards totalling 21",
-    BonusHand.SIX_CARD_21: "6 cards totalling 21",
-    BonusHand.SEVEN_PLUS_CARD_21: "7 or more cards totalling 21",
-    BonusHand.SIX_SEVEN_EIGHT_MIXED: "6-7-8 mixed suits",
-    BonusHand.SIX_SEVEN_EIGHT_SUITED: "6-7-8 same suit",
-    BonusHand.SIX_SEVEN_EIGHT_SPADES: "6-7-8 all spades",
-    BonusHand.SEVEN_SEVEN_SEVEN_MIXED: "7-7-7 mixed suits",
-    BonusHand.SEVEN_SEVEN_SEVEN_SUITED: "7-7-7 same suit",
-    BonusHand.SEVEN_SEVEN_SEVEN_SPADES: "7-7-7 all spades",
-}
 
 
 class _Section(BaseModel):
@@ -496,16 +455,6 @@ def variant_from_mapping(
         raise config_error(source, exc, Variant, overridden) from None
 
 
-def resolve_variant_path(name_or_path: str | Path) -> Path:
-    """A variant id (``nz-pontoon``) or a path to a variant file."""
-    text = str(name_or_path)
-    if text in VARIANT_IDS or (
-        "/" not in text and not text.endswith(".toml") and (VARIANTS_DIR / f"{text}.toml").exists()
-    ):
-        return VARIANTS_DIR / f"{text}.toml"
-    return Path(text)
-
-
 def _no_variant(text: str) -> str:
     """What is wrong when nothing is found for ``text``: a path (with ``/`` or ``.toml``) names
     no file, or a name is none of the variants' ids (nor a file in this folder)."""
@@ -581,3 +530,20 @@ def apply_overrides(
     if problems:
         raise ConfigError(source, problems)
     return out
+
+
+def plain_rules(variant: Variant) -> PlainVariant:
+    """``variant`` as plain attributes (:class:`~controller.game.rule_enums.PlainVariant`):
+    kept by ``croupier simulate`` and read back without importing pydantic (issue 26)."""
+
+    def plain(value: object) -> object:
+        if isinstance(value, BaseModel):
+            return PlainSection(
+                {name: plain(getattr(value, name)) for name in type(value).model_fields}
+            )
+        if isinstance(value, tuple):
+            return tuple(plain(item) for item in value)
+        return value
+
+    settings = {name: plain(getattr(variant, name)) for name in Variant.model_fields}
+    return PlainVariant(settings)

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from fractions import Fraction
+from typing import TYPE_CHECKING
 
 from controller.game.errors import SettlementError
 from controller.game.hands import (
@@ -30,8 +31,11 @@ from controller.game.hands import (
     player_rank,
     win_odds,
 )
-from controller.game.rules import NaturalPolicy, Rounding, SurrenderSettles, Variant, format_odds
+from controller.game.rule_enums import NaturalPolicy, Rounding, SurrenderSettles, format_odds
 from drivers.tbl21.cards import Card
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
 
 
 class EntryKind(StrEnum):

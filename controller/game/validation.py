@@ -25,12 +25,13 @@ import types
 from collections.abc import Collection, Mapping
 from enum import Enum
 from fractions import Fraction
-from typing import Annotated, Any, Literal, Union, get_args, get_origin
-
-from pydantic import BaseModel, Field, ValidationError
-from pydantic.fields import FieldInfo
+from typing import TYPE_CHECKING, Annotated, Any, Literal, Union, get_args, get_origin
 
 from controller.game.errors import ConfigError
+
+if TYPE_CHECKING:  # (pydantic is imported where a model is read: the kernel's strategy only
+    # needs shown, issue 26)
+    from pydantic import BaseModel, ValidationError
 
 SHOWN_CHARS = 60  # a longer value is shown cut, with "..."
 
@@ -41,6 +42,8 @@ _PATTERN_WORDS: dict[str, str] = {}
 def text_matching(pattern: str, words: str) -> Any:
     """``Field(pattern=pattern)`` for a text field, whose refusal says ``words`` ("lower-case
     letters, digits and '-'") instead of the pattern."""
+    from pydantic import Field  # noqa: PLC0415 - see the imports
+
     _PATTERN_WORDS[pattern] = words
     return Field(pattern=pattern)
 
@@ -126,6 +129,8 @@ def _toml(value: object) -> str:
 
 def allowed(annotation: Any, constraints: list[Any]) -> str | None:
     """What a field of this type and these constraints takes, in words (None: not known)."""
+    from pydantic import BaseModel  # noqa: PLC0415 - see the imports
+
     if annotation is bool:
         return "true or false"
     if annotation is int:
@@ -212,6 +217,8 @@ def _from_context(error: Mapping[str, Any]) -> str:
 
 
 def _unknown_key_help(model: type[BaseModel], loc: tuple[int | str, ...]) -> str:
+    from pydantic import BaseModel  # noqa: PLC0415 - see the imports
+
     found = _field_at(model, loc[:-1])
     section = found[0] if found is not None else None
     if not (isinstance(section, type) and issubclass(section, BaseModel)):
@@ -224,6 +231,8 @@ def _unknown_key_help(model: type[BaseModel], loc: tuple[int | str, ...]) -> str
 
 def _field_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[Any, list[Any]] | None:
     """The type and the constraints of the value at ``loc`` in ``model`` (None: not a field)."""
+    from pydantic import BaseModel  # noqa: PLC0415 - see the imports
+
     annotation: Any = model
     constraints: list[Any] = []
     for part in loc:
@@ -246,6 +255,8 @@ def _field_at(model: type[BaseModel], loc: tuple[int | str, ...]) -> tuple[Any, 
 def _unwrapped(annotation: Any, constraints: list[Any]) -> tuple[Any, list[Any]]:
     """``Annotated[int, Field(ge=1)] | None`` -> ``int`` and ``[Ge(1)]``."""
     constraints = list(constraints)
+    from pydantic.fields import FieldInfo  # noqa: PLC0415 - see the imports
+
     while True:
         if get_origin(annotation) is Annotated:
             annotation, *extra = get_args(annotation)

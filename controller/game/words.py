@@ -18,16 +18,19 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from controller.game.hands import HandEnd, hand_value
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.refusals import Why, WhyNot
-from controller.game.rules import Variant, format_odds
+from controller.game.rule_enums import format_odds
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import BUTTON_WORDS, Button
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
 
 DEVICE_WORDS = {"shoe": "the shoe", "peek": "the hole-card reader", "panel": "the button panel"}
 

@@ -40,7 +40,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import product
-from typing import Final, cast
+from typing import TYPE_CHECKING, Final, cast
 
 from controller.game.hands import (
     HandEnd,
@@ -53,7 +53,6 @@ from controller.game.hands import (
     is_two_card_21,
     player_rank,
 )
-from controller.game.rules import Variant
 from controller.game.settlement import (
     Box,
     Hand,
@@ -87,6 +86,9 @@ from controller.round.model import (
 )
 from controller.round.spec import Action
 from drivers.tbl21.cards import Card, Rank, Suit
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
 
 __all__ = [
     "CARDS",

@@ -29,7 +29,6 @@ import sys
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Final
 
-from controller.game.rules import Variant
 from controller.game.settlement import (
     Box,
     LedgerEntry,
@@ -64,6 +63,7 @@ from controller.round.spec import SPEC, Action, State
 from drivers.tbl21.cards import Card, DeckType, Rank, Suit, shoe_cards
 
 if TYPE_CHECKING:  # (the counting mode runs without the round controller's module)
+    from controller.game.rules import Variant
     from controller.round.controller import Output
 
 __all__ = ["CodeShoe", "Kernel", "ShoeEnded"]

@@ -53,7 +53,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from controller.game.rules import Variant, load_variant
 from controller.play import choices, tables_cache
 from controller.play.errors import PlayError, SimulationError
 from controller.play.hand_graph import HandGraph
@@ -67,6 +66,7 @@ from sim_hardware.errors import CardListError
 if TYPE_CHECKING:  # (a kernel run imports neither the round controller nor a process pool)
     from concurrent.futures import Future
 
+    from controller.game.rules import Variant
     from controller.round.controller import Output
 
 __all__ = [
@@ -200,7 +200,13 @@ class ShoeStream:
 # --- running ------------------------------------------------------------------------------
 
 
-def load_rules(config: SimConfig) -> Variant:
+def load_rules(config: SimConfig, kept: Path | None = None) -> Variant:
+    """The rules of ``config``, validated; kept in the folder ``kept``
+    (:func:`controller.play.tables_cache.kept_rules`) where given."""
+    if kept is not None:
+        return tables_cache.kept_rules(config.variant, config.overrides, kept)
+    from controller.game.rules import load_variant  # noqa: PLC0415 - pydantic, where needed
+
     return load_variant(config.variant, dict(config.overrides) or None)
 
 
@@ -305,7 +311,7 @@ def kernel_tables(config: SimConfig, kept: Path | None = None) -> tuple[Variant,
     )
     found = _GRAPHS.get(key)
     if found is None:
-        rules = load_rules(config)
+        rules = load_rules(config, kept)
         strategy: Strategy = strategy_for(rules)
         graph = None
         if kept is not None:
@@ -400,8 +406,9 @@ class SimResult:
 Progress = Callable[[int, int], None]  # (rounds done, rounds planned)
 
 
-def check_config(config: SimConfig) -> Variant:
-    """The rules of the run, after refusing what cannot be simulated (with the reason)."""
+def check_config(config: SimConfig, kept: Path | None = None) -> Variant:
+    """The rules of the run, after refusing what cannot be simulated (with the reason);
+    ``kept``: see :func:`load_rules`."""
     if config.rounds < 1:
         raise SimulationError(f"--rounds must be at least 1, got {config.rounds}")
     if config.workers < 1:
@@ -414,7 +421,7 @@ def check_config(config: SimConfig) -> Variant:
         raise SimulationError(
             f"--engine must be one of {', '.join(ENGINES)}, got {config.engine!r}"
         )
-    rules = load_rules(config)
+    rules = load_rules(config, kept)
     if not 1 <= config.boxes <= rules.table.boxes:
         raise SimulationError(
             f"--boxes must be 1-{rules.table.boxes} for {rules.id}, got {config.boxes}"
@@ -455,7 +462,7 @@ def simulate(
     """Run the simulation (in this process with one worker, else in a process pool).
     ``tables``: the folder of the kernel's kept tables (:mod:`controller.play.tables_cache`),
     read before the run and written after it where the run filled more of them."""
-    rules = check_config(config)
+    rules = check_config(config, tables if config.engine == "kernel" else None)
     filled_before: tuple[int, ...] = ()
     if tables is not None and config.engine == "kernel":
         filled_before = tables_cache.filled(kernel_tables(config, tables)[1])

@@ -54,13 +54,12 @@ from typing import TYPE_CHECKING, Any, Final
 
 from controller.game.errors import ConfigError
 from controller.game.hands import hand_value
-from controller.game.rules import (
+from controller.game.rule_enums import (
     VARIANT_IDS,
     VARIANTS_DIR,
     CardsAfterDouble,
+    PlainSection,
     SplitMatch,
-    Variant,
-    load_variant,
 )
 from controller.game.validation import shown
 from controller.play.errors import StrategyError
@@ -80,6 +79,7 @@ from drivers.tbl21.cards import Card, Rank
 
 if TYPE_CHECKING:  # (the simulator's kernel imports this module without the controller, and
     # without autoplay: its import of the round's errors and the dealer's words is not needed)
+    from controller.game.rules import Variant
     from controller.play.autoplay import Decision
     from controller.round.controller import RoundController
 
@@ -491,6 +491,8 @@ def strategy_from_mapping(
                     + ", ".join(VARIANT_IDS)
                 ],
             )
+        from controller.game.rules import load_variant  # noqa: PLC0415 - pydantic, where needed
+
         rules = load_variant(variant_id)
     elif rules.id != variant_id:
         raise ConfigError(
@@ -679,7 +681,11 @@ def _flatten(raw: object, prefix: str = "") -> dict[str, object]:
 def _rule_value(rules: Variant, dotted: str) -> tuple[bool, object]:
     current: object = rules
     for part in dotted.split("."):
-        fields = getattr(type(current), "model_fields", None)
+        fields = (
+            current.settings()
+            if isinstance(current, PlainSection)
+            else getattr(type(current), "model_fields", None)
+        )
         if not fields or part not in fields:
             return False, None
         current = getattr(current, part)

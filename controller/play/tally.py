@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from controller.game.hands import (
     Tier,
@@ -22,10 +23,13 @@ from controller.game.hands import (
     is_two_card_21,
     player_rank,
 )
-from controller.game.rules import BonusHand, Variant
+from controller.game.rule_enums import BonusHand
 from controller.game.settlement import EntryKind, LedgerEntry
 from controller.round.model import RoundState
 from drivers.tbl21.cards import Card
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
 
 __all__ = [
     "BONUS_KINDS",

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from controller.game.hands import HandEnd, hand_value, is_natural
 from controller.game.holds import HoldReason
 from controller.game.refusals import Why, WhyNot
-from controller.game.rules import CardsAfterDouble, DoubleAmount, SplitMatch, Variant
+from controller.game.rule_enums import CardsAfterDouble, DoubleAmount, SplitMatch
 from controller.game.settlement import (
     Box,
     Hand,
@@ -26,6 +26,9 @@ from controller.game.settlement import (
 )
 from controller.round.spec import State
 from drivers.tbl21.cards import Card, DeckType, Rank
+
+if TYPE_CHECKING:
+    from controller.game.rules import Variant
 
 _T = TypeVar("_T")
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from controller.game.errors import CroupierError
 from controller.game.refusals import WhyNot
-from controller.game.words import refusal_words
 
 
 class TableError(CroupierError):
@@ -20,4 +19,8 @@ class EntryError(TableError, ValueError):
         super().__init__(why)
 
     def __str__(self) -> str:
+        # (the words are imported when said: a kernel run imports this module, through the
+        # private files, and not the dealer's words, tests/simulate/test_kernel_imports.py)
+        from controller.game.words import refusal_words  # noqa: PLC0415
+
         return refusal_words(self.why)
