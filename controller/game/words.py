@@ -25,6 +25,7 @@ from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant, format_odds
+from controller.game.told import Tell, Told
 from drivers.tbl21.cards import Card
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import BUTTON_WORDS, Button
@@ -1203,6 +1204,63 @@ def croupier_answer(answer: str) -> str:
 
 def croupier_said(told: str) -> str:
     return f"Croupier said: {told}"
+
+
+# --- accepted people and access calls (controller.table.people, controller.table.access) ------
+
+
+def _person(t: Told) -> str:
+    """A role's person: "supervisor Ann Lee (1001)", "supervisor Ann", "supervisor"."""
+    if t.staff_id:
+        return f"{t.role} {t.name} ({t.staff_id})"
+    return t.role if t.name == t.role else f"{t.role} {t.name}"
+
+
+_TOLD: dict[Tell, Callable[[Told], str]] = {
+    Tell.SIGNED_IN: lambda t: f"{_person(t)} signed in until the key leaves {t.key}",
+    Tell.SIGNED_OUT: lambda t: f"{_person(t)} signed out: {t.reason}",
+    Tell.PINS_REQUIRED: lambda t: (
+        "supervisor and technician decisions need the key and that role's PIN"
+    ),
+    Tell.PINS_NOT_REQUIRED: lambda t: "supervisor and technician decisions need the key alone",
+    Tell.DEALER_IN: lambda t: (
+        f"dealer {t.name} ({t.staff_id}) signed in: the next rounds are theirs"
+    ),
+    Tell.DEALER_OUT: lambda t: f"dealer {t.name} ({t.staff_id}) signed out",
+    Tell.DEALER_HANDED_OVER: lambda t: f"dealer {t.name} ({t.staff_id}) handed over to {t.player}",
+    Tell.SIT_DOWN: lambda t: (
+        f"player card {t.card} ({t.player}) sits at box {t.box}: rated from now on"
+    ),
+    Tell.WALK_AWAY: lambda t: f"player card {t.card} ({t.player}) left box {t.box}: session over",
+    Tell.BET_SESSION: lambda t: f"box {t.box}: {t.player}'s bet is in session {t.session}",
+}
+assert set(_TOLD) == set(Tell)
+
+
+def call_words(told: Told) -> str:
+    """What the dealer is told of an accepted people or access call (the journal row's
+    ``text``)."""
+    return _TOLD[told.code](told)
+
+
+def signed_in_words(role: str, name: str, staff_id: str) -> str:
+    """Who is signed in, as the table names the role's person: "Ann Lee (supervisor 1001, key
+    and PIN)"."""
+    if staff_id:
+        return f"{name} ({role} {staff_id}, key and PIN)"
+    if name == role:
+        return f"{name} (key and PIN)"
+    return f"{name} ({role}, key and PIN)"
+
+
+def key_only_words(role: str) -> str:
+    """A role that decides with the key alone: "supervisor (key)"."""
+    return f"{role} (key)"
+
+
+def dealer_named(name: str, staff_id: str) -> str:
+    """The dealer as a round names them: "Bo Chen (2001)"."""
+    return f"{name} ({staff_id})"
 
 
 # --- the gaming day (controller.table.day) -----------------------------------------------------
