@@ -87,6 +87,7 @@ REFUSED_OUTPUTS = {
     "PeopleEvent": (1, "text"),
     "AccessEvent": (2, "text"),
     "DayEvent": (1, "text"),
+    "CommandReply": (0, "reason"),  # the service's answer to a command (controller.service)
 }
 
 
@@ -128,7 +129,7 @@ def _events_with_words(tree: ast.AST) -> list[int]:
                 continue
             func = node.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
-            if name not in REFUSED_OUTPUTS or name == "InputResult":
+            if name not in REFUSED_OUTPUTS or name in ("InputResult", "CommandReply"):
                 continue
             if _refused_with_words(node, name):
                 continue  # (a refusal given words: said as such)
@@ -373,3 +374,27 @@ def test_every_accepted_event_has_its_words() -> None:
     assert call_words(bo) == "dealer Bo Chen (2001) handed over to Cy Dee"
     sit = Told(Tell.SIT_DOWN, box=2, card="400123", player="Ann")
     assert call_words(sit) == "player card 400123 (Ann) sits at box 2: rated from now on"
+
+
+def test_the_check_sees_the_services_refusals_made_of_words() -> None:
+    """The service's refused commands (the journal down, the table stopped, no such notice) are
+    typed too: the check fails on the replies it made of words."""
+    removed = """
+def _command(self, command):
+    if applied is None or applied.result is None:
+        why = self.journaled.unavailable
+        if isinstance(command, Pin):
+            return CommandReply(False, why or "journal unavailable")
+        return CommandReply(accepted=False, reason=f"there is no notice {command.notice}")
+"""
+    assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
+        "a refused input given words"
+    ] * 2
+    typed = """
+def _command(self, command):
+    if applied is None or applied.result is None:
+        trouble = self.journaled.unavailable or ""
+        return _refused(WhyNot(Why.JOURNAL_UNAVAILABLE, detail=trouble))
+    return CommandReply(True, "")
+"""
+    assert problems(typed, "x") == []

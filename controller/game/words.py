@@ -735,6 +735,12 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
+def _not_recorded(what: str, trouble: str) -> str:
+    """Why an input was refused when the journal could not record it."""
+    why = trouble or "The journal cannot be written."
+    return f"Not applied ({what}): nothing is recorded, so nothing is done. {why}"
+
+
 def set_pin_hint(role: str) -> str:
     """A role (its value) has no PIN at this table: how to make one."""
     return (
@@ -960,6 +966,24 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
         "add NUMBER --role dealer --name NAME`"
     ),
     Why.JOURNAL_UNAVAILABLE: lambda w: w.detail or "journal unavailable",
+    Why.NOT_RECORDED: lambda w: _not_recorded(f"the {w.key} key", w.detail),
+    Why.NOTICE_NOT_RECORDED: lambda w: (
+        _not_recorded("acknowledging the notice", w.detail) + " The notice stays."
+    ),
+    Why.NO_SUCH_NOTICE: lambda w: f"there is no notice {w.number} to acknowledge",
+    Why.TABLE_NOT_RUNNING: lambda w: "the table is not running",
+    Why.TABLE_SHUTTING_DOWN: lambda w: "the table is shutting down",
+    Why.INTERNAL_ERROR: lambda w: "internal error: see the log",
+    Why.HALTED_FOR_SUPERVISOR: lambda w: (
+        "the table is stopped for a supervisor: nothing is dealt until a supervisor "
+        "signs in and chooses"
+    ),
+    Why.HALTED_NO_PIN: lambda w: (
+        f"{set_pin_hint(w.role)}; until then stop the table with Ctrl-C in its terminal"
+    ),
+    Why.HALTED_SIGN_IN_FIRST: lambda w: "a supervisor signs in with the supervisor PIN first",
+    Why.NO_VOID_HERE: lambda w: f"the round cannot be voided here: {w.detail}",
+    Why.VOID_NOT_WRITTEN: lambda w: f"the void could not be written: {w.detail}",
     Why.WRONG_DEALER_PIN: lambda w: "wrong staff number or dealer PIN",
     Why.DAY_OPEN_ALREADY: lambda w: f"gaming day {w.number} is open already: close it first",
     Why.DAY_NOT_OPEN_FOR: lambda w: (
