@@ -26,7 +26,7 @@ from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant, format_odds
 from controller.game.told import Tell, Told
-from drivers.tbl21.cards import Card
+from drivers.tbl21.cards import Card, DeckType
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import BUTTON_WORDS, Button
 
@@ -739,6 +739,24 @@ def _not_recorded(what: str, trouble: str) -> str:
     """Why an input was refused when the journal could not record it."""
     why = trouble or "The journal cannot be written."
     return f"Not applied ({what}): nothing is recorded, so nothing is done. {why}"
+
+
+# --- the shoe's decks (the round's foreign and over-count cards, the table's deck check) ----------
+
+DECK_WORDS = {
+    DeckType.STANDARD_52: "standard 52-card decks",
+    DeckType.SPANISH_48: "Spanish 48-card decks, no tens",
+}
+
+
+def deck_words(rules: Variant) -> str:
+    """The decks a variant's shoe holds: 'Spanish 48-card decks, no tens'."""
+    return DECK_WORDS[rules.shoe.deck]
+
+
+def count_words(decks: int) -> str:
+    """How many of each card a shoe of ``decks`` holds: '6 decks: 6 of each card'."""
+    return f"{decks} deck{'s' if decks > 1 else ''}: {decks} of each card"
 
 
 def set_pin_hint(role: str) -> str:

@@ -32,7 +32,7 @@ from controller.game.prompts import Prompt
 from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
 from controller.game.settlement import LedgerEntry
-from controller.game.words import day_words, refusal_words
+from controller.game.words import DECK_WORDS, day_words, refusal_words
 from controller.round.controller import (
     DeviceCommand,
     Output,
@@ -53,7 +53,7 @@ from controller.round.inputs import (
     Void,
     parse_input,
 )
-from controller.round.model import DECK_WORDS, in_variant_shoe
+from controller.round.model import in_variant_shoe
 from controller.round.spec import DECISION_NAMES, IN_ROUND, Action, State
 from controller.table.access import (
     KEY_ONLY,
