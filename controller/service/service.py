@@ -406,7 +406,7 @@ class TableService:
             return
         self._stop_journalled = True
         controller = self.app.controller
-        number = controller.round.number
+        number = controller.round_number()
         row = {
             "reason": reason,
             "round": number,
