@@ -22,7 +22,8 @@ from pathlib import Path
 
 from controller.game.holds import HoldKind
 from controller.game.refusals import Why, WhyNot
-from controller.game.words import STATE_WORDS, refusal_words
+from controller.game.told import Tell, Told
+from controller.game.words import STATE_WORDS, call_words, refusal_words
 from controller.round.spec import State
 
 ROOT = Path(__file__).resolve().parents[1] / "controller"
@@ -86,6 +87,7 @@ REFUSED_OUTPUTS = {
     "PeopleEvent": (1, "text"),
     "AccessEvent": (2, "text"),
     "DayEvent": (1, "text"),
+    "CommandReply": (0, "reason"),  # the service's answer to a command (controller.service)
 }
 
 
@@ -100,6 +102,41 @@ def _refused_with_words(call: ast.Call, name: str) -> bool:
     reason = args[at + 1] if len(args) > at + 1 else given.get(words_name)
     refused = isinstance(accepted, ast.Constant) and accepted.value is False
     return refused and _is_words(reason)
+
+
+def _event_words(call: ast.Call, name: str) -> ast.expr | None:
+    """The words given to a ``PeopleEvent``, ``AccessEvent`` or ``DayEvent`` (None: none)."""
+    at = REFUSED_OUTPUTS[name][0] + 1
+    given = {k.arg: k.value for k in call.keywords}
+    return call.args[at] if len(call.args) > at else given.get(REFUSED_OUTPUTS[name][1])
+
+
+def _events_with_words(tree: ast.AST) -> list[int]:
+    """Where a people, access or gaming-day event (accepted or not) is given words made here:
+    a string or f-string, directly or through a name the same function set to one (what the
+    words module's ``call_words``, ``day_words`` and ``refusal_words`` make instead)."""
+    found = []
+    for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+        made = {
+            target.id
+            for node in ast.walk(function)
+            if isinstance(node, ast.Assign) and _is_words(node.value)
+            for target in node.targets
+            if isinstance(target, ast.Name)
+        }
+        for node in ast.walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            if name not in REFUSED_OUTPUTS or name in ("InputResult", "CommandReply"):
+                continue
+            if _refused_with_words(node, name):
+                continue  # (a refusal given words: said as such)
+            words = _event_words(node, name)
+            if _is_words(words) or (isinstance(words, ast.Name) and words.id in made):
+                found.append(node.lineno)
+    return sorted(set(found))
 
 
 def problems(source: str, where: str, table: bool = True) -> list[str]:
@@ -135,6 +172,8 @@ def problems(source: str, where: str, table: bool = True) -> list[str]:
                 found.append(f"{where}:{node.lineno}: a refusal built from words")
             if name in REFUSED_OUTPUTS and _refused_with_words(node, name):
                 found.append(f"{where}:{node.lineno}: a refused input given words")
+    for lineno in _events_with_words(tree):
+        found.append(f"{where}:{lineno}: an event given words")
     for check in _refusal_checks(tree, table):
         for node in ast.walk(check):
             if isinstance(node, ast.Return) and _is_words(node.value):
@@ -279,5 +318,83 @@ def apply(self, call, boxes):
     return self, [_refused(WhyNot(Why.NO_DEALER_SIGNED_IN))]
 def _refused(self, call, day):
     return self, [refused_day(WhyNot(Why.DAY_NO_CHIPS), day, call.by, call.at)]
+"""
+    assert problems(typed, "x") == []
+
+
+def test_the_check_sees_accepted_table_events_made_of_words() -> None:
+    """What issue 23 typed last (the accepted access and people events' words, made in the
+    table layer until then) fails the check when made of words again: directly, or through a
+    name set to words first."""
+    removed = """
+def apply(self, attempt):
+    return [AccessEvent(label, "signed_in", True, f"{person} signed in until the key leaves {key}")]
+def require_pins(self, required):
+    text = (
+        "supervisor and technician decisions need the key and that role's PIN"
+        if required
+        else "supervisor and technician decisions need the key alone"
+    )
+    events.append(AccessEvent(None, "policy", True, text))
+def _out(self, at, how):
+    return PeopleEvent("dealer_out", True, f"dealer {self.dealer_name} ({self.dealer_id}) {how}")
+def walk_away(self, call, seat):
+    text = f"player card {seat.card} ({seat.player}) left box {call.box}: session over"
+    return PeopleEvent("walk_away", True, text, call.box, card=seat.card)
+def bet(self, box, player, seat):
+    return PeopleEvent("bet", True, text=f"box {box}: {player}'s bet is in session {seat}")
+def key(self, button):
+    return [DayEvent("key", True, f"panel key {button} works", day, self.panel_by)]
+"""
+    assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == ["an event given words"] * 6
+    typed = """
+def apply(self, attempt):
+    told = Told(Tell.SIGNED_IN, label, self.name, self.staff_id, key)
+    return [AccessEvent(label, "signed_in", True, call_words(told))]
+def walk_away(self, call, seat):
+    text = call_words(Told(Tell.WALK_AWAY, box=call.box, card=seat.card, player=seat.player))
+    return PeopleEvent("walk_away", True, text, call.box, card=seat.card)
+def key(self, button):
+    text = day_words("key", key=BUTTON_WORDS[button], left=left)
+    return [DayEvent("key", True, text, day, self.panel_by)]
+"""
+    assert problems(typed, "x") == []
+
+
+def test_every_accepted_event_has_its_words() -> None:
+    """The words module says every code of an accepted call, each its own way, and as the
+    journal's rows said them before they were typed."""
+    said = {call_words(Told(tell, "supervisor", "Ann", "1001", "SUP")) for tell in Tell}
+    assert len(said) == len(Tell)
+    ann = Told(Tell.SIGNED_IN, "supervisor", "Ann Lee", "1001", "SUP")
+    assert call_words(ann) == "supervisor Ann Lee (1001) signed in until the key leaves SUP"
+    shared = Told(Tell.SIGNED_OUT, "supervisor", "supervisor", reason="the table restarted")
+    assert call_words(shared) == "supervisor signed out: the table restarted"
+    bo = Told(Tell.DEALER_HANDED_OVER, name="Bo Chen", staff_id="2001", player="Cy Dee")
+    assert call_words(bo) == "dealer Bo Chen (2001) handed over to Cy Dee"
+    sit = Told(Tell.SIT_DOWN, box=2, card="400123", player="Ann")
+    assert call_words(sit) == "player card 400123 (Ann) sits at box 2: rated from now on"
+
+
+def test_the_check_sees_the_services_refusals_made_of_words() -> None:
+    """The service's refused commands (the journal down, the table stopped, no such notice) are
+    typed too: the check fails on the replies it made of words."""
+    removed = """
+def _command(self, command):
+    if applied is None or applied.result is None:
+        why = self.journaled.unavailable
+        if isinstance(command, Pin):
+            return CommandReply(False, why or "journal unavailable")
+        return CommandReply(accepted=False, reason=f"there is no notice {command.notice}")
+"""
+    assert [p.split(": ", 1)[1] for p in problems(removed, "x")] == [
+        "a refused input given words"
+    ] * 2
+    typed = """
+def _command(self, command):
+    if applied is None or applied.result is None:
+        trouble = self.journaled.unavailable or ""
+        return _refused(WhyNot(Why.JOURNAL_UNAVAILABLE, detail=trouble))
+    return CommandReply(True, "")
 """
     assert problems(typed, "x") == []

@@ -130,6 +130,17 @@ class Why(StrEnum):
     NO_DEALER_SIGNED_IN = "no_dealer_signed_in"
     NO_DEALERS_ON_STAFF = "no_dealers_on_staff"
     JOURNAL_UNAVAILABLE = "journal_unavailable"  # detail: the journal's trouble, as it said it
+    NOT_RECORDED = "not_recorded"  # key: the key not applied; detail: the journal's trouble
+    NOTICE_NOT_RECORDED = "notice_not_recorded"  # detail: the journal's trouble
+    NO_SUCH_NOTICE = "no_such_notice"  # number: the notice's id
+    TABLE_NOT_RUNNING = "table_not_running"
+    TABLE_SHUTTING_DOWN = "table_shutting_down"
+    INTERNAL_ERROR = "internal_error"
+    HALTED_FOR_SUPERVISOR = "halted_for_supervisor"  # the halted table takes a PIN or a choice
+    HALTED_NO_PIN = "halted_no_pin"  # role: no PIN to sign in with, so no choice but Ctrl-C
+    HALTED_SIGN_IN_FIRST = "halted_sign_in_first"
+    NO_VOID_HERE = "no_void_here"  # detail: why the halted round cannot be voided
+    VOID_NOT_WRITTEN = "void_not_written"  # detail: the journal's trouble
     WRONG_DEALER_PIN = "wrong_dealer_pin"
     # The dealer's sign-in lockout (wrong PINs in a row lock it, as the supervisor's PIN):
     WRONG_DEALER_PIN_LOCKS = "wrong_dealer_pin_locks"  # number: more in a row lock, seconds

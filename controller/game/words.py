@@ -25,7 +25,8 @@ from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.prompts import Prompt, PromptCode, Say, money, rank_words
 from controller.game.refusals import Why, WhyNot
 from controller.game.rule_enums import format_odds
-from drivers.tbl21.cards import Card
+from controller.game.told import Tell, Told
+from drivers.tbl21.cards import Card, DeckType
 from drivers.tbl21.errors import CardNotationError
 from drivers.tbl21.events import BUTTON_WORDS, Button
 
@@ -737,6 +738,30 @@ def duration(seconds: float) -> str:
     return f"{minutes} min {rest} s" if rest else f"{minutes} min"
 
 
+def _not_recorded(what: str, trouble: str) -> str:
+    """Why an input was refused when the journal could not record it."""
+    why = trouble or "The journal cannot be written."
+    return f"Not applied ({what}): nothing is recorded, so nothing is done. {why}"
+
+
+# --- the shoe's decks (the round's foreign and over-count cards, the table's deck check) ----------
+
+DECK_WORDS = {
+    DeckType.STANDARD_52: "standard 52-card decks",
+    DeckType.SPANISH_48: "Spanish 48-card decks, no tens",
+}
+
+
+def deck_words(rules: Variant) -> str:
+    """The decks a variant's shoe holds: 'Spanish 48-card decks, no tens'."""
+    return DECK_WORDS[rules.shoe.deck]
+
+
+def count_words(decks: int) -> str:
+    """How many of each card a shoe of ``decks`` holds: '6 decks: 6 of each card'."""
+    return f"{decks} deck{'s' if decks > 1 else ''}: {decks} of each card"
+
+
 def set_pin_hint(role: str) -> str:
     """A role (its value) has no PIN at this table: how to make one."""
     return (
@@ -962,6 +987,24 @@ _REFUSALS: dict[Why, Callable[[WhyNot], str]] = {
         "add NUMBER --role dealer --name NAME`"
     ),
     Why.JOURNAL_UNAVAILABLE: lambda w: w.detail or "journal unavailable",
+    Why.NOT_RECORDED: lambda w: _not_recorded(f"the {w.key} key", w.detail),
+    Why.NOTICE_NOT_RECORDED: lambda w: (
+        _not_recorded("acknowledging the notice", w.detail) + " The notice stays."
+    ),
+    Why.NO_SUCH_NOTICE: lambda w: f"there is no notice {w.number} to acknowledge",
+    Why.TABLE_NOT_RUNNING: lambda w: "the table is not running",
+    Why.TABLE_SHUTTING_DOWN: lambda w: "the table is shutting down",
+    Why.INTERNAL_ERROR: lambda w: "internal error: see the log",
+    Why.HALTED_FOR_SUPERVISOR: lambda w: (
+        "the table is stopped for a supervisor: nothing is dealt until a supervisor "
+        "signs in and chooses"
+    ),
+    Why.HALTED_NO_PIN: lambda w: (
+        f"{set_pin_hint(w.role)}; until then stop the table with Ctrl-C in its terminal"
+    ),
+    Why.HALTED_SIGN_IN_FIRST: lambda w: "a supervisor signs in with the supervisor PIN first",
+    Why.NO_VOID_HERE: lambda w: f"the round cannot be voided here: {w.detail}",
+    Why.VOID_NOT_WRITTEN: lambda w: f"the void could not be written: {w.detail}",
     Why.WRONG_DEALER_PIN: lambda w: "wrong staff number or dealer PIN",
     Why.DAY_OPEN_ALREADY: lambda w: f"gaming day {w.number} is open already: close it first",
     Why.DAY_NOT_OPEN_FOR: lambda w: (
@@ -1206,6 +1249,63 @@ def croupier_answer(answer: str) -> str:
 
 def croupier_said(told: str) -> str:
     return f"Croupier said: {told}"
+
+
+# --- accepted people and access calls (controller.table.people, controller.table.access) ------
+
+
+def _person(t: Told) -> str:
+    """A role's person: "supervisor Ann Lee (1001)", "supervisor Ann", "supervisor"."""
+    if t.staff_id:
+        return f"{t.role} {t.name} ({t.staff_id})"
+    return t.role if t.name == t.role else f"{t.role} {t.name}"
+
+
+_TOLD: dict[Tell, Callable[[Told], str]] = {
+    Tell.SIGNED_IN: lambda t: f"{_person(t)} signed in until the key leaves {t.key}",
+    Tell.SIGNED_OUT: lambda t: f"{_person(t)} signed out: {t.reason}",
+    Tell.PINS_REQUIRED: lambda t: (
+        "supervisor and technician decisions need the key and that role's PIN"
+    ),
+    Tell.PINS_NOT_REQUIRED: lambda t: "supervisor and technician decisions need the key alone",
+    Tell.DEALER_IN: lambda t: (
+        f"dealer {t.name} ({t.staff_id}) signed in: the next rounds are theirs"
+    ),
+    Tell.DEALER_OUT: lambda t: f"dealer {t.name} ({t.staff_id}) signed out",
+    Tell.DEALER_HANDED_OVER: lambda t: f"dealer {t.name} ({t.staff_id}) handed over to {t.player}",
+    Tell.SIT_DOWN: lambda t: (
+        f"player card {t.card} ({t.player}) sits at box {t.box}: rated from now on"
+    ),
+    Tell.WALK_AWAY: lambda t: f"player card {t.card} ({t.player}) left box {t.box}: session over",
+    Tell.BET_SESSION: lambda t: f"box {t.box}: {t.player}'s bet is in session {t.session}",
+}
+assert set(_TOLD) == set(Tell)
+
+
+def call_words(told: Told) -> str:
+    """What the dealer is told of an accepted people or access call (the journal row's
+    ``text``)."""
+    return _TOLD[told.code](told)
+
+
+def signed_in_words(role: str, name: str, staff_id: str) -> str:
+    """Who is signed in, as the table names the role's person: "Ann Lee (supervisor 1001, key
+    and PIN)"."""
+    if staff_id:
+        return f"{name} ({role} {staff_id}, key and PIN)"
+    if name == role:
+        return f"{name} (key and PIN)"
+    return f"{name} ({role}, key and PIN)"
+
+
+def key_only_words(role: str) -> str:
+    """A role that decides with the key alone: "supervisor (key)"."""
+    return f"{role} (key)"
+
+
+def dealer_named(name: str, staff_id: str) -> str:
+    """The dealer as a round names them: "Bo Chen (2001)"."""
+    return f"{name} ({staff_id})"
 
 
 # --- the gaming day (controller.table.day) -----------------------------------------------------

@@ -129,7 +129,7 @@ def plan(
     missing = prepared.replayed.missing if prepared.replayed is not None else []
     returned = tuple(m.item for m in missing if isinstance(m.item, LedgerEntry))
     controller = prepared.app.controller
-    return Plan(aside, rows, returned, controller.round.voided, controller.state)
+    return Plan(aside, rows, returned, controller.voided(), controller.state)
 
 
 def write(journal: Journal, chosen: Plan) -> None:

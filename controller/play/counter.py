@@ -61,13 +61,12 @@ class CardCounter:
 
     def decide(self, controller: RoundController) -> Decision | None:
         """An index play for the counter's box now (None: play the chart)."""
-        round_ = controller.round
-        up = round_.dealer.first
+        up = controller.dealer_up()
         if up is None or not controller.rules.dealer.first_card_face_up:
             return None
         true = self.shoe.now().true
         box_no = self.seat.box
-        box = round_.boxes.get(box_no)
+        box = controller.box(box_no)
         if box is None or not box.hands:
             return None
         if controller.state in (State.OFFERS, State.INSURANCE):
@@ -76,12 +75,13 @@ class CardCounter:
                 self.index_plays += 1
                 return Decision(Action.INSURANCE, {"box": box_no})
             return None
-        if controller.state is not State.PLAYING or round_.turn is None:
+        in_play = controller.hand_in_play()
+        if controller.state is not State.PLAYING or in_play is None:
             return None
-        number, index = round_.turn
+        number, hand = in_play
         if number != box_no or len(box.hands) > 1:
             return None
-        cards = [str(c) for c in box.hands[index].cards]
+        cards = [str(c) for c in hand.cards]
         for name, action in _ACTIONS.items():
             found = index_for(cards, str(up), name)
             if found is not None and found.past(true):

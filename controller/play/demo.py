@@ -347,13 +347,13 @@ class RatedPlay:
             return decision
         if decision.action is Action.SURRENDER:
             return None
-        if controller.state is not State.PLAYING or controller.round.turn is None:
+        in_play = controller.hand_in_play()
+        if controller.state is not State.PLAYING or in_play is None:
             return decision
-        number, index = controller.round.turn
-        hand = controller.round.boxes[number].hands[index]
+        number, hand = in_play
         rules = controller.rules
         value = hand_value(hand.cards)
-        up = controller.round.dealer.first
+        up = controller.dealer_up()
         high = up is None or not rules.dealer.first_card_face_up or up.points >= 7 or up.is_ace
         wanted = decision.action
         if not value.soft and POOR_STAND_FROM <= value.total <= 16 and high:

@@ -44,7 +44,7 @@ from controller.game.words import GO_ON, refusal_words
 from controller.round.errors import ActionRefused, InputError, Refusal, SpecViolation
 from controller.round.inputs import Decision, Input, parse_input
 from controller.round.memento import MachineModel, RoundMemento, Snapshot
-from controller.round.model import RoundState, TableStatus, total
+from controller.round.model import BoxState, HandState, RoundState, TableStatus, total
 from controller.round.offers import Offers
 from controller.round.outputs import (
     DeviceCommand,
@@ -221,6 +221,33 @@ class RoundController(Offers):
         hole-card reader), or None before it is."""
         cards = self.round.dealer.cards
         return cards[1] if len(cards) > 1 else None
+
+    def round_number(self) -> int:
+        """The number of the round under way (or the next, between rounds)."""
+        return self.round.number
+
+    def voided(self) -> bool:
+        """The round was voided."""
+        return self.round.voided
+
+    def bet_boxes(self) -> list[int]:
+        """The boxes with a wager this round, by number ([] before the first bet)."""
+        return self.round.box_numbers()
+
+    def box(self, number: int) -> BoxState | None:
+        """Box ``number`` as the round has it (None: no wager on it this round)."""
+        return self.round.boxes.get(number)
+
+    def dealer_up(self) -> Card | None:
+        """The dealer's first card, or None before it is dealt."""
+        return self.round.dealer.first
+
+    def hand_in_play(self) -> tuple[int, HandState] | None:
+        """The box in play and its hand in play (None: no hand is in play)."""
+        if self.round.turn is None:
+            return None
+        number, index = self.round.turn
+        return number, self.round.boxes[number].hands[index]
 
     def allowed_actions(self) -> set[Action]:
         """The actions the spec allows now (a decision may still be refused by the rules)."""

@@ -215,21 +215,6 @@ def in_variant_shoe(rules: Variant, card: Card) -> bool:
     return not (rules.shoe.deck is DeckType.SPANISH_48 and card.rank is Rank.TEN)
 
 
-DECK_WORDS = {
-    DeckType.STANDARD_52: "standard 52-card decks",
-    DeckType.SPANISH_48: "Spanish 48-card decks, no tens",
-}
-
-
-def deck_words(rules: Variant) -> str:
-    return DECK_WORDS[rules.shoe.deck]
-
-
-def count_words(decks: int) -> str:
-    """How many of each card a shoe of ``decks`` holds: '6 decks: 6 of each card'."""
-    return f"{decks} deck{'s' if decks > 1 else ''}: {decks} of each card"
-
-
 def total(rules: Variant, hand: HandState) -> int:
     fixed = 0
     if hand.doubles and rules.double.initial_aces_count_one:

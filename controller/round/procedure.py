@@ -29,7 +29,7 @@ from controller.game.settlement import (
     stakes_at_21,
     surrender_waits_for_dealer,
 )
-from controller.game.words import on_the_bar
+from controller.game.words import count_words, deck_words, on_the_bar
 from controller.round.errors import Refusal
 from controller.round.inputs import (
     AssignCard,
@@ -58,9 +58,7 @@ from controller.round.model import (
     HandState,
     RoundState,
     StakeState,
-    count_words,
     deal_plan,
-    deck_words,
     end_of_hand,
     in_variant_shoe,
     insurance_offered,

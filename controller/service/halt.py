@@ -34,8 +34,9 @@ from typing import Any
 
 import structlog
 
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
-from controller.game.words import set_pin_hint
+from controller.game.words import refusal_words
 from controller.journal import setaside
 from controller.journal.errors import (
     ChainBroken,
@@ -198,7 +199,7 @@ class Halted:
             return self._worker.submit(self._answer, command)
         except RuntimeError:  # closed
             done: Future[CommandReply] = Future()
-            done.set_result(CommandReply(False, "the table is shutting down"))
+            done.set_result(_refused(WhyNot(Why.TABLE_SHUTTING_DOWN)))
             return done
 
     def close(self) -> None:
@@ -213,7 +214,7 @@ class Halted:
     def _command(self, command: object) -> CommandReply:
         if isinstance(command, Pin):
             if not self.access.policy.has_pin(Role.SUPERVISOR):
-                return CommandReply(False, set_pin_hint(Role.SUPERVISOR))
+                return _refused(WhyNot(Why.NO_PIN_SET, role=Role.SUPERVISOR.value))
             attempt = self.access.check_pin(
                 command.pin, source="display", staff_id=command.staff_id
             )
@@ -223,19 +224,11 @@ class Halted:
             log.info("halted: supervisor sign-in", accepted=accepted, text=text)
             return CommandReply(accepted, text)
         if not isinstance(command, HaltChoice):
-            return CommandReply(
-                False,
-                "the table is stopped for a supervisor: nothing is dealt until a supervisor "
-                "signs in and chooses",
-            )
+            return _refused(WhyNot(Why.HALTED_FOR_SUPERVISOR))
         if not self.access.policy.has_pin(Role.SUPERVISOR):
-            return CommandReply(
-                False,
-                f"{set_pin_hint(Role.SUPERVISOR)}; until then stop the table with Ctrl-C in "
-                "its terminal",
-            )
+            return _refused(WhyNot(Why.HALTED_NO_PIN, role=Role.SUPERVISOR.value))
         if self.access.signin.role is not Role.SUPERVISOR:
-            return CommandReply(False, "a supervisor signs in with the supervisor PIN first")
+            return _refused(WhyNot(Why.HALTED_SIGN_IN_FIRST))
         log.info("halted: supervisor's choice", choice=command.choice.value)
         if command.choice is Choice.STOP:
             self.stopped.set()
@@ -247,7 +240,7 @@ class Halted:
 
     def _void(self) -> CommandReply:
         if self.void is None:
-            return CommandReply(False, f"the round cannot be voided here: {self.no_void}")
+            return _refused(WhyNot(Why.NO_VOID_HERE, detail=self.no_void or ""))
         # The plan made at the start, with who decides: this process holds the journal's lock,
         # so nothing has been written to it since.
         plan = replace(self.void, aside=replace(self.void.aside, by=self.signed_in))
@@ -255,7 +248,7 @@ class Halted:
             with Journal.open(self.journal, sealed=True, key_path=self.key_path) as journal:
                 setaside.write(journal, plan)
         except JournalUnavailable as exc:
-            return CommandReply(False, f"the void could not be written: {exc}")
+            return _refused(WhyNot(Why.VOID_NOT_WRITTEN, detail=str(exc)))
         log.warning(
             "halted: the open round voided, rows set aside",
             by=self.signed_in,
@@ -291,3 +284,8 @@ class Halted:
             )
         where = "the journal" if result.first_bad_seq is None else f"row {result.first_bad_seq}"
         return f"the hash chain is broken at {where}: {result.reason}"
+
+
+def _refused(why: WhyNot) -> CommandReply:
+    """A command to the halted table refused for ``why``, said by the words module."""
+    return CommandReply(False, refusal_words(why))

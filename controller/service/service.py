@@ -46,8 +46,9 @@ import structlog
 
 from controller.game.errors import ConfigError
 from controller.game.prompts import Prompt, PromptCode, Say
+from controller.game.refusals import Why, WhyNot
 from controller.game.rules import resolve_variant_path
-from controller.game.words import line
+from controller.game.words import line, refusal_words
 from controller.journal.errors import ChainBroken, JournalUnavailable, RecoveryMismatch
 from controller.journal.journaled import (
     JOURNAL_FORMAT,
@@ -395,7 +396,7 @@ class TableService:
             except queue.Empty:
                 break
             if isinstance(item, _Call):
-                item.future.set_result(CommandReply(False, "the table is shutting down"))
+                item.future.set_result(_refused(WhyNot(Why.TABLE_SHUTTING_DOWN)))
         self._stack.close()
         self._claims.close()
 
@@ -405,7 +406,7 @@ class TableService:
             return
         self._stop_journalled = True
         controller = self.app.controller
-        number = controller.round.number
+        number = controller.round_number()
         row = {
             "reason": reason,
             "round": number,
@@ -431,7 +432,7 @@ class TableService:
         """Queue a command for the owner (from any thread); the future holds its reply."""
         future: Future[CommandReply] = Future()
         if self._stopping.is_set() or not self._opened:
-            future.set_result(CommandReply(False, "the table is not running"))
+            future.set_result(_refused(WhyNot(Why.TABLE_NOT_RUNNING)))
             return future
         self._inbox.put(_Call(command, future))
         return future
@@ -526,7 +527,7 @@ class TableService:
         if isinstance(item, _Wake):
             return True
         if isinstance(item, _Call):
-            reply = CommandReply(False, "internal error: see the log")
+            reply = _refused(WhyNot(Why.INTERNAL_ERROR))
             try:
                 reply = self._command(item.command)
             except Exception as exc:
@@ -672,11 +673,6 @@ class TableService:
         self._unjournalled.clear()
         return True
 
-    def _not_recorded(self, what: str) -> str:
-        """Why an input was refused when the journal could not record it."""
-        why = self.journaled.unavailable or "The journal cannot be written."
-        return f"Not applied ({what}): nothing is recorded, so nothing is done. {why}"
-
     def _signal(self) -> None:
         """The panel's side of the notices: ``CAL`` blinks while one is open; and notices the
         journal could not take yet are written as soon as it can."""
@@ -717,11 +713,10 @@ class TableService:
         if isinstance(command, Acknowledge):
             notice = self.notices.find(command.notice)
             if notice is None:
-                return CommandReply(False, f"there is no notice {command.notice} to acknowledge")
+                return _refused(WhyNot(Why.NO_SUCH_NOTICE, number=command.notice))
             if not self._journal_notice("acknowledged", notice, keep=False):
-                return CommandReply(
-                    False, self._not_recorded("acknowledging the notice") + " The notice stays."
-                )
+                trouble = self.journaled.unavailable or ""
+                return _refused(WhyNot(Why.NOTICE_NOT_RECORDED, detail=trouble))
             self.notices.acknowledge(command.notice)
             return CommandReply(True, "")
         if isinstance(command, DayRequest):
@@ -748,17 +743,18 @@ class TableService:
         applied = done[0]
         if isinstance(command, Press):
             if applied is None:
-                return CommandReply(False, self._not_recorded(f"the {command.button.value} key"))
+                trouble = self.journaled.unavailable or ""
+                why = WhyNot(Why.NOT_RECORDED, key=command.button.value, detail=trouble)
+                return _refused(why)
             results = [o for o in applied.outputs if isinstance(o, (InputResult, AccessEvent))]
             refused = next((r for r in results if not r.accepted), None)
             if refused is not None:
                 return CommandReply(False, _why(refused))
             return CommandReply(True, _why(results[-1]) if results else "")
         if applied is None or applied.result is None:
-            why = self.journaled.unavailable
-            if isinstance(command, Pin):
-                return CommandReply(False, why or "journal unavailable")
-            return CommandReply(False, why or "the journal cannot be written")
+            trouble = self.journaled.unavailable or ""
+            code = Why.JOURNAL_UNAVAILABLE if isinstance(command, Pin) else Why.JOURNAL_CANNOT_WRITE
+            return _refused(WhyNot(code, detail=trouble))
         return CommandReply(applied.result.accepted, _why(applied.result))
 
     def _publish(self) -> None:
@@ -766,6 +762,11 @@ class TableService:
             self._guarded(self._signal, "the notice lamp")
         for observer in self._observers:
             self._guarded(partial(observer, self), "an observer")
+
+
+def _refused(why: WhyNot) -> CommandReply:
+    """A command refused for ``why``, said by the words module."""
+    return CommandReply(False, refusal_words(why))
 
 
 def _why(item: InputResult | AccessEvent | PeopleEvent | DayEvent) -> str:

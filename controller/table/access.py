@@ -44,7 +44,8 @@ from typing import Any
 
 from controller.game.holds import HoldCause, HoldKind, HoldReason
 from controller.game.refusals import Why, WhyNot
-from controller.game.words import refusal_words
+from controller.game.told import Tell, Told
+from controller.game.words import call_words, key_only_words, refusal_words, signed_in_words
 from controller.round.spec import DECISION_NAMES, SUPERVISOR_ACTIONS, Action
 from controller.table.config import TableConfig, verify_secret
 from controller.table.people import DealerSignIn
@@ -224,16 +225,7 @@ class SignIn:
 
     def who(self) -> str:
         assert self.role is not None
-        if self.staff_id:
-            return f"{self.name} ({self.role.value} {self.staff_id}, key and PIN)"
-        if self.name == self.role.value:
-            return f"{self.name} (key and PIN)"
-        return f"{self.name} ({self.role.value}, key and PIN)"
-
-    def _person(self, role: Role, name: str, staff_id: str = "") -> str:
-        if staff_id:
-            return f"{role.value} {name} ({staff_id})"
-        return role.value if name == role.value else f"{role.value} {name}"
+        return signed_in_words(self.role.value, self.name, self.staff_id)
 
     def apply(self, attempt: PinAttempt) -> list[AccessEvent]:
         """Apply an attempt's outcome; what to tell the dealer and journal."""
@@ -280,8 +272,7 @@ class SignIn:
                     label,
                     "signed_in",
                     True,
-                    f"{self._person(role, self.name, self.staff_id)} signed in until the key "
-                    f"leaves {key}",
+                    call_words(Told(Tell.SIGNED_IN, label, self.name, self.staff_id, key)),
                     attempt.source,
                 )
             ]
@@ -347,7 +338,7 @@ class SignIn:
             role.value,
             "signed_out",
             True,
-            f"{self._person(role, name, staff_id)} signed out: {reason}",
+            call_words(Told(Tell.SIGNED_OUT, role.value, name, staff_id, reason=reason)),
         )
 
 
@@ -537,18 +528,14 @@ class AccessControl:
         signed_out = None if required else self.signin.sign_out("PINs are no longer required")
         if signed_out is not None:
             events.append(signed_out)
-        text = (
-            "supervisor and technician decisions need the key and that role's PIN"
-            if required
-            else "supervisor and technician decisions need the key alone"
-        )
-        events.append(AccessEvent(None, "policy", True, text))
+        told = Told(Tell.PINS_REQUIRED if required else Tell.PINS_NOT_REQUIRED)
+        events.append(AccessEvent(None, "policy", True, call_words(told)))
         return events
 
     def who(self, role: Role) -> str:
         if self.policy.pins_required and self.signin.role is role:
             return self.signin.who()
-        return f"{role.value} (key)"
+        return key_only_words(role.value)
 
     def granted(self, role: Role) -> bool:
         return not self.policy.pins_required or self.signin.role is role

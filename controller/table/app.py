@@ -32,7 +32,7 @@ from controller.game.prompts import Prompt
 from controller.game.refusals import Why, WhyNot
 from controller.game.rules import Variant
 from controller.game.settlement import LedgerEntry
-from controller.game.words import day_words, refusal_words
+from controller.game.words import DECK_WORDS, day_words, refusal_words
 from controller.round.controller import (
     DeviceCommand,
     Output,
@@ -53,7 +53,7 @@ from controller.round.inputs import (
     Void,
     parse_input,
 )
-from controller.round.model import DECK_WORDS, in_variant_shoe
+from controller.round.model import in_variant_shoe
 from controller.round.spec import DECISION_NAMES, IN_ROUND, Action, State
 from controller.table.access import (
     KEY_ONLY,
@@ -395,7 +395,7 @@ class TableApp:
         elif isinstance(event, ShoeLoaded):
             self._note(device, f"new shoe loaded ({event.cards_detected} cards)")
             round_open = self.controller.state not in BETWEEN_ROUNDS
-            number = self.controller.round.number
+            number = self.controller.round_number()
             self._steps(device, self.shoe.loaded(round_open, number, event.cards_detected))
         elif isinstance(event, PeekResult):
             self._apply(ReaderAnswer(event.outcome))
@@ -509,7 +509,7 @@ class TableApp:
                 f"now {described(now)}",
             )
             return
-        detail = changed_detail(label, before, now, self.controller.round.number)
+        detail = changed_detail(label, before, now, self.controller.round_number())
         log.warning("device changed in the middle of a round", device=label, detail=detail)
         self._apply(Hold(HoldKind.LOCKUP, detail, label, HoldCause.DEVICE_CHANGED))
 
@@ -625,7 +625,7 @@ class TableApp:
         if (
             refusal is None
             and call.act is DayAct.CLOSING
-            and (self._round_open() or self.controller.round.boxes)
+            and (self._round_open() or bool(self.controller.bet_boxes()))
         ):
             refusal = WhyNot(Why.DAY_ROUND_OPEN)
         if refusal is None and call.act in (DayAct.READER, DayAct.SHOE):
@@ -1048,7 +1048,7 @@ class TableApp:
     @property
     def round_number(self) -> int:
         """The number of the round open now (the journal's ``round_id``)."""
-        return self.controller.round.number
+        return self.controller.round_number()
 
     def output_mark(self) -> int:
         """A position in the table's outputs that stays valid across :meth:`trim_outputs`."""

@@ -118,7 +118,7 @@ def dealer_keys(controller: RoundController, wagers_per_box: int) -> frozenset[B
         if action in allowed and controller.can(action):
             lit.add(button)
     if controller.state in ENTRY_STATES:
-        lit.update(BOX_KEYS[n - 1] for n in controller.round.boxes)
+        lit.update(BOX_KEYS[n - 1] for n in controller.bet_boxes())
         lit.update(WAGER_KEYS[:wagers_per_box])
         lit.update(DIGIT_KEYS)
     return frozenset(lit)

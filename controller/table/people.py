@@ -31,7 +31,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from controller.game.refusals import Why, WhyNot
-from controller.game.words import refusal_words
+from controller.game.told import Tell, Told
+from controller.game.words import call_words, dealer_named, refusal_words
 
 CARD_NUMBER = re.compile(r"[0-9]{4,16}")  # a player card's number (digits, as a reader gives)
 
@@ -178,7 +179,7 @@ class People:
 
     def dealer(self) -> str | None:
         """The dealer as a round names them: "Bo Chen (2001)" (None: nobody signed in)."""
-        return f"{self.dealer_name} ({self.dealer_id})" if self.dealer_id else None
+        return dealer_named(self.dealer_name, self.dealer_id) if self.dealer_id else None
 
     def apply(self, call: PeopleCall, boxes: int) -> tuple[People, list[PeopleEvent]]:
         """The people after ``call`` and what became of it (``boxes``: the table's boxes)."""
@@ -187,7 +188,7 @@ class People:
         if isinstance(call, DealerSignOut):
             if not self.dealer_id:
                 return self, [refused_event(WhyNot(Why.NO_DEALER_SIGNED_IN))]
-            out = self._out(call.at, "signed out")
+            out = self._out(call.at)
             return replace(self, dealer_id="", dealer_name="", dealer_since=None), [out]
         if isinstance(call, SitDown):
             return self._sit(call, boxes)
@@ -196,18 +197,21 @@ class People:
             why = WhyNot(Why.NOBODY_RATED_AT_BOX, box=call.box)
             return self, [refused_event(why, call.box, at=call.at)]
         seats = {b: s for b, s in self.seats.items() if b != call.box}
-        text = f"player card {seat.card} ({seat.player}) left box {call.box}: session over"
+        text = call_words(Told(Tell.WALK_AWAY, box=call.box, card=seat.card, player=seat.player))
         event = PeopleEvent(
             "walk_away", True, text, call.box, card=seat.card, session=seat.session,
             player=seat.player, at=call.at,
         )  # fmt: skip
         return replace(self, seats=seats), [event]
 
-    def _out(self, at: float, how: str) -> PeopleEvent:
+    def _out(self, at: float, to: str = "") -> PeopleEvent:
+        """The dealer signs out (``to``: handing over to that dealer)."""
+        code = Tell.DEALER_HANDED_OVER if to else Tell.DEALER_OUT
+        told = Told(code, name=self.dealer_name, staff_id=self.dealer_id, player=to)
         return PeopleEvent(
             "dealer_out",
             True,
-            f"dealer {self.dealer_name} ({self.dealer_id}) {how}",
+            call_words(told),
             staff_id=self.dealer_id,
             name=self.dealer_name,
             at=at,
@@ -241,12 +245,12 @@ class People:
         if call.staff_id == self.dealer_id:
             why = WhyNot(Why.DEALER_SIGNED_IN_ALREADY, player=call.name, detail=call.staff_id)
             return self, [refused_event(why, staff_id=call.staff_id, at=call.at)]
-        events = [self._out(call.at, f"handed over to {call.name}")] if self.dealer_id else []
+        events = [self._out(call.at, call.name)] if self.dealer_id else []
         events.append(
             PeopleEvent(
                 "dealer_in",
                 True,
-                f"dealer {call.name} ({call.staff_id}) signed in: the next rounds are theirs",
+                call_words(Told(Tell.DEALER_IN, name=call.name, staff_id=call.staff_id)),
                 staff_id=call.staff_id,
                 name=call.name,
                 at=call.at,
@@ -275,7 +279,8 @@ class People:
             if seat.player.casefold() == call.player.casefold():
                 return refused(WhyNot(Why.NAME_SEATED, box=box, player=seat.player))
         seat = Seat(call.card, call.player, call.session, call.at)
-        text = f"player card {call.card} ({call.player}) sits at box {call.box}: rated from now on"
+        told = Told(Tell.SIT_DOWN, box=call.box, card=call.card, player=call.player)
+        text = call_words(told)
         event = PeopleEvent(
             "sit_down", True, text, call.box, card=call.card, session=call.session,
             player=call.player, at=call.at,
@@ -301,7 +306,7 @@ class People:
         return PeopleEvent(
             "bet",
             True,
-            f"box {box}: {player}'s bet is in session {seat.session}",
+            call_words(Told(Tell.BET_SESSION, box=box, player=player, session=seat.session)),
             box,
             card=seat.card,
             session=seat.session,

@@ -33,8 +33,8 @@ from collections import Counter
 from dataclasses import dataclass
 
 from controller.game.holds import HoldCause, HoldKind
+from controller.game.words import count_words
 from controller.round.inputs import DrawnCard, Hold, Input, Resume, Shuffle
-from controller.round.model import count_words
 from drivers.tbl21.cards import Card, DeckType, deck
 from drivers.tbl21.events import CardDrawn, DeviceIdentity, FaultRaised
 from drivers.tbl21.faults import FaultCode, Severity
