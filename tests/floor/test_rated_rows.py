@@ -9,7 +9,7 @@ from pathlib import Path
 from controller.floor.ratings import SeenDecision, sessions_of
 from controller.round.inputs import Bet
 from controller.round.spec import State
-from drivers.tbl21.events import Button
+from drivers.tbl21.events import Button, DeviceRef, DeviceType, PeekOutcome, PeekResult
 from tests.floor.rated import PIN, PaTable
 
 
@@ -42,3 +42,44 @@ def test_an_undone_split_and_an_undone_hit_are_not_decisions_and_an_unrated_box_
     assert (play.rounds, play.wagers_cents, play.average_bet_cents) == (1, 2500, 2500)
     assert play.dealers == ["Bo Chen"]
     assert play.end is None  # still seated
+
+
+def test_insurance_taken_or_declined_is_a_decision_when_its_window_closes_and_an_undo_unmakes_it(
+    tmp_path: Path,
+) -> None:
+    t = PaTable(tmp_path / "insure.sqlite3", "T-insure")
+    t.card("2C")  # the burn card
+    assert t.table.dealer_sign_in("2001", PIN).accepted
+    assert t.table.sit_down(1, "40005555", "ann").accepted
+    assert t.table.sit_down(2, "40006666", "bob").accepted
+    assert t.table.answer(Bet(1, "ann", 2500)).accepted
+    assert t.table.answer(Bet(2, "bob", 1000)).accepted
+    t.press(Button.DEAL)
+    for text in ("TH", "9C", "AC", "TD", "7C", "8C"):  # boxes 1, 2, the dealer's ace, 1, 2, hole
+        t.card(text)
+    assert t.table.controller.state is State.INSURANCE
+    t.press(Button.BOX2)
+    t.press(Button.INSURANCE)  # bob: half his wager
+    t.press(Button.BOX1)
+    t.press(Button.INSURANCE)
+    t.press(Button.UNDO)  # ann's insurance taken back: she declined
+    t.press(Button.OK)  # the insurance window closes
+    t.press(Button.OK)  # no surrender
+    reader = DeviceRef(DeviceType.PEEK, "test://peek")
+    t.table.handle(
+        PeekResult(device=reader, at=0.0, seq=1, outcome=PeekOutcome.NO_BLACKJACK, quality=90)
+    )
+    t.press(Button.STAND)
+    t.press(Button.STAND)
+    t.press(Button.OK)
+    t.press(Button.OK)
+    ann, bob = sessions_of(t.journal.rows())
+    t.journal.close()
+    assert ann.decisions == [
+        SeenDecision(1, 1, 1, "AC", ("TH", "TD"), 1, "insurance", 2500),
+        SeenDecision(1, 1, 1, "AC", ("TH", "TD"), 1, "stand", 2500),
+    ]
+    assert bob.decisions[0] == SeenDecision(
+        1, 2, 1, "AC", ("9C", "7C"), 1, "insurance", 1000, insured_cents=500
+    )
+    assert [d.action for d in bob.decisions] == ["insurance", "stand"]
