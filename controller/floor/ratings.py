@@ -10,7 +10,8 @@ its **dealers** the names on its rounds' ``round_start`` rows.
 
 A **decision** is an accepted ``input`` row of ``hit``, ``stand``, ``double``, ``split`` or
 ``surrender`` on a rated box, or a rated box's insurance when an ``OFFER_INSURANCE`` window
-closes (an ``insurance`` input of the box not undone: taken, with its amount; none: declined),
+closes (an ``insurance`` input of the box not undone: taken, with its amount; none: declined)
+or a doubled hand's ``OFFER_RESCUE`` answered (``rescue``, or OK: ``no_rescue``),
 with the cards of the hand in play (the last ``PLAYER_TURN`` prompt of that box names the hand)
 and the dealer's first card, both from the ``card`` and ``key_card`` inputs in the order the
 ``DEAL`` prompts sent them; a split moves the hand's second card to a new hand after it, as the
@@ -33,6 +34,7 @@ from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
 DECISIONS = frozenset({"hit", "stand", "double", "split", "surrender"})
+NO_RESCUE = "no_rescue"  # a decision's action: the rescue offered, declined (OK)
 _CARD_INPUTS = frozenset({"card", "key_card"})
 
 
@@ -108,6 +110,7 @@ class _Round:
     decisions: list[tuple[str, SeenDecision]] = field(default_factory=list)  # (session, ...)
     undoable: list[_Undoable] = field(default_factory=list)
     insurance_open: bool = False  # an OFFER_INSURANCE prompt, its window not closed yet
+    rescue_offer: tuple[int, int] | None = None  # OFFER_RESCUE's (box, hand), not answered yet
     insured: dict[int, int] = field(default_factory=dict)  # box -> cents insured (this window)
 
 
@@ -181,6 +184,8 @@ def _prompt(p: dict[str, Any], rnd: _Round) -> None:
         rnd.turn[box] = number
     if code == "OFFER_INSURANCE":
         rnd.insurance_open = True
+    elif code == "OFFER_RESCUE" and isinstance(box, int):
+        rnd.rescue_offer = (box, number)
 
 
 def _input(
@@ -198,6 +203,8 @@ def _input(
         return
     if action == "ok" and rnd.insurance_open:
         _insurance_closed(rnd, seated, sessions)
+    if action in ("rescue", "ok") and rnd.rescue_offer is not None:
+        _rescue_answered(rnd, action == "rescue", seated, sessions)
     if action not in _UNDOABLE:  # a card, a stand, OK... : nothing before it can be undone
         rnd.undoable.clear()
     if action in _CARD_INPUTS:
@@ -288,6 +295,34 @@ def _insurance_closed(
         )
         rnd.decisions.append((session, seen))
     rnd.insured.clear()
+
+
+def _rescue_answered(
+    rnd: _Round, taken: bool, seated: dict[int, str], sessions: dict[str, SessionPlay]
+) -> None:
+    """The rescue offered a doubled hand was taken (RESCUE) or declined (OK): a decision of
+    the box's rated player, on the hand's cards with its card after the double."""
+    assert rnd.rescue_offer is not None
+    box, hand = rnd.rescue_offer
+    rnd.rescue_offer = None
+    session = seated.get(box)
+    hands = rnd.hands.get(box, [])
+    if session not in sessions or hand > len(hands):
+        return
+    assert session is not None
+    played = hands[hand - 1]
+    seen = SeenDecision(
+        rnd.number,
+        box,
+        hand,
+        rnd.dealer_card,
+        tuple(played.cards),
+        len(hands),
+        "rescue" if taken else NO_RESCUE,
+        sessions[session]._bets.get(rnd.number, 0),
+        played.doubled,
+    )
+    rnd.decisions.append((session, seen))
 
 
 def _undo(rnd: _Round) -> None:

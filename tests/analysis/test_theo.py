@@ -357,3 +357,41 @@ def test_a_sessions_insurance_decisions_are_summed_and_a_hand_not_offered_it_is_
     per_unit = hand_insurance_value(INSURE_CARDS, parse_cards("AH 5H 6S"), Fraction(2))
     assert theo.cost_cents == 500 * per_unit + 300 * per_unit
     assert (theo.decisions, theo.insurance, theo.unvalued) == (2, 2, 0)
+
+
+# the rescue (nz-pontoon 12.8: the double returned, the original wager forfeited) on shoes whose
+# unseen cards are all sevens: the dealer's ten draws a seven and stands on 17, whatever comes
+NZ = load_variant("nz-pontoon")
+
+
+def hand_rescue_values(total: int) -> tuple[Fraction, Fraction]:
+    """A doubled hand of ``total`` against the dealer's certain 17, counted by hand: kept, it
+    wins or loses both wagers (a push: nothing); rescued, it loses the original wager."""
+    dealer = 17
+    keep = Fraction(2) if total > dealer else Fraction(-2) if total < dealer else Fraction(0)
+    return keep, Fraction(-1)
+
+
+@pytest.mark.parametrize(
+    ("cards", "hand", "total"), [("2H 3H 7D", "2H 3H 7D", 12), ("9H 2H 8D", "9H 2H 8D", 19)]
+)
+def test_a_rescue_taken_or_declined_costs_its_shortfall_against_the_hand_computation(
+    cards: str, hand: str, total: int
+) -> None:
+    values = DecisionValues(NZ, Shoe.of_cards(parse_cards(f"{cards} TH 7S 7C 7H")))
+    s = Spot(Card.parse("TH"), tuple(parse_cards(hand)), doubled=True)
+    got = values.rescue_values(s)
+    assert got is not None
+    keep, rescue = hand_rescue_values(total)
+    assert float(got[0]) == pytest.approx(float(keep), abs=1e-12)
+    assert float(got[1]) == pytest.approx(float(rescue), abs=1e-12)
+    taken = Decision(s, Action.RESCUE, 1000)
+    declined = Decision(s, Action.RESCUE, 1000, declined=True)
+    best = max(keep, rescue)
+    for decision, value in ((taken, rescue), (declined, keep)):
+        theo = session_theo([decision], 1000, 1, values, Edges(Fraction(0), Fraction(0)))
+        assert round(theo.cost_cents) == (best - value) * 1000
+        assert (theo.decisions, theo.unvalued) == (1, 0)
+    # a hand not doubled is offered no rescue: no value, counted unvalued
+    plain = Spot(Card.parse("TH"), tuple(parse_cards(hand)[:2]))
+    assert values.rescue_values(plain) is None
