@@ -42,8 +42,9 @@ from pathlib import Path
 from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.parsheet import ENGINE_VERSION, cache_dir
 from controller.analysis.shoe import ZERO, Shoe, comp_of, plus
-from controller.floor.ratings import Rating, SeenDecision, SessionPlay, cents_shown
+from controller.floor.ratings import NO_RESCUE, Rating, SeenDecision, SessionPlay, cents_shown
 from controller.game.errors import ConfigError
+from controller.game.hands import HandEnd, is_natural
 from controller.game.rules import SplitMatch, Variant, load_variant
 from controller.play.strategy import strategy_for
 from controller.round.spec import Action
@@ -54,9 +55,19 @@ THEO_VERSION = "1"
 # the hand values one analysis keeps for the decisions' values before it begins again (about
 # 150 MB; nz-pontoon's every hand would be 2.8 million, 1.5 GB): the values worked out are kept
 MEMO_LIMIT = 300_000
-# the actions a rating values: the player's choices on a hand (insurance, a side wager, and
-# the rescue of a doubled hand are not rated)
-RATED_ACTIONS = frozenset({Action.HIT, Action.STAND, Action.DOUBLE, Action.SPLIT, Action.SURRENDER})
+# the actions a rating values: the player's choices on a hand, insurance and the rescue of a
+# doubled hand (each taken or declined)
+RATED_ACTIONS = frozenset(
+    {
+        Action.HIT,
+        Action.STAND,
+        Action.DOUBLE,
+        Action.SPLIT,
+        Action.SURRENDER,
+        Action.INSURANCE,
+        Action.RESCUE,
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -67,7 +78,7 @@ class Spot:
     up: Card | None
     cards: tuple[Card, ...]
     split_hands: int = 1  # hands on the box when the hand is one of a split (1: no split)
-    doubled: bool = False  # doubled before (where the rules let a doubled hand draw on)
+    doubled: bool = False  # doubled before (a double that draws on; a rescue's doubled hand)
 
     @property
     def from_split(self) -> bool:
@@ -154,10 +165,7 @@ class DecisionValues:
         never begin the analysis again (a walk of every hand is in it)."""
         a = self.analysis
         up, comp, i0, pair, split_hands, pair_value, doubled = key
-        if split_hands > 1:
-            ctx = Ctx(up, comp_of([pair_value] * (split_hands - 1)), True, pair_value == 1)
-        else:
-            ctx = Ctx(up, ZERO)
+        ctx = _ctx(up, split_hands, pair_value)
         rows = a.rows(up, plus(ctx.base, comp))
         facts = a.facts(ctx, comp, i0, doubled)
         values: dict[Action, float] = {}
@@ -203,6 +211,47 @@ class DecisionValues:
         self._raw.update(raw)
         self.preloaded = True
 
+    def rescue_values(self, spot: Spot) -> tuple[Fraction, Fraction] | None:
+        """A doubled hand over (its card after the double) and offered the rescue: its value
+        played on as it is and rescued (wager units, the dealer holding no natural where it was
+        checked for), from the engine; None where the rules offer it no rescue."""
+        if not spot.doubled:
+            return None
+        a = self.analysis
+        up, comp, i0, _pair, split_hands, pair_value, _doubled = self.spot_key(spot)
+        ctx = _ctx(up, split_hands, pair_value)
+        facts = a.facts(ctx, comp, i0, True)
+        if facts.end is None or facts.end is HandEnd.BUST or not facts.can_rescue:
+            return None
+        rows = a.rows(up, plus(ctx.base, comp))
+        natural = a.tables[up].natural_probability(rows.shoe) if a._peeks[up] else 0.0
+        no_natural = 1 - Fraction(natural)
+        keep = Fraction(a.terminal_value(ctx, comp, i0, True, False, rows)) / no_natural
+        rescue = Fraction(a.terminal_value(ctx, comp, i0, True, True, rows)) / no_natural
+        return keep, rescue
+
+    def ten_chance(self, spot: Spot) -> Fraction:
+        """The chance that the dealer's next card (the hole card) is a ten-value, given the
+        cards the player sees: the shoe as configured less the hand's cards and the up card."""
+        counts = list(self.shoe.counts)
+        for card in (*spot.cards, *([spot.up] if spot.up is not None else [])):
+            counts[card.points - 1] -= 1
+        return Fraction(counts[9], sum(counts))
+
+    def insurance_value(self, spot: Spot) -> Fraction:
+        """The expected net of insurance per unit insured: it pays ``insurance.pays`` where the
+        dealer's hole card is a ten-value, and is lost where it is not."""
+        p = self.ten_chance(spot)
+        return p * self.rules.insurance.pays - (1 - p)
+
+    def insurance_cost_cents(self, spot: Spot, wager_cents: int, insured_cents: int) -> Fraction:
+        """What an insurance decision cost (cents, never negative): the better of declining
+        (0) and insuring the most the wager may (``insurance.max_fraction`` of it, to the cent
+        below), less the value of the ``insured_cents`` taken (0: declined)."""
+        per_unit = self.insurance_value(spot)
+        most = (self.rules.insurance.max_fraction * wager_cents).__floor__()
+        return max(Fraction(0), per_unit * most) - per_unit * insured_cents
+
     def cost(self, spot: Spot, taken: Action) -> Fraction | None:
         """The best action's value less ``taken``'s (wager units); None where the analysis has
         no value for it (a split hand split again, a hand already over)."""
@@ -210,6 +259,14 @@ class DecisionValues:
         if taken not in values or not values:
             return None
         return max(values.values()) - values[taken]
+
+
+def _ctx(up: int | None, split_hands: int, pair_value: int) -> Ctx:
+    """The analysis' context of a hand: the dealer's card, and for a split hand the other
+    cards of its pair."""
+    if split_hands > 1:
+        return Ctx(up, comp_of([pair_value] * (split_hands - 1)), True, pair_value == 1)
+    return Ctx(up, ZERO)
 
 
 _VALUES: dict[str, DecisionValues] = {}
@@ -354,6 +411,8 @@ class Decision:
     spot: Spot
     taken: Action
     wager_cents: int
+    insured_cents: int = 0  # insurance: the amount taken (0: declined)
+    declined: bool = False  # a rescue offered and not taken (the hand played on as it is)
 
 
 @dataclass
@@ -364,6 +423,7 @@ class Theo:
     rounds: int = 0
     decisions: int = 0
     unvalued: int = 0  # decisions the analysis has no value for (a split hand split again)
+    insurance: int = 0  # insurance decisions (taken or declined) among the decisions
     cost_cents: Fraction = Fraction(0)
     edge_cents: Fraction = Fraction(0)  # the optimum's edge x wagers
     book_cents: Fraction = Fraction(0)
@@ -393,30 +453,57 @@ def session_theo(
     for decision in decisions:
         if decision.taken not in RATED_ACTIONS:
             continue
-        cost = values.cost(decision.spot, decision.taken)
-        if cost is None:
-            out.unvalued += 1
-            continue
+        if decision.taken is Action.INSURANCE:
+            if not _may_insure(values.rules, decision.spot):
+                continue  # the rules offered this hand no insurance: no decision
+            out.insurance += 1
+            cents = values.insurance_cost_cents(
+                decision.spot, decision.wager_cents, decision.insured_cents
+            )
+        elif decision.taken is Action.RESCUE:
+            both = values.rescue_values(decision.spot)
+            if both is None:
+                out.unvalued += 1
+                continue
+            keep, rescue = both
+            cents = (max(both) - (keep if decision.declined else rescue)) * decision.wager_cents
+        else:
+            cost = values.cost(decision.spot, decision.taken)
+            if cost is None:
+                out.unvalued += 1
+                continue
+            cents = cost * decision.wager_cents
         out.decisions += 1
-        cents = cost * decision.wager_cents
         out.cost_cents += cents
         if cents > 0:
             out.costly.append((decision, cents))
     return out
 
 
+def _may_insure(rules: Variant, spot: Spot) -> bool:
+    """The rules offer this hand insurance: the dealer's first card is face up and one it is
+    offered against, and the hand is not a natural where naturals may not insure."""
+    if not rules.insurance.allowed or spot.up is None:
+        return False
+    if spot.up.rank not in rules.insurance.up_cards:
+        return False
+    return rules.insurance.natural_boxes_may_insure or not is_natural(rules, spot.cards, False)
+
+
 def decision_of(seen: SeenDecision, face_up: bool = True) -> Decision | None:
     """A decision the rows show, as the analysis takes it (None: not a rated action, or a card
     the rows do not spell); ``face_up``: the player sees the dealer's first card."""
+    declined = seen.action == NO_RESCUE
     try:
-        taken = Action(seen.action)
+        taken = Action.RESCUE if declined else Action(seen.action)
         up = Card.parse(seen.up) if seen.up and face_up else None
         cards = tuple(Card.parse(c) for c in seen.cards)
     except ValueError:
         return None
     if taken not in RATED_ACTIONS or len(cards) < 2:
         return None
-    return Decision(Spot(up, cards, seen.split_hands, seen.doubled), taken, seen.wager_cents)
+    spot = Spot(up, cards, seen.split_hands, seen.doubled)
+    return Decision(spot, taken, seen.wager_cents, seen.insured_cents, declined)
 
 
 WORST_SHOWN = 3
@@ -427,6 +514,10 @@ def _words(decision: Decision, cents: Fraction) -> str:
     cards = " ".join(str(c) for c in s.cards)
     against = f" against {s.up}" if s.up is not None else ""
     doubled = " (doubled)" if s.doubled else ""
+    if decision.taken is Action.INSURANCE and not decision.insured_cents:
+        return f"no insurance on {cards}{against}: {cents_shown(cents)}"
+    if decision.taken is Action.RESCUE and decision.declined:
+        return f"no rescue on {cards}{against}: {cents_shown(cents)}"
     return f"{decision.taken.value} on {cards}{doubled}{against}: {cents_shown(cents)}"
 
 

@@ -5,7 +5,9 @@ the floor page shows: the game and limits (from the shipper's word), the round a
 hold and lockup reasons, each device's link and faults, who is signed in, the rounds and the
 table's house win this shift, and the chain check (:mod:`controller.floor.chain`).
 :meth:`alerts` names what needs a supervisor: a lockup, a chain break, journal trouble, shipping
-lag or silence, a changed identity, a shoe that ended short of cards (its ``shoe_receipt`` row).
+lag or silence, a changed identity, a shoe that ended short of cards (its ``shoe_receipt`` row),
+a dealer sign-in locked by wrong PINs in a row (the sign-in ``call`` rows, counted as the table
+counts them: :class:`controller.table.people.People`).
 
 Everything here is plain and synchronous; :mod:`controller.floor.watch` feeds it from
 PostgreSQL.
@@ -14,7 +16,7 @@ PostgreSQL.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import Any
 
 from controller.floor.chain import ChainBreak, ChainCheck
@@ -22,8 +24,11 @@ from controller.floor.dealers import DealerTally
 from controller.floor.rounds import clock, round_detail, summarize, summed
 from controller.floor.shipper import rows_behind
 from controller.game.prompts import money
+from controller.journal.errors import RecordError
+from controller.journal.records import from_record
 from controller.journal.store import Row, parse_ts
 from controller.table.identity import CHANGE_WORDS
+from controller.table.people import DealerSignIn, People
 from drivers.tbl21.faults import fault_name
 
 LAG_ALERT_S = 10.0  # the shipper's oldest unshipped row older than this
@@ -83,7 +88,7 @@ class Ack:
 @dataclass(frozen=True, slots=True)
 class Alert:
     table_id: str
-    kind: str  # lockup, chain, journal, shipping, lag, silent, identity, shoe
+    kind: str  # lockup, chain, journal, shipping, lag, silent, identity, shoe, dealer_lockout
     text: str
     since: str  # ISO time (UTC): when the table raised it (a lockup), or the floor saw it
     acked: Ack | None = None
@@ -160,6 +165,10 @@ class TableView:
     dealer: tuple[str, str] | None = None
     seated: dict[int, str] = field(default_factory=dict)
     dealing: DealerTally = field(init=False)
+    # the dealer sign-ins' wrong-PIN count and lock, as the table keeps them; the lockouts this
+    # shift: (ts, words)
+    sign_ins: People = field(default_factory=People)
+    dealer_lockouts: list[tuple[str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self.chain = ChainCheck(self.table_id)
@@ -217,6 +226,8 @@ class TableView:
             self._receipt(row)
         elif kind == "people":
             self._people(p)
+        elif kind == "call" and p.get("type") == DealerSignIn.__name__:
+            self._dealer_sign_in(row)
         elif kind == "recovery":
             self.notice = str(p.get("text", "recovered after a restart"))
         if self.first_ts_in_shift is None and parse_ts(row.ts) >= self.shift_start:
@@ -252,6 +263,28 @@ class TableView:
             self.seated[box] = str(p.get("player", ""))
         elif event == "walk_away" and isinstance(box, int):
             self.seated.pop(box, None)
+
+    def _dealer_sign_in(self, row: Row) -> None:
+        """A dealer's sign-in attempt (its outcome and the limits in force, never the PIN),
+        counted as the table counts them: the attempt that locks dealer sign-in is an alert
+        (kept for the shift)."""
+        try:
+            call = from_record(row.payload, DealerSignIn)
+        except RecordError:
+            return
+        before = self.sign_ins.dealer_locked_until
+        self.sign_ins, _events = self.sign_ins.apply(call, 0)
+        until = self.sign_ins.dealer_locked_until
+        if until is None or until == before or parse_ts(row.ts) < self.shift_start:
+            return
+        who = "an unknown staff number" if call.staff_id == "unknown" else call.staff_id
+        when = datetime.fromtimestamp(until, UTC).astimezone(self.zone).strftime("%H:%M:%S")
+        text = (
+            f"dealer sign-in locked until {when} after {call.max_wrong_pins} wrong staff "
+            f"numbers or PINs in a row (the last for {who})"
+        )
+        self.dealer_lockouts.append((row.ts, text))
+        del self.dealer_lockouts[:-IDENTITIES_KEPT]
 
     def _receipt(self, row: Row) -> None:
         """A shoe's receipt: one with a shortfall is an alert (kept for the shift)."""
@@ -313,6 +346,7 @@ class TableView:
         self.round_ends = [(ts, net) for ts, net in self.round_ends if parse_ts(ts) >= start]
         self.first_ts_in_shift = self.round_ends[0][0] if self.round_ends else None
         self.shoe_shortfalls = [(ts, t) for ts, t in self.shoe_shortfalls if parse_ts(ts) >= start]
+        self.dealer_lockouts = [(ts, t) for ts, t in self.dealer_lockouts if parse_ts(ts) >= start]
         self.dealing.new_period(start)
 
     def house_win_cents(self) -> int:
@@ -342,6 +376,9 @@ class TableView:
         for ts, text in self.shoe_shortfalls:
             found.append(("shoe", text))
             raised[("shoe", text)] = ts
+        for ts, text in self.dealer_lockouts:
+            found.append(("dealer_lockout", text))
+            raised[("dealer_lockout", text)] = ts
         word = self.shipper
         if word is not None:
             if (

@@ -9,11 +9,14 @@ bet** wagers / rounds; its **time** from the sit-down to the walk-away (or the l
 its **dealers** the names on its rounds' ``round_start`` rows.
 
 A **decision** is an accepted ``input`` row of ``hit``, ``stand``, ``double``, ``split`` or
-``surrender`` on a rated box, with the cards of the hand in play (the last ``PLAYER_TURN``
-prompt of that box names the hand) and the dealer's first card, both from the ``card`` and
-``key_card`` inputs in the order the ``DEAL`` prompts sent them; a split moves the hand's second
-card to a new hand after it, as the round does. What each decision cost is worked out above
-the floor (:mod:`controller.analysis.theo`), from these records alone.
+``surrender`` on a rated box, or a rated box's insurance when an ``OFFER_INSURANCE`` window
+closes (an ``insurance`` input of the box not undone: taken, with its amount; none: declined)
+or a doubled hand's ``OFFER_RESCUE`` answered (``rescue``, or OK: ``no_rescue``),
+with the cards of the hand in play (the last ``PLAYER_TURN`` prompt of that box names the hand)
+and the dealer's first card, both from the ``card`` and ``key_card`` inputs in the order the
+``DEAL`` prompts sent them; a split moves the hand's second card to a new hand after it, as the
+round does. What each decision cost is worked out above the floor
+(:mod:`controller.analysis.theo`), from these records alone.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
 DECISIONS = frozenset({"hit", "stand", "double", "split", "surrender"})
+NO_RESCUE = "no_rescue"  # a decision's action: the rescue offered, declined (OK)
 _CARD_INPUTS = frozenset({"card", "key_card"})
 
 
@@ -47,6 +51,7 @@ class SeenDecision:
     action: str
     wager_cents: int
     doubled: bool = False  # the hand was doubled before (where the rules let it draw on)
+    insured_cents: int = 0  # an insurance decision: the amount insured (0: declined)
 
 
 @dataclass
@@ -104,6 +109,9 @@ class _Round:
     void: bool = False
     decisions: list[tuple[str, SeenDecision]] = field(default_factory=list)  # (session, ...)
     undoable: list[_Undoable] = field(default_factory=list)
+    insurance_open: bool = False  # an OFFER_INSURANCE prompt, its window not closed yet
+    rescue_offer: tuple[int, int] | None = None  # OFFER_RESCUE's (box, hand), not answered yet
+    insured: dict[int, int] = field(default_factory=dict)  # box -> cents insured (this window)
 
 
 def _box_hands(rnd: _Round, box: int) -> list[_Hand]:
@@ -174,6 +182,10 @@ def _prompt(p: dict[str, Any], rnd: _Round) -> None:
         rnd.target = None
     elif code == "PLAYER_TURN" and isinstance(box, int):
         rnd.turn[box] = number
+    if code == "OFFER_INSURANCE":
+        rnd.insurance_open = True
+    elif code == "OFFER_RESCUE" and isinstance(box, int):
+        rnd.rescue_offer = (box, number)
 
 
 def _input(
@@ -184,6 +196,15 @@ def _input(
     if action == "undo":
         _undo(rnd)
         return
+    if action == "insurance" and rnd.insurance_open:
+        box = data.get("box")
+        if isinstance(box, int):
+            _insured(rnd, box, data.get("amount_cents"), seated, sessions)
+        return
+    if action == "ok" and rnd.insurance_open:
+        _insurance_closed(rnd, seated, sessions)
+    if action in ("rescue", "ok") and rnd.rescue_offer is not None:
+        _rescue_answered(rnd, action == "rescue", seated, sessions)
     if action not in _UNDOABLE:  # a card, a stand, OK... : nothing before it can be undone
         rnd.undoable.clear()
     if action in _CARD_INPUTS:
@@ -234,11 +255,85 @@ def _input(
         rnd.undoable.append(_Undoable(box, hand, str(action), recorded, split))
 
 
+def _insured(
+    rnd: _Round,
+    box: int,
+    amount: object,
+    seated: dict[int, str],
+    sessions: dict[str, SessionPlay],
+) -> None:
+    """A box took insurance (the amount given, else half the box's wager, as the round takes
+    it); it is a decision when its window closes, and the dealer may undo it until then."""
+    session = seated.get(box)
+    bet = sessions[session]._bets.get(rnd.number, 0) if session in sessions else 0
+    rnd.insured[box] = amount if isinstance(amount, int) else bet // 2
+    rnd.undoable.append(_Undoable(box, 1, "insurance", None, False))
+
+
+def _insurance_closed(
+    rnd: _Round, seated: dict[int, str], sessions: dict[str, SessionPlay]
+) -> None:
+    """The insurance window closed: every rated box with a bet and two cards decided, to
+    insure (the amount) or not (0); whether the rules offered its hand insurance is the
+    rating's to say."""
+    rnd.insurance_open = False
+    for box, session in sorted(seated.items()):
+        bet = sessions[session]._bets.get(rnd.number) if session in sessions else None
+        hands = rnd.hands.get(box)
+        if bet is None or not hands or len(hands[0].cards) != 2:
+            continue
+        seen = SeenDecision(
+            rnd.number,
+            box,
+            1,
+            rnd.dealer_card,
+            tuple(hands[0].cards),
+            1,
+            "insurance",
+            bet,
+            insured_cents=rnd.insured.get(box, 0),
+        )
+        rnd.decisions.append((session, seen))
+    rnd.insured.clear()
+
+
+def _rescue_answered(
+    rnd: _Round, taken: bool, seated: dict[int, str], sessions: dict[str, SessionPlay]
+) -> None:
+    """The rescue offered a doubled hand was taken (RESCUE) or declined (OK): a decision of
+    the box's rated player, on the hand's cards with its card after the double."""
+    assert rnd.rescue_offer is not None
+    box, hand = rnd.rescue_offer
+    rnd.rescue_offer = None
+    session = seated.get(box)
+    hands = rnd.hands.get(box, [])
+    if session not in sessions or hand > len(hands):
+        return
+    assert session is not None
+    played = hands[hand - 1]
+    seen = SeenDecision(
+        rnd.number,
+        box,
+        hand,
+        rnd.dealer_card,
+        tuple(played.cards),
+        len(hands),
+        "rescue" if taken else NO_RESCUE,
+        sessions[session]._bets.get(rnd.number, 0),
+        played.doubled,
+    )
+    rnd.decisions.append((session, seen))
+
+
 def _undo(rnd: _Round) -> None:
-    """The dealer undid the last hit, double or split (before its card): it was never made."""
+    """The dealer undid the last hit, double, split or insurance (before its card or while
+    its window is open): it was never made."""
     if not rnd.undoable:
         return
     last = rnd.undoable.pop()
+    if last.action == "insurance":
+        rnd.insured.pop(last.box, None)
+        return
     if last.recorded is not None and last.recorded < len(rnd.decisions):
         del rnd.decisions[last.recorded]
     hands = _box_hands(rnd, last.box)

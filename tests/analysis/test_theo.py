@@ -303,3 +303,95 @@ def test_the_common_decisions_values_cached_with_the_edges_equal_those_worked_ou
     s = spot("7H", "9S 5H")
     assert preloaded.values(s) == fresh.values(s)
     assert preloaded.spot_key(s) in cached
+
+
+# insurance: a ten-rich little shoe (insurance worth taking) and pa-blackjack's six decks (not)
+INSURE_CARDS = parse_cards("AH AS 5H 6S TH TS TD TC KH KS QH")
+INSURE_RULES = load_variant("pa-blackjack", {"shoe.decks": 1})
+
+
+def hand_insurance_value(cards: Sequence[Card], seen: Sequence[Card], pays: Fraction) -> Fraction:
+    """Insurance's expected net per unit insured, counted by hand: the hole card is one of the
+    cards not seen, a ten-value with the chance of the tens among them."""
+    left = list(cards)
+    for card in seen:
+        left.remove(card)
+    tens = sum(1 for c in left if c.points == 10)
+    p = Fraction(tens, len(left))
+    return p * pays - (1 - p)
+
+
+def test_insurance_is_rated_exactly_against_the_better_of_taking_the_most_and_declining() -> None:
+    rich = DecisionValues(INSURE_RULES, Shoe.of_cards(INSURE_CARDS))
+    s = spot("AH", "5H 6S")
+    per_unit = hand_insurance_value(INSURE_CARDS, parse_cards("AH 5H 6S"), Fraction(2))
+    assert per_unit == Fraction(13, 8)  # 7 tens among the 8 cards unseen: take it
+    assert rich.insurance_value(s) == per_unit
+    # the most a $10 wager may insure is $5: declining it costs 500 x 13/8 cents
+    assert rich.insurance_cost_cents(s, 1000, 0) == 500 * per_unit
+    assert rich.insurance_cost_cents(s, 1000, 500) == 0
+    assert rich.insurance_cost_cents(s, 1000, 200) == 300 * per_unit
+    # six decks: insurance is a poor bet on 9-7 against an ace; the cost of $5 of it, exactly
+    six = load_variant("pa-blackjack")
+    shoe = Shoe.of_variant(six)
+    plain = DecisionValues(six, shoe)
+    assert plain.insurance_value(spot("AC", "9C 7C")) == Fraction(96 * 3 - 309, 309)
+    assert plain.insurance_cost_cents(spot("AC", "9C 7C"), 1000, 500) == Fraction(500 * 21, 309)
+    assert plain.insurance_cost_cents(spot("AC", "9C 7C"), 1000, 0) == 0
+
+
+def test_a_sessions_insurance_decisions_are_summed_and_a_hand_not_offered_it_is_no_decision() -> (
+    None
+):
+    rules = load_variant(
+        "pa-blackjack", {"shoe.decks": 1, "insurance.natural_boxes_may_insure": False}
+    )
+    rich = DecisionValues(rules, Shoe.of_cards(INSURE_CARDS))
+    declined = Decision(spot("AH", "5H 6S"), Action.INSURANCE, 1000)
+    part = Decision(spot("AH", "5H 6S"), Action.INSURANCE, 1000, insured_cents=200)
+    natural = Decision(spot("AH", "AS TH"), Action.INSURANCE, 1000)  # not offered: a natural
+    against_ten = Decision(spot("TH", "5H 6S"), Action.INSURANCE, 1000)  # not offered
+    theo = session_theo(
+        [declined, part, natural, against_ten], 4000, 4, rich, Edges(Fraction(0), Fraction(0))
+    )
+    per_unit = hand_insurance_value(INSURE_CARDS, parse_cards("AH 5H 6S"), Fraction(2))
+    assert theo.cost_cents == 500 * per_unit + 300 * per_unit
+    assert (theo.decisions, theo.insurance, theo.unvalued) == (2, 2, 0)
+
+
+# the rescue (nz-pontoon 12.8: the double returned, the original wager forfeited) on shoes whose
+# unseen cards are all sevens: the dealer's ten draws a seven and stands on 17, whatever comes
+NZ = load_variant("nz-pontoon")
+
+
+def hand_rescue_values(total: int) -> tuple[Fraction, Fraction]:
+    """A doubled hand of ``total`` against the dealer's certain 17, counted by hand: kept, it
+    wins or loses both wagers (a push: nothing); rescued, it loses the original wager."""
+    dealer = 17
+    keep = Fraction(2) if total > dealer else Fraction(-2) if total < dealer else Fraction(0)
+    return keep, Fraction(-1)
+
+
+@pytest.mark.parametrize(
+    ("cards", "hand", "total"), [("2H 3H 7D", "2H 3H 7D", 12), ("9H 2H 8D", "9H 2H 8D", 19)]
+)
+def test_a_rescue_taken_or_declined_costs_its_shortfall_against_the_hand_computation(
+    cards: str, hand: str, total: int
+) -> None:
+    values = DecisionValues(NZ, Shoe.of_cards(parse_cards(f"{cards} TH 7S 7C 7H")))
+    s = Spot(Card.parse("TH"), tuple(parse_cards(hand)), doubled=True)
+    got = values.rescue_values(s)
+    assert got is not None
+    keep, rescue = hand_rescue_values(total)
+    assert float(got[0]) == pytest.approx(float(keep), abs=1e-12)
+    assert float(got[1]) == pytest.approx(float(rescue), abs=1e-12)
+    taken = Decision(s, Action.RESCUE, 1000)
+    declined = Decision(s, Action.RESCUE, 1000, declined=True)
+    best = max(keep, rescue)
+    for decision, value in ((taken, rescue), (declined, keep)):
+        theo = session_theo([decision], 1000, 1, values, Edges(Fraction(0), Fraction(0)))
+        assert round(theo.cost_cents) == (best - value) * 1000
+        assert (theo.decisions, theo.unvalued) == (1, 0)
+    # a hand not doubled is offered no rescue: no value, counted unvalued
+    plain = Spot(Card.parse("TH"), tuple(parse_cards(hand)[:2]))
+    assert values.rescue_values(plain) is None

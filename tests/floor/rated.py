@@ -30,10 +30,10 @@ EDGES = Edges(Fraction(33, 10000), Fraction(34, 10000))
 
 
 class PaTable:
-    def __init__(self, path: Path, tid: str) -> None:
+    def __init__(self, path: Path, tid: str, rules: Variant = PA) -> None:
         self.journal = Journal.open(path, table_id=tid)
         access = dataclasses.replace(KEY_ONLY, staff=STAFF)
-        self.table = JournaledTable.start(PA, self.journal, access=access)
+        self.table = JournaledTable.start(rules, self.journal, access=access)
         self.draw_no = 0
         self.seq = 0
 

@@ -6,10 +6,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from controller.analysis.theo import decision_of
 from controller.floor.ratings import SeenDecision, sessions_of
+from controller.game.rules import load_variant
 from controller.round.inputs import Bet
-from controller.round.spec import State
-from drivers.tbl21.events import Button
+from controller.round.spec import Action, State
+from drivers.tbl21.events import Button, DeviceRef, DeviceType, PeekOutcome, PeekResult
 from tests.floor.rated import PIN, PaTable
 
 
@@ -42,3 +44,82 @@ def test_an_undone_split_and_an_undone_hit_are_not_decisions_and_an_unrated_box_
     assert (play.rounds, play.wagers_cents, play.average_bet_cents) == (1, 2500, 2500)
     assert play.dealers == ["Bo Chen"]
     assert play.end is None  # still seated
+
+
+def test_insurance_taken_or_declined_is_a_decision_when_its_window_closes_and_an_undo_unmakes_it(
+    tmp_path: Path,
+) -> None:
+    t = PaTable(tmp_path / "insure.sqlite3", "T-insure")
+    t.card("2C")  # the burn card
+    assert t.table.dealer_sign_in("2001", PIN).accepted
+    assert t.table.sit_down(1, "40005555", "ann").accepted
+    assert t.table.sit_down(2, "40006666", "bob").accepted
+    assert t.table.answer(Bet(1, "ann", 2500)).accepted
+    assert t.table.answer(Bet(2, "bob", 1000)).accepted
+    t.press(Button.DEAL)
+    for text in ("TH", "9C", "AC", "TD", "7C", "8C"):  # boxes 1, 2, the dealer's ace, 1, 2, hole
+        t.card(text)
+    assert t.table.controller.state is State.INSURANCE
+    t.press(Button.BOX2)
+    t.press(Button.INSURANCE)  # bob: half his wager
+    t.press(Button.BOX1)
+    t.press(Button.INSURANCE)
+    t.press(Button.UNDO)  # ann's insurance taken back: she declined
+    t.press(Button.OK)  # the insurance window closes
+    t.press(Button.OK)  # no surrender
+    reader = DeviceRef(DeviceType.PEEK, "test://peek")
+    t.table.handle(
+        PeekResult(device=reader, at=0.0, seq=1, outcome=PeekOutcome.NO_BLACKJACK, quality=90)
+    )
+    t.press(Button.STAND)
+    t.press(Button.STAND)
+    t.press(Button.OK)
+    t.press(Button.OK)
+    ann, bob = sessions_of(t.journal.rows())
+    t.journal.close()
+    assert ann.decisions == [
+        SeenDecision(1, 1, 1, "AC", ("TH", "TD"), 1, "insurance", 2500),
+        SeenDecision(1, 1, 1, "AC", ("TH", "TD"), 1, "stand", 2500),
+    ]
+    assert bob.decisions[0] == SeenDecision(
+        1, 2, 1, "AC", ("9C", "7C"), 1, "insurance", 1000, insured_cents=500
+    )
+    assert [d.action for d in bob.decisions] == ["insurance", "stand"]
+
+
+def test_a_rescue_taken_or_declined_is_a_decision_on_the_doubled_hand_with_its_card(
+    tmp_path: Path,
+) -> None:
+    t = PaTable(tmp_path / "rescue.sqlite3", "T-rescue", load_variant("nz-pontoon"))
+    t.card("2C")  # the burn card
+    assert t.table.dealer_sign_in("2001", PIN).accepted
+    assert t.table.sit_down(1, "40005555", "ann").accepted
+    assert t.table.sit_down(2, "40006666", "bob").accepted
+    assert t.table.answer(Bet(1, "ann", 2000)).accepted
+    assert t.table.answer(Bet(2, "bob", 1000)).accepted
+    t.press(Button.DEAL)
+    for text in ("5H", "4C", "7C", "6D", "5C"):  # boxes 1, 2, the dealer's 7, boxes 1, 2
+        t.card(text)
+    t.press(Button.DOUBLE)
+    t.card("2S")  # ann's doubled 13
+    assert t.table.controller.state in {State.RESCUE}
+    t.press(Button.RESCUE)  # ann rescues
+    t.press(Button.DOUBLE)
+    t.card("3S")  # bob's doubled 12
+    t.press(Button.OK)  # bob keeps it
+    t.card("KS")  # the dealer's 17
+    assert t.table.controller.state is State.SETTLING
+    t.press(Button.OK)
+    ann, bob = sessions_of(t.journal.rows())
+    t.journal.close()
+    assert ann.decisions[1] == SeenDecision(
+        1, 1, 1, "7C", ("5H", "6D", "2S"), 1, "rescue", 2000, doubled=True
+    )
+    assert bob.decisions[1] == SeenDecision(
+        1, 2, 1, "7C", ("4C", "5C", "3S"), 1, "no_rescue", 1000, doubled=True
+    )
+    taken, declined = decision_of(ann.decisions[1]), decision_of(bob.decisions[1])
+    assert taken is not None
+    assert declined is not None
+    assert (taken.taken, taken.declined) == (Action.RESCUE, False)
+    assert (declined.taken, declined.declined, declined.spot.doubled) == (Action.RESCUE, True, True)

@@ -285,12 +285,21 @@ def _out_before_each_round(rows: list[Row]) -> dict[int, list[str]]:
     return before
 
 
-def test_the_remaining_shoe_s_exact_edge_of_a_session_on_a_small_shoe(
-    cluster: Cluster, tmp_path: Path
-) -> None:
-    """A one-deck shoe (a copy of pa-blackjack with decks = 1), the demo counter seated; the
-    surveillance user asks for the counter's session's edges: each round's is the analysis
-    engine's on the cards the table's journal shows left before it."""
+@dataclass
+class SmallShoe:
+    """A floor over a one-deck table's shift, the demo counter seated (its session ``key``)."""
+
+    floor: Floor
+    key: str
+    journal: Path
+    rules: Variant
+
+
+@pytest.fixture(scope="module")
+def small_shoe(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> Iterator[SmallShoe]:
+    """A one-deck shoe (a copy of pa-blackjack with decks = 1), the demo counter seated, its
+    rows shipped and a floor serving them with the remaining shoe's edge worked out for it."""
+    tmp_path = tmp_path_factory.mktemp("small-shoe")
     text = (
         Path(__file__).parents[2] / "controller/defaults/variants/pa-blackjack.toml"
     ).read_text()
@@ -331,32 +340,90 @@ def test_the_remaining_shoe_s_exact_edge_of_a_session_on_a_small_shoe(
             for s in found["sessions"]
             if s["table_id"] == tid and s["player"] == DEMO_COUNTERS[0].player
         )
-        status, body = _get(made, f"api/surveillance/edge?session={key}", made.cookies[PIT])
-        assert status == 403
-        status, body = _get(made, f"api/surveillance/edge?session={key}", made.cookies[WATCHER])
-        assert status == 200
-        job = json.loads(body)
-        assert job["state"] in ("working", "done")
+        # worked out here, so that its worker thread is the fixture's, not a test's
+        _edges_done(made, key)
+        yield SmallShoe(made, key, journal, rules)
 
-        def done() -> bool:
-            nonlocal job
-            job = json.loads(
-                _fetch(made, f"api/surveillance/edge?session={key}", made.cookies[WATCHER])[1]
-            )
-            return bool(job["state"] != "working")
 
-        wait_until(done, "the edges worked out", timeout=240)
-        assert job["state"] == "done", job
-        assert job["done"] == job["of"] >= SMALL_ROUNDS - 1
-        before = _out_before_each_round(local_rows(journal))
-        strategy = shipped_strategy(rules)[0]
-        full = Counter(shoe_cards(rules.shoe.deck, 1))
-        for got in job["rounds"]:
-            left = full - Counter(Card.parse(c) for c in before[got["round"]])
-            expected = Analysis(rules, Shoe.of_cards(left.elements()), 1000, strategy)
-            assert got["house_edge"] == expected.house_edge(), got
-            # (its cards_left is the floor's count, of the shipped 6-deck pa-blackjack by id)
-        status, page = _get(made, f"surveillance/edge?session={key}", made.cookies[WATCHER])
-        assert status == 200
-        assert page.count(b'<rect class="bet"') == job["of"]
-        assert b'<polyline class="edge"' in page
+def _edges_done(made: Floor, key: str) -> dict[str, Any]:
+    """The session's edges, asked until they are worked out."""
+    job: dict[str, Any] = {}
+
+    def done() -> bool:
+        nonlocal job
+        job = json.loads(
+            _fetch(made, f"api/surveillance/edge?session={key}", made.cookies[WATCHER])[1]
+        )
+        return bool(job["state"] != "working")
+
+    wait_until(done, "the edges worked out", timeout=240)
+    return job
+
+
+def test_the_remaining_shoe_s_exact_edge_of_a_session_on_a_small_shoe(
+    small_shoe: SmallShoe,
+) -> None:
+    """The surveillance user asks for the counter's session's edges: each round's is the
+    analysis engine's on the cards the table's journal shows left before it."""
+    made, key, journal, rules = (
+        small_shoe.floor,
+        small_shoe.key,
+        small_shoe.journal,
+        small_shoe.rules,
+    )
+    status, body = _get(made, f"api/surveillance/edge?session={key}", made.cookies[PIT])
+    assert status == 403
+    status, body = _get(made, f"api/surveillance/edge?session={key}", made.cookies[WATCHER])
+    assert status == 200
+    assert json.loads(body)["state"] in ("working", "done")
+    job = _edges_done(made, key)
+    assert job["state"] == "done", job
+    assert job["done"] == job["of"] >= SMALL_ROUNDS - 1
+    before = _out_before_each_round(local_rows(journal))
+    strategy = shipped_strategy(rules)[0]
+    full = Counter(shoe_cards(rules.shoe.deck, 1))
+    for got in job["rounds"]:
+        left = full - Counter(Card.parse(c) for c in before[got["round"]])
+        expected = Analysis(rules, Shoe.of_cards(left.elements()), 1000, strategy)
+        assert got["house_edge"] == expected.house_edge(), got
+        # (its cards_left is the floor's count, of the shipped 6-deck pa-blackjack by id)
+    status, page = _get(made, f"surveillance/edge?session={key}", made.cookies[WATCHER])
+    assert status == 200
+    assert page.count(b'<rect class="bet"') == job["of"]
+    assert b'<polyline class="edge"' in page
+
+
+def test_the_remaining_shoe_s_edge_page_in_chromium_plots_and_lists_every_round(
+    small_shoe: SmallShoe, browser: Any
+) -> None:
+    """The surveillance user signs in in Chromium (1024x600) and opens the counter's session's
+    edge page: once worked out, its plot has a bar for each round's bet and the edge's line,
+    and its table a row for each round, as the API gives them."""
+    made, key = small_shoe.floor, small_shoe.key
+    job = _edges_done(made, key)
+    assert job["state"] == "done", job
+    before = _sockets()
+    context = browser.new_context(viewport={"width": 1024, "height": 600})
+    try:
+        page = context.new_page()
+        page.goto(made.server.url + "login")
+        page.fill("input[name=name]", WATCHER)
+        page.fill("input[name=password]", PASSWORD)
+        page.click("button[type=submit]")
+        page.wait_for_url(made.server.url)
+        page.goto(made.server.url + f"surveillance/edge?session={key}")
+        state = page.locator("#edge-state")
+        assert f"{job['of']} rounds of " in state.inner_text()
+        assert page.locator("svg rect.bet").count() == job["of"]
+        assert page.locator("svg polyline.edge").count() == 1
+        assert page.locator("#edges tr").count() == job["of"] + 1  # and its header
+        first = page.locator("#edges tr").nth(1).locator("td").first.inner_text()
+        assert first == str(job["rounds"][0]["round"])
+        box = page.locator("svg").first.bounding_box()
+        assert box is not None
+        assert box["width"] > 200  # drawn, not collapsed
+        assert box["x"] + box["width"] <= 1024  # within the screen's width
+        screenshot(page, "floor-surveillance-edge")
+    finally:
+        context.close()
+        wait_until(lambda: _sockets() <= before, "the page's connections closed", timeout=5)
