@@ -290,7 +290,7 @@ def table_state(
     banners = []
     shown = {plain(told["parts"])}
     for hold in c.hold_reasons:
-        words = hold_words(hold)
+        words = hold_words(hold, day_open=app.day.deals())
         said = plain(parts("Stop: ") + words["what"])
         if said not in shown:
             shown.add(said)

@@ -69,7 +69,7 @@ def instruction(app: TableApp, step_prompts: Sequence[Prompt]) -> dict[str, Any]
     c = app.controller
     holds = c.hold_reasons
     if c.state is State.HOLD and holds:
-        words = hold_words(holds[0])
+        words = hold_words(holds[0], day_open=app.day.deals())
         return {
             "parts": parts("Stop: ") + words["what"],
             "detail": parts(str(words["todo"])),

@@ -299,10 +299,12 @@ def device_name(role: str | None) -> str:
     return DEVICE_NAMES.get(role or "", role or "a device")
 
 
-def hold_words(hold: HoldReason) -> dict[str, Any]:
+def hold_words(hold: HoldReason, *, day_open: bool = False) -> dict[str, Any]:
     """A hold as the banner says it: ``what`` happened (parts), ``todo`` and the technical
     ``detail`` (a fault code, for the technician), in small type. Decided on the hold's typed
-    ``cause`` (never on the words of its ``detail``, which is shown only as the record)."""
+    ``cause`` (never on the words of its ``detail``, which is shown only as the record), and
+    for the hold before the gaming day on ``day_open``: once the day is open it says what is
+    left to do (burn the card, clear the lockup), not that the day is shut."""
     device = device_name(hold.device)
     cause = hold.cause
     card = () if hold.card is None else (hold.card,)
@@ -406,6 +408,13 @@ def hold_words(hold: HoldReason) -> dict[str, Any]:
             "todo": "Stop dealing and press CALL: the supervisor (key at SUP, signed in) finds "
             "out who changed it, then clears the hold or stops the table.",
             "detail": record,
+        }
+    elif cause is HoldCause.DAY_NOT_OPEN and day_open:
+        return {
+            "what": parts("the gaming day is open now: burn the held card and clear the lockup"),
+            "todo": "Leave the card face up. The supervisor (key at SUP, signed in) burns the "
+            "card and clears the lockup; then burn a card from the shoe and the table deals.",
+            "detail": cause.name,
         }
     elif cause is HoldCause.DAY_NOT_OPEN:
         return {

@@ -16,7 +16,7 @@ from controller.table.day import PANEL_KEYS
 from controller.table.staff import Person, Staff
 from tests.live_pins import LIVE_PEPPER
 
-from .conftest import WAIT_S, running_table, screenshot, table_config
+from .conftest import VIEW_TOKEN, VIEW_TOKEN_HASH, WAIT_S, running_table, screenshot, table_config
 from .test_screen import LAYOUT
 
 expect.set_options(timeout=WAIT_S * 1000)
@@ -34,14 +34,22 @@ ANA = "Ana Ruiz (supervisor 1001, key and PIN)"
 def test_a_supervisor_opens_the_gaming_day_on_the_screen_before_the_table_deals(
     browser: Any,
 ) -> None:
-    loaded = table_config("nz-pontoon", gaming_day={"required": True})
+    loaded = table_config(
+        "nz-pontoon", gaming_day={"required": True}, display={"view_token_hash": VIEW_TOKEN_HASH}
+    )
     access = pin_policy(loaded.config, pepper=LIVE_PEPPER, staff=STAFF)
     context = browser.new_context(viewport={"width": 1024, "height": 600})
     context.set_default_timeout(WAIT_S * 1000)
     page = context.new_page()
+    pit = context.new_page()  # the pit's read-only page, beside the dealer's
     try:
         with running_table(loaded, "2C 9H 7C JD KS", access=access) as table:
             page.goto(table.url)
+            pit.goto(f"{table.url}view?token={VIEW_TOKEN}")
+            pit_day = pit.locator("#pit-day")
+            expect(pit_day).to_have_text(
+                "Gaming day 1 CLOSED: no deal until it is opened (5 steps to go)"
+            )
             now = page.locator("#day-now")
             expect(now).to_have_text("Gaming day 1: to open (5 steps to go)")
             expect(page.locator("#day-felt")).to_contain_text("Dealer hits soft 17 (H17)")
@@ -80,6 +88,13 @@ def test_a_supervisor_opens_the_gaming_day_on_the_screen_before_the_table_deals(
             page.click("#day-opening")
             table.wait_for(lambda s: s["day"]["open"], "the day open")
             expect(page.locator("#day")).to_have_count(0)  # its row goes: the table deals
+            # the bar says what is left to do now the day is open, no longer that it is shut
+            bar = page.locator("#prompt-bar")
+            expect(bar).to_contain_text("the gaming day is open now: burn the held card")
+            expect(bar).not_to_contain_text("is not open")
+            expect(pit_day).to_have_text(
+                f"Gaming day 1 OPEN by {ANA}: opening $1,500, fills $0, credits $0"
+            )
 
             page.click("#decide-burn")  # the card drawn before the opening goes
             page.click("#decide-clear_lockup")
@@ -108,6 +123,12 @@ def test_a_supervisor_opens_the_gaming_day_on_the_screen_before_the_table_deals(
             )
             expect(page.locator("#day-witness-pin")).to_have_value("")  # never kept
             expect(now).to_have_text("Gaming day 1 open: opening $1,500, fills $500, credits $0")
+            expect(pit_day).to_have_text(
+                f"Gaming day 1 OPEN by {ANA}: opening $1,500, fills $500, credits $0"
+            )
+            pit_layout = pit.evaluate(LAYOUT)
+            screenshot(pit, "day-pit-1024x600")
+            assert not pit_layout["problems"], pit_layout["problems"]
             layout = page.evaluate(LAYOUT)
             screenshot(page, "day-open-1024x600")
             assert not layout["problems"], layout["problems"]
@@ -116,6 +137,13 @@ def test_a_supervisor_opens_the_gaming_day_on_the_screen_before_the_table_deals(
             expect(said).to_have_text(
                 f"gaming day 1 closed by {ANA}: closing chips $2,000; the table's win open "
                 "(no drop keyed), the rounds' ledger $0"
+            )
+            expect(pit_day).to_have_text(
+                "Gaming day 2 CLOSED: no deal until it is opened (5 steps to go)"
+            )
+            expect(pit.locator("#pit-day-last")).to_have_text(
+                f"The day before: gaming day 1 closed by {ANA}: closing chips $2,000; the "
+                "table's win open (no drop keyed), the rounds' ledger $0"
             )
     finally:
         context.close()

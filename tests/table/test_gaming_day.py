@@ -16,10 +16,11 @@ import pytest
 
 from controller.display.errors import BadMessage
 from controller.display.messages import parse_message
+from controller.display.words import instruction
 from controller.game.holds import HoldCause
 from controller.game.refusals import Why, WhyNot
 from controller.game.rules import load_variant
-from controller.game.words import refusal_words
+from controller.game.words import plain, refusal_words
 from controller.journal.journaled import JournaledTable
 from controller.journal.store import Journal
 from controller.round.inputs import Bet
@@ -178,11 +179,27 @@ def test_a_table_that_requires_the_day_takes_no_bet_and_holds_a_card_until_it_is
     app = t.table.app
     assert app.controller.state is State.HOLD
     assert next(h.cause for h in app.controller.hold_reasons) is HoldCause.DAY_NOT_OPEN
+    assert plain(instruction(app, [])["parts"]).startswith("Stop: the gaming day is not open")
     t.key(KeyPosition.SUPERVISOR)
     assert "clear_lockup" not in app.supervisor_choices()  # not before the day is open
     t.open_day()  # (the opening's steps may be taken while the table holds)
     t.key(KeyPosition.SUPERVISOR)
     assert {"burn", "clear_lockup"} <= set(app.supervisor_choices())
+
+
+def test_once_the_day_is_open_the_bar_says_to_burn_the_held_card_not_that_the_day_is_shut(
+    tmp_path: Path,
+) -> None:
+    t = Table(tmp_path / "j.sqlite3")
+    t.card("2C")  # drawn before the day: held
+    t.open_day()
+    app = t.table.app
+    assert app.controller.state is State.HOLD  # the lockup stands until the supervisor clears it
+    told = instruction(app, [])
+    assert plain(told["parts"]) == (
+        "Stop: the gaming day is open now: burn the held card and clear the lockup"
+    )
+    assert "burns the card and clears the lockup" in plain(told["detail"])
 
 
 def test_the_opening_names_who_did_each_step_and_the_day_survives_a_restart(

@@ -32,6 +32,8 @@ function renderPit(s) {
   document.getElementById("shift-detail").textContent =
     s.shift.rounds + " round" + (s.shift.rounds === 1 ? "" : "s") + " since the table started at " + s.shift.since_text;
 
+  renderPitDay(s.day);
+
   const a = s.access;
   const name = a.signed_in_name && a.signed_in_name !== a.signed_in ? a.signed_in_name + ", " : "";
   let who = a.signed_in ? name + a.signed_in : "nobody";
@@ -79,6 +81,32 @@ function renderPit(s) {
   // as many of the last rounds as fit the panel, the latest first: a round cut off is left out
   const panel = document.getElementById("history");
   while (rows.children.length && panel.scrollHeight > panel.clientHeight) rows.lastChild.remove();
+}
+
+// The gaming day, read-only, under the shift: open or closed, who opened it, the chips moved so
+// far; before a day opens, the last closing. Nothing where the table neither requires nor has a
+// day (the page as it was: no room taken from the last rounds). The supervisor's display takes
+// the day's steps; the pit only watches.
+function renderPitDay(d) {
+  const now = document.getElementById("pit-day");
+  const opening = d.steps.find((x) => x.step === "opening");
+  const by = opening && opening.by ? " by " + opening.by : "";
+  if (d.open) {
+    now.textContent = "Gaming day " + d.number + " OPEN" + by + ": opening " + money(d.opening_cents) +
+      ", fills " + money(d.fills_cents) + ", credits " + money(d.credits_cents) +
+      (d.drop_cents === null ? "" : ", drop " + money(d.drop_cents));
+  } else if (d.required) {
+    const left = d.steps.filter((x) => !x.by).length;
+    now.textContent = "Gaming day " + (d.number + 1) + " CLOSED: no deal until it is opened (" +
+      left + " step" + (left === 1 ? "" : "s") + " to go)";
+  } else {
+    now.textContent = d.last ? "No gaming day open" : "";
+  }
+  now.hidden = !now.textContent;
+  now.dataset.open = d.open ? "yes" : "no";
+  const last = document.getElementById("pit-day-last");
+  last.textContent = d.last && !d.open ? "The day before: " + d.last : "";
+  last.hidden = !last.textContent;
 }
 
 // Live only while the table answers within its heartbeat (common.js): a closed socket or a
