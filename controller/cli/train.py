@@ -23,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from controller.cli.scenario import quiet_logs
 from controller.game.errors import ConfigError
 from controller.game.rules import load_variant
 from controller.game.words import (
@@ -125,6 +126,7 @@ class TerminalTrainee:
 
 
 def run(args: argparse.Namespace) -> int:
+    quiet_logs()  # the questions are the output: the emulated devices' chatter stays out of it
     if not TRAINEE_ID.match(args.trainee):
         return _fail(
             f"--trainee {args.trainee!r}: give 1 to 40 letters, digits, '.', '_' or '-', "
