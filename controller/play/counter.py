@@ -71,7 +71,7 @@ class CardCounter:
             return None
         if controller.state in (State.OFFERS, State.INSURANCE):
             insure = INDICES[0]
-            if str(up)[0] == "A" and insure.past(true) and not box.insurance:
+            if up.is_ace and insure.past(true) and not box.insurance:
                 self.index_plays += 1
                 return Decision(Action.INSURANCE, {"box": box_no})
             return None
