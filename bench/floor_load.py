@@ -102,8 +102,15 @@ PASSWORD_ENV = "CROUPIER_BENCH_FLOOR_PASSWORD"  # noqa: S105 - a variable name
 Group = tuple[int | None, list[tuple[str, dict[str, Any], str]]]
 
 
-def record_template(folder: Path, rounds: int = 30) -> tuple[list[Group], int]:
-    """Rows of a real demo table, grouped by transaction; and how many rounds they hold."""
+def record_template(
+    folder: Path, rounds: int = 30, *, rated: bool = True
+) -> tuple[list[Group], int]:
+    """Rows of a real demo table, grouped by transaction; and how many rounds they hold.
+
+    ``rated``: the demo's rated players sit (ann, bob, and carl the counter at box 3), so that
+    the rows carry their sit-downs, sessions on bets and rated decisions, as ``floor demo``'s.
+    """
+    from controller.play.counter import DEMO_COUNTERS  # noqa: PLC0415
     from controller.play.demo import DemoOptions, demo_dealer  # noqa: PLC0415
     from controller.service.service import TableService  # noqa: PLC0415
     from controller.table.config import table_from_mapping  # noqa: PLC0415
@@ -114,7 +121,8 @@ def record_template(folder: Path, rounds: int = 30) -> tuple[list[Group], int]:
         "<bench>",
         folder,
     )
-    with TableService(table, actors=[demo_dealer(DemoOptions(pace_s=0.0, seed=11))]) as service:
+    demo = DemoOptions(pace_s=0.0, seed=11, rated=rated, counters=DEMO_COUNTERS if rated else ())
+    with TableService(table, actors=[demo_dealer(demo)]) as service:
         while service.rounds_completed < rounds:
             time.sleep(0.05)
     with Journal.open(path, readonly=True) as journal:
@@ -527,6 +535,12 @@ def main() -> int:
         help="with --lean: the floor and shipper before issue 26 (revision 0005, a transaction "
         "around each statement, text arrays)",
     )
+    parser.add_argument(
+        "--unrated",
+        action="store_true",
+        help="the template's players unrated (before issue 24: no sit-downs, sessions or rated "
+        "decisions in the rows)",
+    )
     parser.add_argument("--out", type=Path, help="append the figures to this jsonl file")
     parser.add_argument("--label", default="", help="a word for this run in the jsonl")
     args = parser.parse_args()
@@ -540,7 +554,12 @@ def main() -> int:
         cluster.start()
         cluster.bootstrap("0005" if args.before else args.revision)
         os.environ[PASSWORD_ENV] = cluster.credentials.table
-        groups, rounds = record_template(folder)
+        groups, rounds = record_template(folder, rated=not args.unrated)
+        kinds: dict[str, int] = {}
+        for _round, group_rows in groups:
+            for kind, _payload, _text in group_rows:
+                kinds[kind] = kinds.get(kind, 0) + 1
+        print(f"template rows by kind: {dict(sorted(kinds.items()))}", flush=True)
         rows_per_round = sum(len(g[1]) for g in groups) / rounds
         print(
             f"template: {rounds} rounds, {len(groups)} transactions, {rows_per_round:.0f} rows a "
@@ -669,6 +688,7 @@ def main() -> int:
         per_million = 1e6 / max(1, len(lags))
         figures = {
             "label": args.label,
+            "rated": not args.unrated,
             "mode": "lean" if args.lean else "journals",
             "revision": "0005" if args.before else args.revision,
             "shipper": "before" if args.before else "this",
