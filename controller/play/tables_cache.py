@@ -18,7 +18,8 @@ The file is a pickle, read only from this user's own private file.
 
 Beside the graphs, :func:`kept_rules` keeps the variant's rules as validated, a plain copy
 (:class:`~controller.game.rule_enums.PlainVariant`, ``rules-KEY.pickle``) under the SHA-256 of
-the variant file's bytes and path, the overrides and the same code digest: a run of the same
+the variant file's bytes and path, the overrides, the installed pydantic's version file and the
+same code digest: a run of the same
 rules imports no pydantic (about a fifth of a 20,000-round run's CPU time, issue 26), and a
 changed file is validated again before anything else reads it.
 """
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import importlib.util
 import json
 import os
 import pickle
@@ -170,9 +172,21 @@ def save_graph(graph: HandGraph, key: str, folder: Path) -> None:
             write_private(_path(graph.rules, key, folder), data, _WHAT)
 
 
+def _validator() -> str:
+    """The SHA-256 of the installed pydantic's ``version.py`` (found, not imported: a kept run
+    imports no pydantic), so that rules validated by another pydantic are validated again
+    (pydantic pins its pydantic-core to one version); empty where it cannot be found."""
+    spec = importlib.util.find_spec("pydantic")
+    if spec is None or spec.origin is None:
+        return ""
+    data = _read(Path(spec.origin).with_name("version.py"))
+    return "" if data is None else hashlib.sha256(data).hexdigest()
+
+
 def _rules_key(path: Path, data: bytes, overrides: Mapping[str, Any]) -> str:
     payload = {
         "format": FORMAT,
+        "validator": _validator(),
         "path": str(path.absolute()),
         "file": hashlib.sha256(data).hexdigest(),
         "overrides": json.dumps(dict(overrides), sort_keys=True, default=repr),

@@ -12,6 +12,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pytest_mock import MockerFixture
 
 from controller.game.errors import ConfigError
 from controller.game.rules import VARIANTS_DIR, load_variant, plain_rules
@@ -57,6 +58,20 @@ def test_a_changed_variant_file_is_validated_again(tmp_path: Path) -> None:
         tables_cache.kept_rules(str(path), {}, kept)
     with pytest.raises(ConfigError, match="hits_soft_17"):  # other overrides: another key
         tables_cache.kept_rules(str(path), OVERRIDES | {"dealer.hits_soft_17": 2}, kept)
+
+
+def test_rules_kept_under_another_pydantic_are_validated_again(
+    tmp_path: Path, mocker: MockerFixture
+) -> None:
+    kept = tmp_path / "kept"
+    tables_cache.kept_rules("pa-blackjack", OVERRIDES, kept)
+    assert tables_cache._validator()  # the installed pydantic's version file is in the key
+    validate = mocker.spy(tables_cache, "_kept")
+    mocker.patch.object(tables_cache, "_validator", return_value="another pydantic")
+    again = tables_cache.kept_rules("pa-blackjack", OVERRIDES, kept)
+    assert validate.spy_return is None  # nothing kept under this key: validated anew
+    assert again == plain_rules(load_variant("pa-blackjack", OVERRIDES))
+    assert len(list(kept.glob("rules-*.pickle"))) == 2
 
 
 def test_a_kept_rules_file_others_may_read_is_not_used(tmp_path: Path) -> None:
