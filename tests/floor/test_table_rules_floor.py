@@ -74,7 +74,10 @@ def test_a_table_dealing_a_custom_variant_file_of_a_shipped_id_is_rated_by_that_
     assert all(s.rules is not None and s.rules.rules == rules for s in sessions)
     rated = rate(sessions)
     direct = rate([_by(rules, s) for s in sessions])
+    cached = sorted((tmp_path / "cache").glob("croupier/analysis/theo-uk-pontoon-*.json"))
+    assert len(cached) == 1  # the custom rules analysed once, by their hash, for both sessions
     wrong = rate([_by(shipped, s) for s in sessions])
+    assert len(list((tmp_path / "cache").glob("croupier/analysis/theo-*.json"))) == 2
     for got, same, other in zip(rated, direct, wrong, strict=True):
         assert got.unrated is None
         assert _theo(got) == _theo(same)
