@@ -43,9 +43,10 @@ from controller.analysis.engine import Analysis, Ctx
 from controller.analysis.parsheet import ENGINE_VERSION, cache_dir
 from controller.analysis.shoe import ZERO, Shoe, comp_of, plus
 from controller.floor.ratings import NO_RESCUE, Rating, SeenDecision, SessionPlay, cents_shown
+from controller.floor.table_rules import TableRules, no_config, unanalysed
 from controller.game.errors import ConfigError
 from controller.game.hands import HandEnd, is_natural
-from controller.game.rules import SplitMatch, Variant, load_variant
+from controller.game.rules import SplitMatch, Variant
 from controller.play.strategy import strategy_for
 from controller.round.spec import Action
 from controller.table.private import make_folders, write_private
@@ -523,21 +524,18 @@ def _words(decision: Decision, cents: Fraction) -> str:
 
 def rate(
     sessions: Iterable[SessionPlay],
-    variant_of: Callable[[str], Variant] = load_variant,
     edges_of: Callable[[Variant], Edges] = edges_for,
 ) -> list[Rating]:
-    """Each session's rating: book theo, skill theo and what its decisions cost (cents, exact)."""
+    """Each session's rating: book theo, skill theo and what its decisions cost (cents, exact),
+    by the rules its table journalled (:attr:`SessionPlay.rules`); a session whose rules are not
+    known, or that the analysis cannot take, is listed unrated with the reason."""
     out: list[Rating] = []
-    rules_of: dict[str, Variant | None] = {}
+    refused: dict[str, TableRules] = {}  # rules' key -> the analysis' refusal
     for play in sessions:
-        if play.variant not in rules_of:
-            try:
-                rules_of[play.variant] = variant_of(play.variant)
-            except (ConfigError, ValueError):
-                rules_of[play.variant] = None
-        rules = rules_of[play.variant]
-        if rules is None:
-            out.append(Rating(play, None, None, None))
+        found = play.rules if play.rules is not None else no_config(play.table_id)
+        rules = found.rules
+        if rules is None or found.key in refused:
+            out.append(Rating(play, None, None, None, rules=refused.get(found.key, found)))
             continue
         face_up = rules.dealer.first_card_face_up
         seen = (decision_of(d, face_up) for d in play.decisions)
@@ -548,9 +546,9 @@ def rate(
             if not values.preloaded:  # the common decisions, worked out with the edges
                 values.preload(cached_values(rules))
             theo = session_theo(decisions, play.wagers_cents, play.rounds, values, edges)
-        except (ConfigError, ValueError):  # rules the analysis cannot take (it says why)
-            rules_of[play.variant] = None
-            out.append(Rating(play, None, None, None))
+        except (ConfigError, ValueError) as exc:  # rules the analysis cannot take (it says why)
+            refused[found.key] = unanalysed(found, str(exc))
+            out.append(Rating(play, None, None, None, rules=refused[found.key]))
             continue
         worst = sorted(theo.costly, key=lambda dc: dc[1], reverse=True)[:WORST_SHOWN]
         out.append(
@@ -562,6 +560,7 @@ def rate(
                 theo.decisions,
                 theo.unvalued,
                 tuple(_words(d, c) for d, c in worst),
+                found,
             )
         )
     return out

@@ -52,6 +52,7 @@ from controller.floor.ratings import rated_sessions
 from controller.floor.report import build_report
 from controller.floor.report_page import render
 from controller.floor.schema import migrate
+from controller.floor.table_rules import rules_sha256
 from controller.floor.watch import FloorWatcher
 from controller.floor.web import FloorServer, period
 from controller.game.errors import ConfigError, CroupierError
@@ -119,16 +120,17 @@ EDGE_WAGER_CENTS = 1_000  # the edge is a fraction of the wager: any wager gives
 
 class RemainingEdge:
     """The surveillance page's remaining-shoe edge (:data:`controller.floor.edges.EdgeOf`):
-    the analysis engine on the cards left of the variant's shoe after ``out``, played by the
-    variant's shipped strategy (as ``croupier analyze --quick``: no optimum), cached per
-    remaining composition (``cache``). ``load``: how a variant id is read (the shipped ones)."""
+    the analysis engine on the cards left of the shoe of the rules the table journalled after
+    ``out``, played by the variant's shipped strategy (as ``croupier analyze --quick``: no
+    optimum; where no shipped chart validates for the rules, the chart of the shipped variant of
+    their id played as is, as ``croupier analyze --set`` does), cached per rules and remaining
+    composition (``cache``)."""
 
-    def __init__(self, load: Callable[[str], Variant] = load_variant) -> None:
-        self.load = load
+    def __init__(self) -> None:
         self.cache: dict[tuple[str, tuple[tuple[str, int], ...]], float] = {}
         self._lock = threading.Lock()
 
-    def __call__(self, variant: str, out: tuple[str, ...]) -> float:
+    def __call__(self, rules: Variant, out: tuple[str, ...]) -> float:
         from collections import Counter  # noqa: PLC0415
 
         from controller.analysis.engine import Analysis  # noqa: PLC0415 (numpy: lazy)
@@ -136,25 +138,23 @@ class RemainingEdge:
         from controller.analysis.shoe import Shoe  # noqa: PLC0415
         from drivers.tbl21.cards import Card, shoe_cards  # noqa: PLC0415
 
-        try:
-            rules = self.load(variant)
-        except (CroupierError, OSError) as exc:
-            raise ValueError(f"variant {variant!r} cannot be read here: {exc}") from None
         left = Counter(str(c) for c in shoe_cards(rules.shoe.deck, rules.shoe.decks))
         for card in out:
             if left[card] <= 0:
                 raise ValueError(
                     f"the journal shows more {card} out of the shoe than {rules.shoe.decks} "
-                    f"deck{'' if rules.shoe.decks == 1 else 's'} of {variant} hold"
+                    f"deck{'' if rules.shoe.decks == 1 else 's'} of {rules.id} hold"
                 )
             left[card] -= 1
-        key = (variant, tuple(sorted((c, n) for c, n in left.items() if n)))
+        key = (rules_sha256(rules), tuple(sorted((c, n) for c, n in left.items() if n)))
         with self._lock:
             known = self.cache.get(key)
         if known is not None:
             return known
         try:
-            strategy, _ = shipped_strategy(rules)
+            # (a custom variant of a shipped id: that id's chart where none validates)
+            shipped = load_variant(rules.id) if rules.id in VARIANT_IDS else None
+            strategy, _ = shipped_strategy(rules, shipped)
             cards = [Card.parse(c) for c, n in key[1] for _ in range(n)]
             got = Analysis(rules, Shoe.of_cards(cards), EDGE_WAGER_CENTS, strategy).house_edge()
         except (CroupierError, ValueError) as exc:

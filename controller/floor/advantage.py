@@ -39,6 +39,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
 
+from controller.floor.table_rules import TableRules, table_rules
 from controller.game.errors import ConfigError
 from controller.game.rules import load_variant
 from controller.journal.store import Row
@@ -228,6 +229,8 @@ class BoxRound:
     # the cards out of the shoe before the round, burns too (what remains is its shoe); None:
     # the shoe's shuffle is before the rows read, so its cards out are not all known
     out: tuple[str, ...] | None = None
+    # the rules the table dealt it by (its latest config row: controller.floor.table_rules)
+    rules: TableRules | None = None
 
 
 @dataclass
@@ -327,14 +330,19 @@ class TableRead:
     table_id: str
     variant: str = ""
     count_name: str = "Hi-Lo"
+    rules: TableRules | None = None  # from the latest config row read (None: none read)
     rounds: list[BoxRound] = field(default_factory=list)
     seatings: dict[str, Seating] = field(default_factory=dict)
     shoes: list[ShoeProof] = field(default_factory=list)
 
 
-def _shoe_for(variant: str) -> ShoeCount:
+def _shoe_for(found: TableRules) -> ShoeCount:
+    """The shoe of the rules the table journalled; where they are not known, the shipped
+    variant's of that id (the count's best guess: the page's edge refuses such a table)."""
+    if found.rules is not None:
+        return ShoeCount(found.rules.shoe.decks, found.rules.shoe.deck.size)
     try:
-        rules = load_variant(variant)
+        rules = load_variant(found.variant)
     except (ConfigError, OSError, ValueError):
         return ShoeCount(6, 52)
     return ShoeCount(rules.shoe.decks, rules.shoe.deck.size)
@@ -365,9 +373,10 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
             out.shoes.append(proof)
         if kind == "config" and isinstance(p.get("variant"), str):
             out.variant = p["variant"]
-            shoe = _shoe_for(out.variant)
+            out.rules = table_rules(row)
+            shoe = _shoe_for(out.rules)
             out.count_name = shoe.count_name
-            face_up = _face_up(out.variant)
+            face_up = _face_up(out.rules)
             proof.deck_size = shoe.deck_size
             cut = p.get("cut_position")
             if isinstance(cut, int) and proof.first_card_seq is None and proof.committed is None:
@@ -451,6 +460,7 @@ def read_table(table_id: str, rows: Iterable[Row]) -> TableRead:
                 entry.count = before
                 entry.ts = row.ts
                 entry.out = out_before
+                entry.rules = out.rules
                 live[box] = entry
                 out.rounds.append(entry)
             pending = {}
@@ -484,9 +494,11 @@ def _people(
         out.seatings[session].left = shoe.now()
 
 
-def _face_up(variant: str) -> bool:
+def _face_up(found: TableRules) -> bool:
+    if found.rules is not None:
+        return bool(found.rules.dealer.first_card_face_up)
     try:
-        return bool(load_variant(variant).dealer.first_card_face_up)
+        return bool(load_variant(found.variant).dealer.first_card_face_up)
     except (ConfigError, OSError, ValueError):
         return True
 

@@ -2,12 +2,14 @@
 out on demand for the surveillance page.
 
 The floor does not import the analysis engine (a lower layer than ``controller.analysis``): the
-command line gives the floor server an :data:`EdgeOf`, a function of the variant and the cards
+command line gives the floor server an :data:`EdgeOf`, a function of the rules and the cards
 out of the shoe before a round that returns the house edge of the game dealt from the cards that
 remain (``controller.cli.floor.RemainingEdge``: the engine on the remaining cards, the
-variant's shipped strategy, cached per remaining composition). A session's rounds are worked out
-one after the other on a worker thread of their own, never on the server's event loop; the page
-asks again until they are all done.
+variant's shipped strategy, cached per rules and remaining composition). The rules are those
+the table journalled (:mod:`.table_rules`: the round's :attr:`BoxRound.rules`), never a shipped
+variant of the same id; a round whose table's rules are not known ends the work with the
+reason. A session's rounds are worked out one after the other on a worker thread of their own,
+never on the server's event loop; the page asks again until they are all done.
 """
 
 from __future__ import annotations
@@ -21,12 +23,15 @@ from typing import Any
 import structlog
 
 from controller.floor.advantage import BoxRound
+from controller.floor.table_rules import no_config
+from controller.game.rules import Variant
 
 log = structlog.get_logger("croupier.floor")
 
-# (variant id, the cards out of the shoe since its shuffle) -> the house edge of the remaining
-# shoe, a fraction of the wager (ValueError: it cannot be worked out, with the reason)
-EdgeOf = Callable[[str, tuple[str, ...]], float]
+# (the rules the table dealt by, the cards out of the shoe since its shuffle) -> the house edge
+# of the remaining shoe, a fraction of the wager (ValueError: it cannot be worked out, with the
+# reason)
+EdgeOf = Callable[[Variant, tuple[str, ...]], float]
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,6 +83,14 @@ class EdgeJob:
         }
 
 
+def _rules_of(r: BoxRound) -> Variant:
+    """The rules the round was dealt by (ValueError: they are not known, saying why)."""
+    found = r.rules if r.rules is not None else no_config(r.table_id)
+    if found.rules is None:
+        raise ValueError(found.words())
+    return found.rules
+
+
 class EdgeJobs:
     """The sessions' edge jobs of one floor server: one worker thread, one job per session."""
 
@@ -100,8 +113,10 @@ class EdgeJobs:
 
     def _work(self, job: EdgeJob) -> None:
         try:
+            for r in job.rounds:  # every round's rules known first, else none is worked out
+                _rules_of(r)
             for r in job.rounds:
-                edge = None if r.out is None else self.edge_of(job.variant, r.out)
+                edge = None if r.out is None else self.edge_of(_rules_of(r), r.out)
                 job.edges.append(
                     RoundEdge(
                         r.round_id, r.bet_cents, round(float(r.count.true), 2), r.count.left, edge

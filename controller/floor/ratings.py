@@ -30,6 +30,7 @@ from typing import Any
 import psycopg
 
 from controller.floor.chain import ROW_COLUMNS, row_from_values
+from controller.floor.table_rules import TableRules, changed, no_config, table_rules
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
@@ -71,6 +72,9 @@ class SessionPlay:
     wagers_cents: int = 0
     dealers: list[str] = field(default_factory=list)
     decisions: list[SeenDecision] = field(default_factory=list)
+    # the rules its table dealt by (its latest config row at the sit-down, then at each of its
+    # rounds; unknown: why it is not rated)
+    rules: TableRules | None = None
     _bets: dict[int, int] = field(default_factory=dict)  # round -> cents (this session's)
 
     @property
@@ -100,6 +104,7 @@ class _Hand:
 @dataclass
 class _Round:
     number: int
+    rules: TableRules
     variant: str = ""
     dealer: str = ""
     dealer_card: str | None = None
@@ -125,16 +130,23 @@ def sessions_of(rows: Iterable[Row]) -> list[SessionPlay]:
     seated: dict[int, str] = {}  # box -> session
     rounds: dict[int, _Round] = {}
     last_ts = ""
+    rules: TableRules | None = None  # the table's, from its latest config row read
     for row in rows:
         p: dict[str, Any] = row.payload
         last_ts = row.ts
-        rnd = rounds.setdefault(row.round_id, _Round(row.round_id)) if row.round_id else None
+        if rules is None:
+            rules = no_config(row.table_id)
+        if row.kind == "config":
+            rules = table_rules(row)
+            continue
+        rnd = rounds.setdefault(row.round_id, _Round(row.round_id, rules)) if row.round_id else None
         if row.kind == "people" and p.get("accepted"):
-            _people(p, row, sessions, seated, rnd)
+            _people(p, row, sessions, seated, rnd, rules)
         elif rnd is None:
             continue
         elif row.kind == "round_start":
             rnd.variant = str(p.get("variant") or "")
+            rnd.rules = rules
             rnd.dealer = str(p.get("dealer_name") or p.get("dealer") or "")
         elif row.kind == "prompt":
             _prompt(p, rnd)
@@ -155,11 +167,18 @@ def _people(
     sessions: dict[str, SessionPlay],
     seated: dict[int, str],
     rnd: _Round | None,
+    rules: TableRules,
 ) -> None:
     event, box, session = p.get("event"), p.get("box"), str(p.get("session") or "")
     if event == "sit_down" and isinstance(box, int) and session:
         sessions[session] = SessionPlay(
-            session, row.table_id, str(p.get("card", "")), str(p.get("player", "")), box, row.ts
+            session,
+            row.table_id,
+            str(p.get("card", "")),
+            str(p.get("player", "")),
+            box,
+            row.ts,
+            rules=rules,
         )
         seated[box] = session
     elif event == "walk_away" and isinstance(box, int):
@@ -349,6 +368,7 @@ def _ended(rnd: _Round, sessions: dict[str, SessionPlay]) -> None:
         bet = s._bets.get(rnd.number)
         if bet is None:
             continue
+        s.rules = _rules_of(s, rnd.rules)
         s.rounds += 1
         s.wagers_cents += bet
         s.variant = s.variant or rnd.variant
@@ -359,23 +379,41 @@ def _ended(rnd: _Round, sessions: dict[str, SessionPlay]) -> None:
             sessions[session].decisions.append(seen)
 
 
+def _rules_of(s: SessionPlay, dealt: TableRules) -> TableRules:
+    """A session's rules with a round dealt by ``dealt`` added: its first round's; unknown
+    where they are (the first reason kept), or where a round was dealt by other rules."""
+    if s.rounds == 0 or s.rules is None:
+        return dealt
+    if s.rules.rules is None:
+        return s.rules
+    if dealt.rules is None:
+        return dealt
+    return s.rules if s.rules.same_as(dealt) else changed(dealt)
+
+
 # --- from the floor's database ---------------------------------------------------------------
 
-_KINDS = ("people", "round_start", "prompt", "input", "supervisor", "round_end")
+_KINDS = ("config", "people", "round_start", "prompt", "input", "supervisor", "round_end")
 _RATED_ROWS = f"""
-SELECT {ROW_COLUMNS} FROM croupier.journal_rows
-WHERE kind = ANY(%(kinds)s) AND at >= %(start)s AND at < %(end)s
-  AND table_id IN (
-    SELECT table_id FROM croupier.journal_rows
+WITH sat AS (
+    SELECT DISTINCT table_id FROM croupier.journal_rows
     WHERE kind = 'people' AND at >= %(start)s AND at < %(end)s
       AND payload::jsonb ->> 'event' = 'sit_down')
+(SELECT {ROW_COLUMNS} FROM croupier.journal_rows
+ WHERE kind = ANY(%(kinds)s) AND at >= %(start)s AND at < %(end)s
+   AND table_id IN (SELECT table_id FROM sat))
+UNION ALL
+(SELECT DISTINCT ON (table_id) {ROW_COLUMNS} FROM croupier.journal_rows
+ WHERE kind = 'config' AND at < %(start)s AND table_id IN (SELECT table_id FROM sat)
+ ORDER BY table_id, seq DESC)
 ORDER BY table_id, seq
 """  # noqa: S608 - fixed names
 
 
 def rated_query(start: datetime, end: datetime) -> tuple[str, dict[str, Any]]:
     """The rows rated sessions are read from: every table with a sit-down in the period, its
-    rows of the kinds a rating reads, in the period."""
+    rows of the kinds a rating reads, in the period, and its latest ``config`` row before it
+    (the rules it was dealing by as the period began: migration 0011's index finds it)."""
     return _RATED_ROWS, {"kinds": list(_KINDS), "start": start, "end": end}
 
 
@@ -420,6 +458,19 @@ class Rating:
     decisions: int = 0
     unvalued: int = 0
     worst: tuple[str, ...] = ()  # the costliest decisions in words
+    rules: TableRules | None = None  # what it was rated by (None: the session's, as read)
+
+    @property
+    def dealt_by(self) -> TableRules:
+        """The rules of the rating, or why there is none."""
+        found = self.rules if self.rules is not None else self.play.rules
+        return found if found is not None else no_config(self.play.table_id)
+
+    @property
+    def unrated(self) -> str | None:
+        """Why the session has no theo (None: it is rated)."""
+        found = self.dealt_by
+        return None if found.known else found.words()
 
     @property
     def minutes(self) -> int:
@@ -452,6 +503,8 @@ class Rating:
             "decisions": self.decisions,
             "unvalued_decisions": self.unvalued,
             "costliest": list(self.worst),
+            "rules": self.dealt_by.as_json(),
+            "unrated": self.unrated,
         }
 
     def shown(self) -> dict[str, str]:
@@ -472,6 +525,7 @@ class Rating:
             "minutes": str(self.minutes),
             "rounds": str(p.rounds),
             "average_bet": money(p.average_bet_cents),
+            "rules": self.dealt_by.words() if self.unrated is None else f"unrated: {self.unrated}",
             "book_theo": theo(self.book_cents),
             "skill_theo": theo(self.skill_cents),
             "decision_cost": theo(self.cost_cents),
@@ -489,6 +543,7 @@ RATING_COLUMNS = (
     ("minutes", "minutes"),
     ("rounds", "rounds"),
     ("average_bet", "average bet"),
+    ("rules", "rules"),
     ("book_theo", "book theo"),
     ("skill_theo", "skill theo"),
     ("decision_cost", "decision cost"),
@@ -508,6 +563,6 @@ def ratings_text(ratings: Iterable[Rating], clock: Callable[[str], str] = str) -
             f"{cells['box']}, dealer {cells['dealer']}, {cells['start']} to {cells['end']} "
             f"({cells['minutes']} min): {rounds}, average bet {cells['average_bet']}, book theo "
             f"{cells['book_theo']}, skill theo {cells['skill_theo']} (decision cost "
-            f"{cells['decision_cost']})"
+            f"{cells['decision_cost']}); {cells['rules']}"
         )
     return out

@@ -45,18 +45,31 @@ LOOKBACK = timedelta(hours=2)  # rows read before the period: the shoe in play a
 PLOT_W, PLOT_H = 420, 260
 
 
+_SURVEILLED_ROWS = f"""
+WITH seated AS (
+    SELECT DISTINCT table_id FROM croupier.journal_rows
+    WHERE kind = 'people' AND at >= %s AND at < %s)
+(SELECT {ROW_COLUMNS} FROM croupier.journal_rows
+ WHERE kind = ANY(%s) AND at >= %s AND at < %s
+   AND (kind <> 'device_event' OR payload::jsonb ->> 'type' = ANY(%s))
+   AND table_id IN (SELECT table_id FROM seated))
+UNION ALL
+(SELECT DISTINCT ON (table_id) {ROW_COLUMNS} FROM croupier.journal_rows
+ WHERE kind = 'config' AND at < %s AND table_id IN (SELECT table_id FROM seated)
+ ORDER BY table_id, seq DESC)
+ORDER BY table_id, seq
+"""  # noqa: S608 - fixed names
+
+
 def surveillance_query(start: datetime, end: datetime) -> tuple[str, tuple[Any, ...]]:
     """The rows the page judges: those the counts and the sessions are made of, from a while
     before the period (so the shoe in play at its start is counted from its shuffle), of the
-    tables that had a rated session in the period."""
+    tables that had a rated session in the period, and each one's latest ``config`` row before
+    those (the rules it was dealing by: its shoe, and the remaining shoe's edge's rules)."""
+    since = start - LOOKBACK
     return (
-        f"SELECT {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608
-        "WHERE kind = ANY(%s) AND at >= %s AND at < %s "
-        "AND (kind <> 'device_event' OR payload::jsonb ->> 'type' = ANY(%s)) "
-        "AND table_id IN ("
-        "SELECT DISTINCT table_id FROM croupier.journal_rows WHERE kind = 'people' "
-        "AND at >= %s AND at < %s) ORDER BY table_id, seq",
-        (list(KINDS), start - LOOKBACK, end, list(SHOE_EVENTS), start, end),
+        _SURVEILLED_ROWS,
+        (start, end, list(KINDS), since, end, list(SHOE_EVENTS), since),
     )
 
 
@@ -303,8 +316,8 @@ def render_edge_page(job: EdgeJob | None, session: str, who: str) -> bytes:
     else:
         out.append(
             f"<p id='edge-state'>{len(job.edges)} rounds of {e(job.variant)}: the exact edge "
-            "of the game dealt from the cards left before each round, played by the variant's "
-            "shipped strategy.</p>"
+            "of the game dealt from the cards left before each round, by the rules and the shoe "
+            "the table journalled, played by the variant's shipped strategy.</p>"
         )
     if job is not None and job.edges:
         rows = "".join(

@@ -105,7 +105,7 @@ from drivers.tbl21.events import Button, ButtonPressed, DeviceEvent
 
 log = structlog.get_logger("croupier.journal")
 
-JOURNAL_FORMAT = 14  # 1: software 0.1 (no device_command rows, inputs without their data)
+JOURNAL_FORMAT = 15  # 1: software 0.1 (no device_command rows, inputs without their data)
 # 2: before the dealer's words and the keys lit by the rules of the moment (issue 13): its
 # prompts' texts, its inputs' reasons and its panel lights are not what this software makes.
 # 3: as 4, but no ``set_aside`` rows (a software writing 3 replays a set-aside journal as
@@ -139,10 +139,16 @@ JOURNAL_FORMAT = 14  # 1: software 0.1 (no device_command rows, inputs without t
 # from 14 on the order carries the cut position committed before the shoe's first card
 # (``TableApp.cut_position``) and a cut card out of its tolerance is noted. Older journals are
 # replayed without either (``commits_cut``).
+# 14: a start's ``config`` row named the variant and hashed its file (``variant``,
+# ``variant_sha256``) but did not hold the rules; from 15 on it also holds the rules the table
+# deals by (``rules``: the validated variant's JSON, a custom file's and any override included),
+# by which the floor rates its sessions (controller.floor.table_rules). A config row is neither
+# a cause nor an effect: a replay never reads it, so older journals replay as they were.
 OPENING_FORMAT = 10
 WHY_FORMAT = 11
 RECEIPT_FORMAT = 13
 CUT_FORMAT = 14
+RULES_FORMAT = 15
 CAUSE_KINDS = ("device_event", "call", "set_aside")
 EFFECT_KINDS = (
     "prompt",

@@ -25,7 +25,13 @@ history, audit and recovery code that reads them):
 
 ================  ===========================================================================
 ``software``      ``{version, journal_format}`` -- at start-up (journal_format 1 when absent)
-``config``        ``{variant, path, sha256}`` -- a configuration file loaded, with its hash
+``config``        ``{variant, variant_path, table, variant_sha256, strategy_sha256,
+                  table_sha256, software, software_sha256, software_recorded, changed}`` --
+                  what a start runs with (the rules files' and the software's hashes, what
+                  changed since the last start), from journal format 14 ``cut_position`` (the
+                  cut committed for the shoe already loaded) and from journal format 15
+                  ``rules``: the rules the table deals by, the validated variant's JSON (a
+                  custom variant file's, overrides included), by which the floor rates its play
 ``device_event``  :func:`controller.journal.records.to_record` of a
                   :mod:`drivers.tbl21.events` event (``{"type": "CardDrawn", "device":
                   {"type": "shoe", "port": ...}, ...}``)

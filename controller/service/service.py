@@ -598,8 +598,9 @@ class TableService:
 
     def _config_row(self, journal: Journal, software: identity.Software) -> dict[str, Any]:
         """The configuration this start runs with, hashed (the software's identity too: the
-        floor keeps these rows as the table's identity history); a file changed since the last
-        start is named in the row and told to the dealer (and logged)."""
+        floor keeps these rows as the table's identity history), and the rules it deals by; a
+        file changed since the last start is named in the row and told to the dealer (and
+        logged)."""
         variant_path = resolve_variant_path(self.config.variant)
         row: dict[str, Any] = {
             "variant": self.rules.id,
@@ -612,6 +613,9 @@ class TableService:
             # the cut position of the shoe already loaded, committed before its first card (each
             # later shoe's is on its new_shoe order): journal format 14 on
             "cut_position": self._cut_position(),
+            # the rules this table deals by, as validated (a custom variant file's, overrides
+            # included): the floor rates its play by them (journal format 15 on)
+            "rules": self.rules.model_dump(mode="json"),
         }
         last = None
         for previous in journal.iter_rows(kinds=["config"]):

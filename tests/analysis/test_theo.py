@@ -212,17 +212,47 @@ def test_edges_are_cached_beside_the_par_sheets_in_a_private_file(
     assert first.chart_cost >= 0
 
 
-def test_a_session_whose_variant_cannot_be_analysed_is_listed_without_a_theo() -> None:
+def test_a_session_whose_tables_rules_are_not_known_is_listed_unrated_with_the_reason() -> None:
     from controller.floor.ratings import SessionPlay  # noqa: PLC0415
 
     play = SessionPlay(
-        "T1-1", "T1", "40001234", "ann", 1, "2026-12-04T18:00:00.000Z", variant="no-such-game"
+        "T1-1", "T1", "40001234", "ann", 1, "2026-12-04T18:00:00.000Z", variant="pa-blackjack"
     )
     play.rounds, play.wagers_cents = 2, 2000
-    (rating,) = rate([play])
+    (rating,) = rate([play])  # (no config row of its table was read: no rules)
     assert (rating.book_cents, rating.skill_cents, rating.cost_cents) == (None, None, None)
     cells = rating.shown()
     assert (cells["book_theo"], cells["skill_theo"], cells["average_bet"]) == ("-", "-", "$10")
+    assert cells["rules"] == (
+        "unrated: the floor holds no config row of table T1 before this play: the rules it "
+        "dealt by are not known"
+    )
+    assert rating.as_json()["unrated"] == cells["rules"].removeprefix("unrated: ")
+
+
+def test_a_session_whose_rules_the_analysis_refuses_is_unrated_with_the_analysis_words() -> None:
+    from controller.floor.ratings import SessionPlay  # noqa: PLC0415
+    from controller.floor.table_rules import TableRules, rules_sha256  # noqa: PLC0415
+
+    found = TableRules("T1", 3, RULES.id, RULES, key=rules_sha256(RULES))
+    plays = [
+        SessionPlay(f"T1-{n}", "T1", "4000", "ann", 1, "2026-12-04T18:00:00.000Z", rules=found)
+        for n in (1, 2)
+    ]
+    asked: list[str] = []
+
+    def refused(rules: object) -> Edges:
+        asked.append("edges")
+        raise ValueError("the edges of pa-blackjack could not be worked out: it was stopped")
+
+    first, second = rate(plays, refused)
+    assert asked == ["edges"]  # the same rules are not asked of the analysis twice
+    for rating in (first, second):
+        assert rating.skill_cents is None
+        assert rating.unrated == (
+            "the analysis cannot take table T1's rules: the edges of pa-blackjack could not be "
+            "worked out: it was stopped"
+        )
 
 
 def test_past_its_memo_limit_the_values_analysis_begins_again_and_answers_the_same(

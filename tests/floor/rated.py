@@ -6,6 +6,7 @@ from __future__ import annotations
 import dataclasses
 from fractions import Fraction
 from pathlib import Path
+from typing import Any
 
 from controller.analysis.theo import Edges
 from controller.game.rules import Variant, load_variant
@@ -29,9 +30,21 @@ STAFF = Staff({"2001": Person("2001", "dealer", "Bo Chen", hash_secret(PIN))})
 EDGES = Edges(Fraction(33, 10000), Fraction(34, 10000))
 
 
+def config_payload(rules: Variant) -> dict[str, Any]:
+    """A start's ``config`` row as a table of journal format 15 writes it: the variant's id and
+    the rules it deals by (the files' hashes, which the floor does not rate by, left out)."""
+    return {"variant": rules.id, "rules": rules.model_dump(mode="json")}
+
+
 class PaTable:
-    def __init__(self, path: Path, tid: str, rules: Variant = PA) -> None:
+    """A journaled pa-blackjack table (or ``rules``'), its start's ``config`` row first
+    (``config``: that row's payload, :func:`config_payload` by default)."""
+
+    def __init__(
+        self, path: Path, tid: str, rules: Variant = PA, config: dict[str, Any] | None = None
+    ) -> None:
         self.journal = Journal.open(path, table_id=tid)
+        self.journal.append("config", config_payload(rules) if config is None else config)
         access = dataclasses.replace(KEY_ONLY, staff=STAFF)
         self.table = JournaledTable.start(rules, self.journal, access=access)
         self.draw_no = 0
@@ -73,8 +86,3 @@ def play_split_round(t: PaTable) -> None:
     assert t.table.controller.state is State.SETTLING
     t.press(Button.OK)
     assert t.table.walk_away(1).accepted
-
-
-def pa_variant(name: str) -> Variant:
-    assert name == "pa-blackjack"
-    return PA

@@ -27,7 +27,7 @@ from controller.round.spec import Action
 from controller.table.config import hash_secret
 from drivers.tbl21.cards import Card, parse_cards
 from tests.floor.conftest import FLOOR_PASSWORD_ENV, drained, link, table_id, wait_until
-from tests.floor.rated import EDGES, PA, PaTable, pa_variant, play_split_round
+from tests.floor.rated import EDGES, PA, PaTable, play_split_round
 
 pytestmark = pytest.mark.pg
 
@@ -65,7 +65,7 @@ def test_a_rated_session_shipped_to_the_floor_is_rated_from_its_rows_to_the_cent
         SeenDecision(1, 1, 2, "7C", ("8D", "5S"), 2, "stand", 1000),
     ]
 
-    (rating,) = rate(sessions, pa_variant, lambda _rules: EDGES)
+    (rating,) = rate(sessions, lambda _rules: EDGES)
     values = values_for(PA)
     up = Card.parse("7C")
     costs = [

@@ -24,7 +24,7 @@ from controller.floor.web import FloorServer
 from controller.table.config import hash_secret
 from tests.display.conftest import screenshot
 from tests.floor.conftest import FLOOR_PASSWORD_ENV, drained, link, table_id, wait_until
-from tests.floor.rated import EDGES, PaTable, pa_variant, play_split_round
+from tests.floor.rated import EDGES, PaTable, play_split_round
 from tests.floor.test_floor_page import browsing
 
 PIT, PIT_PASSWORD = "pat", "pit-password-for-ratings"
@@ -42,7 +42,7 @@ def _cents(shown: str) -> int:
 
 
 def _rater(sessions: list[SessionPlay]) -> list[Rating]:
-    return rate(sessions, pa_variant, lambda _rules: EDGES)
+    return rate(sessions, lambda _rules: EDGES)
 
 
 @pytest.fixture(scope="module")

@@ -326,9 +326,9 @@ def small_shoe(cluster: Cluster, tmp_path_factory: pytest.TempPathFactory) -> It
         )
         watcher.start()
         stack.callback(watcher.close)
-        server = FloorServer(
-            floor_file, watcher.hub, conninfo, edge_of=RemainingEdge(lambda v: load_variant(small))
-        )
+        # the floor's own RemainingEdge: the rules are those the table journalled (its shoe of
+        # one deck), not the shipped pa-blackjack of the same id
+        server = FloorServer(floor_file, watcher.hub, conninfo, edge_of=RemainingEdge())
         server.start()
         stack.callback(server.close)
         assert server.wait_started()
@@ -364,7 +364,9 @@ def test_the_remaining_shoe_s_exact_edge_of_a_session_on_a_small_shoe(
     small_shoe: SmallShoe,
 ) -> None:
     """The surveillance user asks for the counter's session's edges: each round's is the
-    analysis engine's on the cards the table's journal shows left before it."""
+    analysis engine's on the cards the table's journal shows left before it, of the one-deck
+    shoe its custom variant file deals (journalled in its config row: not the shipped
+    pa-blackjack's six decks), and so are its cards left."""
     made, key, journal, rules = (
         small_shoe.floor,
         small_shoe.key,
@@ -386,7 +388,7 @@ def test_the_remaining_shoe_s_exact_edge_of_a_session_on_a_small_shoe(
         left = full - Counter(Card.parse(c) for c in before[got["round"]])
         expected = Analysis(rules, Shoe.of_cards(left.elements()), 1000, strategy)
         assert got["house_edge"] == expected.house_edge(), got
-        # (its cards_left is the floor's count, of the shipped 6-deck pa-blackjack by id)
+        assert got["cards_left"] == 52 - len(before[got["round"]]), got
     status, page = _get(made, f"surveillance/edge?session={key}", made.cookies[WATCHER])
     assert status == 200
     assert page.count(b'<rect class="bet"') == job["of"]

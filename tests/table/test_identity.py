@@ -16,6 +16,8 @@ import pytest
 from controller.cli.main import main
 from controller.cli.verify import EXIT_CHANGED, EXIT_UNRECORDED
 from controller.display.halted import halted_state
+from controller.game.rules import VARIANTS_DIR, Variant, load_variant
+from controller.journal.journaled import RULES_FORMAT
 from controller.journal.store import Journal
 from controller.service.halt import Choice, HaltChoice, Halted, Problem
 from controller.service.service import Pin, TableService
@@ -174,6 +176,40 @@ def test_a_start_journals_the_software_and_the_rules_files_it_runs(tmp_path: Pat
     strategy = identity.STRATEGIES / "nz-pontoon.toml"
     assert config["strategy_sha256"] == hashlib.sha256(strategy.read_bytes()).hexdigest()
     assert len(config["variant_sha256"]) == 64
+
+
+def test_a_start_journals_the_rules_it_deals_by_a_custom_variant_files_not_the_shipped_ones(
+    tmp_path: Path,
+) -> None:
+    """Journal format 15: the config row holds the validated rules of the table's own variant
+    file (a casino's pa-blackjack whose dealer hits soft 17 on two decks), which the floor
+    rates by (controller.floor.table_rules)."""
+    shipped = VARIANTS_DIR / "pa-blackjack.toml"
+    text = shipped.read_text().replace("decks = 6", "decks = 2")
+    own = tmp_path / "our-blackjack.toml"
+    own.write_text(text.replace("hits_soft_17 = false", "hits_soft_17 = true"))
+    table = table_from_mapping(
+        {
+            "table_id": "t-rules",
+            "variant": str(own),
+            "display": {"port": 0},
+            "journal": {"path": str(tmp_path / "journal.sqlite3")},
+        },
+        "<test>",
+        tmp_path,
+    )
+    with TableService(table) as service:
+        dealt = service.rules
+    with Journal.open(tmp_path / "journal.sqlite3", readonly=True) as journal:
+        (software,) = [r.payload for r in journal.iter_rows(kinds=["software"])]
+        (config,) = [r.payload for r in journal.iter_rows(kinds=["config"])]
+    assert software["journal_format"] == RULES_FORMAT == 15
+    assert config["variant"] == "pa-blackjack"
+    assert config["variant_sha256"] == hashlib.sha256(own.read_bytes()).hexdigest()
+    journalled = Variant.model_validate(config["rules"])
+    assert journalled == dealt == load_variant(own)
+    assert (journalled.shoe.decks, journalled.dealer.hits_soft_17) == (2, True)
+    assert journalled != load_variant("pa-blackjack")
 
 
 def test_a_start_on_changed_files_deals_nothing_and_shows_which_file(
