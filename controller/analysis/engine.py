@@ -878,6 +878,22 @@ class Analysis:
 
     def split_value(self, up: Up, pair: int) -> float:
         """The split of a pair of ``pair`` (all its hands together, in units of one wager)."""
+        return self.split_hands_value(up, pair, 2, 2)
+
+    def split_hands_value(self, up: Up, pair: int, pending: int, hands: int) -> float:
+        """The split model's value of ``pending`` hands of a split pair of ``pair`` still to get
+        their second card, ``hands`` hands on the box (all of them together, in units of one
+        wager; W form, each hand weighted by the chance of no dealer natural from its own shoe).
+
+        The hands get their second cards one by one, each from the shoe less the dealer's
+        card and the ``hands`` pair cards split so far (not the other cards drawn: appendix
+        9's approximation); a hand dealt a pair card that may be split again is split again
+        where the policy does (the optimum: where that is worth more than playing it on with
+        the hands after it as they are), making one more hand, and every hand after that
+        counts one more pair card out. :meth:`split_value` is ``(2, 2)``; a split hand's
+        choice to split again at ``(pending, hands)`` (itself among the ``pending``) is
+        between ``(pending + 1, hands + 1)`` and its value played on plus
+        ``(pending - 1, hands)``."""
         memo: dict[tuple[int, int], float] = {}
 
         def hand_value(hands: int, second: int) -> tuple[float, bool]:
@@ -919,7 +935,7 @@ class Analysis:
             memo[key] = total
             return total
 
-        return f(2, 2)
+        return f(pending, hands)
 
     # --- the same play under other rules ---------------------------------------------------------
 

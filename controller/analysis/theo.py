@@ -2,15 +2,29 @@
 their decisions, and what the action they took cost them against the best one.
 
 A decision is a :class:`Spot`: the dealer's first card (where the player sees it), the hand's
-cards, whether it came from a split (and how many hands the box holds), and the action taken.
-Its actions are valued by the composition-dependent optimum (:class:`~.engine.Analysis` with no
-strategy) for the shoe **as configured**, less only the cards the player sees in that hand (its
-own cards, the dealer's first card and, for a split hand, the other cards of the pair split
-from it, as the analysis values splits): never the cards left in the actual shoe, so a rating
-neither rewards nor punishes the luck of the shoe. Each action's value is the optimum played
-after it, in units of the hand's initial wager, *given that the dealer has no natural* where
-the dealer checked for one before the player decides (the engine's "W" values divided by the
-chance of no natural).
+cards, whether it came from a split (how many hands the box holds, and which of them it is),
+and the action taken. Its actions are valued by the composition-dependent optimum
+(:class:`~.engine.Analysis` with no strategy) for the shoe **as configured**, less only the
+cards the player sees in that hand (its own cards, the dealer's first card and, for a split
+hand, the other cards of the pair split from it, as the analysis values splits): never the
+cards left in the actual shoe, so a rating neither rewards nor punishes the luck of the shoe.
+Each action's value is the optimum played after it, in units of the hand's initial wager,
+*given that the dealer has no natural* where the dealer checked for one before the player
+decides (the engine's "W" values divided by the chance of no natural).
+
+Splits are valued as the engine values them, by appendix 9's approximation
+(:meth:`~.engine.Analysis.split_hands_value`): every split hand is played from the shoe less
+the dealer's card and the pair cards split so far, never the other cards drawn to the box,
+and the hands are otherwise independent. A split's value is that of all the hands it makes,
+in units of one wager. At a first decision it is the engine's :meth:`~.engine.Analysis.
+split_value`. At a split hand dealt a second pair card that the rules let split again (a
+**re-split**: ``split.max_hands`` not reached, aces only where ``split.resplit_aces``), the
+value of splitting again is, in the same model, the hands it makes and the hands after it on
+the box still to get their second card (each of them then counts one more pair card out),
+less those later hands as they are, dealt on without it: exactly the difference the optimum's
+own choice to re-split compares with playing the hand on, so the cost of re-splitting or not
+is the root decision's kind. Where the rules let a split hand split no more, no split is
+offered there (a split taken there, which the table refuses, would have no value).
 
 A decision's **cost** is the best action's value less the taken action's, in wager units
 (:class:`~fractions.Fraction`, from the engine's binary floating point exactly): zero for the
@@ -39,7 +53,7 @@ from fractions import Fraction
 from itertools import combinations_with_replacement
 from pathlib import Path
 
-from controller.analysis.engine import Analysis, Ctx
+from controller.analysis.engine import Analysis, Ctx, Rows
 from controller.analysis.parsheet import ENGINE_VERSION, cache_dir
 from controller.analysis.shoe import ZERO, Shoe, comp_of, plus
 from controller.floor.ratings import NO_RESCUE, Rating, SeenDecision, SessionPlay, cents_shown
@@ -47,7 +61,9 @@ from controller.floor.table_rules import TableRules, no_config, unanalysed
 from controller.game.errors import ConfigError
 from controller.game.hands import HandEnd, is_natural
 from controller.game.rules import SplitMatch, Variant
+from controller.game.settlement import Wager
 from controller.play.strategy import strategy_for
+from controller.round.model import BoxState, HandState, StakeState, end_of_hand, why_not_split
 from controller.round.spec import Action
 from controller.table.private import make_folders, write_private
 from drivers.tbl21.cards import Card
@@ -74,12 +90,20 @@ RATED_ACTIONS = frozenset(
 @dataclass(frozen=True)
 class Spot:
     """One decision: the dealer's first card where the player sees it (None: face down), the
-    hand's cards in the order dealt, and for a split hand the number of hands on the box."""
+    hand's cards in the order dealt, and for a split hand the number of hands on the box and
+    which of them it is (the hands after it, played after it, have one card each: their
+    number is what a re-split's value depends on)."""
 
     up: Card | None
     cards: tuple[Card, ...]
     split_hands: int = 1  # hands on the box when the hand is one of a split (1: no split)
     doubled: bool = False  # doubled before (a double that draws on; a rescue's doubled hand)
+    hand: int = 1  # its place on the box (1: the first hand)
+
+    @property
+    def later_hands(self) -> int:
+        """The hands after it on the box, yet to get their second card."""
+        return max(0, self.split_hands - max(self.hand, 1))
 
     @property
     def from_split(self) -> bool:
@@ -104,6 +128,10 @@ SpotKey = tuple[int | None, tuple[int, ...], int, bool, int, int, bool]
 # what the engine gives for a key: each action's weighted value, and the chance of the dealer's
 # natural where it was checked for (0.0 where not)
 Raw = tuple[dict[str, float], float]
+# a re-split as its value depends on it: the dealer's card, the pair's value, the hands after
+# the split hand yet to get their second card, the hands on the box
+AgainKey = tuple[int | None, int, int, int]
+_PLAYER = "p"  # the one player of the boxes the rules' checks are asked on
 PRECOMPUTED_CARDS = 4  # hands of up to this many cards are worked out with the edges (cached)
 
 
@@ -117,6 +145,7 @@ class DecisionValues:
         self.key = rules_key(rules, self.shoe)
         self._known: dict[SpotKey, dict[Action, Fraction]] = {}
         self._raw: dict[SpotKey, Raw] = {}  # from the cache (:meth:`preload`)
+        self._again: dict[AgainKey, Fraction] = {}  # re-splits' values (:meth:`split_again`)
         self.preloaded = False
 
     def _pair(self, cards: Sequence[Card]) -> bool:
@@ -145,8 +174,67 @@ class DecisionValues:
 
     def values(self, spot: Spot) -> dict[Action, Fraction]:
         """Each action the rules allow here and its value (wager units, the dealer holding no
-        natural where it was checked for); empty where the hand is over (a natural...)."""
-        return self.values_at(self.spot_key(spot))
+        natural where it was checked for); empty where the hand is over (a natural...). A
+        split hand that the rules let split again has the split's value too
+        (:meth:`split_again`)."""
+        got = self.values_at(self.spot_key(spot))
+        if got and spot.from_split:
+            again = self.split_again(spot)
+            if again is not None:
+                got = {**got, Action.SPLIT: again}
+        return got
+
+    def may_split_again(self, spot: Spot) -> bool:
+        """The rules let this split hand be split again (the round's own check, on its cards
+        and a box of ``split_hands`` hands: a pair by the rules' match, ``split.max_hands``
+        not reached, aces where ``split.resplit_aces``), and it is not over."""
+        if not spot.from_split or spot.doubled or len(spot.cards) != 2:
+            return False
+        hand = HandState(
+            list(spot.cards),
+            [StakeState(_PLAYER, 1)],
+            from_split=True,
+            split_aces=spot.cards[0].is_ace,
+        )
+        box = BoxState(1, [Wager(_PLAYER, 1)], [hand] * spot.split_hands)
+        return (
+            end_of_hand(self.rules, hand) is None and why_not_split(self.rules, box, hand) is None
+        )
+
+    def split_again(self, spot: Spot) -> Fraction | None:
+        """The value of splitting this split hand again (wager units, the dealer holding no
+        natural where it was checked for), as the engine values splits
+        (:meth:`~.engine.Analysis.split_hands_value`): with ``n`` hands on the box and ``k``
+        after it yet to get their second card, the ``k + 2`` hands then waiting with ``n + 1``
+        on the box, less the ``k`` as they are with ``n`` (at a first decision, ``n`` = 1 and
+        ``k`` = 0, the same difference is the engine's split value). None where the rules let
+        it split no more (:meth:`may_split_again`)."""
+        if not self.may_split_again(spot):
+            return None
+        up, comp, _i0, _pair, hands, pair_value, _doubled = self.spot_key(spot)
+        later = min(spot.later_hands, hands - 1)
+        key = (up, pair_value, later, hands)
+        got = self._again.get(key)
+        if got is None:
+            a = self.analysis
+            again = Fraction(a.split_hands_value(up, pair_value, later + 2, hands + 1))
+            on = Fraction(a.split_hands_value(up, pair_value, later, hands))
+            ctx = _ctx(up, hands, pair_value)
+            natural = self._natural(up, a.rows(up, plus(ctx.base, comp)))
+            got = self._again[key] = (again - on) / (1 - Fraction(natural))
+            self._begin_again_if_full()
+        return got
+
+    def _natural(self, up: int | None, rows: Rows) -> float:
+        """The chance of the dealer's natural where it was checked for (0.0 where not), from
+        the shoe a hand is played from (its ``rows``)."""
+        a = self.analysis
+        return float(a.tables[up].natural_probability(rows.shoe)) if a._peeks[up] else 0.0
+
+    def _begin_again_if_full(self) -> None:
+        """Many hands met: the analysis begins again (the answers worked out are kept)."""
+        if len(self.analysis._memo) > MEMO_LIMIT:
+            self.analysis = Analysis(self.rules, self.shoe, 1000, None)
 
     def values_at(self, key: SpotKey) -> dict[Action, Fraction]:
         got = self._known.get(key)
@@ -177,10 +265,10 @@ class DecisionValues:
                 values = {
                     act: a.action_value(ctx, comp, i0, doubled, rows, act) for act in a.legal(facts)
                 }
-        natural = a.tables[up].natural_probability(rows.shoe) if a._peeks[up] else 0.0
-        if not keep and len(a._memo) > MEMO_LIMIT:  # many hands met: begin again (answers kept)
-            self.analysis = Analysis(self.rules, self.shoe, 1000, None)
-        return {act.value: float(v) for act, v in values.items()}, float(natural)
+        natural = self._natural(up, rows)
+        if not keep:
+            self._begin_again_if_full()
+        return {act.value: float(v) for act, v in values.items()}, natural
 
     def common_keys(self) -> list[SpotKey]:
         """The decisions worked out with the edges: every first decision and every hand of up
@@ -255,7 +343,8 @@ class DecisionValues:
 
     def cost(self, spot: Spot, taken: Action) -> Fraction | None:
         """The best action's value less ``taken``'s (wager units); None where the analysis has
-        no value for it (a split hand split again, a hand already over)."""
+        no value for it (an action the rules did not allow there, such as a split hand split
+        again where they let it split no more; a hand already over)."""
         values = self.values(spot)
         if taken not in values or not values:
             return None
@@ -423,7 +512,7 @@ class Theo:
     wagers_cents: int = 0
     rounds: int = 0
     decisions: int = 0
-    unvalued: int = 0  # decisions the analysis has no value for (a split hand split again)
+    unvalued: int = 0  # decisions the analysis has no value for (an action not allowed there)
     insurance: int = 0  # insurance decisions (taken or declined) among the decisions
     cost_cents: Fraction = Fraction(0)
     edge_cents: Fraction = Fraction(0)  # the optimum's edge x wagers
@@ -503,7 +592,7 @@ def decision_of(seen: SeenDecision, face_up: bool = True) -> Decision | None:
         return None
     if taken not in RATED_ACTIONS or len(cards) < 2:
         return None
-    spot = Spot(up, cards, seen.split_hands, seen.doubled)
+    spot = Spot(up, cards, seen.split_hands, seen.doubled, seen.hand)
     return Decision(spot, taken, seen.wager_cents, seen.insured_cents, declined)
 
 

@@ -425,3 +425,218 @@ def test_a_rescue_taken_or_declined_costs_its_shortfall_against_the_hand_computa
     # a hand not doubled is offered no rescue: no value, counted unvalued
     plain = Spot(Card.parse("TH"), tuple(parse_cards(hand)[:2]))
     assert values.rescue_values(plain) is None
+
+
+# --- re-splits: the tiny shoe with four eights, pa-blackjack's splits (to four hands, doubles
+# after a split), brute-forced in the engine's split model (appendix 9's approximation): every
+# split hand is played from the shoe less the dealer's card and the pair cards split so far
+# (not the other cards drawn to the box); a re-split makes one more hand, and every hand dealt
+# after it counts one more pair card out
+SPLIT_CARDS = [*CARDS, *parse_cards("8D 8C")]
+SPLIT_COUNTS = tuple(sum(1 for c in SPLIT_CARDS if c.points == v) for v in range(1, 11))
+SPLIT_RULES = load_variant(
+    "pa-blackjack", {"shoe.burn_cards": 0, "shoe.decks": 1, "shoe.cut_card_reserve": 1}
+)
+MAX_HANDS = SPLIT_RULES.split.max_hands  # 4
+NO_RESPLIT_RULES = load_variant(
+    "pa-blackjack",
+    {
+        "shoe.burn_cards": 0,
+        "shoe.decks": 1,
+        "shoe.cut_card_reserve": 1,
+        "split.max_hands": 2,
+    },
+)
+
+
+def _less(counts: tuple[int, ...], *values: int) -> tuple[int, ...]:
+    for v in values:
+        counts = _take(counts, v)
+    return counts
+
+
+def split_hand_values(up: int, pair: int, second: int, hands: int) -> dict[Action, Fraction]:
+    """A split hand's stand, hit and double (doubles after a split are allowed), ``hands`` on
+    the box: from the shoe less the dealer's card, the ``hands`` pair cards and its second."""
+    shoe = _less(SPLIT_COUNTS, up, *[pair] * hands, second)
+    total = pair + second
+    return {
+        Action.STAND: stand(total, up, shoe),
+        Action.HIT: hit(total, up, shoe),
+        Action.DOUBLE: double(total, up, shoe),
+    }
+
+
+@cache
+def split_hands(up: int, pair: int, pending: int, hands: int) -> Fraction:
+    """``pending`` split hands still to get their second card, ``hands`` on the box, at their
+    best (all together, wager units): each hand's second card from the shoe less the dealer's
+    card and the ``hands`` pair cards; a pair card dealt to it may be split again (up to
+    MAX_HANDS), making one more hand, where that beats playing it on."""
+    if pending == 0:
+        return Fraction(0)
+    rest = split_hands(up, pair, pending - 1, hands)
+    value = Fraction(0)
+    for c, p, _rest in _draws(_less(SPLIT_COUNTS, up, *[pair] * hands)):
+        on = max(split_hand_values(up, pair, c, hands).values()) + rest
+        if c == pair and hands < MAX_HANDS:
+            value += p * max(split_hands(up, pair, pending + 1, hands + 1), on)
+        else:
+            value += p * on
+    return value
+
+
+def brute_split_spot(up: int, pair: int, hands: int, hand: int) -> dict[Action, Fraction]:
+    """A split hand of two ``pair`` cards, ``hand`` of the box's ``hands``: played on, or
+    split again (where the box may take one more hand): the hands then waiting less the later
+    hands (those after it, yet to get their second card) as they are."""
+    out = split_hand_values(up, pair, pair, hands)
+    later = hands - hand
+    if hands < MAX_HANDS:
+        again = split_hands(up, pair, later + 2, hands + 1) - split_hands(up, pair, later, hands)
+        out[Action.SPLIT] = again
+    return out
+
+
+def brute_first_values(up: int, a: int, b: int) -> dict[Action, Fraction]:
+    """A box's first decision (late surrender offered; a pair split as the model splits it:
+    two hands, then as they come)."""
+    shoe = _less(SPLIT_COUNTS, up, a, b)
+    out = {
+        Action.STAND: stand(a + b, up, shoe),
+        Action.HIT: hit(a + b, up, shoe),
+        Action.DOUBLE: double(a + b, up, shoe),
+        Action.SURRENDER: Fraction(-1, 2),
+    }
+    if a == b:
+        out[Action.SPLIT] = split_hands(up, a, 2, 2)
+    return out
+
+
+def brute_split_edge() -> Fraction:
+    """The optimum's house edge with splits: every deal at its best."""
+    ev = Fraction(0)
+    for up, pu, s1 in _draws(SPLIT_COUNTS):
+        for a, pa, s2 in _draws(s1):
+            for b, pb, _s3 in _draws(s2):
+                ev += pu * pa * pb * max(brute_first_values(up, a, b).values())
+    return -ev
+
+
+@pytest.fixture(scope="module")
+def split_values() -> DecisionValues:
+    return DecisionValues(SPLIT_RULES, Shoe.of_cards(SPLIT_CARDS))
+
+
+def split_spot(up: str, hand: str, hands: int, place: int) -> Spot:
+    return Spot(Card.parse(up), tuple(parse_cards(hand)), hands, hand=place)
+
+
+# (dealer's card, the split hand's cards, hands on the box, its place among them)
+RESPLIT_SPOTS = [
+    ("7H", "8H 8S", 2, 1),  # the first of two: the second is yet to get its second card
+    ("7H", "8S 8D", 2, 2),  # the last of two
+    ("5H", "8H 8D", 2, 1),
+    ("7S", "8H 8C", 3, 1),  # three hands, two after it
+    ("7S", "8D 8C", 3, 2),
+    ("9H", "8S 8C", 3, 3),
+    ("2S", "8H 8D", 3, 2),
+]
+
+
+@pytest.mark.parametrize(("up", "hand", "hands", "place"), RESPLIT_SPOTS)
+def test_a_resplits_value_and_the_hands_others_equal_the_split_models_brute_force(
+    split_values: DecisionValues, up: str, hand: str, hands: int, place: int
+) -> None:
+    s = split_spot(up, hand, hands, place)
+    got = split_values.values(s)
+    expected = brute_split_spot(s.up.points, 8, hands, place)  # type: ignore[union-attr]
+    assert set(got) == set(expected) == {Action.STAND, Action.HIT, Action.DOUBLE, Action.SPLIT}
+    for action, value in expected.items():
+        assert float(got[action]) == pytest.approx(float(value), abs=1e-12), action
+    assert split_values.cost(s, Action.SPLIT) is not None
+
+
+def test_at_the_first_decision_the_split_value_is_the_same_models_two_hands(
+    split_values: DecisionValues,
+) -> None:
+    got = split_values.values(spot("7H", "8H 8S"))
+    for action, value in brute_first_values(7, 8, 8).items():
+        assert float(got[action]) == pytest.approx(float(value), abs=1e-12), action
+    # and a split hand's re-split with no hand after it, two on the box, is that split from
+    # the shoe with one more eight out: the models' own step
+    again = split_values.values(split_spot("7H", "8H 8S", 2, 2))[Action.SPLIT]
+    assert float(again) == pytest.approx(float(split_hands(7, 8, 2, 3)), abs=1e-12)
+
+
+def test_a_box_at_its_most_hands_or_rules_without_resplits_offer_no_split_at_a_split_hand(
+    split_values: DecisionValues,
+) -> None:
+    three = DecisionValues(
+        load_variant(
+            "pa-blackjack",
+            {
+                "shoe.burn_cards": 0,
+                "shoe.decks": 1,
+                "shoe.cut_card_reserve": 1,
+                "split.max_hands": 3,
+            },
+        ),
+        Shoe.of_cards(SPLIT_CARDS),
+    )
+    assert Action.SPLIT in three.values(split_spot("7H", "8H 8S", 2, 1))
+    full = split_spot("7H", "8H 8S", 3, 1)  # three hands: the most
+    assert set(three.values(full)) == {Action.STAND, Action.HIT, Action.DOUBLE}
+    assert three.cost(full, Action.SPLIT) is None
+    once = DecisionValues(NO_RESPLIT_RULES, Shoe.of_cards(SPLIT_CARDS))
+    s = split_spot("7H", "8H 8S", 2, 1)
+    values = once.values(s)
+    assert set(values) == {Action.STAND, Action.HIT, Action.DOUBLE}
+    assert once.cost(s, Action.SPLIT) is None
+    # a split there is one the table refuses: were the rows to show it, it is unvalued
+    stood = Decision(s, Action.STAND, 1000)
+    split = Decision(s, Action.SPLIT, 1000)
+    theo = session_theo([stood, split], 1000, 1, once, Edges(Fraction(0), Fraction(0)))
+    assert (theo.decisions, theo.unvalued) == (1, 1)
+    brute = split_hand_values(7, 8, 8, 2)
+    assert float(theo.cost_cents) == pytest.approx(
+        float((max(brute.values()) - brute[Action.STAND]) * 1000), abs=1e-9
+    )
+
+
+def test_a_session_with_resplits_is_valued_whole_and_its_skill_theo_is_the_brute_force_sum(
+    split_values: DecisionValues, tmp_path: object, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    edges = edges_for(SPLIT_RULES, Shoe.of_cards(SPLIT_CARDS))
+    edge = brute_split_edge()
+    assert float(edges.optimal) == pytest.approx(float(edge), abs=1e-12)
+    # 8-8 against a 7 split, an eight dealt to the first hand split again, another to the
+    # second of three played on; against a 2 and a 9, the other way round
+    plays = [
+        (("7H", "8H 8S", 1, 1), Action.SPLIT, 2000),
+        (("7H", "8H 8D", 2, 1), Action.SPLIT, 2000),
+        (("7H", "8D 8C", 3, 2), Action.STAND, 2000),
+        (("2S", "8H 8D", 2, 2), Action.SPLIT, 1000),
+        (("2S", "8D 8C", 3, 3), Action.HIT, 1000),
+        (("9H", "8S 8C", 2, 1), Action.STAND, 500),
+    ]
+    decisions = [Decision(split_spot(*where), taken, wager) for where, taken, wager in plays]
+    wagers = 2000 + 1000 + 500  # three rounds' initial bets
+    theo = session_theo(decisions, wagers, 3, split_values, edges)
+    brute_cost = Fraction(0)
+    resplit_costs = Fraction(0)
+    for (up, _eights, hands, place), taken, wager in plays:
+        up_value = Card.parse(up).points
+        if hands == 1:
+            b = brute_first_values(up_value, 8, 8)
+        else:
+            b = brute_split_spot(up_value, 8, hands, place)
+            resplit_costs += (max(b.values()) - b[taken]) * wager
+        brute_cost += (max(b.values()) - b[taken]) * wager
+    brute_theo = edge * wagers + brute_cost
+    assert resplit_costs > 0  # the split hands' choices cost something: the check is not idle
+    assert theo.unvalued == 0
+    assert theo.decisions == len(plays)
+    assert round(theo.skill_cents) == round(brute_theo)
+    assert abs(theo.skill_cents - brute_theo) < Fraction(1, 10**6)

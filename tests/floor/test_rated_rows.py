@@ -1,12 +1,15 @@
 """Rated sessions read from a table's own rows (controller.floor.ratings.sessions_of, a real
 SQLite journal, no PostgreSQL): a decision the dealer undid before its card never happened, a
-split undone leaves one hand of two cards again, and an unrated box's decisions are nobody's."""
+split undone leaves one hand of two cards again, and an unrated box's decisions are nobody's; a
+re-split is a decision on its hand, which the rating values (a re-split the rules forbid is
+refused at the table and never a decision)."""
 
 from __future__ import annotations
 
+from fractions import Fraction
 from pathlib import Path
 
-from controller.analysis.theo import decision_of
+from controller.analysis.theo import DecisionValues, Edges, decision_of, session_theo
 from controller.floor.ratings import SeenDecision, sessions_of
 from controller.game.rules import load_variant
 from controller.round.inputs import Bet
@@ -123,3 +126,103 @@ def test_a_rescue_taken_or_declined_is_a_decision_on_the_doubled_hand_with_its_c
     assert declined is not None
     assert (taken.taken, taken.declined) == (Action.RESCUE, False)
     assert (declined.taken, declined.declined, declined.spot.doubled) == (Action.RESCUE, True, True)
+
+
+def _split_round(t: PaTable, resplit: bool) -> None:
+    """ann (box 1, $10): 8-8 against a 7 (the hole card a 9), split; the first hand is dealt
+    an eight (split again where ``resplit``: the table refuses it where the rules forbid it,
+    the hand then stands), then 2 and doubled to 20; the next hand gets an eight and stands on
+    16 (a pair it might split again), the last a five and stands on 13; the dealer busts."""
+    t.card("2C")  # the burn card
+    assert t.table.dealer_sign_in("2001", PIN).accepted
+    assert t.table.sit_down(1, "40005555", "ann").accepted
+    assert t.table.answer(Bet(1, "ann", 1000)).accepted
+    t.press(Button.DEAL)
+    for text in ("8H", "7C", "8D", "9C"):  # box 1, the dealer's card, box 1, the hole card
+        t.card(text)
+    t.press(Button.OK)  # no surrender
+    t.press(Button.SPLIT)
+    t.card("8S")  # the first hand's second card: 8-8 again
+    t.press(Button.SPLIT)  # a re-split (refused where the rules forbid it)
+    if resplit:
+        t.card("2S")
+        t.press(Button.DOUBLE)
+        t.card("TS")  # 20: one card after a double
+        t.card("8C")  # the second hand: 8-8
+    else:
+        t.press(Button.STAND)  # the refused re-split's hand stands on 16
+        t.card("8C")  # the second hand: 8-8
+    t.press(Button.STAND)
+    if resplit:
+        t.card("5S")  # the third hand: 13
+        t.press(Button.STAND)
+    t.press(Button.OK)  # the hole card turned over: 16
+    t.card("TH")  # the dealer busts
+    assert t.table.controller.state is State.SETTLING
+    t.press(Button.OK)
+
+
+def test_a_resplit_is_a_decision_on_its_hand_with_its_place_and_every_decision_is_valued(
+    tmp_path: Path,
+) -> None:
+    rules = load_variant("pa-blackjack", {"shoe.decks": 1})  # splits to four hands
+    t = PaTable(tmp_path / "resplit.sqlite3", "T-resplit", rules)
+    _split_round(t, resplit=True)
+    (play,) = sessions_of(t.journal.rows())
+    t.journal.close()
+    assert play.decisions == [
+        SeenDecision(1, 1, 1, "7C", ("8H", "8D"), 1, "split", 1000),
+        SeenDecision(1, 1, 1, "7C", ("8H", "8S"), 2, "split", 1000),
+        SeenDecision(1, 1, 1, "7C", ("8H", "2S"), 3, "double", 1000),
+        SeenDecision(1, 1, 2, "7C", ("8S", "8C"), 3, "stand", 1000),
+        SeenDecision(1, 1, 3, "7C", ("8D", "5S"), 3, "stand", 1000),
+    ]
+    decisions = [decision_of(d) for d in play.decisions]
+    assert all(d is not None for d in decisions)
+    rated = [d for d in decisions if d is not None]
+    assert [(d.spot.split_hands, d.spot.hand, d.spot.later_hands) for d in rated] == [
+        (1, 1, 0),
+        (2, 1, 1),
+        (3, 1, 2),
+        (3, 2, 1),
+        (3, 3, 0),
+    ]
+    values = DecisionValues(rules)
+    # the re-split and the stand on a pair that might have been split again are valued
+    # against the split's value there
+    assert Action.SPLIT in values.values(rated[1].spot)
+    assert Action.SPLIT in values.values(rated[3].spot)
+    theo = session_theo(
+        rated, play.wagers_cents, play.rounds, values, Edges(Fraction(0), Fraction(0))
+    )
+    assert (theo.decisions, theo.unvalued) == (5, 0)
+    expected = Fraction(0)
+    for d in rated:
+        cost = values.cost(d.spot, d.taken)
+        assert cost is not None
+        expected += cost * d.wager_cents
+    assert theo.cost_cents == expected
+
+
+def test_where_the_rules_forbid_a_resplit_the_table_refuses_it_and_the_rows_show_no_such_decision(
+    tmp_path: Path,
+) -> None:
+    rules = load_variant("pa-blackjack", {"shoe.decks": 1, "split.max_hands": 2})
+    t = PaTable(tmp_path / "no-resplit.sqlite3", "T-noresplit", rules)
+    _split_round(t, resplit=False)
+    rows = t.journal.rows()
+    (play,) = sessions_of(rows)
+    t.journal.close()
+    splits = [r.payload for r in rows if r.kind == "input" and r.payload.get("action") == "split"]
+    assert [p.get("accepted") for p in splits] == [True, False]  # the re-split refused
+    assert play.decisions == [
+        SeenDecision(1, 1, 1, "7C", ("8H", "8D"), 1, "split", 1000),
+        SeenDecision(1, 1, 1, "7C", ("8H", "8S"), 2, "stand", 1000),
+        SeenDecision(1, 1, 2, "7C", ("8D", "8C"), 2, "stand", 1000),
+    ]
+    values = DecisionValues(rules)
+    for seen in play.decisions[1:]:
+        decision = decision_of(seen)
+        assert decision is not None
+        assert Action.SPLIT not in values.values(decision.spot)
+        assert values.cost(decision.spot, Action.SPLIT) is None
