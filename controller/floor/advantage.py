@@ -563,6 +563,8 @@ class Evidence:
     max_bet_cents: int
     mean_bet_low_cents: int  # at a true count below +1
     mean_bet_high_cents: int  # at +2 or more
+    rounds_low: int  # the rounds at a true count below +1 (0: no mean bet there)
+    rounds_high: int  # the rounds at +2 or more
     index_right: int  # index plays made at counts past their index
     index_wrong: int  # the same plays at counts short of it
     index_names: tuple[str, ...]
@@ -600,6 +602,8 @@ class Evidence:
             "max_bet_cents": self.max_bet_cents,
             "mean_bet_low_cents": self.mean_bet_low_cents,
             "mean_bet_high_cents": self.mean_bet_high_cents,
+            "rounds_below_plus_1": self.rounds_low,
+            "rounds_at_plus_2_or_more": self.rounds_high,
             "index_plays_past_index": self.index_right,
             "index_plays_short_of_index": self.index_wrong,
             "index_plays": list(self.index_names),
@@ -636,6 +640,8 @@ def evidence(
         max_bet_cents=max(bets),
         mean_bet_low_cents=sum(low) // len(low) if low else 0,
         mean_bet_high_cents=sum(high) // len(high) if high else 0,
+        rounds_low=len(low),
+        rounds_high=len(high),
         index_right=len(right),
         index_wrong=len(plays) - len(right),
         index_names=tuple(sorted({p.index.name for p in right if p.index is not None})),

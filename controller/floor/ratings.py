@@ -543,10 +543,10 @@ RATING_COLUMNS = (
     ("minutes", "minutes"),
     ("rounds", "rounds"),
     ("average_bet", "average bet"),
-    ("rules", "rules"),
     ("book_theo", "book theo"),
     ("skill_theo", "skill theo"),
     ("decision_cost", "decision cost"),
+    ("rules", "rules"),  # last: the theo columns are what a pit reads first at 1,024 pixels
 )
 
 

@@ -191,6 +191,21 @@ th, td { border: 1px solid #ddd; padding: .15rem .5rem; text-align: left; }
 """
 
 
+def mean_bet_words(f: Evidence) -> str:
+    """The mean bets below +1 and at +2 or more, each over its rounds ("no round" where a
+    session never bet there: a mean of nothing is not $0)."""
+
+    def mean(cents: int, rounds: int, where: str) -> str:
+        if rounds == 0:
+            return f"no round {where}"
+        return f"{money(cents)} {where} ({rounds} round{'' if rounds == 1 else 's'})"
+
+    return (
+        f"{mean(f.mean_bet_low_cents, f.rounds_low, 'below +1')}, "
+        f"{mean(f.mean_bet_high_cents, f.rounds_high, 'at +2 or more')}"
+    )
+
+
 def _shoes_section(shoes: Sequence[ShoeProof]) -> str:
     """Each shoe of the period: whether its cut position was committed before its first card
     and whether the cut card came out there (the flagged first)."""
@@ -365,11 +380,7 @@ def render_surveillance_page(
             ("statistic", f.why),
             ("bet-count correlation", f"rho = {f.rho:.2f}"),
             ("bet spread", f"{money(f.min_bet_cents)} to {money(f.max_bet_cents)} "),
-            (
-                "mean bet",
-                f"{money(f.mean_bet_low_cents)} below +1, {money(f.mean_bet_high_cents)} at +2 "
-                "or more",
-            ),
+            ("mean bet", mean_bet_words(f)),
             (
                 "index plays",
                 f"{f.index_right} past the index, {f.index_wrong} short of it"

@@ -24,6 +24,7 @@ from controller.floor.advantage import (
     ranks,
     spearman,
 )
+from controller.floor.surveillance import mean_bet_words
 from drivers.tbl21.cards import DeckType, shoe_cards
 from tests.floor.advantage_sim import counter, flat, play_sessions, random_bets
 
@@ -204,3 +205,14 @@ def test_a_true_count_near_minus_9_at_a_spanish_shoe_s_end_is_the_remaining_card
     assert count.true == own == Fraction(-19, 2)
     assert count.running == -27 + 24  # Hi-Lo alone: -3 over 2 decks, -1.5, which misreads it
     assert count.hi_lo_true == Fraction(-3, 2)
+
+
+def test_a_session_that_never_saw_plus_2_has_no_mean_bet_there_rather_than_0() -> None:
+    found = evidence("s", _rounds([(-1, 500), (0, 500), (1, 1_500)] * 8))
+    assert found is not None
+    assert (found.rounds_low, found.rounds_high) == (16, 0)
+    assert mean_bet_words(found) == "$5 below +1 (16 rounds), no round at +2 or more"
+    both = evidence("s", _rounds([(0, 500), (3, 2_000)]))
+    assert both is not None
+    assert mean_bet_words(both) == "$5 below +1 (1 round), $20 at +2 or more (1 round)"
+    assert both.as_json()["rounds_at_plus_2_or_more"] == 1

@@ -90,7 +90,7 @@ def test_a_pit_user_opens_the_shifts_ratings_and_reads_the_rated_sessions_row(
         assert row is not None
         heads = page.eval_on_selector_all("#rating-table th", "hs => hs.map(h => h.textContent)")
         assert heads[:2] == ["player card", "name"]
-        assert heads[-3:] == ["book theo", "skill theo", "decision cost"]
+        assert heads[-4:] == ["book theo", "skill theo", "decision cost", "rules"]
         rows = page.eval_on_selector_all(
             "#rating-table tbody tr", "rs => rs.map(r => [...r.cells].map(c => c.textContent))"
         )

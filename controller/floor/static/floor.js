@@ -447,7 +447,8 @@ async function showRatings() {
     const tr = el("tr");
     tr.dataset.session = r.session;
     tr.title = r.costliest.length ? "costliest decisions: " + r.costliest.join("; ") : "no costly decision";
-    for (const c of data.columns) tr.append(el("td", c.key.endsWith("theo") || c.key === "decision_cost" || c.key === "average_bet" ? "money" : "", r.shown[c.key]));
+    const kind = (key) => key.endsWith("theo") || key === "decision_cost" || key === "average_bet" ? "money" : key === "rules" ? "rules" : "";
+    for (const c of data.columns) tr.append(el("td", kind(c.key), r.shown[c.key]));
     return tr;
   }));
   note.textContent = data.ratings.length ? "" : "no rated play this shift";
