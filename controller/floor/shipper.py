@@ -57,6 +57,10 @@ RETRY_S = (0.5, 1.0, 2.0, 4.0, 5.0)  # waits after a failure, then 5 s on
 REFUSED_RETRY_S = 30.0
 LAG_WARN_S = 30.0  # the oldest unshipped row older than this: a warning on the device strip
 STOP_SHIP_S = 5.0  # a clean stop ships what the journal holds for at most this long
+# the journal is read at least this often even when its files look unchanged: a file's change
+# time moves in the kernel's coarse ticks, and SQLite rewrites a restarted WAL at the same
+# size, so a row written in the tick of the last look can leave both as they were
+LOOK_S = 1.0
 
 _INSERT = """
 INSERT INTO croupier.journal_rows
@@ -189,6 +193,7 @@ class Shipper:
         self._backlog = Backlog(0, None, None, clock())
         self._months: set[str] = set()
         self._seen: tuple[tuple[int, int] | None, ...] = ()
+        self._looked = 0.0  # time.monotonic() of the last read of the journal
         self._reported = 0.0
         self._failures = 0
         self.rows_shipped = 0  # by this shipper since it started
@@ -350,10 +355,12 @@ class Shipper:
     def _step(self) -> bool:
         """One pass: connect if need be, ship one batch; True when there may be more now."""
         files = self._files()
-        if self._db is not None and files == self._seen and not self._backlog.rows:
+        unchanged = files == self._seen and time.monotonic() - self._looked < LOOK_S
+        if self._db is not None and unchanged and not self._backlog.rows:
             if self._clock() - self._reported >= REPORT_S:
                 self._report()
             return False  # nothing new: not even a query
+        self._looked = time.monotonic()
         journal = self._open_journal()
         last = journal.last_row()
         local_seq = 0 if last is None else last.seq

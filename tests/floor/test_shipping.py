@@ -16,6 +16,7 @@ from typing import Any
 
 import psycopg
 import pytest
+from pytest_mock import MockerFixture
 
 from controller.display.hub import StateHub
 from controller.floor.audit import audit_table, compare_local
@@ -397,3 +398,22 @@ def test_the_shipping_shows_on_the_dealers_device_strip_as_it_goes(
         )
         assert hub.state()["devices_lost"] == []
     assert shipper.health().status == "connected"  # the service closed it with the table
+
+
+def test_a_row_written_while_the_journals_files_look_unchanged_is_still_shipped(
+    cluster: Cluster, tmp_path: Path, mocker: MockerFixture
+) -> None:
+    """The file system's change times move in coarse ticks and a restarted WAL is rewritten at
+    the same size: a journal whose size and change time say nothing new is read again within
+    ``LOOK_S`` all the same (the disk's stamps frozen on demand here)."""
+    tid = table_id("frozen")
+    loaded = table(tmp_path, tid)
+    mocker.patch.object(Shipper, "_files", return_value=((4096, 1), (8192, 1)))
+    with (
+        TableService(loaded, actors=demo()) as service,
+        Shipper(loaded.journal_path, tid, link(cluster, tid)) as shipper,
+    ):
+        wait_until(lambda: rounds_done(service) >= 2, "two rounds dealt")
+        service.close()
+        wait_until(lambda: drained(shipper, loaded.journal_path), "every row shipped", 10.0)
+    assert floor_rows(cluster, tid) == [as_tuple(r) for r in local_rows(loaded.journal_path)]
