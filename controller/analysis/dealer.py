@@ -66,9 +66,10 @@ class DealerTable:
     _natural_rows: list[int] = field(init=False, repr=False)
     _left: dict[int, npt.NDArray[np.float64]] = field(init=False, repr=False)
     # shared by every Analysis that uses this table: the final categories and the natural's
-    # chance per shoe drawn from (the vectors are read only)
-    by_shoe: dict[Comp, npt.NDArray[np.float64]] = field(init=False, repr=False)
-    by_shoe_checked: dict[Comp, npt.NDArray[np.float64]] = field(init=False, repr=False)
+    # chance per shoe drawn from (the vectors as their bytes, read as arrays: an array object
+    # per shoe took twice the memory, and the optimum meets over half a million shoes)
+    by_shoe: dict[Comp, bytes] = field(init=False, repr=False)
+    by_shoe_checked: dict[Comp, bytes] = field(init=False, repr=False)
     _naturals: dict[Comp, float] = field(init=False, repr=False)
     first_cards: frozenset[Card] = field(init=False, repr=False)  # of the examples
 

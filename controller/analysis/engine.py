@@ -28,6 +28,7 @@ and the pair cards split so far.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -208,14 +209,16 @@ class Rows:
 
     def categories(self, exclude_natural: bool) -> Vec:
         """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
-        looked up in the table's per-shoe cache first (read only)."""
+        looked up in the table's per-shoe cache first (read only: the vector's bytes, the
+        same bits)."""
         table = self._table
         cache = table.by_shoe_checked if exclude_natural else table.by_shoe
         got = cache.get(self.shoe)
         if got is None:
-            got = table.categories(self.get(), exclude_natural)
-            cache[self.shoe] = got
-        return got
+            vec = table.categories(self.get(), exclude_natural)
+            cache[self.shoe] = vec.tobytes()
+            return vec
+        return np.frombuffer(got)
 
     def get(self) -> Vec:
         if self._rows is None:
@@ -248,6 +251,62 @@ class Facts:
     key: tuple[object, ...]  # the features they were asked on
 
 
+Value = tuple[float, str]  # a hand's value and what is done (:meth:`Analysis.decision`)
+MemoKey = tuple[Ctx, Comp, int, bool]  # context, composition, initial aces, doubled
+# what the rules and the strategy say of a hand, and its payoff where it stands (None: not
+# asked yet): :meth:`Analysis._decision`
+Node = tuple[Facts, Action | None, tuple[Vec, float | None] | None]
+
+
+class Memo:
+    """An analysis' hand values, (context, composition, initial aces, doubled) -> (value, what
+    is done), kept per (context, initial aces, doubled) in a dict keyed by the composition
+    alone, beside the hands' nodes (:data:`Node`: one per dealer's card and split flags,
+    whatever the context's other pair cards): no key tuple per hand state, where the optimum
+    meets about a million (issue 26's memory). Read as a mapping of those keys."""
+
+    __slots__ = ("_groups", "_nodes")
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[Ctx, int, bool], tuple[dict[Comp, Value], dict[Comp, Node]]] = {}
+        self._nodes: dict[tuple[Up, bool, bool, int, bool], dict[Comp, Node]] = {}
+
+    def group(self, ctx: Ctx, i0: int, doubled: bool) -> tuple[dict[Comp, Value], dict[Comp, Node]]:
+        """The values of the hands played in ``ctx`` with these initial aces and doubled flag,
+        and the nodes they share with every context of the same dealer's card and split flags
+        (both by composition)."""
+        key = (ctx, i0, doubled)
+        got = self._groups.get(key)
+        if got is None:
+            node_key = (ctx.up, ctx.from_split, ctx.split_aces, i0, doubled)
+            nodes = self._nodes.get(node_key)
+            if nodes is None:
+                nodes = self._nodes[node_key] = {}
+            got = self._groups[key] = ({}, nodes)
+        return got
+
+    def get(self, key: MemoKey) -> Value | None:
+        ctx, comp, i0, doubled = key
+        got = self._groups.get((ctx, i0, doubled))
+        return None if got is None else got[0].get(comp)
+
+    def __setitem__(self, key: MemoKey, value: Value) -> None:
+        ctx, comp, i0, doubled = key
+        self.group(ctx, i0, doubled)[0][comp] = value
+
+    def __len__(self) -> int:
+        return sum(len(values) for values, _nodes in self._groups.values())
+
+    def items(self) -> Iterator[tuple[MemoKey, Value]]:
+        for (ctx, i0, doubled), (values, _nodes) in self._groups.items():
+            for comp, got in values.items():
+                yield (ctx, comp, i0, doubled), got
+
+    def __iter__(self) -> Iterator[MemoKey]:
+        for key, _got in self.items():
+            yield key
+
+
 @dataclass
 class Analysis:
     """One game (rules, shoe, wager) under one policy: the shipped strategy or the optimum.
@@ -263,7 +322,7 @@ class Analysis:
     strategy: Strategy | None = None
     tables: dict[Up, DealerTable] = field(default_factory=dict)
     _payoff: dict[tuple[object, ...], Vec] = field(default_factory=dict)
-    _memo: dict[tuple[Ctx, Comp, int, bool], tuple[float, str]] = field(default_factory=dict)
+    _memo: Memo = field(default_factory=Memo)
     _facts: dict[tuple[object, ...], Facts] = field(default_factory=dict)
     _decide: dict[tuple[object, ...], Action] = field(default_factory=dict)
     _up_rows: dict[Up, Rows] = field(default_factory=dict)
@@ -273,12 +332,6 @@ class Analysis:
     _by_comp_payoff: dict[
         tuple[Up, bool, bool, Comp, int, bool, bool], tuple[Vec, float | None]
     ] = field(default_factory=dict)
-    _nodes: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Facts, Action | None]] = field(
-        default_factory=dict
-    )
-    _stand_payoffs: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Vec, float | None]] = field(
-        default_factory=dict
-    )
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
         default_factory=dict
     )
@@ -421,8 +474,17 @@ class Analysis:
         # by composition first (no features to work out), then by features
         exact = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
         got = self._by_comp_payoff.get(exact)
-        if got is not None:
-            return got
+        if got is None:
+            got = self._by_comp_payoff[exact] = self._features_payoff(
+                comp, i0, doubled, rescued, ctx
+            )
+        return got
+
+    def _features_payoff(
+        self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
+    ) -> tuple[Vec, float | None]:
+        """:meth:`_payoff_and_constant` by the features the payoff depends on (the same
+        object for every composition of those features)."""
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
@@ -431,7 +493,6 @@ class Analysis:
             got = (vec, constant)
             self._hand_payoff[key] = got
             self._payoff_comp[key] = comp
-        self._by_comp_payoff[exact] = got
         return got
 
     def outright(
@@ -617,12 +678,12 @@ class Analysis:
         shoe = rows.shoe
         total = rows.total
         out = 0.0
-        memo = self._memo
+        values = self._memo.group(ctx, i0, after)[0]
         nexts = _successors(comp)
         for i, n in enumerate(shoe):
             if n > 0:
                 nxt = nexts[i]
-                got = memo.get((ctx, nxt, i0, after))
+                got = values.get(nxt)
                 if got is None:  # (the child rows only where the hand is new)
                     got = self._decision(ctx, nxt, i0, after, rows.child(i + 1))
                 out += n * got[0]
@@ -643,7 +704,7 @@ class Analysis:
     ) -> tuple[float, str]:
         """(value, what is done) of a hand that has just received a card: a decision (an
         action's value) or, where the hand is over, how it ends (a :class:`HandEnd`)."""
-        got = self._memo.get((ctx, comp, i0, doubled))
+        got = self._memo.group(ctx, i0, doubled)[0].get(comp)
         if got is not None:
             return got
         return self._decision(ctx, comp, i0, doubled, rows)
@@ -652,23 +713,23 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
     ) -> tuple[float, str]:
         """:meth:`decision` of a hand not in the memo yet."""
-        key = (ctx, comp, i0, doubled)
-        node_key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled)
-        node = self._nodes.get(node_key)
+        values, nodes = self._memo.group(ctx, i0, doubled)
+        node = nodes.get(comp)
         if node is None:
-            node = self._nodes[node_key] = self._node(ctx, comp, i0, doubled)
-        facts, action = node
+            node = nodes[comp] = (*self._node(ctx, comp, i0, doubled), None)
+        facts, action, _stand = node
         end = facts.end
+        got: Value
         if end is not None:
             if doubled and end is not HandEnd.BUST and facts.can_rescue:
                 got = self._finished(ctx, comp, i0, doubled, end, rows)
             else:  # (what _finished does where no rescue can be taken)
-                got = (self._stand_value(node_key, ctx, comp, i0, doubled, rows), end)
+                got = (self._stand_value(nodes, node, ctx, comp, i0, doubled, rows), end)
         elif action is None:
             best = (-np.inf, "")
             for act in self.legal(facts):
                 if act is Action.STAND:
-                    v = self._stand_value(node_key, ctx, comp, i0, doubled, rows)
+                    v = self._stand_value(nodes, node, ctx, comp, i0, doubled, rows)
                 else:
                     v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
@@ -676,25 +737,25 @@ class Analysis:
             got = best
         else:
             got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
-        self._memo[key] = got
+        values[comp] = got
         return got
 
     def _stand_value(
         self,
-        node_key: tuple[Up, bool, bool, Comp, int, bool],
+        nodes: dict[Comp, Node],
+        node: Node,
         ctx: Ctx,
         comp: Comp,
         i0: int,
         doubled: bool,
         rows: Rows,
     ) -> float:
-        """:meth:`terminal_value` of the hand as it is (not rescued), its payoff looked up by
-        the node's key (what the payoff depends on: :meth:`_payoff_and_constant`)."""
-        got = self._stand_payoffs.get(node_key)
+        """:meth:`terminal_value` of the hand as it is (not rescued), its payoff kept on its
+        node (``nodes[comp]``, what the payoff depends on: :meth:`_payoff_and_constant`)."""
+        got = node[2]
         if got is None:
-            got = self._stand_payoffs[node_key] = self._payoff_and_constant(
-                comp, i0, doubled, False, ctx
-            )
+            got = self._features_payoff(comp, i0, doubled, False, ctx)
+            nodes[comp] = (node[0], node[1], got)
         payoff, constant = got
         up = ctx.up
         if constant is None and rows.total <= self.tables[up]._max_drawn:  # (a tiny shoe)
@@ -878,48 +939,51 @@ class Analysis:
 
     def split_value(self, up: Up, pair: int) -> float:
         """The split of a pair of ``pair`` (all its hands together, in units of one wager)."""
-        memo: dict[tuple[int, int], float] = {}
+        return self._split_hands(up, pair, 2, 2, {})
 
-        def hand_value(hands: int, second: int) -> tuple[float, bool]:
-            """A split hand that got ``second``: its value without splitting again, and whether
-            it may (optimum) or does (strategy) split again."""
-            ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
-            comp = comp_of((pair, second))
-            i0 = comp[0] if self.track_initial_aces else 0
-            rows = self.rows(up, plus(ctx.base, comp))
-            ended, can, action = self.split_plan(up, pair, hands, second)
-            if ended:
-                return self.decision(ctx, comp, i0, False, rows)[0], False
-            if action is None:
-                return self.decision(ctx, comp, i0, False, rows)[0], can
-            if action is Action.SPLIT:
-                return 0.0, True
-            return self.action_value(ctx, comp, i0, False, rows, action), False
+    def _split_hand(self, up: Up, pair: int, hands: int, second: int) -> tuple[float, bool]:
+        """A split hand (``hands`` on the box) that got ``second``: its value without splitting
+        again, and whether it may (optimum) or does (strategy) split again."""
+        ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
+        comp = comp_of((pair, second))
+        i0 = comp[0] if self.track_initial_aces else 0
+        rows = self.rows(up, plus(ctx.base, comp))
+        ended, can, action = self.split_plan(up, pair, hands, second)
+        if ended:
+            return self.decision(ctx, comp, i0, False, rows)[0], False
+        if action is None:
+            return self.decision(ctx, comp, i0, False, rows)[0], can
+        if action is Action.SPLIT:
+            return 0.0, True
+        return self.action_value(ctx, comp, i0, False, rows, action), False
 
-        def f(pending: int, hands: int) -> float:
-            if pending == 0:
-                return 0.0
-            key = (pending, hands)
-            if key in memo:
-                return memo[key]
-            total = 0.0
-            rest = f(pending - 1, hands)
-            for c, p in self.draws(up, comp_of([pair] * hands)):
-                v, again = hand_value(hands, c)
-                if again:
-                    resplit = f(pending + 1, hands + 1)
-                    if self.strategy is not None or resplit > v + rest:
-                        self.resplits[(up, pair, pending, hands)] = True
-                        total += p * resplit
-                    else:
-                        self.resplits[(up, pair, pending, hands)] = False
-                        total += p * (v + rest)
+    def _split_hands(
+        self, up: Up, pair: int, pending: int, hands: int, memo: dict[tuple[int, int], float]
+    ) -> float:
+        """:meth:`split_value` of ``pending`` hands still to get their second card, ``hands``
+        formed (a method, not a closure calling itself: that was a reference cycle holding the
+        analysis, its memo and all, until a full collection)."""
+        if pending == 0:
+            return 0.0
+        key = (pending, hands)
+        if key in memo:
+            return memo[key]
+        total = 0.0
+        rest = self._split_hands(up, pair, pending - 1, hands, memo)
+        for c, p in self.draws(up, comp_of([pair] * hands)):
+            v, again = self._split_hand(up, pair, hands, c)
+            if again:
+                resplit = self._split_hands(up, pair, pending + 1, hands + 1, memo)
+                if self.strategy is not None or resplit > v + rest:
+                    self.resplits[(up, pair, pending, hands)] = True
+                    total += p * resplit
                 else:
+                    self.resplits[(up, pair, pending, hands)] = False
                     total += p * (v + rest)
-            memo[key] = total
-            return total
-
-        return f(2, 2)
+            else:
+                total += p * (v + rest)
+        memo[key] = total
+        return total
 
     # --- the same play under other rules ---------------------------------------------------------
 

@@ -127,6 +127,8 @@ class Outcomes:
         firsts: dict[tuple[Comp, bool], str] | None = {
             key: first for key, (_mass, first) in starts.items() if first is not None
         }
+        # the memo's values of this context's hands, not doubled and doubled
+        values = (a._memo.group(ctx, i0, False)[0], a._memo.group(ctx, i0, True)[0])
         while frontier:
             nxt: dict[tuple[Comp, bool], list[object]] = {}
             for (c, dbl), (m_, rows_) in frontier.items():
@@ -136,7 +138,7 @@ class Outcomes:
                 if first_action is not None:
                     action = first_action
                 else:
-                    got = a._memo.get((ctx, c, i0, dbl))
+                    got = values[dbl].get(c)
                     if got is None:
                         got = a.decision(ctx, c, i0, dbl, rows)
                     action = got[1]
