@@ -28,6 +28,7 @@ and the pair cards split so far.
 
 from __future__ import annotations
 
+from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
@@ -258,23 +259,58 @@ MemoKey = tuple[Ctx, Comp, int, bool]  # context, composition, initial aces, dou
 Node = tuple[Facts, Action | None, tuple[Vec, float | None] | None]
 
 
+# what is done (:data:`Value`'s second item) as a small code, and back
+_WHAT: list[str] = []
+_CODE: dict[str, int] = {}
+
+
+def _code(what: str) -> int:
+    got = _CODE.get(what)
+    if got is None:
+        got = _CODE[what] = len(_WHAT)
+        _WHAT.append(what)
+    return got
+
+
+class Group:
+    """The hands played in one context with one initial-aces count and doubled flag: each
+    composition's place in ``values`` (its value) and ``codes`` (what is done:
+    :func:`_code`), and the nodes they share with every context of the same dealer's card
+    and split flags. Arrays, not a (float, str) tuple per hand: the optimum meets millions."""
+
+    __slots__ = ("codes", "index", "nodes", "values")
+
+    def __init__(self, nodes: dict[Comp, Node]) -> None:
+        self.index: dict[Comp, int] = {}
+        self.values = array("d")
+        self.codes = bytearray()
+        self.nodes = nodes
+
+    def get(self, comp: Comp) -> Value | None:
+        j = self.index.get(comp)
+        return None if j is None else (self.values[j], _WHAT[self.codes[j]])
+
+    def put(self, comp: Comp, got: Value) -> None:
+        self.index[comp] = len(self.values)
+        self.values.append(got[0])
+        self.codes.append(_code(got[1]))
+
+
 class Memo:
     """An analysis' hand values, (context, composition, initial aces, doubled) -> (value, what
-    is done), kept per (context, initial aces, doubled) in a dict keyed by the composition
-    alone, beside the hands' nodes (:data:`Node`: one per dealer's card and split flags,
-    whatever the context's other pair cards): no key tuple per hand state, where the optimum
-    meets about a million (issue 26's memory). Read as a mapping of those keys."""
+    is done), kept per (context, initial aces, doubled) in a :class:`Group` keyed by the
+    composition alone: no key tuple and no value tuple per hand state, where the optimum meets
+    millions (issue 26's memory; the values are the same floats, bit for bit). Read as a
+    mapping of those keys."""
 
     __slots__ = ("_groups", "_nodes")
 
     def __init__(self) -> None:
-        self._groups: dict[tuple[Ctx, int, bool], tuple[dict[Comp, Value], dict[Comp, Node]]] = {}
+        self._groups: dict[tuple[Ctx, int, bool], Group] = {}
         self._nodes: dict[tuple[Up, bool, bool, int, bool], dict[Comp, Node]] = {}
 
-    def group(self, ctx: Ctx, i0: int, doubled: bool) -> tuple[dict[Comp, Value], dict[Comp, Node]]:
-        """The values of the hands played in ``ctx`` with these initial aces and doubled flag,
-        and the nodes they share with every context of the same dealer's card and split flags
-        (both by composition)."""
+    def group(self, ctx: Ctx, i0: int, doubled: bool) -> Group:
+        """The hands played in ``ctx`` with these initial aces and doubled flag."""
         key = (ctx, i0, doubled)
         got = self._groups.get(key)
         if got is None:
@@ -282,25 +318,25 @@ class Memo:
             nodes = self._nodes.get(node_key)
             if nodes is None:
                 nodes = self._nodes[node_key] = {}
-            got = self._groups[key] = ({}, nodes)
+            got = self._groups[key] = Group(nodes)
         return got
 
     def get(self, key: MemoKey) -> Value | None:
         ctx, comp, i0, doubled = key
         got = self._groups.get((ctx, i0, doubled))
-        return None if got is None else got[0].get(comp)
+        return None if got is None else got.get(comp)
 
     def __setitem__(self, key: MemoKey, value: Value) -> None:
         ctx, comp, i0, doubled = key
-        self.group(ctx, i0, doubled)[0][comp] = value
+        self.group(ctx, i0, doubled).put(comp, value)
 
     def __len__(self) -> int:
-        return sum(len(values) for values, _nodes in self._groups.values())
+        return sum(len(group.index) for group in self._groups.values())
 
     def items(self) -> Iterator[tuple[MemoKey, Value]]:
-        for (ctx, i0, doubled), (values, _nodes) in self._groups.items():
-            for comp, got in values.items():
-                yield (ctx, comp, i0, doubled), got
+        for (ctx, i0, doubled), group in self._groups.items():
+            for comp, j in group.index.items():
+                yield (ctx, comp, i0, doubled), (group.values[j], _WHAT[group.codes[j]])
 
     def __iter__(self) -> Iterator[MemoKey]:
         for key, _got in self.items():
@@ -329,9 +365,8 @@ class Analysis:
     resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
     _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
     _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
-    _by_comp_payoff: dict[
-        tuple[Up, bool, bool, Comp, int, bool, bool], tuple[Vec, float | None]
-    ] = field(default_factory=dict)
+    # the nodes' tuples, one per distinct (facts, action, stand payoff): :meth:`_interned`
+    _node_tuples: dict[tuple[int, Action | None, int | None], Node] = field(default_factory=dict)
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
         default_factory=dict
     )
@@ -471,20 +506,9 @@ class Analysis:
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
     ) -> tuple[Vec, float | None]:
-        # by composition first (no features to work out), then by features
-        exact = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
-        got = self._by_comp_payoff.get(exact)
-        if got is None:
-            got = self._by_comp_payoff[exact] = self._features_payoff(
-                comp, i0, doubled, rescued, ctx
-            )
-        return got
-
-    def _features_payoff(
-        self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
-    ) -> tuple[Vec, float | None]:
-        """:meth:`_payoff_and_constant` by the features the payoff depends on (the same
-        object for every composition of those features)."""
+        """The payoff and, where it is the same against every dealer category, that net;
+        kept by the features the payoff depends on (the same object for every composition of
+        those features; a cache by composition too took a 7-tuple per hand state)."""
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
@@ -678,15 +702,18 @@ class Analysis:
         shoe = rows.shoe
         total = rows.total
         out = 0.0
-        values = self._memo.group(ctx, i0, after)[0]
+        group = self._memo.group(ctx, i0, after)
+        index, values = group.index, group.values
         nexts = _successors(comp)
         for i, n in enumerate(shoe):
             if n > 0:
                 nxt = nexts[i]
-                got = values.get(nxt)
-                if got is None:  # (the child rows only where the hand is new)
-                    got = self._decision(ctx, nxt, i0, after, rows.child(i + 1))
-                out += n * got[0]
+                j = index.get(nxt)
+                if j is None:  # (the child rows only where the hand is new)
+                    v = self._decision(ctx, nxt, i0, after, rows.child(i + 1))[0]
+                else:
+                    v = values[j]
+                out += n * v
         return out / total if total else 0.0
 
     def legal(self, facts: Facts) -> list[Action]:
@@ -704,7 +731,7 @@ class Analysis:
     ) -> tuple[float, str]:
         """(value, what is done) of a hand that has just received a card: a decision (an
         action's value) or, where the hand is over, how it ends (a :class:`HandEnd`)."""
-        got = self._memo.group(ctx, i0, doubled)[0].get(comp)
+        got = self._memo.group(ctx, i0, doubled).get(comp)
         if got is not None:
             return got
         return self._decision(ctx, comp, i0, doubled, rows)
@@ -713,10 +740,11 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
     ) -> tuple[float, str]:
         """:meth:`decision` of a hand not in the memo yet."""
-        values, nodes = self._memo.group(ctx, i0, doubled)
+        group = self._memo.group(ctx, i0, doubled)
+        nodes = group.nodes
         node = nodes.get(comp)
         if node is None:
-            node = nodes[comp] = (*self._node(ctx, comp, i0, doubled), None)
+            node = nodes[comp] = self._interned((*self._node(ctx, comp, i0, doubled), None))
         facts, action, _stand = node
         end = facts.end
         got: Value
@@ -737,7 +765,7 @@ class Analysis:
             got = best
         else:
             got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
-        values[comp] = got
+        group.put(comp, got)
         return got
 
     def _stand_value(
@@ -754,8 +782,8 @@ class Analysis:
         node (``nodes[comp]``, what the payoff depends on: :meth:`_payoff_and_constant`)."""
         got = node[2]
         if got is None:
-            got = self._features_payoff(comp, i0, doubled, False, ctx)
-            nodes[comp] = (node[0], node[1], got)
+            got = self._payoff_and_constant(comp, i0, doubled, False, ctx)
+            nodes[comp] = self._interned((node[0], node[1], got))
         payoff, constant = got
         up = ctx.up
         if constant is None and rows.total <= self.tables[up]._max_drawn:  # (a tiny shoe)
@@ -765,6 +793,16 @@ class Analysis:
                 return constant * (1.0 - self.tables[up].natural_probability(rows.shoe))
             return constant
         return float(rows.categories(self._peeks[up]) @ payoff)
+
+    def _interned(self, node: Node) -> Node:
+        """One tuple for equal nodes (their facts and payoffs are the analysis' own objects,
+        so compared by identity): a million hands share a few thousand."""
+        facts, action, stand = node
+        key = (id(facts), action, None if stand is None else id(stand))
+        got = self._node_tuples.get(key)
+        if got is None:
+            got = self._node_tuples[key] = node
+        return got
 
     def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
         """What the rules say of a hand and what the strategy does (None: no strategy, or the
