@@ -57,6 +57,7 @@ class DealerTable:
     category: npt.NDArray[np.int64]  # index into CATEGORIES
     examples: dict[int, tuple[Card, ...]]  # one final dealer hand per category index
     max_count: int
+    radix: int  # more than any count of a value in a shoe drawn from (:meth:`shoe_key`)
     _flat: npt.NDArray[np.int64] = field(init=False, repr=False)
     _starts: npt.NDArray[np.int64] = field(init=False, repr=False)
     _steps: npt.NDArray[np.float64] = field(init=False, repr=False)
@@ -68,8 +69,9 @@ class DealerTable:
     # shared by every Analysis that uses this table: the final categories and the natural's
     # chance per shoe drawn from (the vectors as their bytes, read as arrays: an array object
     # per shoe took twice the memory, and the optimum meets over half a million shoes)
-    by_shoe: dict[Comp, bytes] = field(init=False, repr=False)
-    by_shoe_checked: dict[Comp, bytes] = field(init=False, repr=False)
+    by_shoe: dict[int, bytes] = field(init=False, repr=False)
+    by_shoe_checked: dict[int, bytes] = field(init=False, repr=False)
+    weights: tuple[int, ...] = field(init=False, repr=False)  # radix ** (value - 1)
     _naturals: dict[Comp, float] = field(init=False, repr=False)
     first_cards: frozenset[Card] = field(init=False, repr=False)  # of the examples
 
@@ -86,8 +88,17 @@ class DealerTable:
         self._left = {}
         self.by_shoe = {}
         self.by_shoe_checked = {}
+        self.weights = tuple(self.radix**i for i in range(NVALUES))
         self._naturals = {}
         self.first_cards = frozenset(ex[0] for ex in self.examples.values())
+
+    def shoe_key(self, shoe: Comp) -> int | None:
+        """A shoe drawn from as one int, its counts the digits in base :attr:`radix` (one per
+        shoe, and a third of a tuple's memory as a cache key); None where a count is out of
+        range (a shoe less a card it did not hold)."""
+        if min(shoe) < 0 or max(shoe) >= self.radix:
+            return None
+        return sum(n * w for n, w in zip(shoe, self.weights, strict=True))
 
     def rows(self, shoe: Comp) -> npt.NDArray[np.float64]:
         """The chance of each draw multiset from ``shoe`` (the cards the dealer draws from)."""
@@ -239,4 +250,5 @@ def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> Deale
         category=np.array([int(found[k][1]) for k in keys], dtype=np.int64),
         examples=examples,
         max_count=max(max_count, 1),
+        radix=max(max_per_value) + 1,
     )

@@ -185,7 +185,7 @@ class Rows:
     """The dealer's draw-multiset chances for a shoe, worked out only when first needed (from
     the parent hand's rows, one card fewer)."""
 
-    __slots__ = ("_parent", "_rows", "_table", "_value", "shoe", "total")
+    __slots__ = ("_parent", "_rows", "_table", "_value", "key", "shoe", "total")
 
     def __init__(
         self,
@@ -195,6 +195,7 @@ class Rows:
         parent: Rows | None = None,
         value: int = 0,
         total: int | None = None,
+        key: int | None = None,
     ) -> None:
         self._table = table
         self.shoe = shoe  # what the dealer draws from
@@ -202,11 +203,17 @@ class Rows:
         self._rows = rows
         self._parent = parent
         self._value = value
+        # the shoe as one int for the table's caches (:meth:`DealerTable.shoe_key`; None: a
+        # shoe with a card fewer than none, never cached)
+        self.key = table.shoe_key(shoe) if key is None and parent is None else key
 
     def child(self, value: int) -> Rows:
         shoe = list(self.shoe)
         shoe[value - 1] -= 1
-        return Rows(self._table, tuple(shoe), None, self, value, self.total - 1)
+        key = self.key
+        if key is not None:
+            key = key - self._table.weights[value - 1] if shoe[value - 1] >= 0 else None
+        return Rows(self._table, tuple(shoe), None, self, value, self.total - 1, key)
 
     def categories(self, exclude_natural: bool) -> Vec:
         """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
@@ -214,10 +221,12 @@ class Rows:
         same bits)."""
         table = self._table
         cache = table.by_shoe_checked if exclude_natural else table.by_shoe
-        got = cache.get(self.shoe)
+        key = self.key
+        got = None if key is None else cache.get(key)
         if got is None:
             vec = table.categories(self.get(), exclude_natural)
-            cache[self.shoe] = vec.tobytes()
+            if key is not None:
+                cache[key] = vec.tobytes()
             return vec
         return np.frombuffer(got)
 
