@@ -330,6 +330,22 @@ class Memo:
             got = self._groups[key] = Group(nodes)
         return got
 
+    def groups(self) -> Iterator[tuple[tuple[Ctx, int, bool], Group]]:
+        yield from self._groups.items()
+
+    def take(self, ctx: Ctx, i0: int, doubled: bool, group: Group) -> int:
+        """Take over ``group``'s values (another analysis' hands: :meth:`Analysis.reuse`)
+        as this group's; returns how many."""
+        mine = self.group(ctx, i0, doubled)
+        if not mine.index:
+            mine.index = dict(group.index)
+            mine.values = array("d", group.values)
+            mine.codes = bytearray(group.codes)
+        else:
+            for comp, j in group.index.items():
+                mine.put(comp, (group.values[j], _WHAT[group.codes[j]]))
+        return len(group.index)
+
     def get(self, key: MemoKey) -> Value | None:
         ctx, comp, i0, doubled = key
         got = self._groups.get((ctx, i0, doubled))
@@ -1151,8 +1167,7 @@ class Analysis:
             )
         verdict: dict[tuple[Up, bool, bool], bool] = {}
         taken = 0
-        for key, got in base._memo.items():
-            ctx = key[0]
+        for (ctx, i0, doubled), group in base._memo.groups():
             family = (ctx.up, ctx.from_split, ctx.split_aces)
             same = verdict.get(family)
             if same is None:
@@ -1163,8 +1178,7 @@ class Analysis:
                     and self._same_payoffs(base, family, payoffs.get(family, []))
                 )
             if same:
-                self._memo[key] = got
-                taken += 1
+                taken += self._memo.take(ctx, i0, doubled, group)
         return taken
 
     def _same_payoffs(
