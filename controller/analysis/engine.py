@@ -226,9 +226,9 @@ class Rows:
         if got is None:
             vec = table.categories(self.get(), exclude_natural)
             if key is not None:
-                cache[key] = vec.tobytes()
+                cache[key] = table.packed(vec)
             return vec
-        return np.frombuffer(got)
+        return np.frombuffer(got[:8] + table.gap + got[8:])  # (DealerTable.packed)
 
     def get(self) -> Vec:
         if self._rows is None:
@@ -271,6 +271,9 @@ Node = tuple[Facts, Action | None, tuple[Vec, float | None] | None]
 # what is done (:data:`Value`'s second item) as a small code, and back
 _WHAT: list[str] = []
 _CODE: dict[str, int] = {}
+# the places in a group's arrays, as int objects shared by every group (Python makes a new
+# one for each int above 256: 32 bytes a hand)
+_PLACES: list[int] = []
 
 
 def _code(what: str) -> int:
@@ -300,7 +303,10 @@ class Group:
         return None if j is None else (self.values[j], _WHAT[self.codes[j]])
 
     def put(self, comp: Comp, got: Value) -> None:
-        self.index[comp] = len(self.values)
+        k = len(self.values)
+        if k >= len(_PLACES):
+            _PLACES.extend(range(len(_PLACES), 2 * k + 1024))
+        self.index[comp] = _PLACES[k]  # (one int object per place, for every group)
         self.values.append(got[0])
         self.codes.append(_code(got[1]))
 
