@@ -10,6 +10,7 @@ distribution is one vectorised sum over those multisets.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -57,6 +58,8 @@ class DealerTable:
     category: npt.NDArray[np.int64]  # index into CATEGORIES
     examples: dict[int, tuple[Card, ...]]  # one final dealer hand per category index
     max_count: int
+    # per value, more than its count in any shoe drawn from (:meth:`shoe_key`)
+    radix: tuple[int, ...]
     _flat: npt.NDArray[np.int64] = field(init=False, repr=False)
     _starts: npt.NDArray[np.int64] = field(init=False, repr=False)
     _steps: npt.NDArray[np.float64] = field(init=False, repr=False)
@@ -64,11 +67,16 @@ class DealerTable:
     _drawn: npt.NDArray[np.float64] = field(init=False, repr=False)
     _max_drawn: int = field(init=False, repr=False)
     _natural_rows: list[int] = field(init=False, repr=False)
+    _low: int = field(init=False, repr=False)
     _left: dict[int, npt.NDArray[np.float64]] = field(init=False, repr=False)
     # shared by every Analysis that uses this table: the final categories and the natural's
-    # chance per shoe drawn from (the vectors are read only)
-    by_shoe: dict[Comp, npt.NDArray[np.float64]] = field(init=False, repr=False)
-    by_shoe_checked: dict[Comp, npt.NDArray[np.float64]] = field(init=False, repr=False)
+    # chance per shoe drawn from (the vectors' bytes as :meth:`packed`, read as arrays: an
+    # array object per shoe took three times the memory, and the optimum meets over half a
+    # million shoes)
+    by_shoe: dict[int, bytes] = field(init=False, repr=False)
+    by_shoe_checked: dict[int, bytes] = field(init=False, repr=False)
+    weights: tuple[int, ...] = field(init=False, repr=False)  # the radices' products below
+    gap: bytes = field(init=False, repr=False)  # the zeros :meth:`packed` leaves out
     _naturals: dict[Comp, float] = field(init=False, repr=False)
     first_cards: frozenset[Card] = field(init=False, repr=False)  # of the examples
 
@@ -85,8 +93,26 @@ class DealerTable:
         self._left = {}
         self.by_shoe = {}
         self.by_shoe_checked = {}
+        self.weights = tuple(math.prod(self.radix[:i]) for i in range(NVALUES))
+        # the first category after the bust the dealer can end in: those between are 0
+        self._low = min((int(c) for c in self.category if c > 0), default=NCATS)
+        self.gap = bytes(8 * (self._low - 1))
         self._naturals = {}
         self.first_cards = frozenset(ex[0] for ex in self.examples.values())
+
+    def shoe_key(self, shoe: Comp) -> int | None:
+        """A shoe drawn from as one int, its counts the digits in the mixed radix
+        :attr:`radix` (one per shoe, and a quarter of a tuple's memory as a cache key); None
+        where a count is out of range (a shoe less a card it did not hold)."""
+        if not all(0 <= n < r for n, r in zip(shoe, self.radix, strict=True)):
+            return None
+        return sum(n * w for n, w in zip(shoe, self.weights, strict=True))
+
+    def packed(self, vec: npt.NDArray[np.float64]) -> bytes:
+        """A categories vector's bytes without the categories between the bust and the
+        lowest the dealer can end in (every one 0.0 from this table: a dealer who stands on
+        17 keeps 8 of 23): ``packed[:8] + gap + packed[8:]`` is the vector's bytes again."""
+        return vec[:1].tobytes() + vec[self._low :].tobytes()
 
     def rows(self, shoe: Comp) -> npt.NDArray[np.float64]:
         """The chance of each draw multiset from ``shoe`` (the cards the dealer draws from)."""
@@ -238,4 +264,5 @@ def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> Deale
         category=np.array([int(found[k][1]) for k in keys], dtype=np.int64),
         examples=examples,
         max_count=max(max_count, 1),
+        radix=tuple(n + 1 for n in max_per_value),
     )

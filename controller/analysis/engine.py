@@ -28,6 +28,8 @@ and the pair cards split so far.
 
 from __future__ import annotations
 
+from array import array
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -183,7 +185,7 @@ class Rows:
     """The dealer's draw-multiset chances for a shoe, worked out only when first needed (from
     the parent hand's rows, one card fewer)."""
 
-    __slots__ = ("_parent", "_rows", "_table", "_value", "shoe", "total")
+    __slots__ = ("_parent", "_rows", "_table", "_value", "key", "shoe", "total")
 
     def __init__(
         self,
@@ -193,6 +195,7 @@ class Rows:
         parent: Rows | None = None,
         value: int = 0,
         total: int | None = None,
+        key: int | None = None,
     ) -> None:
         self._table = table
         self.shoe = shoe  # what the dealer draws from
@@ -200,22 +203,32 @@ class Rows:
         self._rows = rows
         self._parent = parent
         self._value = value
+        # the shoe as one int for the table's caches (:meth:`DealerTable.shoe_key`; None: a
+        # shoe with a card fewer than none, never cached)
+        self.key = table.shoe_key(shoe) if key is None and parent is None else key
 
     def child(self, value: int) -> Rows:
         shoe = list(self.shoe)
         shoe[value - 1] -= 1
-        return Rows(self._table, tuple(shoe), None, self, value, self.total - 1)
+        key = self.key
+        if key is not None:
+            key = key - self._table.weights[value - 1] if shoe[value - 1] >= 0 else None
+        return Rows(self._table, tuple(shoe), None, self, value, self.total - 1, key)
 
     def categories(self, exclude_natural: bool) -> Vec:
         """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
-        looked up in the table's per-shoe cache first (read only)."""
+        looked up in the table's per-shoe cache first (read only: the vector's bytes, the
+        same bits)."""
         table = self._table
         cache = table.by_shoe_checked if exclude_natural else table.by_shoe
-        got = cache.get(self.shoe)
+        key = self.key
+        got = None if key is None else cache.get(key)
         if got is None:
-            got = table.categories(self.get(), exclude_natural)
-            cache[self.shoe] = got
-        return got
+            vec = table.categories(self.get(), exclude_natural)
+            if key is not None:
+                cache[key] = table.packed(vec)
+            return vec
+        return np.frombuffer(got[:8] + table.gap + got[8:])  # (DealerTable.packed)
 
     def get(self) -> Vec:
         if self._rows is None:
@@ -248,6 +261,119 @@ class Facts:
     key: tuple[object, ...]  # the features they were asked on
 
 
+Value = tuple[float, str]  # a hand's value and what is done (:meth:`Analysis.decision`)
+MemoKey = tuple[Ctx, Comp, int, bool]  # context, composition, initial aces, doubled
+# what the rules and the strategy say of a hand, and its payoff where it stands (None: not
+# asked yet): :meth:`Analysis._decision`
+Node = tuple[Facts, Action | None, tuple[Vec, float | None] | None]
+
+
+# what is done (:data:`Value`'s second item) as a small code, and back
+_WHAT: list[str] = []
+_CODE: dict[str, int] = {}
+# the places in a group's arrays, as int objects shared by every group (Python makes a new
+# one for each int above 256: 32 bytes a hand)
+_PLACES: list[int] = []
+
+
+def _code(what: str) -> int:
+    got = _CODE.get(what)
+    if got is None:
+        got = _CODE[what] = len(_WHAT)
+        _WHAT.append(what)
+    return got
+
+
+class Group:
+    """The hands played in one context with one initial-aces count and doubled flag: each
+    composition's place in ``values`` (its value) and ``codes`` (what is done:
+    :func:`_code`), and the nodes they share with every context of the same dealer's card
+    and split flags. Arrays, not a (float, str) tuple per hand: the optimum meets millions."""
+
+    __slots__ = ("codes", "index", "nodes", "values")
+
+    def __init__(self, nodes: dict[Comp, Node]) -> None:
+        self.index: dict[Comp, int] = {}
+        self.values = array("d")
+        self.codes = bytearray()
+        self.nodes = nodes
+
+    def get(self, comp: Comp) -> Value | None:
+        j = self.index.get(comp)
+        return None if j is None else (self.values[j], _WHAT[self.codes[j]])
+
+    def put(self, comp: Comp, got: Value) -> None:
+        k = len(self.values)
+        if k >= len(_PLACES):
+            _PLACES.extend(range(len(_PLACES), 2 * k + 1024))
+        self.index[comp] = _PLACES[k]  # (one int object per place, for every group)
+        self.values.append(got[0])
+        self.codes.append(_code(got[1]))
+
+
+class Memo:
+    """An analysis' hand values, (context, composition, initial aces, doubled) -> (value, what
+    is done), kept per (context, initial aces, doubled) in a :class:`Group` keyed by the
+    composition alone: no key tuple and no value tuple per hand state, where the optimum meets
+    millions (issue 26's memory; the values are the same floats, bit for bit). Read as a
+    mapping of those keys."""
+
+    __slots__ = ("_groups", "_nodes")
+
+    def __init__(self) -> None:
+        self._groups: dict[tuple[Ctx, int, bool], Group] = {}
+        self._nodes: dict[tuple[Up, bool, bool, int, bool], dict[Comp, Node]] = {}
+
+    def group(self, ctx: Ctx, i0: int, doubled: bool) -> Group:
+        """The hands played in ``ctx`` with these initial aces and doubled flag."""
+        key = (ctx, i0, doubled)
+        got = self._groups.get(key)
+        if got is None:
+            node_key = (ctx.up, ctx.from_split, ctx.split_aces, i0, doubled)
+            nodes = self._nodes.get(node_key)
+            if nodes is None:
+                nodes = self._nodes[node_key] = {}
+            got = self._groups[key] = Group(nodes)
+        return got
+
+    def groups(self) -> Iterator[tuple[tuple[Ctx, int, bool], Group]]:
+        yield from self._groups.items()
+
+    def take(self, ctx: Ctx, i0: int, doubled: bool, group: Group) -> int:
+        """Take over ``group``'s values (another analysis' hands: :meth:`Analysis.reuse`)
+        as this group's; returns how many."""
+        mine = self.group(ctx, i0, doubled)
+        if not mine.index:
+            mine.index = dict(group.index)
+            mine.values = array("d", group.values)
+            mine.codes = bytearray(group.codes)
+        else:
+            for comp, j in group.index.items():
+                mine.put(comp, (group.values[j], _WHAT[group.codes[j]]))
+        return len(group.index)
+
+    def get(self, key: MemoKey) -> Value | None:
+        ctx, comp, i0, doubled = key
+        got = self._groups.get((ctx, i0, doubled))
+        return None if got is None else got.get(comp)
+
+    def __setitem__(self, key: MemoKey, value: Value) -> None:
+        ctx, comp, i0, doubled = key
+        self.group(ctx, i0, doubled).put(comp, value)
+
+    def __len__(self) -> int:
+        return sum(len(group.index) for group in self._groups.values())
+
+    def items(self) -> Iterator[tuple[MemoKey, Value]]:
+        for (ctx, i0, doubled), group in self._groups.items():
+            for comp, j in group.index.items():
+                yield (ctx, comp, i0, doubled), (group.values[j], _WHAT[group.codes[j]])
+
+    def __iter__(self) -> Iterator[MemoKey]:
+        for key, _got in self.items():
+            yield key
+
+
 @dataclass
 class Analysis:
     """One game (rules, shoe, wager) under one policy: the shipped strategy or the optimum.
@@ -263,22 +389,15 @@ class Analysis:
     strategy: Strategy | None = None
     tables: dict[Up, DealerTable] = field(default_factory=dict)
     _payoff: dict[tuple[object, ...], Vec] = field(default_factory=dict)
-    _memo: dict[tuple[Ctx, Comp, int, bool], tuple[float, str]] = field(default_factory=dict)
+    _memo: Memo = field(default_factory=Memo)
     _facts: dict[tuple[object, ...], Facts] = field(default_factory=dict)
     _decide: dict[tuple[object, ...], Action] = field(default_factory=dict)
     _up_rows: dict[Up, Rows] = field(default_factory=dict)
     resplits: dict[tuple[Up, int, int, int], bool] = field(default_factory=dict)
     _hand_payoff: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
     _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
-    _by_comp_payoff: dict[
-        tuple[Up, bool, bool, Comp, int, bool, bool], tuple[Vec, float | None]
-    ] = field(default_factory=dict)
-    _nodes: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Facts, Action | None]] = field(
-        default_factory=dict
-    )
-    _stand_payoffs: dict[tuple[Up, bool, bool, Comp, int, bool], tuple[Vec, float | None]] = field(
-        default_factory=dict
-    )
+    # the nodes' tuples, one per distinct (facts, action, stand payoff): :meth:`_interned`
+    _node_tuples: dict[tuple[int, Action | None, int | None], Node] = field(default_factory=dict)
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
         default_factory=dict
     )
@@ -418,11 +537,9 @@ class Analysis:
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
     ) -> tuple[Vec, float | None]:
-        # by composition first (no features to work out), then by features
-        exact = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled, rescued)
-        got = self._by_comp_payoff.get(exact)
-        if got is not None:
-            return got
+        """The payoff and, where it is the same against every dealer category, that net;
+        kept by the features the payoff depends on (the same object for every composition of
+        those features; a cache by composition too took a 7-tuple per hand state)."""
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
@@ -431,7 +548,6 @@ class Analysis:
             got = (vec, constant)
             self._hand_payoff[key] = got
             self._payoff_comp[key] = comp
-        self._by_comp_payoff[exact] = got
         return got
 
     def outright(
@@ -617,15 +733,18 @@ class Analysis:
         shoe = rows.shoe
         total = rows.total
         out = 0.0
-        memo = self._memo
+        group = self._memo.group(ctx, i0, after)
+        index, values = group.index, group.values
         nexts = _successors(comp)
         for i, n in enumerate(shoe):
             if n > 0:
                 nxt = nexts[i]
-                got = memo.get((ctx, nxt, i0, after))
-                if got is None:  # (the child rows only where the hand is new)
-                    got = self._decision(ctx, nxt, i0, after, rows.child(i + 1))
-                out += n * got[0]
+                j = index.get(nxt)
+                if j is None:  # (the child rows only where the hand is new)
+                    v = self._decision(ctx, nxt, i0, after, rows.child(i + 1))[0]
+                else:
+                    v = values[j]
+                out += n * v
         return out / total if total else 0.0
 
     def legal(self, facts: Facts) -> list[Action]:
@@ -643,7 +762,7 @@ class Analysis:
     ) -> tuple[float, str]:
         """(value, what is done) of a hand that has just received a card: a decision (an
         action's value) or, where the hand is over, how it ends (a :class:`HandEnd`)."""
-        got = self._memo.get((ctx, comp, i0, doubled))
+        got = self._memo.group(ctx, i0, doubled).get(comp)
         if got is not None:
             return got
         return self._decision(ctx, comp, i0, doubled, rows)
@@ -652,23 +771,24 @@ class Analysis:
         self, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
     ) -> tuple[float, str]:
         """:meth:`decision` of a hand not in the memo yet."""
-        key = (ctx, comp, i0, doubled)
-        node_key = (ctx.up, ctx.from_split, ctx.split_aces, comp, i0, doubled)
-        node = self._nodes.get(node_key)
+        group = self._memo.group(ctx, i0, doubled)
+        nodes = group.nodes
+        node = nodes.get(comp)
         if node is None:
-            node = self._nodes[node_key] = self._node(ctx, comp, i0, doubled)
-        facts, action = node
+            node = nodes[comp] = self._interned((*self._node(ctx, comp, i0, doubled), None))
+        facts, action, _stand = node
         end = facts.end
+        got: Value
         if end is not None:
             if doubled and end is not HandEnd.BUST and facts.can_rescue:
                 got = self._finished(ctx, comp, i0, doubled, end, rows)
             else:  # (what _finished does where no rescue can be taken)
-                got = (self._stand_value(node_key, ctx, comp, i0, doubled, rows), end)
+                got = (self._stand_value(nodes, node, ctx, comp, i0, doubled, rows), end)
         elif action is None:
             best = (-np.inf, "")
             for act in self.legal(facts):
                 if act is Action.STAND:
-                    v = self._stand_value(node_key, ctx, comp, i0, doubled, rows)
+                    v = self._stand_value(nodes, node, ctx, comp, i0, doubled, rows)
                 else:
                     v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
@@ -676,25 +796,25 @@ class Analysis:
             got = best
         else:
             got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
-        self._memo[key] = got
+        group.put(comp, got)
         return got
 
     def _stand_value(
         self,
-        node_key: tuple[Up, bool, bool, Comp, int, bool],
+        nodes: dict[Comp, Node],
+        node: Node,
         ctx: Ctx,
         comp: Comp,
         i0: int,
         doubled: bool,
         rows: Rows,
     ) -> float:
-        """:meth:`terminal_value` of the hand as it is (not rescued), its payoff looked up by
-        the node's key (what the payoff depends on: :meth:`_payoff_and_constant`)."""
-        got = self._stand_payoffs.get(node_key)
+        """:meth:`terminal_value` of the hand as it is (not rescued), its payoff kept on its
+        node (``nodes[comp]``, what the payoff depends on: :meth:`_payoff_and_constant`)."""
+        got = node[2]
         if got is None:
-            got = self._stand_payoffs[node_key] = self._payoff_and_constant(
-                comp, i0, doubled, False, ctx
-            )
+            got = self._payoff_and_constant(comp, i0, doubled, False, ctx)
+            nodes[comp] = self._interned((node[0], node[1], got))
         payoff, constant = got
         up = ctx.up
         if constant is None and rows.total <= self.tables[up]._max_drawn:  # (a tiny shoe)
@@ -704,6 +824,16 @@ class Analysis:
                 return constant * (1.0 - self.tables[up].natural_probability(rows.shoe))
             return constant
         return float(rows.categories(self._peeks[up]) @ payoff)
+
+    def _interned(self, node: Node) -> Node:
+        """One tuple for equal nodes (their facts and payoffs are the analysis' own objects,
+        so compared by identity): a million hands share a few thousand."""
+        facts, action, stand = node
+        key = (id(facts), action, None if stand is None else id(stand))
+        got = self._node_tuples.get(key)
+        if got is None:
+            got = self._node_tuples[key] = node
+        return got
 
     def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
         """What the rules say of a hand and what the strategy does (None: no strategy, or the
@@ -894,48 +1024,51 @@ class Analysis:
         choice to split again at ``(pending, hands)`` (itself among the ``pending``) is
         between ``(pending + 1, hands + 1)`` and its value played on plus
         ``(pending - 1, hands)``."""
-        memo: dict[tuple[int, int], float] = {}
+        return self._split_hands(up, pair, pending, hands, {})
 
-        def hand_value(hands: int, second: int) -> tuple[float, bool]:
-            """A split hand that got ``second``: its value without splitting again, and whether
-            it may (optimum) or does (strategy) split again."""
-            ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
-            comp = comp_of((pair, second))
-            i0 = comp[0] if self.track_initial_aces else 0
-            rows = self.rows(up, plus(ctx.base, comp))
-            ended, can, action = self.split_plan(up, pair, hands, second)
-            if ended:
-                return self.decision(ctx, comp, i0, False, rows)[0], False
-            if action is None:
-                return self.decision(ctx, comp, i0, False, rows)[0], can
-            if action is Action.SPLIT:
-                return 0.0, True
-            return self.action_value(ctx, comp, i0, False, rows, action), False
+    def _split_hand(self, up: Up, pair: int, hands: int, second: int) -> tuple[float, bool]:
+        """A split hand (``hands`` on the box) that got ``second``: its value without splitting
+        again, and whether it may (optimum) or does (strategy) split again."""
+        ctx = Ctx(up, comp_of([pair] * (hands - 1)), True, pair == 1)
+        comp = comp_of((pair, second))
+        i0 = comp[0] if self.track_initial_aces else 0
+        rows = self.rows(up, plus(ctx.base, comp))
+        ended, can, action = self.split_plan(up, pair, hands, second)
+        if ended:
+            return self.decision(ctx, comp, i0, False, rows)[0], False
+        if action is None:
+            return self.decision(ctx, comp, i0, False, rows)[0], can
+        if action is Action.SPLIT:
+            return 0.0, True
+        return self.action_value(ctx, comp, i0, False, rows, action), False
 
-        def f(pending: int, hands: int) -> float:
-            if pending == 0:
-                return 0.0
-            key = (pending, hands)
-            if key in memo:
-                return memo[key]
-            total = 0.0
-            rest = f(pending - 1, hands)
-            for c, p in self.draws(up, comp_of([pair] * hands)):
-                v, again = hand_value(hands, c)
-                if again:
-                    resplit = f(pending + 1, hands + 1)
-                    if self.strategy is not None or resplit > v + rest:
-                        self.resplits[(up, pair, pending, hands)] = True
-                        total += p * resplit
-                    else:
-                        self.resplits[(up, pair, pending, hands)] = False
-                        total += p * (v + rest)
+    def _split_hands(
+        self, up: Up, pair: int, pending: int, hands: int, memo: dict[tuple[int, int], float]
+    ) -> float:
+        """:meth:`split_value` of ``pending`` hands still to get their second card, ``hands``
+        formed (a method, not a closure calling itself: that was a reference cycle holding the
+        analysis, its memo and all, until a full collection)."""
+        if pending == 0:
+            return 0.0
+        key = (pending, hands)
+        if key in memo:
+            return memo[key]
+        total = 0.0
+        rest = self._split_hands(up, pair, pending - 1, hands, memo)
+        for c, p in self.draws(up, comp_of([pair] * hands)):
+            v, again = self._split_hand(up, pair, hands, c)
+            if again:
+                resplit = self._split_hands(up, pair, pending + 1, hands + 1, memo)
+                if self.strategy is not None or resplit > v + rest:
+                    self.resplits[(up, pair, pending, hands)] = True
+                    total += p * resplit
                 else:
+                    self.resplits[(up, pair, pending, hands)] = False
                     total += p * (v + rest)
-            memo[key] = total
-            return total
-
-        return f(pending, hands)
+            else:
+                total += p * (v + rest)
+        memo[key] = total
+        return total
 
     # --- the same play under other rules ---------------------------------------------------------
 
@@ -1056,8 +1189,7 @@ class Analysis:
             )
         verdict: dict[tuple[Up, bool, bool], bool] = {}
         taken = 0
-        for key, got in base._memo.items():
-            ctx = key[0]
+        for (ctx, i0, doubled), group in base._memo.groups():
             family = (ctx.up, ctx.from_split, ctx.split_aces)
             same = verdict.get(family)
             if same is None:
@@ -1068,8 +1200,7 @@ class Analysis:
                     and self._same_payoffs(base, family, payoffs.get(family, []))
                 )
             if same:
-                self._memo[key] = got
-                taken += 1
+                taken += self._memo.take(ctx, i0, doubled, group)
         return taken
 
     def _same_payoffs(

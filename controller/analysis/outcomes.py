@@ -19,6 +19,7 @@ import numpy as np
 
 from controller.analysis.dealer import NATURAL_INDEX, NCATS
 from controller.analysis.engine import (
+    _WHAT,
     SUITED_ROWS,
     Analysis,
     Ctx,
@@ -127,6 +128,8 @@ class Outcomes:
         firsts: dict[tuple[Comp, bool], str] | None = {
             key: first for key, (_mass, first) in starts.items() if first is not None
         }
+        # the memo's hands of this context, not doubled and doubled
+        groups = (a._memo.group(ctx, i0, False), a._memo.group(ctx, i0, True))
         while frontier:
             nxt: dict[tuple[Comp, bool], list[object]] = {}
             for (c, dbl), (m_, rows_) in frontier.items():
@@ -136,10 +139,12 @@ class Outcomes:
                 if first_action is not None:
                     action = first_action
                 else:
-                    got = a._memo.get((ctx, c, i0, dbl))
-                    if got is None:
-                        got = a.decision(ctx, c, i0, dbl, rows)
-                    action = got[1]
+                    group = groups[dbl]
+                    j = group.index.get(c)
+                    if j is None:
+                        action = a.decision(ctx, c, i0, dbl, rows)[1]
+                    else:
+                        action = _WHAT[group.codes[j]]
                     if self.visit is not None and action in DECISIONS:
                         self.visit(ctx, c, i0, dbl, m, rows)
                 if action in (HIT, DOUBLE):

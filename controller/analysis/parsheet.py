@@ -320,6 +320,7 @@ def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
             "cards and dealer's card; validated)"
         )
         cd_edge: float | None = optimum.house_edge()
+        del optimum, generator  # its walk's memo is done with (a million hands: the memory)
     elif request.strategy == "basic":
         say("basic strategy: the best play of each total")
         basic = basic_strategy(rules, Shoe.of_variant(rules), wager)
