@@ -64,18 +64,24 @@ class PaTable:
         )
 
 
-def play_split_round(t: PaTable) -> None:
-    """ann (card 40001234) at box 1 bets $10: 8-8 against a 7, splits; 8-3 hits to 21; 8-5
-    stands on 13 against a 7 (a poor play); the dealer's 7-9 draws a ten and busts."""
+def split_eights(t: PaTable, player_card: str) -> None:
+    """The dealer signs in, ann (``player_card``) sits at box 1 and bets $10, is dealt 8-8
+    against a 7 (the hole card a 9), declines surrender and splits."""
     t.card("2C")  # the burn card
     assert t.table.dealer_sign_in("2001", PIN).accepted
-    assert t.table.sit_down(1, "40001234", "ann").accepted
+    assert t.table.sit_down(1, player_card, "ann").accepted
     assert t.table.answer(Bet(1, "ann", 1000)).accepted
     t.press(Button.DEAL)
     for text in ("8H", "7C", "8D", "9C"):  # box 1, the dealer's card, box 1, the hole card
         t.card(text)
     t.press(Button.OK)  # no surrender
     t.press(Button.SPLIT)
+
+
+def play_split_round(t: PaTable) -> None:
+    """ann (card 40001234) at box 1 bets $10: 8-8 against a 7, splits; 8-3 hits to 21; 8-5
+    stands on 13 against a 7 (a poor play); the dealer's 7-9 draws a ten and busts."""
+    split_eights(t, "40001234")
     t.card("3S")
     t.press(Button.HIT)
     t.card("TS")  # 21: the hand is over

@@ -15,7 +15,7 @@ from controller.game.rules import load_variant
 from controller.round.inputs import Bet
 from controller.round.spec import Action, State
 from drivers.tbl21.events import Button, DeviceRef, DeviceType, PeekOutcome, PeekResult
-from tests.floor.rated import PIN, PaTable
+from tests.floor.rated import PIN, PaTable, split_eights
 
 
 def test_an_undone_split_and_an_undone_hit_are_not_decisions_and_an_unrated_box_is_nobodys(
@@ -133,15 +133,7 @@ def _split_round(t: PaTable, resplit: bool) -> None:
     an eight (split again where ``resplit``: the table refuses it where the rules forbid it,
     the hand then stands), then 2 and doubled to 20; the next hand gets an eight and stands on
     16 (a pair it might split again), the last a five and stands on 13; the dealer busts."""
-    t.card("2C")  # the burn card
-    assert t.table.dealer_sign_in("2001", PIN).accepted
-    assert t.table.sit_down(1, "40005555", "ann").accepted
-    assert t.table.answer(Bet(1, "ann", 1000)).accepted
-    t.press(Button.DEAL)
-    for text in ("8H", "7C", "8D", "9C"):  # box 1, the dealer's card, box 1, the hole card
-        t.card(text)
-    t.press(Button.OK)  # no surrender
-    t.press(Button.SPLIT)
+    split_eights(t, "40005555")
     t.card("8S")  # the first hand's second card: 8-8 again
     t.press(Button.SPLIT)  # a re-split (refused where the rules forbid it)
     if resplit:
