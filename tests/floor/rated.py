@@ -18,10 +18,9 @@ from controller.table.access import KEY_ONLY
 from controller.table.config import hash_secret
 from controller.table.staff import Person, Staff
 from drivers.tbl21.cards import Card
-from drivers.tbl21.events import Button, ButtonPressed, CardDrawn, DeviceRef, DeviceType
+from drivers.tbl21.events import Button, ButtonPressed, CardDrawn
+from tests.round.walk import PANEL, SHOE
 
-SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
-PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
 PA = load_variant("pa-blackjack")
 PIN = "27182818"
 STAFF = Staff({"2001": Person("2001", "dealer", "Bo Chen", hash_secret(PIN))})

@@ -31,16 +31,12 @@ from drivers.tbl21.events import (
     CardDrawn,
     DeviceIdentified,
     DeviceIdentity,
-    DeviceRef,
-    DeviceType,
     KeyPosition,
     KeySwitch,
 )
 from tests.floor.conftest import drained, link, table_id, wait_until
+from tests.round.walk import PANEL, PEEK, SHOE
 
-SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
-PEEK = DeviceRef(DeviceType.PEEK, "test://peek")
-PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
 NZ = load_variant("nz-pontoon")
 BO_PIN = "27182818"
 STAFF = Staff({"2001": Person("2001", "dealer", "Bo Chen", hash_secret(BO_PIN))})

@@ -20,12 +20,9 @@ from drivers.tbl21.events import (
     CardDrawn,
     CutCard,
     CutKind,
-    DeviceRef,
-    DeviceType,
 )
+from tests.round.walk import PANEL, SHOE
 
-SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
-PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
 RULES = load_variant("pa-blackjack")  # 6 x 52 - 78: the table commits the cut after card 234
 
 

@@ -46,15 +46,11 @@ from drivers.tbl21.events import (
     CardDrawn,
     DeviceIdentified,
     DeviceIdentity,
-    DeviceRef,
-    DeviceType,
     KeyPosition,
     KeySwitch,
 )
+from tests.round.walk import PANEL, PEEK, SHOE
 
-SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
-PEEK = DeviceRef(DeviceType.PEEK, "test://peek")
-PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
 NZ = load_variant("nz-pontoon")
 ANA_PIN, BO_PIN = "61803398", "27182818"
 STAFF = Staff(
