@@ -17,9 +17,8 @@ from controller.round.spec import State
 from controller.table.access import KEY_ONLY
 from controller.table.config import hash_secret
 from controller.table.staff import Person, Staff
-from drivers.tbl21.cards import Card
-from drivers.tbl21.events import Button, ButtonPressed, CardDrawn
-from tests.round.walk import PANEL, SHOE
+from drivers.tbl21.events import Button
+from tests.table_hands import TableHands
 
 PA = load_variant("pa-blackjack")
 PIN = "27182818"
@@ -35,7 +34,7 @@ def config_payload(rules: Variant) -> dict[str, Any]:
     return {"variant": rules.id, "rules": rules.model_dump(mode="json")}
 
 
-class PaTable:
+class PaTable(TableHands):
     """A journaled pa-blackjack table (or ``rules``'), its start's ``config`` row first
     (``config``: that row's payload, :func:`config_payload` by default)."""
 
@@ -48,19 +47,6 @@ class PaTable:
         self.table = JournaledTable.start(rules, self.journal, access=access)
         self.draw_no = 0
         self.seq = 0
-
-    def card(self, text: str) -> None:
-        self.draw_no += 1
-        assert self.table.handle(
-            CardDrawn(device=SHOE, at=0.0, seq=self.draw_no, card=Card.parse(text),
-                      draw_no=self.draw_no, remaining=300 - self.draw_no, quality=99)
-        )  # fmt: skip
-
-    def press(self, button: Button) -> None:
-        self.seq += 1
-        assert self.table.handle(
-            ButtonPressed(device=PANEL, at=0.0, seq=self.seq, button=button, held_ms=0)
-        )
 
 
 def split_eights(t: PaTable, player_card: str) -> None:

@@ -24,18 +24,15 @@ from controller.table.access import KEY_ONLY
 from controller.table.config import hash_secret
 from controller.table.day import PANEL_KEYS, DayAct, DayRequest
 from controller.table.staff import Person, Staff
-from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
-    ButtonPressed,
-    CardDrawn,
     DeviceIdentified,
     DeviceIdentity,
     KeyPosition,
-    KeySwitch,
 )
 from tests.floor.conftest import drained, link, table_id, wait_until
-from tests.round.walk import PANEL, PEEK, SHOE
+from tests.round.walk import PEEK, SHOE
+from tests.table_hands import TableHands
 
 NZ = load_variant("nz-pontoon")
 BO_PIN = "27182818"
@@ -43,7 +40,7 @@ STAFF = Staff({"2001": Person("2001", "dealer", "Bo Chen", hash_secret(BO_PIN))}
 ACCESS = dataclasses.replace(KEY_ONLY, staff=STAFF)
 
 
-class Day:
+class Day(TableHands):
     """A journaled table (real SQLite) whose day is played by hand."""
 
     def __init__(self, path: Path, tid: str) -> None:
@@ -54,21 +51,6 @@ class Day:
 
     def handle(self, event: object) -> None:
         assert self.table.handle(event)  # type: ignore[arg-type]
-
-    def card(self, text: str) -> None:
-        self.draw_no += 1
-        self.handle(
-            CardDrawn(device=SHOE, at=0.0, seq=self.draw_no, card=Card.parse(text),
-                      draw_no=self.draw_no, remaining=300 - self.draw_no, quality=99)
-        )  # fmt: skip
-
-    def press(self, button: Button) -> None:
-        self.seq += 1
-        self.handle(ButtonPressed(device=PANEL, at=0.0, seq=self.seq, button=button, held_ms=0))
-
-    def key(self, position: KeyPosition) -> None:
-        self.seq += 1
-        self.handle(KeySwitch(device=PANEL, at=0.0, seq=self.seq, position=position))
 
     def step(self, act: DayAct, **fields: object) -> None:
         done = self.table.day_request(DayRequest(act, **fields))  # type: ignore[arg-type]

@@ -42,14 +42,13 @@ from controller.table.staff import Person, Staff
 from drivers.tbl21.cards import Card
 from drivers.tbl21.events import (
     Button,
-    ButtonPressed,
     CardDrawn,
     DeviceIdentified,
     DeviceIdentity,
     KeyPosition,
-    KeySwitch,
 )
-from tests.round.walk import PANEL, PEEK, SHOE
+from tests.round.walk import PEEK, SHOE
+from tests.table_hands import TableHands
 
 NZ = load_variant("nz-pontoon")
 ANA_PIN, BO_PIN = "61803398", "27182818"
@@ -109,7 +108,7 @@ def test_opening_steps_out_of_order_or_twice_are_refused_and_change_nothing() ->
 # --- on a journaled table ---------------------------------------------------------------------
 
 
-class Table:
+class Table(TableHands):
     def __init__(self, path: Path) -> None:
         self.path = path
         self.journal = Journal.open(path, table_id="T1")
@@ -117,23 +116,6 @@ class Table:
         self.table.require_opening(True)
         self.draw_no = self.table.app.shoe.last_draw_no or 0
         self.seq = 0
-
-    def card(self, text: str) -> None:
-        self.draw_no += 1
-        assert self.table.handle(
-            CardDrawn(device=SHOE, at=0.0, seq=self.draw_no, card=Card.parse(text),
-                      draw_no=self.draw_no, remaining=300 - self.draw_no, quality=99)
-        )  # fmt: skip
-
-    def press(self, button: Button) -> None:
-        self.seq += 1
-        assert self.table.handle(
-            ButtonPressed(device=PANEL, at=0.0, seq=self.seq, button=button, held_ms=0)
-        )
-
-    def key(self, position: KeyPosition) -> None:
-        self.seq += 1
-        assert self.table.handle(KeySwitch(device=PANEL, at=0.0, seq=self.seq, position=position))
 
     def identify(self) -> None:
         for ref, model in ((SHOE, "SHOE-8"), (PEEK, "PEEK-2")):

@@ -18,11 +18,9 @@ from controller.round.spec import State
 from controller.table.access import KEY_ONLY
 from controller.table.config import hash_secret
 from controller.table.staff import Person, Staff
-from drivers.tbl21.cards import Card
-from drivers.tbl21.events import Button, ButtonPressed, CardDrawn, DeviceRef, DeviceType
+from drivers.tbl21.events import Button
+from tests.table_hands import TableHands
 
-SHOE = DeviceRef(DeviceType.SHOE, "test://shoe")
-PANEL = DeviceRef(DeviceType.PANEL, "test://panel")
 NZ = load_variant("nz-pontoon")
 BO_PIN, CY_PIN = "27182818", "14142135"
 STAFF = Staff(
@@ -37,25 +35,12 @@ ROUNDS = [["9H", "5D", "7C", "JD", "9S", "KS"], ["JH", "8D", "6C", "QD", "AS", "
 STANDS = [(1, 2), (1, 2)]
 
 
-class Table:
+class Table(TableHands):
     def __init__(self, path: Path) -> None:
         self.journal = Journal.open(path, table_id="T1")
         self.table = JournaledTable.start(NZ, self.journal, access=ACCESS)
         self.draw_no = self.table.app.shoe.last_draw_no or 0
         self.seq = 0
-
-    def card(self, text: str) -> None:
-        self.draw_no += 1
-        assert self.table.handle(
-            CardDrawn(device=SHOE, at=0.0, seq=self.draw_no, card=Card.parse(text),
-                      draw_no=self.draw_no, remaining=300 - self.draw_no, quality=99)
-        )  # fmt: skip
-
-    def press(self, button: Button) -> None:
-        self.seq += 1
-        assert self.table.handle(
-            ButtonPressed(device=PANEL, at=0.0, seq=self.seq, button=button, held_ms=0)
-        )
 
     def play(self, number: int) -> None:
         assert self.table.answer(Bet(1, "ann", 1000)).accepted
