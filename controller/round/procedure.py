@@ -701,6 +701,10 @@ class Procedure(RoundData):
         return self._after_supervisor(dest, Say.ASSIGNED, cards=(hold.card,))
 
     def _after_supervisor(self, dest: State, cleared: Say, **fields: Any) -> State:
+        if dest is S.HOLD:
+            # The card stopped the table again (no card was due, or the round cannot take it):
+            # that hold has said where the table goes on to, which is not the hold itself.
+            return S.HOLD
         if self.table.holds:
             self.table.resume_state = dest
             return S.HOLD

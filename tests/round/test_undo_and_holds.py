@@ -118,3 +118,23 @@ def test_a_card_the_variants_shoe_cannot_hold_is_never_dealt_nor_assigned() -> N
     assert c.perform(Action.BURN_CARD) is State.CARD_DUE  # the hit still waits for its card
     c.perform(Action.CARD, card=Card.parse("KS"))
     assert [e.amount_cents for e in c.round.ledger] == [-1000]  # 9 6 K: bust, collected
+
+
+def test_a_keyed_card_no_one_owed_is_burned_and_the_round_settles_as_before() -> None:
+    """The shoe could not read a card drawn after the dealer's hand was done; the supervisor
+    confirms the keyed card, which no one was owed: the table holds on it as a card out of turn,
+    and once it is burned the round is back at its settlement (the stateful test found the table
+    left in a hold with nothing to clear, then dealing a new round into the unsettled one)."""
+    c = playing("9H", "7C", "8D")
+    c.perform(Action.STAND, box=1)
+    c.perform(Action.CARD, card=Card.parse("KS"))  # dealer 7 K: 17, stands
+    assert c.state is State.SETTLING
+    number, dealer = c.round.number, list(c.round.dealer.cards)
+    c.perform(Action.HOLD, kind="unreadable_card", device="shoe")
+    c.perform(Action.KEY_CARD, card=Card.parse("AS"))
+    assert c.perform(Action.CONFIRM_CARD) is State.HOLD
+    assert [h.kind for h in c.hold_reasons] == [HoldKind.UNEXPECTED_CARD]
+    assert c.perform(Action.BURN_CARD) is State.SETTLING
+    assert (c.round.number, c.round.dealer.cards, c.table.cards_burned) == (number, dealer, 2)
+    assert c.perform(Action.OK) is State.BETTING
+    assert (c.round.number, c.round.dealer.cards) == (number + 1, [])
