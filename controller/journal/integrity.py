@@ -94,6 +94,10 @@ class ChainWatch:
         self.turns = 0  # whole turns of the sweep over the chain
         self._sweep_at: int | None = None  # the next row the sweep reads (None: the first)
         self._sweep_prev: str | None = None  # the hash of the row before it
+        # the last row of this turn: the last row verified when the turn began (a table that
+        # writes more rows a check than the sweep reads would otherwise keep a turn from ending,
+        # and an old row edited after the sweep passed it would never be read again)
+        self._sweep_end = 0
         self._reported: set[tuple[int | None, str]] = set()
         self._db: sqlite3.Connection | None = None
         self._select = ""
@@ -209,6 +213,7 @@ class ChainWatch:
             # a turn begins at the first row kept: rows pruned from the front of the journal
             # are behind an anchor row naming the last of them; without one they were deleted
             self._sweep_at, self._sweep_prev = first, None
+            self._sweep_end = self.last[0]
             if first > 1 and not _anchored(db, first - 1):
                 problems.append(
                     ChainProblem(
@@ -220,7 +225,7 @@ class ChainWatch:
         prev = self._sweep_prev
         rows = db.execute(
             self._select + " WHERE seq >= ? AND seq <= ? ORDER BY seq LIMIT ?",
-            (start, self.last[0], self.sweep_rows),
+            (start, self._sweep_end, self.sweep_rows),
         )
         for values in rows:
             row = _Row(*values)
@@ -236,7 +241,7 @@ class ChainWatch:
                 problems.append(ChainProblem(row.seq, problem))
             prev = row.hash
             expected = row.seq + 1
-        if expected > self.last[0]:  # round the whole chain: from the first row again
+        if expected > self._sweep_end:  # round the whole chain: from the first row again
             self.turns += 1
             self._sweep_at, self._sweep_prev = None, None
         else:

@@ -149,3 +149,34 @@ def test_rows_pruned_behind_an_anchor_are_not_missing(tmp_path: Path) -> None:
     assert watch.check() == []
     assert watch.turns == 1
     watch.close()
+
+
+def test_an_old_row_edited_on_a_table_that_writes_faster_than_the_sweep_reads_is_found(
+    tmp_path: Path,
+) -> None:
+    """The sweep's turn ends at the last row verified when it began: a table writing more rows
+    between two checks than the sweep reads in one still has its old rows read again (before, the
+    turn chased the newest row and never ended, and a row edited after the sweep passed it went
+    unseen; a demo at pace 0.02 writes about 300 rows a second)."""
+    path = tmp_path / "j.sqlite3"
+    with Journal.open(path, table_id="t") as journal:
+        for i in range(10):
+            journal.append("note", {"device": "t", "text": str(i)})
+        last = journal.last_row()
+        assert last is not None
+        watch = ChainWatch(path, (last.seq, last.hash), sweep_rows=4)
+        assert watch.check() == []  # the first turn reads rows 1..4 of 10
+        behind_the_back(path, "UPDATE journal SET ts = '2020-01-01T00:00:00.000Z' WHERE seq = 2")
+        found: list[str] = []
+        for n in range(12):
+            for i in range(6):  # more rows a check than the sweep reads
+                journal.append("note", {"device": "t", "text": f"{n}.{i}"})
+            found += [p.about() for p in watch.check()]
+            if found:
+                break
+        assert found == [
+            "row 2 of the journal was edited: its stored hash does not match its contents "
+            "(note row)"
+        ]
+        assert watch.turns >= 1
+    watch.close()
