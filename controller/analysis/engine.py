@@ -28,6 +28,7 @@ and the pair cards split so far.
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -247,6 +248,11 @@ class Prepared:
     box: Box
     hand: Hand
     key: tuple[object, ...]
+    # :meth:`Analysis._settled`'s cache key per dealer's first card (the Super Bonus asked
+    # once per card, not at every payoff)
+    keys: dict[Up, tuple[object, ...]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
 
 @dataclass(frozen=True)
@@ -284,6 +290,27 @@ def _code(what: str) -> int:
     return got
 
 
+# the codes of the strategy's actions (their values) and of the hands' ends, looked up by
+# identity (a dict keyed by the enums hashes and compares them in Python) and made on first
+# use, in the order :func:`_code` met them before (HandEnd.STAND and Action.STAND's value are
+# equal strings: the first met is the one :data:`_WHAT` gives back)
+_ENUM_CODES: dict[int, int] = {}
+
+
+def _action_code(action: Action) -> int:
+    got = _ENUM_CODES.get(id(action))
+    if got is None:
+        got = _ENUM_CODES[id(action)] = _code(action.value)
+    return got
+
+
+def _end_code(end: HandEnd) -> int:
+    got = _ENUM_CODES.get(id(end))
+    if got is None:
+        got = _ENUM_CODES[id(end)] = _code(end)
+    return got
+
+
 class Group:
     """The hands played in one context with one initial-aces count and doubled flag: each
     composition's place in ``values`` (its value) and ``codes`` (what is done:
@@ -303,12 +330,17 @@ class Group:
         return None if j is None else (self.values[j], _WHAT[self.codes[j]])
 
     def put(self, comp: Comp, got: Value) -> None:
-        k = len(self.values)
+        self.add(comp, got[0], _code(got[1]))
+
+    def add(self, comp: Comp, value: float, code: int) -> None:
+        """:meth:`put` with what is done as its code (:func:`_code`)."""
+        values = self.values
+        k = len(values)
         if k >= len(_PLACES):
             _PLACES.extend(range(len(_PLACES), 2 * k + 1024))
         self.index[comp] = _PLACES[k]  # (one int object per place, for every group)
-        self.values.append(got[0])
-        self.codes.append(_code(got[1]))
+        values.append(value)
+        self.codes.append(code)
 
 
 class Memo:
@@ -372,6 +404,55 @@ class Memo:
     def __iter__(self) -> Iterator[MemoKey]:
         for key, _got in self.items():
             yield key
+
+
+@dataclass
+class Shared:
+    """What the rules and the settlement say, the same for every analysis of the same rules
+    but for the shoe's size and the same wager (a par sheet's decks curve and deck-count
+    toggle): a finished hand's payoff per dealer's table (its example hands), and the facts
+    of a hand. An analysis asks here where its own cache has no answer (and keeps what its
+    walk met in its own: :meth:`Analysis.plays_as`, :meth:`Analysis.reuse`)."""
+
+    payoffs: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
+    facts: dict[tuple[object, ...], Facts] = field(default_factory=dict)
+
+
+_SHARED: dict[tuple[str, int], Shared] = {}
+MAX_SHARED = 16  # a par sheet meets about 25 rule sets
+# the shoe's settings no payoff and no fact reads (the decks: a hand's suit pattern does,
+# kept out of :attr:`Shared.payoffs`; the shoe's kind of deck stays in)
+_SHOE_SIZE = ("decks", "burn_cards", "cut_card_reserve", "cut_card_reserve_per_deck")
+
+
+def shared_answers(rules: Variant, wager_cents: int) -> Shared:
+    """The :class:`Shared` answers of these rules (but the shoe's size) and wager."""
+    dump = rules.model_dump(mode="json")
+    for name in _SHOE_SIZE:
+        dump["shoe"].pop(name, None)
+    key = (json.dumps(dump, sort_keys=True), wager_cents)
+    got = _SHARED.get(key)
+    if got is None:
+        if len(_SHARED) >= MAX_SHARED:
+            _SHARED.clear()
+        got = _SHARED[key] = Shared()
+    return got
+
+
+_EXAMPLES: dict[tuple[object, ...], int] = {}
+
+
+def examples_key(table: DealerTable) -> int:
+    """The dealer's example hands a payoff is settled against (:meth:`Analysis._settled`), as
+    a small int (one per distinct set of examples: a key hashed at every payoff looked up)."""
+    examples = tuple(
+        (cat, tuple((c.rank.value, c.suit.value) for c in cards))
+        for cat, cards in sorted(table.examples.items(), key=lambda item: item[0])
+    )
+    got = _EXAMPLES.get(examples)
+    if got is None:
+        got = _EXAMPLES[examples] = len(_EXAMPLES)
+    return got
 
 
 @dataclass
@@ -443,6 +524,8 @@ class Analysis:
             up: np.array(sorted(table.examples), dtype=np.int64)
             for up, table in self.tables.items()
         }
+        self._shared = shared_answers(rules, self.wager_cents)
+        self._examples = {up: examples_key(table) for up, table in self.tables.items()}
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
         self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
         self._peeks[None] = bool(peek)
@@ -511,16 +594,20 @@ class Analysis:
         return Prepared(box, hand, key)
 
     def _settled(self, prepared: Prepared, up: Up) -> Vec:
-        rules = self.rules
-        table = self.tables[up]
-        sb = rules.super_bonus.enabled and any(
-            is_super_bonus_hand(rules, prepared.hand, first) for first in table.first_cards
-        )
-        key = (up, sb, *prepared.key)
-        box = prepared.box
+        key = prepared.keys.get(up)
+        if key is None:
+            rules = self.rules
+            sb = rules.super_bonus.enabled and any(
+                is_super_bonus_hand(rules, prepared.hand, first)
+                for first in self.tables[up].first_cards
+            )
+            key = prepared.keys[up] = (up, sb, *prepared.key)
         got = self._payoff.get(key)
         if got is not None:
             return got
+        rules = self.rules
+        table = self.tables[up]
+        box = prepared.box
         out = np.zeros(NCATS)
         for cat, dealer_cards in table.examples.items():
             ledger = settle_round(rules, [box], list(dealer_cards))
@@ -534,6 +621,13 @@ class Analysis:
         (6-7-8, 7-7-7) could be made of these ranks."""
         return self._payoff_and_constant(comp, i0, doubled, rescued, ctx)[0]
 
+    def fresh_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
+        """:meth:`hand_payoff` (the same vector), not kept where it was not worked out before:
+        for a payoff asked once (:meth:`controller.analysis.reprice.Reach.delta`)."""
+        key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
+        got = self._hand_payoff.get(key)
+        return self._mixed_payoff(comp, i0, doubled, rescued, ctx) if got is None else got[0]
+
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
     ) -> tuple[Vec, float | None]:
@@ -543,9 +637,16 @@ class Analysis:
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
-            vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
-            constant = float(vec[0]) if vec.max() == vec.min() else None
-            got = (vec, constant)
+            # (a hand of three cards may be a suited row, its suits' chances the shoe's)
+            shared = None if shape(comp)[0] == 3 else self._shared.payoffs
+            wide = (self._examples[ctx.up], key)
+            got = None if shared is None else shared.get(wide)
+            if got is None:
+                vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
+                constant = float(vec[0]) if vec.max() == vec.min() else None
+                got = (vec, constant)
+                if shared is not None:
+                    shared[wide] = got
             self._hand_payoff[key] = got
             self._payoff_comp[key] = comp
         return got
@@ -648,6 +749,11 @@ class Analysis:
         key = (hard, comp[0], n, i0, doubled, ctx.from_split, ctx.split_aces, pair)
         got = self._facts.get(key)
         if got is None:
+            got = self._shared.facts.get(key)
+            if got is not None:
+                self._facts[key] = got
+                self._fact_args[key] = (ctx, comp, i0, doubled)
+                return got
             hand = self._hand_state(ctx, comp, i0, doubled)
             rules = self.rules
             # the round's own checks, its rules too (a 21 that plays on, doubling on some
@@ -665,7 +771,7 @@ class Analysis:
                 and why_not_rescue(rules, hand, PLAYER) is None,
                 key=key,
             )
-            self._facts[key] = got
+            self._facts[key] = self._shared.facts[key] = got
             self._fact_args[key] = (ctx, comp, i0, doubled)
         return got
 
@@ -729,7 +835,11 @@ class Analysis:
     ) -> float:
         if action is Action.STAND:
             return self.terminal_value(ctx, comp, i0, doubled, False, rows)
-        after = doubled or action is Action.DOUBLE
+        return self._draw_value(ctx, comp, i0, doubled or action is Action.DOUBLE, rows)
+
+    def _draw_value(self, ctx: Ctx, comp: Comp, i0: int, after: bool, rows: Rows) -> float:
+        """The value of drawing one card (hit, or double where ``after`` is the doubled
+        flag the hand goes on with): each next card's hand, weighted by its count."""
         shoe = rows.shoe
         total = rows.total
         out = 0.0
@@ -741,7 +851,7 @@ class Analysis:
                 nxt = nexts[i]
                 j = index.get(nxt)
                 if j is None:  # (the child rows only where the hand is new)
-                    v = self._decision(ctx, nxt, i0, after, rows.child(i + 1))[0]
+                    v = self._walk(group, ctx, nxt, i0, after, rows.child(i + 1))
                 else:
                     v = values[j]
                 out += n * v
@@ -772,18 +882,30 @@ class Analysis:
     ) -> tuple[float, str]:
         """:meth:`decision` of a hand not in the memo yet."""
         group = self._memo.group(ctx, i0, doubled)
+        self._walk(group, ctx, comp, i0, doubled, rows)
+        got = group.get(comp)
+        assert got is not None
+        return got
+
+    def _walk(
+        self, group: Group, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
+    ) -> float:
+        """The value of a hand not in ``group`` (its context's, initial aces' and doubled
+        flag's hands) yet, put there with what is done."""
         nodes = group.nodes
         node = nodes.get(comp)
         if node is None:
             node = nodes[comp] = self._interned((*self._node(ctx, comp, i0, doubled), None))
         facts, action, _stand = node
         end = facts.end
-        got: Value
+        v: float
         if end is not None:
             if doubled and end is not HandEnd.BUST and facts.can_rescue:
-                got = self._finished(ctx, comp, i0, doubled, end, rows)
-            else:  # (what _finished does where no rescue can be taken)
-                got = (self._stand_value(nodes, node, ctx, comp, i0, doubled, rows), end)
+                v, what = self._finished(ctx, comp, i0, doubled, end, rows)
+                group.put(comp, (v, what))
+                return v
+            v = self._stand_value(nodes, node, ctx, comp, i0, doubled, rows)
+            group.add(comp, v, _end_code(end))
         elif action is None:
             best = (-np.inf, "")
             for act in self.legal(facts):
@@ -793,11 +915,15 @@ class Analysis:
                     v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
                     best = (v, act.value)
-            got = best
+            group.put(comp, best)
+            v = best[0]
+        elif action is Action.STAND:
+            v = self.terminal_value(ctx, comp, i0, doubled, False, rows)
+            group.add(comp, v, _action_code(action))
         else:
-            got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
-        group.put(comp, got)
-        return got
+            v = self._draw_value(ctx, comp, i0, doubled or action is Action.DOUBLE, rows)
+            group.add(comp, v, _action_code(action))
+        return v
 
     def _stand_value(
         self,
