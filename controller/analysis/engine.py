@@ -525,6 +525,7 @@ class Analysis:
             for up, table in self.tables.items()
         }
         self._shared = shared_answers(rules, self.wager_cents)
+        self._answered: tuple[Analysis, _Answers] | None = None  # (:meth:`_answers`)
         self._examples = {up: examples_key(table) for up, table in self.tables.items()}
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
         self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
@@ -1257,7 +1258,16 @@ class Analysis:
         """This analysis' answers to the questions ``base``'s walk asked, compared: per split
         flags, whether every hand's facts are the same (and the same in what the value reads of
         them), per dealer's card, whether every decision and rescue of the strategy is. A hand's
-        facts and decision are these answers (:meth:`_node`), so they cover every hand met."""
+        facts and decision are these answers (:meth:`_node`), so they cover every hand met.
+        Worked out once per ``base`` (:meth:`plays_as` then :meth:`reuse` ask both)."""
+        got = self._answered
+        if got is not None and got[0] is base:
+            return got[1]
+        out = self._compare(base)
+        self._answered = (base, out)
+        return out
+
+    def _compare(self, base: Analysis) -> _Answers:
         out = _Answers({}, {}, {}, {})
         for key, (ctx, comp, i0, doubled) in base._fact_args.items():
             flags = (ctx.from_split, ctx.split_aces)
@@ -1338,9 +1348,11 @@ class Analysis:
         up, from_split, split_aces = family
         ctx = Ctx(up, ZERO, from_split, split_aces)
         for comp, i0, doubled, rescued in payoffs:
-            vec, constant = base._payoff_and_constant(comp, i0, doubled, rescued, ctx)
-            mine, my_constant = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)
-            if my_constant != constant or not np.array_equal(mine, vec):
+            vec = base._payoff_and_constant(comp, i0, doubled, rescued, ctx)[0]
+            # (equal vectors have equal constants: :meth:`_payoff_and_constant`; a family
+            # taken over never asks its payoffs again, so they are not kept)
+            mine = self.fresh_payoff(comp, i0, doubled, rescued, ctx)
+            if not (mine.tobytes() == vec.tobytes() or np.array_equal(mine, vec)):
                 return False
         return True
 
