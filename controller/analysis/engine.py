@@ -479,6 +479,8 @@ class Analysis:
     _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
     # the nodes' tuples, one per distinct (facts, action, stand payoff): :meth:`_interned`
     _node_tuples: dict[tuple[int, Action | None, int | None], Node] = field(default_factory=dict)
+    # :meth:`_bare_node`'s, by the features and dealer's card it reads
+    _bare_nodes: dict[tuple[object, ...], Node] = field(default_factory=dict)
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
         default_factory=dict
     )
@@ -896,7 +898,7 @@ class Analysis:
         nodes = group.nodes
         node = nodes.get(comp)
         if node is None:
-            node = nodes[comp] = self._interned((*self._node(ctx, comp, i0, doubled), None))
+            node = nodes[comp] = self._bare_node(ctx, comp, i0, doubled)
         facts, action, _stand = node
         end = facts.end
         v: float
@@ -960,6 +962,28 @@ class Analysis:
         got = self._node_tuples.get(key)
         if got is None:
             got = self._node_tuples[key] = node
+        return got
+
+    def _bare_node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> Node:
+        """:meth:`_node`, interned, with no stand payoff yet: worked out once per what it
+        reads (the facts' features, :meth:`facts`, and the dealer's card for the strategy,
+        :meth:`strategy_action`), not once per composition."""
+        n, hard = shape(comp)
+        key = (
+            ctx.up,
+            hard,
+            comp[0],
+            n,
+            i0,
+            doubled,
+            ctx.from_split,
+            ctx.split_aces,
+            n == 2 and max(comp) == 2,
+        )
+        got = self._bare_nodes.get(key)
+        if got is None:
+            got = self._interned((*self._node(ctx, comp, i0, doubled), None))
+            self._bare_nodes[key] = got
         return got
 
     def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
