@@ -210,11 +210,21 @@ class Rows:
 
     def child(self, value: int) -> Rows:
         shoe = list(self.shoe)
-        shoe[value - 1] -= 1
+        left = shoe[value - 1] = shoe[value - 1] - 1
         key = self.key
+        table = self._table
         if key is not None:
-            key = key - self._table.weights[value - 1] if shoe[value - 1] >= 0 else None
-        return Rows(self._table, tuple(shoe), None, self, value, self.total - 1, key)
+            key = key - table.weights[value - 1] if left >= 0 else None
+        # (:meth:`__init__`'s fields set here: a million children a par sheet)
+        out = _new_rows(Rows)
+        out._table = table
+        out.shoe = tuple(shoe)
+        out.total = self.total - 1
+        out._rows = None
+        out._parent = self
+        out._value = value
+        out.key = key
+        return out
 
     def categories(self, exclude_natural: bool) -> Vec:
         """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
@@ -238,6 +248,9 @@ class Rows:
             self._rows = self._table.remove(parent.get(), parent.shoe, self._value, parent.total)
             self._parent = None
         return self._rows
+
+
+_new_rows = object.__new__
 
 
 @dataclass(frozen=True)
