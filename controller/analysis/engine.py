@@ -427,28 +427,58 @@ class Shared:
     of a hand. An analysis asks here where its own cache has no answer (and keeps what its
     walk met in its own: :meth:`Analysis.plays_as`, :meth:`Analysis.reuse`)."""
 
-    payoffs: dict[tuple[object, ...], tuple[Vec, float | None]] = field(default_factory=dict)
-    facts: dict[tuple[object, ...], Facts] = field(default_factory=dict)
+    payoffs: dict[tuple[object, ...], tuple[Vec, float | None]]
+    facts: dict[tuple[object, ...], Facts]
 
 
-_SHARED: dict[tuple[str, int], Shared] = {}
-MAX_SHARED = 16  # a par sheet meets about 25 rule sets
-# the shoe's settings no payoff and no fact reads (the decks: a hand's suit pattern does,
-# kept out of :attr:`Shared.payoffs`; the shoe's kind of deck stays in)
-_SHOE_SIZE = ("decks", "burn_cards", "cut_card_reserve", "cut_card_reserve_per_deck")
+_SHARED: dict[tuple[str, str, int], Shared] = {}
+_PAYOFFS: dict[tuple[str, int], dict[tuple[object, ...], tuple[Vec, float | None]]] = {}
+MAX_SHARED = 64  # a par sheet meets about 25 rule sets (cleared past that)
+# the settings no fact of a hand reads: the shoe's size (a hand's suit pattern does read it,
+# kept out of :attr:`Shared.payoffs`; the kind of deck stays in)
+NO_FACT: dict[str, tuple[str, ...]] = {
+    "shoe": ("decks", "burn_cards", "cut_card_reserve", "cut_card_reserve_per_deck"),
+}
+# and the settings no payoff reads besides (:func:`settle_round`, a hand's rank and odds: the
+# settlement and the hands' modules and the rules' own methods, held so by
+# tests/analysis/test_sheet_speed.py): what the player may do (the payoff of a finished hand
+# is the same whatever led to it) and the dealer's drawing rule (the dealer's example hands,
+# in the key, stand for it)
+NOT_PAID: dict[str, tuple[str, ...]] = {
+    **NO_FACT,
+    "split": ("max_hands", "resplit_aces", "split_aces_one_card"),
+    "double": ("max_cards", "cards_after", "after_split", "on_split_aces"),
+    "dealer": ("hits_soft_17", "stands_on_five_cards"),
+}
+
+
+def _without(rules: Variant, leave_out: dict[str, tuple[str, ...]]) -> str:
+    dump = rules.model_dump(mode="json")
+    for section, names in leave_out.items():
+        for name in names:
+            dump[section].pop(name, None)
+    return json.dumps(dump, sort_keys=True)
 
 
 def shared_answers(rules: Variant, wager_cents: int) -> Shared:
-    """The :class:`Shared` answers of these rules (but the shoe's size) and wager."""
-    dump = rules.model_dump(mode="json")
-    for name in _SHOE_SIZE:
-        dump["shoe"].pop(name, None)
-    key = (json.dumps(dump, sort_keys=True), wager_cents)
+    """The :class:`Shared` answers of these rules and wager: the facts of every analysis of
+    the same rules but for :data:`NO_FACT`, the payoffs of every one of the same rules but
+    for :data:`NOT_PAID`."""
+    facts_key = _without(rules, NO_FACT)
+    paid_key = _without(rules, NOT_PAID)
+    key = (facts_key, paid_key, wager_cents)
     got = _SHARED.get(key)
     if got is None:
         if len(_SHARED) >= MAX_SHARED:
             _SHARED.clear()
-        got = _SHARED[key] = Shared()
+        if len(_PAYOFFS) >= MAX_SHARED:
+            _PAYOFFS.clear()
+        same_facts = next(
+            (s.facts for (f, _p, w), s in _SHARED.items() if f == facts_key and w == wager_cents),
+            {},
+        )
+        payoffs = _PAYOFFS.setdefault((paid_key, wager_cents), {})
+        got = _SHARED[key] = Shared(payoffs, same_facts)
     return got
 
 
@@ -642,6 +672,8 @@ class Analysis:
         for a payoff asked once (:meth:`controller.analysis.reprice.Reach.delta`)."""
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
+        if got is None and shape(comp)[0] != 3:  # (as :meth:`_payoff_and_constant`)
+            got = self._shared.payoffs.get((self._examples[ctx.up], key))
         return self._mixed_payoff(comp, i0, doubled, rescued, ctx) if got is None else got[0]
 
     def _payoff_and_constant(
