@@ -570,6 +570,9 @@ class Analysis:
             for up, table in self.tables.items()
         }
         self._shared = shared_answers(rules, self.wager_cents)
+        # (not for the optimum: its hundreds of thousands of payoff classes would stay in the
+        # shared cache, tens of megabytes past its walk, for little the sheet asks again)
+        self._shared_payoffs = None if self.strategy is None else self._shared.payoffs
         self._answered: tuple[Analysis, _Answers] | None = None  # (:meth:`_answers`)
         self._examples = {up: examples_key(table) for up, table in self.tables.items()}
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
@@ -672,8 +675,9 @@ class Analysis:
         for a payoff asked once (:meth:`controller.analysis.reprice.Reach.delta`)."""
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
-        if got is None and shape(comp)[0] != 3:  # (as :meth:`_payoff_and_constant`)
-            got = self._shared.payoffs.get((self._examples[ctx.up], key))
+        shared = self._shared_payoffs
+        if got is None and shared is not None and shape(comp)[0] != 3:  # (as below)
+            got = shared.get((self._examples[ctx.up], key))
         return self._mixed_payoff(comp, i0, doubled, rescued, ctx) if got is None else got[0]
 
     def _payoff_and_constant(
@@ -686,7 +690,7 @@ class Analysis:
         got = self._hand_payoff.get(key)
         if got is None:
             # (a hand of three cards may be a suited row, its suits' chances the shoe's)
-            shared = None if shape(comp)[0] == 3 else self._shared.payoffs
+            shared = None if shape(comp)[0] == 3 else self._shared_payoffs
             wide = (self._examples[ctx.up], key)
             got = None if shared is None else shared.get(wide)
             if got is None:
@@ -1012,7 +1016,10 @@ class Analysis:
     def _bare_node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> Node:
         """:meth:`_node`, interned, with no stand payoff yet: worked out once per what it
         reads (the facts' features, :meth:`facts`, and the dealer's card for the strategy,
-        :meth:`strategy_action`), not once per composition."""
+        :meth:`strategy_action`), not once per composition. The optimum's node is its facts
+        alone (kept by :meth:`facts`: a key per dealer's card too was 20 MB of its walk)."""
+        if self.strategy is None:
+            return self._interned((self.facts(ctx, comp, i0, doubled), None, None))
         n, hard = shape(comp)
         key = (
             ctx.up,
