@@ -11,6 +11,7 @@ distribution is one vectorised sum over those multisets.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -227,7 +228,9 @@ def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> Deale
     # where the dealer draws; many orderings of one multiset meet the same question
     stops: dict[tuple[int, ...], int | None] = {}
 
-    def walk() -> None:
+    # (``walk`` is handed itself to call again: a closure naming itself is a reference cycle,
+    # which held ``found`` and ``stops`` until the cycle collector ran)
+    def walk(again: Callable[..., None]) -> None:
         if len(hand) >= 2:
             key = tuple(drawn)
             if key in stops:
@@ -248,11 +251,11 @@ def build_table(rules: Variant, first: int | None, max_per_value: Comp) -> Deale
                 continue
             drawn[v - 1] += 1
             hand.append(card_of(v))
-            walk()
+            again(again)
             hand.pop()
             drawn[v - 1] -= 1
 
-    walk()
+    walk(walk)
     keys = list(found)
     counts = np.array(keys, dtype=np.int64).reshape(len(keys), NVALUES)
     max_count = int(counts.max()) if keys else 1

@@ -28,6 +28,7 @@ and the pair cards split so far.
 
 from __future__ import annotations
 
+import json
 from array import array
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -209,11 +210,21 @@ class Rows:
 
     def child(self, value: int) -> Rows:
         shoe = list(self.shoe)
-        shoe[value - 1] -= 1
+        left = shoe[value - 1] = shoe[value - 1] - 1
         key = self.key
+        table = self._table
         if key is not None:
-            key = key - self._table.weights[value - 1] if shoe[value - 1] >= 0 else None
-        return Rows(self._table, tuple(shoe), None, self, value, self.total - 1, key)
+            key = key - table.weights[value - 1] if left >= 0 else None
+        # (:meth:`__init__`'s fields set here: a million children a par sheet)
+        out = _new_rows(Rows)
+        out._table = table
+        out.shoe = tuple(shoe)
+        out.total = self.total - 1
+        out._rows = None
+        out._parent = self
+        out._value = value
+        out.key = key
+        return out
 
     def categories(self, exclude_natural: bool) -> Vec:
         """The dealer's final categories from this shoe (:meth:`DealerTable.categories`),
@@ -239,6 +250,9 @@ class Rows:
         return self._rows
 
 
+_new_rows = object.__new__
+
+
 @dataclass(frozen=True)
 class Prepared:
     """A finished hand made ready for :func:`settle_round`: its one-hand box and what its
@@ -247,6 +261,11 @@ class Prepared:
     box: Box
     hand: Hand
     key: tuple[object, ...]
+    # :meth:`Analysis._settled`'s cache key per dealer's first card (the Super Bonus asked
+    # once per card, not at every payoff)
+    keys: dict[Up, tuple[object, ...]] = field(
+        default_factory=dict, compare=False, hash=False, repr=False
+    )
 
 
 @dataclass(frozen=True)
@@ -284,6 +303,27 @@ def _code(what: str) -> int:
     return got
 
 
+# the codes of the strategy's actions (their values) and of the hands' ends, looked up by
+# identity (a dict keyed by the enums hashes and compares them in Python) and made on first
+# use, in the order :func:`_code` met them before (HandEnd.STAND and Action.STAND's value are
+# equal strings: the first met is the one :data:`_WHAT` gives back)
+_ENUM_CODES: dict[int, int] = {}
+
+
+def _action_code(action: Action) -> int:
+    got = _ENUM_CODES.get(id(action))
+    if got is None:
+        got = _ENUM_CODES[id(action)] = _code(action.value)
+    return got
+
+
+def _end_code(end: HandEnd) -> int:
+    got = _ENUM_CODES.get(id(end))
+    if got is None:
+        got = _ENUM_CODES[id(end)] = _code(end)
+    return got
+
+
 class Group:
     """The hands played in one context with one initial-aces count and doubled flag: each
     composition's place in ``values`` (its value) and ``codes`` (what is done:
@@ -303,12 +343,17 @@ class Group:
         return None if j is None else (self.values[j], _WHAT[self.codes[j]])
 
     def put(self, comp: Comp, got: Value) -> None:
-        k = len(self.values)
+        self.add(comp, got[0], _code(got[1]))
+
+    def add(self, comp: Comp, value: float, code: int) -> None:
+        """:meth:`put` with what is done as its code (:func:`_code`)."""
+        values = self.values
+        k = len(values)
         if k >= len(_PLACES):
             _PLACES.extend(range(len(_PLACES), 2 * k + 1024))
         self.index[comp] = _PLACES[k]  # (one int object per place, for every group)
-        self.values.append(got[0])
-        self.codes.append(_code(got[1]))
+        values.append(value)
+        self.codes.append(code)
 
 
 class Memo:
@@ -375,6 +420,85 @@ class Memo:
 
 
 @dataclass
+class Shared:
+    """What the rules and the settlement say, the same for every analysis of the same rules
+    but for the shoe's size and the same wager (a par sheet's decks curve and deck-count
+    toggle): a finished hand's payoff per dealer's table (its example hands), and the facts
+    of a hand. An analysis asks here where its own cache has no answer (and keeps what its
+    walk met in its own: :meth:`Analysis.plays_as`, :meth:`Analysis.reuse`)."""
+
+    payoffs: dict[tuple[object, ...], tuple[Vec, float | None]]
+    facts: dict[tuple[object, ...], Facts]
+
+
+_SHARED: dict[tuple[str, str, int], Shared] = {}
+_PAYOFFS: dict[tuple[str, int], dict[tuple[object, ...], tuple[Vec, float | None]]] = {}
+MAX_SHARED = 64  # a par sheet meets about 25 rule sets (cleared past that)
+# the settings no fact of a hand reads: the shoe's size (a hand's suit pattern does read it,
+# kept out of :attr:`Shared.payoffs`; the kind of deck stays in)
+NO_FACT: dict[str, tuple[str, ...]] = {
+    "shoe": ("decks", "burn_cards", "cut_card_reserve", "cut_card_reserve_per_deck"),
+}
+# and the settings no payoff reads besides (:func:`settle_round`, a hand's rank and odds: the
+# settlement and the hands' modules and the rules' own methods, held so by
+# tests/analysis/test_sheet_speed.py): what the player may do (the payoff of a finished hand
+# is the same whatever led to it) and the dealer's drawing rule (the dealer's example hands,
+# in the key, stand for it)
+NOT_PAID: dict[str, tuple[str, ...]] = {
+    **NO_FACT,
+    "split": ("max_hands", "resplit_aces", "split_aces_one_card"),
+    "double": ("max_cards", "cards_after", "after_split", "on_split_aces"),
+    "dealer": ("hits_soft_17", "stands_on_five_cards"),
+}
+
+
+def _without(rules: Variant, leave_out: dict[str, tuple[str, ...]]) -> str:
+    dump = rules.model_dump(mode="json")
+    for section, names in leave_out.items():
+        for name in names:
+            dump[section].pop(name, None)
+    return json.dumps(dump, sort_keys=True)
+
+
+def shared_answers(rules: Variant, wager_cents: int) -> Shared:
+    """The :class:`Shared` answers of these rules and wager: the facts of every analysis of
+    the same rules but for :data:`NO_FACT`, the payoffs of every one of the same rules but
+    for :data:`NOT_PAID`."""
+    facts_key = _without(rules, NO_FACT)
+    paid_key = _without(rules, NOT_PAID)
+    key = (facts_key, paid_key, wager_cents)
+    got = _SHARED.get(key)
+    if got is None:
+        if len(_SHARED) >= MAX_SHARED:
+            _SHARED.clear()
+        if len(_PAYOFFS) >= MAX_SHARED:
+            _PAYOFFS.clear()
+        same_facts = next(
+            (s.facts for (f, _p, w), s in _SHARED.items() if f == facts_key and w == wager_cents),
+            {},
+        )
+        payoffs = _PAYOFFS.setdefault((paid_key, wager_cents), {})
+        got = _SHARED[key] = Shared(payoffs, same_facts)
+    return got
+
+
+_EXAMPLES: dict[tuple[object, ...], int] = {}
+
+
+def examples_key(table: DealerTable) -> int:
+    """The dealer's example hands a payoff is settled against (:meth:`Analysis._settled`), as
+    a small int (one per distinct set of examples: a key hashed at every payoff looked up)."""
+    examples = tuple(
+        (cat, tuple((c.rank.value, c.suit.value) for c in cards))
+        for cat, cards in sorted(table.examples.items(), key=lambda item: item[0])
+    )
+    got = _EXAMPLES.get(examples)
+    if got is None:
+        got = _EXAMPLES[examples] = len(_EXAMPLES)
+    return got
+
+
+@dataclass
 class Analysis:
     """One game (rules, shoe, wager) under one policy: the shipped strategy or the optimum.
 
@@ -398,6 +522,8 @@ class Analysis:
     _rescues: dict[tuple[object, ...], bool] = field(default_factory=dict)
     # the nodes' tuples, one per distinct (facts, action, stand payoff): :meth:`_interned`
     _node_tuples: dict[tuple[int, Action | None, int | None], Node] = field(default_factory=dict)
+    # :meth:`_bare_node`'s, by the features and dealer's card it reads
+    _bare_nodes: dict[tuple[object, ...], Node] = field(default_factory=dict)
     _hand_parts: dict[tuple[object, ...], list[tuple[float, Prepared]]] = field(
         default_factory=dict
     )
@@ -443,6 +569,12 @@ class Analysis:
             up: np.array(sorted(table.examples), dtype=np.int64)
             for up, table in self.tables.items()
         }
+        self._shared = shared_answers(rules, self.wager_cents)
+        # (not for the optimum: its hundreds of thousands of payoff classes would stay in the
+        # shared cache, tens of megabytes past its walk, for little the sheet asks again)
+        self._shared_payoffs = None if self.strategy is None else self._shared.payoffs
+        self._answered: tuple[Analysis, _Answers] | None = None  # (:meth:`_answers`)
+        self._examples = {up: examples_key(table) for up, table in self.tables.items()}
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()
         self._peeks: dict[Up, bool] = {v: VALUE_RANK[v] in peek for v in VALUES}
         self._peeks[None] = bool(peek)
@@ -511,16 +643,22 @@ class Analysis:
         return Prepared(box, hand, key)
 
     def _settled(self, prepared: Prepared, up: Up) -> Vec:
-        rules = self.rules
-        table = self.tables[up]
-        sb = rules.super_bonus.enabled and any(
-            is_super_bonus_hand(rules, prepared.hand, first) for first in table.first_cards
-        )
-        key = (up, sb, *prepared.key)
-        box = prepared.box
+        key = prepared.keys.get(up)
+        if key is None:
+            rules = self.rules
+            sb = False
+            if rules.super_bonus.enabled:  # (a loop, not any() of a generator: 250,000 times)
+                for first in self.tables[up].first_cards:
+                    if is_super_bonus_hand(rules, prepared.hand, first):
+                        sb = True
+                        break
+            key = prepared.keys[up] = (up, sb, *prepared.key)
         got = self._payoff.get(key)
         if got is not None:
             return got
+        rules = self.rules
+        table = self.tables[up]
+        box = prepared.box
         out = np.zeros(NCATS)
         for cat, dealer_cards in table.examples.items():
             ledger = settle_round(rules, [box], list(dealer_cards))
@@ -534,6 +672,16 @@ class Analysis:
         (6-7-8, 7-7-7) could be made of these ranks."""
         return self._payoff_and_constant(comp, i0, doubled, rescued, ctx)[0]
 
+    def fresh_payoff(self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx) -> Vec:
+        """:meth:`hand_payoff` (the same vector), not kept where it was not worked out before:
+        for a payoff asked once (:meth:`controller.analysis.reprice.Reach.delta`)."""
+        key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
+        got = self._hand_payoff.get(key)
+        shared = self._shared_payoffs
+        if got is None and shared is not None and shape(comp)[0] != 3:  # (as below)
+            got = shared.get((self._examples[ctx.up], key))
+        return self._mixed_payoff(comp, i0, doubled, rescued, ctx) if got is None else got[0]
+
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
     ) -> tuple[Vec, float | None]:
@@ -543,9 +691,16 @@ class Analysis:
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
-            vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
-            constant = float(vec[0]) if vec.max() == vec.min() else None
-            got = (vec, constant)
+            # (a hand of three cards may be a suited row, its suits' chances the shoe's)
+            shared = None if shape(comp)[0] == 3 else self._shared_payoffs
+            wide = (self._examples[ctx.up], key)
+            got = None if shared is None else shared.get(wide)
+            if got is None:
+                vec = self._mixed_payoff(comp, i0, doubled, rescued, ctx)
+                constant = float(vec[0]) if vec.max() == vec.min() else None
+                got = (vec, constant)
+                if shared is not None:
+                    shared[wide] = got
             self._hand_payoff[key] = got
             self._payoff_comp[key] = comp
         return got
@@ -648,6 +803,11 @@ class Analysis:
         key = (hard, comp[0], n, i0, doubled, ctx.from_split, ctx.split_aces, pair)
         got = self._facts.get(key)
         if got is None:
+            got = self._shared.facts.get(key)
+            if got is not None:
+                self._facts[key] = got
+                self._fact_args[key] = (ctx, comp, i0, doubled)
+                return got
             hand = self._hand_state(ctx, comp, i0, doubled)
             rules = self.rules
             # the round's own checks, its rules too (a 21 that plays on, doubling on some
@@ -665,7 +825,7 @@ class Analysis:
                 and why_not_rescue(rules, hand, PLAYER) is None,
                 key=key,
             )
-            self._facts[key] = got
+            self._facts[key] = self._shared.facts[key] = got
             self._fact_args[key] = (ctx, comp, i0, doubled)
         return got
 
@@ -729,7 +889,11 @@ class Analysis:
     ) -> float:
         if action is Action.STAND:
             return self.terminal_value(ctx, comp, i0, doubled, False, rows)
-        after = doubled or action is Action.DOUBLE
+        return self._draw_value(ctx, comp, i0, doubled or action is Action.DOUBLE, rows)
+
+    def _draw_value(self, ctx: Ctx, comp: Comp, i0: int, after: bool, rows: Rows) -> float:
+        """The value of drawing one card (hit, or double where ``after`` is the doubled
+        flag the hand goes on with): each next card's hand, weighted by its count."""
         shoe = rows.shoe
         total = rows.total
         out = 0.0
@@ -741,7 +905,7 @@ class Analysis:
                 nxt = nexts[i]
                 j = index.get(nxt)
                 if j is None:  # (the child rows only where the hand is new)
-                    v = self._decision(ctx, nxt, i0, after, rows.child(i + 1))[0]
+                    v = self._walk(group, ctx, nxt, i0, after, rows.child(i + 1))
                 else:
                     v = values[j]
                 out += n * v
@@ -772,18 +936,31 @@ class Analysis:
     ) -> tuple[float, str]:
         """:meth:`decision` of a hand not in the memo yet."""
         group = self._memo.group(ctx, i0, doubled)
+        self._walk(group, ctx, comp, i0, doubled, rows)
+        got = group.get(comp)
+        assert got is not None
+        return got
+
+    def _walk(
+        self, group: Group, ctx: Ctx, comp: Comp, i0: int, doubled: bool, rows: Rows
+    ) -> float:
+        """The value of a hand not in ``group`` (its context's, initial aces' and doubled
+        flag's hands) yet, put there with what is done."""
         nodes = group.nodes
         node = nodes.get(comp)
         if node is None:
-            node = nodes[comp] = self._interned((*self._node(ctx, comp, i0, doubled), None))
+            node = nodes[comp] = self._bare_node(ctx, comp, i0, doubled)
         facts, action, _stand = node
         end = facts.end
-        got: Value
+        v: float
         if end is not None:
             if doubled and end is not HandEnd.BUST and facts.can_rescue:
-                got = self._finished(ctx, comp, i0, doubled, end, rows)
-            else:  # (what _finished does where no rescue can be taken)
-                got = (self._stand_value(nodes, node, ctx, comp, i0, doubled, rows), end)
+                v, what = self._finished(ctx, comp, i0, doubled, end, rows)
+                group.put(comp, (v, what))
+                return v
+            v = self._stand_value(nodes, node, ctx, comp, i0, doubled, rows)
+            code = _ENUM_CODES.get(id(end))
+            group.add(comp, v, _end_code(end) if code is None else code)
         elif action is None:
             best = (-np.inf, "")
             for act in self.legal(facts):
@@ -793,11 +970,16 @@ class Analysis:
                     v = self.action_value(ctx, comp, i0, doubled, rows, act)
                 if v > best[0]:
                     best = (v, act.value)
-            got = best
+            group.put(comp, best)
+            v = best[0]
         else:
-            got = (self.action_value(ctx, comp, i0, doubled, rows, action), action.value)
-        group.put(comp, got)
-        return got
+            if action is Action.STAND:
+                v = self.terminal_value(ctx, comp, i0, doubled, False, rows)
+            else:
+                v = self._draw_value(ctx, comp, i0, doubled or action is Action.DOUBLE, rows)
+            code = _ENUM_CODES.get(id(action))
+            group.add(comp, v, _action_code(action) if code is None else code)
+        return v
 
     def _stand_value(
         self,
@@ -833,6 +1015,31 @@ class Analysis:
         got = self._node_tuples.get(key)
         if got is None:
             got = self._node_tuples[key] = node
+        return got
+
+    def _bare_node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> Node:
+        """:meth:`_node`, interned, with no stand payoff yet: worked out once per what it
+        reads (the facts' features, :meth:`facts`, and the dealer's card for the strategy,
+        :meth:`strategy_action`), not once per composition. The optimum's node is its facts
+        alone (kept by :meth:`facts`: a key per dealer's card too was 20 MB of its walk)."""
+        if self.strategy is None:
+            return self._interned((self.facts(ctx, comp, i0, doubled), None, None))
+        n, hard = shape(comp)
+        key = (
+            ctx.up,
+            hard,
+            comp[0],
+            n,
+            i0,
+            doubled,
+            ctx.from_split,
+            ctx.split_aces,
+            n == 2 and max(comp) == 2,
+        )
+        got = self._bare_nodes.get(key)
+        if got is None:
+            got = self._interned((*self._node(ctx, comp, i0, doubled), None))
+            self._bare_nodes[key] = got
         return got
 
     def _node(self, ctx: Ctx, comp: Comp, i0: int, doubled: bool) -> tuple[Facts, Action | None]:
@@ -1131,7 +1338,16 @@ class Analysis:
         """This analysis' answers to the questions ``base``'s walk asked, compared: per split
         flags, whether every hand's facts are the same (and the same in what the value reads of
         them), per dealer's card, whether every decision and rescue of the strategy is. A hand's
-        facts and decision are these answers (:meth:`_node`), so they cover every hand met."""
+        facts and decision are these answers (:meth:`_node`), so they cover every hand met.
+        Worked out once per ``base`` (:meth:`plays_as` then :meth:`reuse` ask both)."""
+        got = self._answered
+        if got is not None and got[0] is base:
+            return got[1]
+        out = self._compare(base)
+        self._answered = (base, out)
+        return out
+
+    def _compare(self, base: Analysis) -> _Answers:
         out = _Answers({}, {}, {}, {})
         for key, (ctx, comp, i0, doubled) in base._fact_args.items():
             flags = (ctx.from_split, ctx.split_aces)
@@ -1212,9 +1428,11 @@ class Analysis:
         up, from_split, split_aces = family
         ctx = Ctx(up, ZERO, from_split, split_aces)
         for comp, i0, doubled, rescued in payoffs:
-            vec, constant = base._payoff_and_constant(comp, i0, doubled, rescued, ctx)
-            mine, my_constant = self._payoff_and_constant(comp, i0, doubled, rescued, ctx)
-            if my_constant != constant or not np.array_equal(mine, vec):
+            vec = base._payoff_and_constant(comp, i0, doubled, rescued, ctx)[0]
+            # (equal vectors have equal constants: :meth:`_payoff_and_constant`; a family
+            # taken over never asks its payoffs again, so they are not kept)
+            mine = self.fresh_payoff(comp, i0, doubled, rescued, ctx)
+            if not (mine.tobytes() == vec.tobytes() or np.array_equal(mine, vec)):
                 return False
         return True
 

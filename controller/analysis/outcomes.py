@@ -70,9 +70,9 @@ class Payout:
 
     share: float  # its chance among the hand's suit patterns
     net: tuple[float, ...]  # net units per dealer category (rounded as the tally keys them)
-    why: str  # the paying rule, for wins_by
     win_mask: np.ndarray  # the dealer categories it wins against
     wins: bool
+    why: str  # the paying rule, for wins_by
 
 
 @dataclass(frozen=True, eq=False)
@@ -98,6 +98,7 @@ class Outcomes:
         self.visit_end: Visit | None = None  # called at every doubled hand's end
         # by what the hand's ranking and payout can depend on (as Analysis.hand_payoff)
         self._plans: dict[tuple[object, ...], Plan] = {}
+        self._paid_by: dict[bytes, tuple[tuple[float, ...], np.ndarray, bool]] = {}
         # boxes to walk together (:meth:`_play`): per context, batches of starting hands
         self._pending: dict[
             tuple[Ctx, int], list[dict[tuple[Comp, bool], tuple[float, str | None]]]
@@ -194,8 +195,10 @@ class Outcomes:
         variant's chance per dealer category) into ``acc`` (see :meth:`hand`)."""
         if doubled and self.visit_end is not None:
             self.visit_end(ctx, comp, i0, doubled, m, rows)
-        dist = self.a.dealer_of(ctx.up, rows)
-        dist = self._settled_outright(ctx, comp, i0, doubled, end, rows, dist)
+        a = self.a
+        dist = a.dealer_of(ctx.up, rows)
+        if rows.total <= a.tables[ctx.up]._max_drawn:  # (else the dealer always finishes)
+            dist = self._settled_outright(ctx, comp, i0, doubled, end, rows, dist)
         if self.reach is not None:
             self.reach.hand(ctx, comp, i0, doubled, end is HandEnd.RESCUED, m, dist)
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, end)
@@ -298,16 +301,22 @@ class Outcomes:
         return Plan(
             tuple(events),
             tuple(
-                Payout(
-                    share,
-                    tuple(round(float(x), 9) for x in vec),
-                    "natural" if natural else why,
-                    np.asarray(vec > 0),
-                    bool((vec > 0).any()),
-                )
+                Payout(share, *self._paid(vec), "natural" if natural else why)
                 for share, vec, why in variants
             ),
         )
+
+    def _paid(self, vec: np.ndarray) -> tuple[tuple[float, ...], np.ndarray, bool]:
+        """A payoff's nets (rounded as the tally keys them), the categories it wins against and
+        whether it wins any: worked out once per payoff (a few hundred for some 17,000
+        plans)."""
+        key = vec.tobytes()
+        got = self._paid_by.get(key)
+        if got is None:
+            wins = vec > 0
+            net = tuple(round(x, 9) for x in vec.tolist())  # (tolist: float(x) of each)
+            got = self._paid_by[key] = (net, np.asarray(wins), bool(wins.any()))
+        return got
 
     # --- the round ---------------------------------------------------------------------------
 

@@ -81,14 +81,15 @@ class Reach:
         for c in self.hands.values():
             before = base.hand_payoff(c.comp, c.i0, c.doubled, c.rescued, c.ctx)
             rescued = c.doubled and changed.takes_rescue(c.ctx, c.comp, c.i0)
-            after = changed.hand_payoff(c.comp, c.i0, c.doubled, rescued, c.ctx)
-            if not np.array_equal(before, after):
+            # (each class its own payoff: worked out, not kept, in the analysis thrown away)
+            after = changed.fresh_payoff(c.comp, c.i0, c.doubled, rescued, c.ctx)
+            if not _same(before, after):
                 out += float(c.weights @ (after - before))
         for c in self.surrenders.values():
             cards = representative(c.comp, c.i0)
             before = base.payoff(cards, False, False, c.ctx, surrendered=True)
             after = changed.payoff(cards, False, False, c.ctx, surrendered=True)
-            if not np.array_equal(before, after):
+            if not _same(before, after):
                 out += float(c.weights @ (after - before))
         for ctx, comp, (mass,) in self.naturals.values():
             cards = representative(comp)
@@ -97,3 +98,8 @@ class Reach:
             if was != now:
                 out += mass * (now - was)
         return out
+
+
+def _same(a: Vec, b: Vec) -> bool:
+    """``np.array_equal`` of two payoffs, the same bytes first (most are)."""
+    return a.tobytes() == b.tobytes() or bool(np.array_equal(a, b))
