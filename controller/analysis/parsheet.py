@@ -304,7 +304,7 @@ def _labelled(dist: Any) -> dict[str, float]:
 def collector_paused() -> Iterator[None]:
     """Python's cycle collector paused (as it was after). An analysis makes millions of
     objects that live to its end (its memo, the dealer's per-shoe vectors) and no reference
-    cycles (``tests/analysis/test_parsheet.py`` holds it so): the collector's full passes
+    cycles (``tests/analysis/test_sheet_speed.py`` holds it so): the collector's full passes
     over them (about 30 a par sheet, a sixth of nz-pontoon's CPU time) found nothing."""
     was = gc.isenabled()
     gc.disable()
