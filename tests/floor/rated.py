@@ -49,12 +49,17 @@ class PaTable(TableHands):
         self.seq = 0
 
 
-def split_eights(t: PaTable, player_card: str) -> None:
-    """The dealer signs in, ann (``player_card``) sits at box 1 and bets $10, is dealt 8-8
-    against a 7 (the hole card a 9), declines surrender and splits."""
+def seat_ann(t: PaTable, player_card: str) -> None:
+    """The shoe's burn card, the dealer (2001) signs in, ann (``player_card``) sits at box 1."""
     t.card("2C")  # the burn card
     assert t.table.dealer_sign_in("2001", PIN).accepted
     assert t.table.sit_down(1, player_card, "ann").accepted
+
+
+def split_eights(t: PaTable, player_card: str) -> None:
+    """The dealer signs in, ann (``player_card``) sits at box 1 and bets $10, is dealt 8-8
+    against a 7 (the hole card a 9), declines surrender and splits."""
+    seat_ann(t, player_card)
     assert t.table.answer(Bet(1, "ann", 1000)).accepted
     t.press(Button.DEAL)
     for text in ("8H", "7C", "8D", "9C"):  # box 1, the dealer's card, box 1, the hole card

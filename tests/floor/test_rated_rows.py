@@ -15,16 +15,14 @@ from controller.game.rules import load_variant
 from controller.round.inputs import Bet
 from controller.round.spec import Action, State
 from drivers.tbl21.events import Button, DeviceRef, DeviceType, PeekOutcome, PeekResult
-from tests.floor.rated import PIN, PaTable, split_eights
+from tests.floor.rated import PaTable, seat_ann, split_eights
 
 
 def test_an_undone_split_and_an_undone_hit_are_not_decisions_and_an_unrated_box_is_nobodys(
     tmp_path: Path,
 ) -> None:
     t = PaTable(tmp_path / "undo.sqlite3", "T-undo")
-    t.card("2C")  # the burn card
-    assert t.table.dealer_sign_in("2001", PIN).accepted
-    assert t.table.sit_down(1, "40005555", "ann").accepted
+    seat_ann(t, "40005555")
     assert t.table.answer(Bet(1, "ann", 2500)).accepted
     assert t.table.answer(Bet(2, "bob", 500)).accepted  # bob is not rated
     t.press(Button.DEAL)
@@ -53,9 +51,7 @@ def test_insurance_taken_or_declined_is_a_decision_when_its_window_closes_and_an
     tmp_path: Path,
 ) -> None:
     t = PaTable(tmp_path / "insure.sqlite3", "T-insure")
-    t.card("2C")  # the burn card
-    assert t.table.dealer_sign_in("2001", PIN).accepted
-    assert t.table.sit_down(1, "40005555", "ann").accepted
+    seat_ann(t, "40005555")
     assert t.table.sit_down(2, "40006666", "bob").accepted
     assert t.table.answer(Bet(1, "ann", 2500)).accepted
     assert t.table.answer(Bet(2, "bob", 1000)).accepted
@@ -94,9 +90,7 @@ def test_a_rescue_taken_or_declined_is_a_decision_on_the_doubled_hand_with_its_c
     tmp_path: Path,
 ) -> None:
     t = PaTable(tmp_path / "rescue.sqlite3", "T-rescue", load_variant("nz-pontoon"))
-    t.card("2C")  # the burn card
-    assert t.table.dealer_sign_in("2001", PIN).accepted
-    assert t.table.sit_down(1, "40005555", "ann").accepted
+    seat_ann(t, "40005555")
     assert t.table.sit_down(2, "40006666", "bob").accepted
     assert t.table.answer(Bet(1, "ann", 2000)).accepted
     assert t.table.answer(Bet(2, "bob", 1000)).accepted

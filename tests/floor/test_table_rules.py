@@ -22,7 +22,7 @@ from controller.journal.store import Row
 from controller.round.inputs import Bet
 from controller.round.spec import Action, State
 from drivers.tbl21.events import Button
-from tests.floor.rated import EDGES, PA, PIN, PaTable, config_payload, play_split_round
+from tests.floor.rated import EDGES, PA, PaTable, config_payload, play_split_round, seat_ann
 
 # a casino's own file of the shipped id: two decks (the decisions' values change with them)
 TWO_DECKS = load_variant("pa-blackjack", {"shoe.decks": 2})
@@ -147,9 +147,7 @@ def test_a_session_whose_tables_rules_changed_between_its_rounds_is_unrated(
     tmp_path: Path,
 ) -> None:
     t = PaTable(tmp_path / "changed.sqlite3", "T-changed")
-    t.card("2C")  # the burn card
-    assert t.table.dealer_sign_in("2001", PIN).accepted
-    assert t.table.sit_down(1, "40001234", "ann").accepted
+    seat_ann(t, "40001234")
     _stand_round(t, ("9H", "7C", "7H", "9C"), "TH")
     t.journal.append("config", config_payload(TWO_DECKS))  # (as a start with other rules)
     _stand_round(t, ("9S", "7D", "7S", "9D"), "TS")
