@@ -30,7 +30,13 @@ from typing import Any
 import psycopg
 
 from controller.floor.chain import ROW_COLUMNS, row_from_values
-from controller.floor.table_rules import TableRules, changed, no_config, table_rules
+from controller.floor.table_rules import (
+    TableRules,
+    changed,
+    latest_config_sql,
+    no_config,
+    table_rules,
+)
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
@@ -403,9 +409,7 @@ WITH sat AS (
  WHERE kind = ANY(%(kinds)s) AND at >= %(start)s AND at < %(end)s
    AND table_id IN (SELECT table_id FROM sat))
 UNION ALL
-(SELECT DISTINCT ON (table_id) {ROW_COLUMNS} FROM croupier.journal_rows
- WHERE kind = 'config' AND at < %(start)s AND table_id IN (SELECT table_id FROM sat)
- ORDER BY table_id, seq DESC)
+{latest_config_sql("%(start)s", "sat")}
 ORDER BY table_id, seq
 """  # noqa: S608 - fixed names
 

@@ -26,6 +26,7 @@ from controller.floor.advantage import (
 )
 from controller.floor.chain import ROW_COLUMNS
 from controller.floor.edges import EdgeJob
+from controller.floor.table_rules import latest_config_sql
 from controller.game.prompts import money
 from controller.journal.store import Row, parse_ts
 
@@ -54,9 +55,7 @@ WITH seated AS (
    AND (kind <> 'device_event' OR payload::jsonb ->> 'type' = ANY(%s))
    AND table_id IN (SELECT table_id FROM seated))
 UNION ALL
-(SELECT DISTINCT ON (table_id) {ROW_COLUMNS} FROM croupier.journal_rows
- WHERE kind = 'config' AND at < %s AND table_id IN (SELECT table_id FROM seated)
- ORDER BY table_id, seq DESC)
+{latest_config_sql("%s", "seated")}
 ORDER BY table_id, seq
 """  # noqa: S608 - fixed names
 

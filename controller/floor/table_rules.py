@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from controller.floor.chain import ROW_COLUMNS
 from controller.game.errors import ConfigError
 from controller.game.rules import VARIANT_IDS, VARIANTS_DIR, Variant, load_variant
 from controller.game.rules import variant_from_mapping as validated
@@ -110,6 +111,17 @@ def unrated_words(found: TableRules) -> str:
     return (
         f"the floor holds no config row of table {tid} before this play: the rules it dealt "
         "by are not known"
+    )
+
+
+def latest_config_sql(before: str, tables: str) -> str:
+    """SQL for the latest ``config`` row before ``before`` (a query placeholder) of each table
+    ``tables`` (a named subquery) lists: the rules it was dealing by as a period began
+    (migration 0011's index finds it). The ratings and the surveillance page read the same."""
+    return (
+        f"(SELECT DISTINCT ON (table_id) {ROW_COLUMNS} FROM croupier.journal_rows "  # noqa: S608
+        f"WHERE kind = 'config' AND at < {before} "
+        f"AND table_id IN (SELECT table_id FROM {tables}) ORDER BY table_id, seq DESC)"
     )
 
 
