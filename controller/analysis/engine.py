@@ -31,6 +31,7 @@ from __future__ import annotations
 import json
 from array import array
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import ClassVar
 
@@ -460,6 +461,28 @@ def _without(rules: Variant, leave_out: dict[str, tuple[str, ...]]) -> str:
     return json.dumps(dump, sort_keys=True)
 
 
+# whether the analyses made now share their payoffs (:func:`payoffs_shared`: a par sheet's)
+_SHARING_PAYOFFS: list[bool] = [False]
+
+
+@contextmanager
+def payoffs_shared() -> Iterator[None]:
+    """The analyses made inside share their finished hands' payoffs (:class:`Shared`), which
+    are let go at the end. Only a par sheet's: its analyses ask the same payoffs again, while a
+    long-running process (the floor's remaining-shoe edges, one analysis per shoe left) would
+    keep every payoff of every dealer example set it met, and ask few of them again."""
+    was = _SHARING_PAYOFFS[0]
+    _SHARING_PAYOFFS[0] = True
+    try:
+        yield
+    finally:
+        _SHARING_PAYOFFS[0] = was
+        if not was:
+            _PAYOFFS.clear()
+            for shared in _SHARED.values():
+                shared.payoffs.clear()
+
+
 def shared_answers(rules: Variant, wager_cents: int) -> Shared:
     """The :class:`Shared` answers of these rules and wager: the facts of every analysis of
     the same rules but for :data:`NO_FACT`, the payoffs of every one of the same rules but
@@ -572,7 +595,8 @@ class Analysis:
         self._shared = shared_answers(rules, self.wager_cents)
         # (not for the optimum: its hundreds of thousands of payoff classes would stay in the
         # shared cache, tens of megabytes past its walk, for little the sheet asks again)
-        self._shared_payoffs = None if self.strategy is None else self._shared.payoffs
+        sharing = self.strategy is not None and _SHARING_PAYOFFS[0]
+        self._shared_payoffs = self._shared.payoffs if sharing else None
         self._answered: tuple[Analysis, _Answers] | None = None  # (:meth:`_answers`)
         self._examples = {up: examples_key(table) for up, table in self.tables.items()}
         peek = set(rules.dealer.peek_up_cards) if rules.has_hole_card else set()

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from controller.analysis.dealer import CATEGORIES, NATURAL_INDEX, category_label
-from controller.analysis.engine import Analysis
+from controller.analysis.engine import Analysis, payoffs_shared
 from controller.analysis.optimal import Generator, basic_strategy, to_toml
 from controller.analysis.outcomes import Outcomes
 from controller.analysis.reprice import Reach
@@ -316,8 +316,9 @@ def collector_paused() -> Iterator[None]:
 
 
 def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:
-    """Compute the par sheet (no cache), the cycle collector paused (:func:`collector_paused`)."""
-    with collector_paused():
+    """Compute the par sheet (no cache), the cycle collector paused (:func:`collector_paused`)
+    and its analyses sharing their payoffs (:func:`~.engine.payoffs_shared`)."""
+    with collector_paused(), payoffs_shared():
         return _build(request, progress)
 
 

@@ -149,3 +149,20 @@ def test_no_payoff_reads_a_setting_the_shared_payoffs_leave_out() -> None:
         if fn in methods:
             assert (section, name) not in left_out, (fn, section, name)
     assert methods  # (bonus_odds, super_bonus_amount)
+
+
+def test_payoffs_are_shared_only_inside_a_par_sheet_and_let_go_after_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A long-running process (the floor's remaining-shoe edges: one analysis per shoe left)
+    keeps no payoffs between analyses; a par sheet's analyses share them while it is built."""
+    monkeypatch.setattr(engine, "_SHARED", {})
+    monkeypatch.setattr(engine, "_PAYOFFS", {})
+    outside, _ = _edge({})
+    assert all(not s.payoffs for s in engine._SHARED.values())
+    with engine.payoffs_shared():
+        inside, _ = _edge({})
+        assert any(s.payoffs for s in engine._SHARED.values())
+    assert engine._PAYOFFS == {}
+    assert all(not s.payoffs for s in engine._SHARED.values())
+    assert inside.hex() == outside.hex()
