@@ -217,7 +217,7 @@ def text_report(d: dict[str, Any], rules: Variant) -> str:
         f"{perf['rounds_per_second']:,.0f} rounds/s with {perf['workers']} "
         f"worker{'' if perf['workers'] == 1 else 's'} "
         f"({perf['seconds']:.1f} s), {perf['rounds_per_cpu_second']:,.0f} rounds per CPU "
-        f"second, {perf['engine']} engine",
+        f"second, {perf['engine']} engine" + (f" ({perf['kernel']})" if perf.get("kernel") else ""),
     ]
     if d["shoe_exhausted"]:
         lines.append("the recorded card order ran out: the last, unfinished round was dropped")

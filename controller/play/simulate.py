@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from controller import compiled
 from controller.play import choices, tables_cache
 from controller.play.errors import PlayError, SimulationError
 from controller.play.hand_graph import HandGraph
@@ -531,6 +532,14 @@ def _edge(net: int, net_sq: int, rounds: int, unit: int) -> tuple[float, float, 
     return edge, math.sqrt(variance_cents / rounds) / unit, variance_cents
 
 
+def _kernel_build() -> str:
+    """How the kernel ran: compiled (setup.py), or its Python source and why."""
+    for choice in compiled.status():
+        if choice.module == Kernel.__module__:
+            return "compiled" if choice.compiled else f"Python source: {choice.reason}"
+    return "Python source"
+
+
 def report(result: SimResult) -> dict[str, Any]:
     """The documented JSON report. Everything but ``performance`` depends only on the
     configuration (and the recorded card order), never on the machine or the worker count."""
@@ -603,6 +612,7 @@ def report(result: SimResult) -> dict[str, Any]:
         },
         "performance": {
             "engine": c.engine,
+            "kernel": _kernel_build() if c.engine == "kernel" else None,
             "seconds": round(result.seconds, 3),
             "cpu_seconds": round(result.cpu_seconds, 3),
             "rounds_per_second": round(rounds_per_s, 1),

@@ -197,10 +197,13 @@ def test_the_json_has_the_documented_keys(capsys: pytest.CaptureFixture[str]) ->
     assert dealer["overall"]["hands"] == 300
     assert sum(v for k, v in dealer["overall"].items() if k != "hands") == pytest.approx(1)
     assert set(data["performance"]) == {
-        "engine", "seconds", "cpu_seconds", "rounds_per_second", "rounds_per_cpu_second",
-        "workers", "rounds_per_second_per_worker",
+        "engine", "kernel", "seconds", "cpu_seconds", "rounds_per_second",
+        "rounds_per_cpu_second", "workers", "rounds_per_second_per_worker",
     }  # fmt: skip
     assert data["performance"]["engine"] == "kernel"
+    # compiled (setup.py), or the source and why (controller/compiled.py)
+    kernel = data["performance"]["kernel"]
+    assert kernel == "compiled" or kernel.startswith("Python source: ")
     assert data["performance"]["rounds_per_cpu_second"] > 0
 
 
