@@ -27,6 +27,7 @@ import importlib.util
 import json
 import os
 import sys
+import sysconfig
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,6 +92,8 @@ def choose(
     name = entry["file"]
     if not name or Path(name).name != name or not source.with_name(name).is_file():
         return Choice(module, False, source, "its compiled file is missing")
+    if not name.endswith(str(sysconfig.get_config_var("EXT_SUFFIX"))):  # (the build's name)
+        return Choice(module, False, source, "it was compiled for another Python")
     if hashlib.sha256(source.read_bytes()).hexdigest() != entry["source_sha256"]:
         return Choice(
             module, False, source, "its source changed after it was compiled (install again)"

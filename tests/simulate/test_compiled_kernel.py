@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 from typing import Any
 
@@ -39,9 +40,10 @@ def package(tmp_path: Path) -> tuple[Path, dict[str, str]]:
     (tmp_path / "play").mkdir()
     source = tmp_path / "play" / "kernel.py"
     source.write_text("X = 1\n", encoding="utf-8")
-    (tmp_path / "play" / "kernel.cpython-311-x86_64-linux-gnu.so").write_bytes(b"\x7fELF")
+    name = "kernel" + str(sysconfig.get_config_var("EXT_SUFFIX"))  # as this Python's build names it
+    (tmp_path / "play" / name).write_bytes(b"\x7fELF")
     entry = {
-        "file": "kernel.cpython-311-x86_64-linux-gnu.so",
+        "file": name,
         "source_sha256": hashlib.sha256(source.read_bytes()).hexdigest(),
     }
     return tmp_path, entry
@@ -76,6 +78,7 @@ def test_an_edited_source_runs_as_edited_not_as_its_stale_compiled_copy(
         ("not compiled", "did not compile it"),
         ("file missing", "compiled file is missing"),
         ("file elsewhere", "compiled file is missing"),
+        ("another python", "compiled for another Python"),
     ],
 )
 def test_the_source_runs_when_the_compiled_file_cannot_be_trusted(
@@ -90,6 +93,10 @@ def test_the_source_runs_when_the_compiled_file_cannot_be_trusted(
         (root / "play" / entry["file"]).unlink()
     elif case == "file elsewhere":  # a manifest naming a file outside the module's folder
         given = {**entry, "file": "../play/" + entry["file"]}
+    elif case == "another python":  # a checkout installed by one Python, run by another
+        other = "kernel.cpython-29-x86_64-linux-gnu.so"
+        (root / "play" / other).write_bytes(b"\x7fELF")
+        given = {**entry, "file": other}
     choice = compiled.choose("controller.play.kernel", given, root, pure=pure)
     assert choice is not None
     assert not choice.compiled
