@@ -87,7 +87,10 @@ def choose(
         return Choice(module, False, source, f"{PURE_ENV} is set")
     if entry is None:
         return Choice(
-            module, False, source, "this install did not compile it (no C compiler was found)"
+            module,
+            False,
+            source,
+            "the install could not compile it (no C compiler or Python headers)",
         )
     name = entry["file"]
     if not name or Path(name).name != name or not source.with_name(name).is_file():

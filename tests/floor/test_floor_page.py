@@ -580,7 +580,13 @@ def test_a_press_on_a_dealing_table_opens_it_though_its_card_is_drawn_anew_befor
     page.wait_for_selector("article.table")
     tid = page.get_attribute("article.table", "data-table")
     card = f'article.table[data-table="{tid}"]'
-    box = page.locator(card).bounding_box()
+    # (the card is drawn anew as rows come: between two drawings it has no box; take one)
+    box = None
+    for _ in range(50):
+        box = page.locator(card).bounding_box()
+        if box is not None:
+            break
+        page.wait_for_timeout(100)
     assert box is not None
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
     page.mouse.down()
