@@ -164,3 +164,20 @@ def test_the_compiled_kernel_plays_the_sources_rounds_to_the_last_count(variant:
         [variant, "--rounds", "4000", "--seed", "11", "--boxes", "5", "--shuffle", "each-round"],
     ):
         assert _simulate(args, pure=False) == _simulate(args, pure=True)
+
+
+def test_the_finder_gives_python_the_file_it_chose(package: tuple[Path, dict[str, str]]) -> None:
+    root, entry = package
+    finder = compiled._Finder(root, {"controller.play.kernel": entry}, pure=False)
+    spec = finder.find_spec("controller.play.kernel", None)
+    assert spec is not None
+    assert spec.origin == str(root / "play" / entry["file"])
+    assert type(spec.loader).__name__ == "ExtensionFileLoader"
+    (root / "play" / "kernel.py").write_text("X = 3\n", encoding="utf-8")  # edited since
+    spec = finder.find_spec("controller.play.kernel", None)
+    assert spec is not None
+    assert spec.origin == str(root / "play" / "kernel.py")
+    assert type(spec.loader).__name__ == "SourceFileLoader"
+    assert not finder.chosen["controller.play.kernel"].compiled
+    # any other module is Python's own business
+    assert finder.find_spec("controller.play.simulate", None) is None
