@@ -75,7 +75,7 @@ def test_an_edited_source_runs_as_edited_not_as_its_stale_compiled_copy(
     ("case", "reason"),
     [
         ("pure", "CROUPIER_PURE is set"),
-        ("not compiled", "did not compile it"),
+        ("not compiled", "could not compile it"),
         ("file missing", "compiled file is missing"),
         ("file elsewhere", "compiled file is missing"),
         ("another python", "compiled for another Python"),
