@@ -1,8 +1,9 @@
 """Which modules run compiled: a compiled module is loaded only while its source is the one it
 was compiled from.
 
-The build (``setup.py``) compiles a few hot modules with Cython from their unchanged source and
-lists them in ``compiled-modules.json`` beside this file, each with the SHA-256 of its source.
+The build (``setup.py``) compiles the modules of :data:`COMPILED` (the simulator's kernel) with
+Cython from their unchanged source and lists them in ``compiled-modules.json`` beside this file,
+each with the SHA-256 of its source.
 Python's own import would prefer the compiled file to the source whatever the source says; this
 finder, first on ``sys.meta_path``, decides instead, for those modules only, when one is first
 imported:
@@ -10,12 +11,13 @@ imported:
 * the compiled file, when the manifest names it, the file is there and the source's SHA-256 is
   the manifest's;
 * the source otherwise: an edited source in a checkout installed with ``pip install -e`` (the
-  compiled copy is stale until the next install), a compiled file missing, or
-  ``CROUPIER_PURE=1`` in the environment (to run or measure the reference).
+  compiled copy is stale until the next install), a compiled file missing or built for another
+  Python, an install that could not compile, or ``CROUPIER_PURE=1`` in the environment (to run
+  or measure the reference).
 
 Both run the same program (the compiled module is the source, compiled); ``tests/simulate``
-hold the two to the same figures. :func:`status` says what was chosen and why (``croupier
-doctor``).
+hold the two to the same figures. :func:`status` says what was chosen and why (the last line of
+``croupier simulate``'s report).
 """
 
 from __future__ import annotations
