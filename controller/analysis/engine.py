@@ -492,9 +492,10 @@ def shared_answers(rules: Variant, wager_cents: int) -> Shared:
     key = (facts_key, paid_key, wager_cents)
     got = _SHARED.get(key)
     if got is None:
-        if len(_SHARED) >= MAX_SHARED:
+        if len(_SHARED) >= MAX_SHARED or len(_PAYOFFS) >= MAX_SHARED:
+            # both at once: a Shared kept past a clear of the payoffs alone would hold a
+            # payoffs dict no later analysis of its rules is given (they would share nothing)
             _SHARED.clear()
-        if len(_PAYOFFS) >= MAX_SHARED:
             _PAYOFFS.clear()
         same_facts = next(
             (s.facts for (f, _p, w), s in _SHARED.items() if f == facts_key and w == wager_cents),

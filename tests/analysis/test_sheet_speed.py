@@ -86,7 +86,11 @@ def test_the_answers_shared_across_deck_counts_give_the_same_edge_bit_for_bit(
     assert after.hex() == alone.hex()
 
 
-def test_the_answers_are_not_shared_where_the_rules_differ_but_for_the_decks() -> None:
+def test_the_answers_are_not_shared_where_the_rules_differ_but_for_the_decks(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(engine, "_SHARED", {})  # (not the answers other tests left)
+    monkeypatch.setattr(engine, "_PAYOFFS", {})
     six = load_variant("nz-pontoon")
     ties = load_variant("nz-pontoon", {"hands.ties": "dealer-wins"}, analysis=True)
     eight = load_variant("nz-pontoon", {"shoe.decks": 8}, analysis=True)
@@ -97,6 +101,25 @@ def test_the_answers_are_not_shared_where_the_rules_differ_but_for_the_decks() -
     once = load_variant("nz-pontoon", {"split.max_hands": 2}, analysis=True)
     assert engine.shared_answers(once, 1000).payoffs is engine.shared_answers(six, 1000).payoffs
     assert engine.shared_answers(once, 1000).facts is not engine.shared_answers(six, 1000).facts
+
+
+def test_rules_met_after_the_caches_were_cleared_still_share_their_payoffs(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The bounded caches are cleared together: an analysis asked after a clear gets the
+    payoffs of the analyses of its rules asked before it (CI met a worker where the payoffs
+    were cleared alone and two such analyses held two payoff tables)."""
+    monkeypatch.setattr(engine, "_SHARED", {})
+    monkeypatch.setattr(engine, "_PAYOFFS", {})
+    for n in range(engine.MAX_SHARED - 1):  # payoffs of rule sets met before, nearly full
+        engine._PAYOFFS[("other rules", n)] = {}
+    six = load_variant("nz-pontoon")
+    ties = load_variant("nz-pontoon", {"hands.ties": "dealer-wins"}, analysis=True)
+    once = load_variant("nz-pontoon", {"split.max_hands": 2}, analysis=True)
+    first = engine.shared_answers(six, 1000)  # the payoffs' cache is full now
+    engine.shared_answers(ties, 1000)  # so this clears it
+    assert engine.shared_answers(once, 1000).payoffs is engine.shared_answers(six, 1000).payoffs
+    assert engine.shared_answers(six, 1000) is not first  # (let go with the clear)
 
 
 ROOT = Path(__file__).resolve().parents[2]
