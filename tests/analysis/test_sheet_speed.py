@@ -25,6 +25,7 @@ def test_a_par_sheet_leaves_no_reference_cycle_behind(monkeypatch: pytest.Monkey
     # fresh dealer tables (their enumeration's recursion was a cycle) and fresh answers
     monkeypatch.setattr(dealer, "_TABLES", {})
     monkeypatch.setattr(engine, "_SHARED", {})
+    monkeypatch.setattr(engine, "_PAYOFFS", {})
     gc.collect()
     gc.disable()
     try:
@@ -74,9 +75,11 @@ def test_the_answers_shared_across_deck_counts_give_the_same_edge_bit_for_bit(
     one_deck = {"shoe.decks": 1, "shoe.cut_card_reserve": 20}
     monkeypatch.setattr(dealer, "_TABLES", {})
     monkeypatch.setattr(engine, "_SHARED", {})
+    monkeypatch.setattr(engine, "_PAYOFFS", {})
     alone, _ = _edge(one_deck)  # every answer worked out by this analysis
     monkeypatch.setattr(dealer, "_TABLES", {})
     monkeypatch.setattr(engine, "_SHARED", {})
+    monkeypatch.setattr(engine, "_PAYOFFS", {})
     _edge({"shoe.decks": 2, "shoe.cut_card_reserve": 40})
     monkeypatch.setattr(dealer, "_TABLES", {})  # the dealer's per-shoe results cold again
     after, analysis = _edge(one_deck)  # the answers from the two-deck analysis
