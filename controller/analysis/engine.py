@@ -506,6 +506,11 @@ def shared_answers(rules: Variant, wager_cents: int) -> Shared:
     return got
 
 
+def same_payoff(a: Vec, b: Vec) -> bool:
+    """``np.array_equal`` of two payoffs, the same bytes first (most are)."""
+    return a.tobytes() == b.tobytes() or bool(np.array_equal(a, b))
+
+
 _EXAMPLES: dict[tuple[object, ...], int] = {}
 
 
@@ -702,10 +707,15 @@ class Analysis:
         for a payoff asked once (:meth:`controller.analysis.reprice.Reach.delta`)."""
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
-        shared = self._shared_payoffs
-        if got is None and shared is not None and shape(comp)[0] != 3:  # (as below)
-            got = shared.get((self._examples[ctx.up], key))
+        if got is None:
+            shared = self._shared_for(comp)
+            got = None if shared is None else shared.get((self._examples[ctx.up], key))
         return self._mixed_payoff(comp, i0, doubled, rescued, ctx) if got is None else got[0]
+
+    def _shared_for(self, comp: Comp) -> dict[tuple[object, ...], tuple[Vec, float | None]] | None:
+        """The shared payoffs this hand's payoff is looked up in and kept in (None: not
+        shared; a hand of three cards may be a suited row, its suits' chances the shoe's)."""
+        return None if shape(comp)[0] == 3 else self._shared_payoffs
 
     def _payoff_and_constant(
         self, comp: Comp, i0: int, doubled: bool, rescued: bool, ctx: Ctx
@@ -716,8 +726,7 @@ class Analysis:
         key = (ctx.up, ctx.from_split, ctx.split_aces, payoff_features(comp), i0, doubled, rescued)
         got = self._hand_payoff.get(key)
         if got is None:
-            # (a hand of three cards may be a suited row, its suits' chances the shoe's)
-            shared = None if shape(comp)[0] == 3 else self._shared_payoffs
+            shared = self._shared_for(comp)
             wide = (self._examples[ctx.up], key)
             got = None if shared is None else shared.get(wide)
             if got is None:
@@ -1456,8 +1465,7 @@ class Analysis:
             vec = base._payoff_and_constant(comp, i0, doubled, rescued, ctx)[0]
             # (equal vectors have equal constants: :meth:`_payoff_and_constant`; a family
             # taken over never asks its payoffs again, so they are not kept)
-            mine = self.fresh_payoff(comp, i0, doubled, rescued, ctx)
-            if not (mine.tobytes() == vec.tobytes() or np.array_equal(mine, vec)):
+            if not same_payoff(self.fresh_payoff(comp, i0, doubled, rescued, ctx), vec):
                 return False
         return True
 

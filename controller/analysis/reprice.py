@@ -17,10 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-import numpy as np
-
 from controller.analysis.dealer import NATURAL_INDEX
-from controller.analysis.engine import Analysis, Ctx, Vec, payoff_features
+from controller.analysis.engine import Analysis, Ctx, Vec, payoff_features, same_payoff
 from controller.analysis.shoe import Comp, representative
 
 
@@ -83,13 +81,13 @@ class Reach:
             rescued = c.doubled and changed.takes_rescue(c.ctx, c.comp, c.i0)
             # (each class its own payoff: worked out, not kept, in the analysis thrown away)
             after = changed.fresh_payoff(c.comp, c.i0, c.doubled, rescued, c.ctx)
-            if not _same(before, after):
+            if not same_payoff(before, after):
                 out += float(c.weights @ (after - before))
         for c in self.surrenders.values():
             cards = representative(c.comp, c.i0)
             before = base.payoff(cards, False, False, c.ctx, surrendered=True)
             after = changed.payoff(cards, False, False, c.ctx, surrendered=True)
-            if not _same(before, after):
+            if not same_payoff(before, after):
                 out += float(c.weights @ (after - before))
         for ctx, comp, (mass,) in self.naturals.values():
             cards = representative(comp)
@@ -98,8 +96,3 @@ class Reach:
             if was != now:
                 out += mass * (now - was)
         return out
-
-
-def _same(a: Vec, b: Vec) -> bool:
-    """``np.array_equal`` of two payoffs, the same bytes first (most are)."""
-    return a.tobytes() == b.tobytes() or bool(np.array_equal(a, b))
