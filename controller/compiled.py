@@ -107,11 +107,17 @@ def choose(
 
 
 class _Finder(importlib.abc.MetaPathFinder):
-    def __init__(self, root: Path, manifest: dict[str, dict[str, str]], pure: bool) -> None:
+    def __init__(self, root: Path, manifest: dict[str, dict[str, str]] | None, pure: bool) -> None:
         self.root = root
-        self.manifest = manifest
+        self._manifest = manifest  # (None: read when a compiled module is first asked for)
         self.pure = pure
         self.chosen: dict[str, Choice] = {}
+
+    @property
+    def manifest(self) -> dict[str, dict[str, str]]:
+        if self._manifest is None:
+            self._manifest = _manifest(self.root)
+        return self._manifest
 
     def find_spec(
         self,
@@ -130,15 +136,16 @@ class _Finder(importlib.abc.MetaPathFinder):
 
 
 def install() -> None:
-    """Put the finder first on ``sys.meta_path`` (once)."""
+    """Put the finder first on ``sys.meta_path`` (once); the manifest is read only when a
+    command imports a compiled module (a table's start never does)."""
     if not any(isinstance(f, _Finder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _Finder(_ROOT, _manifest(_ROOT), _pure()))
+        sys.meta_path.insert(0, _Finder(_ROOT, None, _pure()))
 
 
 def status() -> list[Choice]:
     """Each module the build compiles: what it runs as (imported now or, if not yet, would)."""
     finder = next((f for f in sys.meta_path if isinstance(f, _Finder)), None)
-    manifest = _manifest(_ROOT)
+    manifest = finder.manifest if finder is not None else _manifest(_ROOT)
     out = []
     for name in COMPILED:
         choice = finder.chosen.get(name) if finder is not None else None
