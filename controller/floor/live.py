@@ -15,9 +15,10 @@ PostgreSQL.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 from controller.floor.chain import ChainBreak, ChainCheck
 from controller.floor.dealers import DealerTally
@@ -169,6 +170,13 @@ class TableView:
     # shift: (ts, words)
     sign_ins: People = field(default_factory=People)
     dealer_lockouts: list[tuple[str, str]] = field(default_factory=list)
+    # rows fed so far, and the live round and last rounds as shown, worked out once per rows fed
+    # and zone (the view is shown every second; at 1,000 tables these were most of the
+    # watcher's work between the rows: issue 26)
+    fed: int = field(default=0, repr=False, compare=False)
+    _shown_rounds: dict[str, tuple[tuple[int, Any], Any]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
 
     def __post_init__(self) -> None:
         self.chain = ChainCheck(self.table_id)
@@ -182,6 +190,7 @@ class TableView:
     # --- rows -------------------------------------------------------------------------------
 
     def feed(self, row: Row) -> ChainBreak | None:
+        self.fed += 1
         found = self.chain.feed(row)
         if found is not None:
             self.breaks.append(found)
@@ -412,8 +421,20 @@ class TableView:
             out.append(Alert(self.table_id, kind, text, since, self.acks.get((kind, text, since))))
         return out
 
+    def _once(self, name: str, make: Callable[[], Any]) -> Any:
+        """``make()``, worked out again only when a row was fed or the zone changed since (the
+        live round and the last rounds read nothing else; shown read only)."""
+        key = (self.fed, self.zone)
+        got = self._shown_rounds.get(name)
+        if got is None or got[0] != key:
+            got = self._shown_rounds[name] = (key, make())
+        return got[1]
+
     def live(self) -> dict[str, Any] | None:
         """The round the table is at (or finished last) as the floor page shows it."""
+        return cast("dict[str, Any] | None", self._once("live", self._make_live))
+
+    def _make_live(self) -> dict[str, Any] | None:
         if self.live_round is None:
             return None
         detail = round_detail(self.live_rows, self.zone)
@@ -436,6 +457,9 @@ class TableView:
 
     def recent_rounds(self) -> list[dict[str, Any]]:
         """The last rounds, newest first, with their times."""
+        return cast("list[dict[str, Any]]", self._once("recent", self._make_recent))
+
+    def _make_recent(self) -> list[dict[str, Any]]:
         return [summed(dict(self.recent[n]), self.zone) for n in sorted(self.recent, reverse=True)]
 
     def as_json(self, now: datetime, **alert_args: float) -> dict[str, Any]:

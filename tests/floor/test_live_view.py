@@ -126,6 +126,28 @@ def test_the_round_in_play_shows_its_bets_cards_and_words_then_settles() -> None
     assert [r["round"] for r in view.as_json(NOW)["recent"]] == [7]
 
 
+def test_the_rounds_shown_are_worked_out_again_only_after_a_row_or_in_another_zone() -> None:
+    """The view is shown every second: with no new row its live round and last rounds are the
+    ones worked out before (the same objects); a row, or a shift in another zone, works them
+    out again."""
+    row = Rows()
+    view = TableView("t1", SHIFT)
+    for r in _in_play(row, 7):
+        view.feed(r)
+    first = view.as_json(NOW)
+    again = view.as_json(NOW + timedelta(seconds=1))
+    assert again["live"] is first["live"]
+    assert again["recent"] is first["recent"]
+    view.feed(_settled(row, 7)[0])
+    after = view.as_json(NOW)
+    assert after["live"] is not first["live"]
+    assert after["live"]["ledger"][0]["amount"] == "+$30 at 3:2"
+    view.new_shift(datetime(2026, 12, 4, 1, 0, tzinfo=UTC))  # the same rows, shown in UTC
+    utc = view.as_json(NOW)
+    assert utc["live"]["start_time"] == "01:10:03"
+    assert utc["recent"][0]["start_time"] == "01:10:03"
+
+
 def row_ts(seq: int) -> str:
     return (datetime(2026, 12, 4, 1, 10, tzinfo=UTC) + timedelta(seconds=seq)).strftime(
         "%Y-%m-%dT%H:%M:%S.000Z"
