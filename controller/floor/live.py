@@ -15,14 +15,13 @@ PostgreSQL.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import Any
 
 from controller.floor.chain import ChainBreak, ChainCheck
 from controller.floor.dealers import DealerTally
-from controller.floor.rounds import clock, round_detail, summarize, summed
+from controller.floor.rounds import RoundFold, clock, summarize, summed
 from controller.floor.shipper import rows_behind
 from controller.game.prompts import money
 from controller.journal.errors import RecordError
@@ -154,7 +153,7 @@ class TableView:
     alert_since: dict[tuple[str, str], str] = field(default_factory=dict)
     acks: dict[tuple[str, str, str], Ack] = field(default_factory=dict)
     live_round: int | None = None  # the round the table is at (or finished last)
-    live_rows: list[Row] = field(default_factory=list)
+    live_fold: RoundFold = field(default_factory=RoundFold)  # its rows folded
     recent: dict[int, dict[str, Any]] = field(default_factory=dict)  # the last rounds, by number
     # what the table ran at each start (its config rows), and the starts that changed it
     identities: list[dict[str, Any]] = field(default_factory=list)
@@ -170,12 +169,19 @@ class TableView:
     # shift: (ts, words)
     sign_ins: People = field(default_factory=People)
     dealer_lockouts: list[tuple[str, str]] = field(default_factory=list)
-    # rows fed so far, and the live round and last rounds as shown, worked out once per rows fed
-    # and zone (the view is shown every second; at 1,000 tables these were most of the
-    # watcher's work between the rows: issue 26)
-    fed: int = field(default=0, repr=False, compare=False)
-    _shown_rounds: dict[str, tuple[tuple[int, Any], Any]] = field(
+    # the live round and the last rounds as shown, each worked out again only when a row changed
+    # it or the zone changed (the view is shown every second and after every look at the rows:
+    # at 1,000 tables reading the live round's rows again each time was most of the watcher's
+    # work, issue 26); what is shown is read only
+    _live_version: int = field(default=0, repr=False, compare=False)
+    _live_shown: tuple[tuple[int, Any], dict[str, Any] | None] | None = field(
+        default=None, repr=False, compare=False
+    )
+    _recent_shown: dict[int, dict[str, Any]] = field(
         default_factory=dict, repr=False, compare=False
+    )
+    _recent_list: tuple[Any, list[dict[str, Any]]] | None = field(
+        default=None, repr=False, compare=False
     )
 
     def __post_init__(self) -> None:
@@ -190,7 +196,6 @@ class TableView:
     # --- rows -------------------------------------------------------------------------------
 
     def feed(self, row: Row) -> ChainBreak | None:
-        self.fed += 1
         found = self.chain.feed(row)
         if found is not None:
             self.breaks.append(found)
@@ -309,14 +314,19 @@ class TableView:
         assert number is not None
         if number != self.live_round:
             self.live_round = number
-            self.live_rows = []
+            self.live_fold = RoundFold()
+            self._live_version += 1
         if row.kind in _LIVE_KINDS or (
             row.kind == "device_event" and row.payload.get("type") == "CardDrawn"
         ):
-            self.live_rows.append(row)
+            self.live_fold.feed(row)
+            self._live_version += 1
         if summarize(self.recent, row):
+            self._recent_shown.pop(number, None)
             for old in sorted(self.recent)[:-RECENT_ROUNDS]:
                 del self.recent[old]
+                self._recent_shown.pop(old, None)
+            self._recent_list = None
 
     def _device(self, p: dict[str, Any]) -> None:
         ref = p.get("device")
@@ -421,23 +431,17 @@ class TableView:
             out.append(Alert(self.table_id, kind, text, since, self.acks.get((kind, text, since))))
         return out
 
-    def _once(self, name: str, make: Callable[[], Any]) -> Any:
-        """``make()``, worked out again only when a row was fed or the zone changed since (the
-        live round and the last rounds read nothing else; shown read only)."""
-        key = (self.fed, self.zone)
-        got = self._shown_rounds.get(name)
-        if got is None or got[0] != key:
-            got = self._shown_rounds[name] = (key, make())
-        return got[1]
-
     def live(self) -> dict[str, Any] | None:
         """The round the table is at (or finished last) as the floor page shows it."""
-        return cast("dict[str, Any] | None", self._once("live", self._make_live))
+        key = (self._live_version, self.zone)
+        if self._live_shown is None or self._live_shown[0] != key:
+            self._live_shown = (key, self._make_live())
+        return self._live_shown[1]
 
     def _make_live(self) -> dict[str, Any] | None:
         if self.live_round is None:
             return None
-        detail = round_detail(self.live_rows, self.zone)
+        detail = self.live_fold.detail(self.zone)
         keep = (
             "round",
             "in_play",
@@ -456,11 +460,21 @@ class TableView:
         return shown
 
     def recent_rounds(self) -> list[dict[str, Any]]:
-        """The last rounds, newest first, with their times."""
-        return cast("list[dict[str, Any]]", self._once("recent", self._make_recent))
-
-    def _make_recent(self) -> list[dict[str, Any]]:
-        return [summed(dict(self.recent[n]), self.zone) for n in sorted(self.recent, reverse=True)]
+        """The last rounds, newest first, with their times (each round's worked out again only
+        when one of its rows came)."""
+        zone = self.zone
+        if self._recent_list is None or self._recent_list[0] != zone:
+            if self._recent_list is not None and self._recent_list[0] != zone:
+                self._recent_shown.clear()
+            shown = self._recent_shown
+            out = []
+            for n in sorted(self.recent, reverse=True):
+                got = shown.get(n)
+                if got is None:
+                    got = shown[n] = summed(dict(self.recent[n]), zone)
+                out.append(got)
+            self._recent_list = (zone, out)
+        return self._recent_list[1]
 
     def as_json(self, now: datetime, **alert_args: float) -> dict[str, Any]:
         word = self.shipper

@@ -116,34 +116,69 @@ def _amount(amount: int, odds: object) -> str:
 
 def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, Any]:
     """One round from its rows (seq order): finished, or as far as it has gone."""
-    cards: list[dict[str, Any]] = []
-    bets: list[dict[str, Any]] = []
-    ledger: list[dict[str, Any]] = []
-    overrides: list[dict[str, Any]] = []
-    target = ""
-    prompt = ""
-    on_bar = False  # the prompt is the bar's words as shown (journal format 8 on)
-    first_ts: str | None = None
-    result: dict[str, Any] = {"round": None, "start": None, "end": None, "net_cents": None}
+    fold = RoundFold()
     for row in rows:
+        fold.feed(row)
+    return fold.detail(zone)
+
+
+class RoundFold:
+    """A round's rows folded as they come (seq order): :meth:`detail` is the round as far as it
+    has gone. The floor's live view keeps one for the round in play and feeds it each row once
+    (issue 26: reading the round's every row again at each showing was most of the watcher's
+    work at 1,000 tables)."""
+
+    __slots__ = (
+        "bets",
+        "cards",
+        "end",
+        "first_ts",
+        "ledger",
+        "net_cents",
+        "on_bar",
+        "overrides",
+        "prompt",
+        "round",
+        "start",
+        "target",
+    )
+
+    def __init__(self) -> None:
+        self.cards: list[dict[str, Any]] = []
+        self.bets: list[dict[str, Any]] = []
+        self.ledger: list[dict[str, Any]] = []
+        self.overrides: list[dict[str, Any]] = []  # (their times in the zone added when shown)
+        self.target = ""
+        self.prompt = ""
+        self.on_bar = False  # the prompt is the bar's words as shown (journal format 8 on)
+        self.first_ts: str | None = None
+        self.round: int | None = None
+        self.start: str | None = None
+        self.end: str | None = None
+        self.net_cents: int | None = None
+
+    def feed(self, row: Row) -> None:
         p = row.payload
-        result["round"] = row.round_id
-        first_ts = first_ts or row.ts
-        if row.kind == "round_start":
-            result["start"] = row.ts
-        elif row.kind == "prompt":
-            on_bar = "shown" in p
-            prompt = str(p["shown"] if on_bar else p.get("text", prompt))
+        kind = row.kind
+        self.round = row.round_id
+        self.first_ts = self.first_ts or row.ts
+        if kind == "round_start":
+            self.start = row.ts
+        elif kind == "prompt":
+            self.on_bar = "shown" in p
+            self.prompt = str(p["shown"] if self.on_bar else p.get("text", self.prompt))
             if p.get("code") in _TARGET_PROMPTS:
-                target = _target(p)
-        elif row.kind == "device_event" and p.get("type") == "CardDrawn":
-            cards.append({"card": str(p.get("card", "")), "to": target, "ts": row.ts})
-        elif row.kind == "input" and p.get("accepted") and isinstance(p.get("data"), dict):
+                self.target = _target(p)
+        elif kind == "device_event" and p.get("type") == "CardDrawn":
+            self.cards.append({"card": str(p.get("card", "")), "to": self.target, "ts": row.ts})
+        elif kind == "input" and p.get("accepted") and isinstance(p.get("data"), dict):
             data = p["data"]
             if p.get("action") == "key_card":
-                cards.append({"card": str(data.get("card", "")), "to": target, "keyed": True})
+                self.cards.append(
+                    {"card": str(data.get("card", "")), "to": self.target, "keyed": True}
+                )
             elif p.get("action") == "bet" and isinstance(data.get("amount_cents"), int):
-                bets.append(
+                self.bets.append(
                     {
                         "box": data.get("box"),
                         "player": data.get("player"),
@@ -151,9 +186,9 @@ def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, A
                         "amount": money(data["amount_cents"]),
                     }
                 )
-        elif row.kind == "ledger":
+        elif kind == "ledger":
             amount = int(p.get("amount_cents", 0))
-            ledger.append(
+            self.ledger.append(
                 {
                     "box": p.get("box"),
                     "hand": p.get("hand"),
@@ -165,41 +200,61 @@ def round_detail(rows: Iterable[Row], zone: tzinfo | None = None) -> dict[str, A
                     "reason": p.get("reason") or str(p.get("kind", "")),
                 }
             )
-        elif row.kind == "supervisor":
-            overrides.append(
+        elif kind == "supervisor":
+            self.overrides.append(
                 {
                     "action": p.get("action"),
                     "by": p.get("by"),
                     "detail": p.get("detail"),
                     "ts": row.ts,
-                    "time": clock(row.ts, zone),
                 }
             )
-        elif row.kind == "round_end":
-            result["end"] = row.ts
+        elif kind == "round_end":
+            self.end = row.ts
             net = p.get("net_cents")
-            result["net_cents"] = net if isinstance(net, int) else None
-    net_cents = result["net_cents"]
-    result["net"] = None if net_cents is None else money(net_cents)
-    result["start"] = result["start"] or first_ts  # (bets come before the round's start row)
-    result["start_time"] = clock(result["start"], zone)
-    result["end_time"] = clock(result["end"], zone)
-    result["in_play"] = result["end"] is None
-    result["prompt"] = prompt if result["in_play"] else ""
-    split_boxes = {int(c["to"].split()[1]) for c in cards if " hand " in str(c["to"])}
-    result["prompt_parts"] = (
-        shown_parts(result["prompt"]) if on_bar else prompt_parts(result["prompt"], split_boxes)
-    )
-    # where each entry settles: "box 2", or "box 2 hand 1" where the box was split
-    split = {e["box"] for e in ledger if isinstance(e["hand"], int) and e["hand"] > 1}
-    for e in ledger:
-        hand = e["hand"]
-        e["where"] = f"box {e['box']}" + (
-            f" hand {hand}" if e["box"] in split and isinstance(hand, int) else ""
-        )
-    result.update(cards=cards, bets=bets, ledger=ledger, overrides=overrides)
-    result["void"] = any(o.get("action") == "void" for o in overrides)
-    return result
+            self.net_cents = net if isinstance(net, int) else None
+
+    def detail(self, zone: tzinfo | None = None) -> dict[str, Any]:
+        """The round as far as it has gone, its times in ``zone``: new lists and entries each
+        time (the cards' and bets' entries are the fold's own, never changed after)."""
+        net_cents = self.net_cents
+        start = self.start or self.first_ts  # (bets come before the round's start row)
+        in_play = self.end is None
+        prompt = self.prompt if in_play else ""
+        cards = list(self.cards)
+        split_boxes = {int(c["to"].split()[1]) for c in cards if " hand " in str(c["to"])}
+        # where each entry settles: "box 2", or "box 2 hand 1" where the box was split
+        split = {e["box"] for e in self.ledger if isinstance(e["hand"], int) and e["hand"] > 1}
+        ledger = [
+            {
+                **e,
+                "where": f"box {e['box']}"
+                + (
+                    f" hand {e['hand']}" if e["box"] in split and isinstance(e["hand"], int) else ""
+                ),
+            }
+            for e in self.ledger
+        ]
+        overrides = [{**o, "time": clock(o["ts"], zone)} for o in self.overrides]
+        return {
+            "round": self.round,
+            "start": start,
+            "end": self.end,
+            "net_cents": net_cents,
+            "net": None if net_cents is None else money(net_cents),
+            "start_time": clock(start, zone),
+            "end_time": clock(self.end, zone),
+            "in_play": in_play,
+            "prompt": prompt,
+            "prompt_parts": shown_parts(prompt)
+            if self.on_bar
+            else prompt_parts(prompt, split_boxes),
+            "cards": cards,
+            "bets": list(self.bets),
+            "ledger": ledger,
+            "overrides": overrides,
+            "void": any(o.get("action") == "void" for o in overrides),
+        }
 
 
 def summarize(rounds: dict[int, dict[str, Any]], row: Row) -> bool:

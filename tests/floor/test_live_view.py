@@ -4,13 +4,14 @@ in the casino's zone, and an alert that carries who acknowledged it."""
 
 from __future__ import annotations
 
+import copy
 from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from typing import Any
 from zoneinfo import ZoneInfo
 
 from controller.floor.live import Ack, ShipperWord, TableView
-from controller.floor.rounds import prompt_parts, round_detail, shown_parts
+from controller.floor.rounds import RoundFold, prompt_parts, round_detail, shown_parts
 from controller.floor.shipper import Backlog
 from controller.game.prompts import Prompt, PromptCode, Say
 from controller.game.words import prompt_json, shown
@@ -146,6 +147,26 @@ def test_the_rounds_shown_are_worked_out_again_only_after_a_row_or_in_another_zo
     utc = view.as_json(NOW)
     assert utc["live"]["start_time"] == "01:10:03"
     assert utc["recent"][0]["start_time"] == "01:10:03"
+
+
+def test_a_round_shown_as_it_goes_is_not_changed_by_the_rows_after_it() -> None:
+    """The live round is folded row by row: each showing is the round as far as it had gone
+    then (what was published stays as it was), and the last equals the round read whole."""
+    row = Rows()
+    rows = [*_in_play(row, 7), row(7, "supervisor", {"action": "void", "by": "pit"})]
+    rows += _settled(row, 7)
+    fold = RoundFold()
+    shown: list[tuple[dict[str, Any], dict[str, Any]]] = []
+    for r in rows:
+        fold.feed(r)
+        got = fold.detail(AUCKLAND)
+        shown.append((got, copy.deepcopy(got)))
+    for got, then in shown:
+        assert got == then
+    assert shown[-1][0] == round_detail(rows, AUCKLAND)
+    assert [len(g["cards"]) for g, _ in shown] == [0, 0, 0, 1, 1, 2, 2, 3, 3, 3, 3, 3]
+    assert shown[-1][0]["void"] is True
+    assert shown[-1][0]["overrides"][0]["time"] == "14:10:10"
 
 
 def row_ts(seq: int) -> str:
