@@ -3,13 +3,11 @@ document, cached by the hash of the rules it was made for."""
 
 from __future__ import annotations
 
-import gc
 import hashlib
 import json
 import os
 import time
-from collections.abc import Callable, Iterator, Mapping
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,7 @@ from controller.analysis.optimal import Generator, basic_strategy, to_toml
 from controller.analysis.outcomes import Outcomes
 from controller.analysis.reprice import Reach
 from controller.analysis.shoe import VALUES, Shoe, add
+from controller.collector import collector_paused
 from controller.game.errors import ConfigError
 from controller.game.rules import Variant, load_variant
 from controller.play.strategy import Strategy, load_strategy, strategy_for, strategy_from_mapping
@@ -298,21 +297,6 @@ def _labelled(dist: Any) -> dict[str, float]:
             label = "under 17"
         row[label] = row.get(label, 0.0) + float(p)
     return row
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector paused (as it was after). An analysis makes millions of
-    objects that live to its end (its memo, the dealer's per-shoe vectors) and no reference
-    cycles (``tests/analysis/test_sheet_speed.py`` holds it so): the collector's full passes
-    over them (about 30 a par sheet, a sixth of nz-pontoon's CPU time) found nothing."""
-    was = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if was:
-            gc.enable()
 
 
 def build(request: Request, progress: Progress | None = None) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from typing import Any
 import psycopg
 import structlog
 
+from controller.collector import collector_paused
 from controller.floor.chain import ROW_COLUMNS, check_rows, row_from_values
 from controller.floor.dealers import merged
 from controller.floor.live import LAG_ALERT_S, SILENT_ALERT_S, Ack, ShipperWord, TableView
@@ -141,6 +142,8 @@ class FloorWatcher:
         # some 30 ms at 1,000 tables, measured, too much for each of the heads' looks)
         self._dealers: list[dict[str, Any]] = []
         self._dealers_at = -TICK_S
+        self._last_heads = 0.0  # (time.monotonic) when the heads were last read
+        self._last_tick = 0.0  # and every shipper's word
 
     def start(self) -> None:
         self._connect()
@@ -165,7 +168,8 @@ class FloorWatcher:
         db.execute(f"LISTEN {NOTIFY_STATUS}")
         db.execute(f"LISTEN {NOTIFY_ACKS}")
         self._db = db
-        self._load()
+        with collector_paused():  # (every table's history: the views' objects, no cycle)
+            self._load()
         self.hub.set_health(True, "")
 
     def _disconnect(self) -> None:
@@ -175,46 +179,52 @@ class FloorWatcher:
                 db.close()
 
     def _run(self) -> None:
-        last_tick = 0.0
-        last_heads = 0.0
         while not self._stop.is_set():
             try:
                 if self._db is None:
                     self._connect()
-                rows, status, acks = self._wait(max(0.0, last_heads + HEADS_S - time.monotonic()))
-                now = time.monotonic()
-                if now - last_heads >= HEADS_S:
-                    last_heads = now
-                    rows |= self._moved()
-                if rows:
-                    self._fetch_many(rows)
-                if now - last_tick >= TICK_S:
-                    status = set(self.views) | status
-                    self._fetch_status(None)  # every shipper's word, once a second
-                elif status:
-                    self._fetch_status(status)
-                if acks:
-                    self._fetch_acks(acks)
-                dirty = rows | status | acks
-                if now - last_tick >= TICK_S:
-                    last_tick = now
-                    self._tick()
-                    dirty = set(self.views)
-                if now - self._months_made >= MONTHS_S:
-                    self._months_made = now
-                    self._make_months()
-                if now - self._rechecked >= self.settings.recheck_s:
-                    self._recheck()
-                    self._rechecked = now
-                    dirty = set(self.views)
-                if dirty:
-                    self._publish(dirty)
+                self._look()
             except psycopg.Error as exc:
                 log.warning("the floor's database connection failed", error=str(exc))
                 self.hub.set_health(False, f"the floor's database is unreachable: {exc}")
                 self._disconnect()
                 self._stop.wait(2.0)
         self._disconnect()
+
+    def _look(self) -> None:
+        """One look: the shippers' word as it comes, or the heads when they are due; then what
+        moved read, checked and published, with the cycle collector paused (the look's rows
+        are freed at its end or join the views: :mod:`controller.collector`)."""
+        rows, status, acks = self._wait(max(0.0, self._last_heads + HEADS_S - time.monotonic()))
+        with collector_paused():
+            now = time.monotonic()
+            if now - self._last_heads >= HEADS_S:
+                self._last_heads = now
+                rows |= self._moved()
+            if rows:
+                self._fetch_many(rows)
+            tick = now - self._last_tick >= TICK_S
+            if tick:
+                status = set(self.views) | status
+                self._fetch_status(None)  # every shipper's word, once a second
+            elif status:
+                self._fetch_status(status)
+            if acks:
+                self._fetch_acks(acks)
+            dirty = rows | status | acks
+            if tick:
+                self._last_tick = now
+                self._tick()
+                dirty = set(self.views)
+            if now - self._months_made >= MONTHS_S:
+                self._months_made = now
+                self._make_months()
+            if now - self._rechecked >= self.settings.recheck_s:
+                self._recheck()
+                self._rechecked = now
+                dirty = set(self.views)
+            if dirty:
+                self._publish(dirty)
 
     def _make_months(self) -> None:
         """This month's and the next month's partitions, ahead of the rows (the tables' own

@@ -16,8 +16,9 @@ import pytest
 
 from controller.analysis import dealer, engine
 from controller.analysis.engine import Analysis
-from controller.analysis.parsheet import Request, build, collector_paused, shipped_strategy
+from controller.analysis.parsheet import Request, build, shipped_strategy
 from controller.analysis.shoe import Shoe
+from controller.collector import collector_paused
 from controller.game.rules import load_variant
 
 
