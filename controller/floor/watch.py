@@ -12,7 +12,9 @@ commit's flush, which 1,000 tables' batches cannot afford. It also LISTENs on
 migrated. Once a second it reads every shipper's word (one query), refreshes what time changes
 (silence, shipping lag, the shift) and publishes what changed to :class:`FloorHub`. Every
 ``recheck_s`` it reads the rows it has checked again and checks them again: a row changed in
-PostgreSQL behind the triggers' back is found then.
+PostgreSQL behind the triggers' back is found then. Each look runs with Python's cycle collector
+paused (:mod:`controller.collector`): its rows die at its end or join the views, and at 1,000
+tables the collector's full passes over them stalled the page.
 """
 
 from __future__ import annotations
