@@ -177,7 +177,7 @@ class TableView:
     _live_shown: tuple[tuple[int, Any], dict[str, Any] | None] | None = field(
         default=None, repr=False, compare=False
     )
-    _recent_shown: dict[int, dict[str, Any]] = field(
+    _recent_shown: dict[int, tuple[Any, dict[str, Any]]] = field(
         default_factory=dict, repr=False, compare=False
     )
     _recent_list: tuple[Any, list[dict[str, Any]]] | None = field(
@@ -464,15 +464,13 @@ class TableView:
         when one of its rows came)."""
         zone = self.zone
         if self._recent_list is None or self._recent_list[0] != zone:
-            if self._recent_list is not None and self._recent_list[0] != zone:
-                self._recent_shown.clear()
             shown = self._recent_shown
             out = []
             for n in sorted(self.recent, reverse=True):
                 got = shown.get(n)
-                if got is None:
-                    got = shown[n] = summed(dict(self.recent[n]), zone)
-                out.append(got)
+                if got is None or got[0] != zone:
+                    got = shown[n] = (zone, summed(dict(self.recent[n]), zone))
+                out.append(got[1])
             self._recent_list = (zone, out)
         return self._recent_list[1]
 

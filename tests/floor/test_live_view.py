@@ -147,6 +147,11 @@ def test_the_rounds_shown_are_worked_out_again_only_after_a_row_or_in_another_zo
     utc = view.as_json(NOW)
     assert utc["live"]["start_time"] == "01:10:03"
     assert utc["recent"][0]["start_time"] == "01:10:03"
+    # the next round begins and the shift is Auckland's again: the rounds in Auckland's time
+    view.feed(row(8, "round_start", {"round": 8}))
+    view.new_shift(SHIFT)
+    again_here = view.as_json(NOW)["recent"]
+    assert [(r["round"], r["start_time"]) for r in again_here] == [(8, "14:10:12"), (7, "14:10:03")]
 
 
 def test_a_round_shown_as_it_goes_is_not_changed_by_the_rows_after_it() -> None:
