@@ -20,6 +20,7 @@ from controller.analysis.parsheet import Request, build, shipped_strategy
 from controller.analysis.shoe import Shoe
 from controller.collector import collector_paused
 from controller.game.rules import load_variant
+from tests.cycles import cycles_made
 
 
 def test_a_par_sheet_leaves_no_reference_cycle_behind(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -27,18 +28,9 @@ def test_a_par_sheet_leaves_no_reference_cycle_behind(monkeypatch: pytest.Monkey
     monkeypatch.setattr(dealer, "_TABLES", {})
     monkeypatch.setattr(engine, "_SHARED", {})
     monkeypatch.setattr(engine, "_PAYOFFS", {})
-    gc.collect()
-    gc.disable()
-    try:
+    with cycles_made() as made:
         build(Request("uk-pontoon", {}, "shipped", contributions=False))
-        gc.set_debug(gc.DEBUG_SAVEALL)
-        found = gc.collect()
-        garbage = [type(o).__name__ for o in gc.garbage]
-    finally:
-        gc.set_debug(0)
-        gc.garbage.clear()
-        gc.enable()
-    assert found == 0, garbage[:20]
+    assert made.found == 0, made.garbage[:20]
 
 
 @pytest.mark.parametrize("enabled", [True, False])

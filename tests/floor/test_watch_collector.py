@@ -19,6 +19,7 @@ from controller.floor.shifts import Shifts
 from controller.floor.shipper import Shipper
 from controller.floor.watch import FloorWatcher, WatchSettings
 from controller.service.service import TableService
+from tests.cycles import cycles_made
 from tests.floor.conftest import demo, drained, link, local_rows, table, table_id, wait_until
 
 pytestmark = pytest.mark.pg
@@ -48,19 +49,10 @@ def test_a_look_at_new_rows_leaves_no_reference_cycle_and_the_collector_as_it_wa
             wait_until(partial(drained, shipper, path), "shipped again")
         last = local_rows(path)[-1].seq
         assert last > before
-        gc.collect()
-        gc.disable()
-        try:
+        with cycles_made() as made:
             watcher._look()  # the heads are due: the table's new rows read, checked, shown
             assert not gc.isenabled()  # (paused inside, and as it was after)
-            gc.set_debug(gc.DEBUG_SAVEALL)
-            found = gc.collect()
-            garbage = [type(o).__name__ for o in gc.garbage]
-        finally:
-            gc.set_debug(0)
-            gc.garbage.clear()
-            gc.enable()
-        assert found == 0, garbage[:20]
+        assert made.found == 0, made.garbage[:20]
         view = watcher.views[tid]
         assert view.last_seq == last
         assert view.chain.rows_checked == last
